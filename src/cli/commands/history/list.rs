@@ -1,0 +1,24 @@
+use clap::Args;
+
+use super::{PageArgs, SessionArgs};
+use crate::cli::error::{exit, Outcome};
+use crate::cli::ui::Ui;
+
+/// List events, newest page first; without --role, the conversation view folds tool and
+/// context events between user and assistant rows
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    session: SessionArgs,
+    #[command(flatten)]
+    page: PageArgs,
+}
+
+pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let params = args.page.params()?;
+    let session = args.session.load()?;
+    let history = super::project(&session, &args.session)?;
+    let page = history.list(&params, args.session.max_bytes)?;
+    args.session.printer(ui).page(ui.out(), &page)?;
+    Ok(exit::SUCCESS)
+}

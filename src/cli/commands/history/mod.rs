@@ -1,0 +1,140 @@
+//! `pi-context history windows|list|read|search`: read a Pi session's current branch.
+
+mod list;
+mod read;
+mod search;
+mod windows;
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum, ValueHint};
+use pi_context::history::{History, Leaf, ListParams, Role};
+use pi_context::session::Session;
+use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
+
+use crate::cli::error::{CommandError, Outcome};
+use crate::cli::printer::{self, HistoryPrinter};
+use crate::cli::ui::Ui;
+
+/// Read a Pi session: context windows, events, full text, search.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    command: HistoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HistoryCommand {
+    Windows(windows::WindowsArgs),
+    List(list::ListArgs),
+    Read(read::ReadArgs),
+    Search(search::SearchArgs),
+}
+
+pub fn run(args: HistoryArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    match args.command {
+        HistoryCommand::Windows(args) => windows::run(args, ui),
+        HistoryCommand::List(args) => list::run(args, ui),
+        HistoryCommand::Read(args) => read::run(args, ui),
+        HistoryCommand::Search(args) => search::run(args, ui),
+    }
+}
+
+/// Which session and branch to read, and how to print.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// The Pi session JSONL file (a missing file is an empty session)
+    #[arg(long, short = 's', value_name = "FILE", value_hint = ValueHint::FilePath)]
+    session: PathBuf,
+    /// The entry id that ends the branch, or `none` for an empty branch [default: the last entry]
+    #[arg(long, value_name = "ID")]
+    leaf: Option<String>,
+    /// The session id naming the root window when the file has no header id
+    #[arg(long, value_name = "ID", env = "PI_CONTEXT_SESSION_ID", hide_env_values = true)]
+    session_id: Option<String>,
+    /// The result budget in UTF-8 bytes, as for a tool result
+    #[arg(long, value_name = "BYTES", default_value_t = RESULT_BUDGET_BYTES)]
+    max_bytes: usize,
+    /// Print JSON (the tool protocol's result object) instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl SessionArgs {
+    fn load(&self) -> Result<Session, CommandError> {
+        Session::open(&self.session)
+            .map_err(|e| CommandError::io(format!("cannot read session file {}", self.session.display()), e))
+    }
+
+    fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
+        printer::history(self.json, ui.color)
+    }
+}
+
+/// Projects the branch of a loaded session.
+fn project<'s>(session: &'s Session, args: &SessionArgs) -> Result<History<'s>, CommandError> {
+    Ok(History::project(
+        session,
+        &Leaf::from_wire(args.leaf.as_deref()),
+        args.session_id.as_deref(),
+    )?)
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum RoleArg {
+    User,
+    Assistant,
+    Tool,
+    Context,
+}
+
+impl From<RoleArg> for Role {
+    fn from(r: RoleArg) -> Role {
+        match r {
+            RoleArg::User => Role::User,
+            RoleArg::Assistant => Role::Assistant,
+            RoleArg::Tool => Role::Tool,
+            RoleArg::Context => Role::Context,
+        }
+    }
+}
+
+/// Page selection shared by `list` and `search`.
+#[derive(Debug, Args)]
+struct PageArgs {
+    /// Rows per page (fold rows are extra)
+    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_PAGE_LIMIT)]
+    limit: usize,
+    /// Only these roles (repeatable); without it, `list` shows the conversation view
+    #[arg(long = "role", short = 'r', value_enum, value_name = "ROLE")]
+    roles: Vec<RoleArg>,
+    /// Only events with a seq below this (exclusive); page older with the printed `older_before`
+    #[arg(long, value_name = "SEQ", value_parser = clap::value_parser!(u64).range(1..))]
+    before: Option<u64>,
+    /// Only events with a seq above this (exclusive); page newer with the printed `newer_after`
+    #[arg(long, value_name = "SEQ", value_parser = clap::value_parser!(u64).range(1..))]
+    after: Option<u64>,
+    /// Only events of this context window
+    #[arg(long = "window", value_name = "WINDOW_ID")]
+    window_id: Option<String>,
+    /// Code points of preview per row
+    #[arg(long = "max-chars", value_name = "N", default_value_t = DEFAULT_PREVIEW_CHARS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_chars_per_item: u64,
+}
+
+impl PageArgs {
+    fn params(&self) -> Result<ListParams, CommandError> {
+        if self.limit == 0 {
+            return Err(CommandError::usage("--limit must be at least 1"));
+        }
+        Ok(ListParams {
+            limit: self.limit,
+            roles: (!self.roles.is_empty()).then(|| self.roles.iter().map(|&r| r.into()).collect()),
+            before: self.before,
+            after: self.after,
+            window_id: self.window_id.clone(),
+            max_chars_per_item: self.max_chars_per_item as usize,
+        })
+    }
+}

@@ -1,0 +1,37 @@
+use clap::Args;
+use pi_context::history::ReadParams;
+use pi_context::wire::DEFAULT_READ_CHARS;
+
+use super::SessionArgs;
+use crate::cli::error::{exit, Outcome};
+use crate::cli::ui::Ui;
+
+/// Read an event's full text as a READ WINDOW; follow `next_offset_chars` for more
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The event's seq (from list or search)
+    #[arg(value_name = "SEQ", value_parser = clap::value_parser!(u64).range(1..))]
+    seq: u64,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Start at this code point; negative counts from the end
+    #[arg(long = "offset", value_name = "CHARS", default_value_t = 0, allow_negative_numbers = true)]
+    offset_chars: i64,
+    /// Code points to read (at most 50000)
+    #[arg(long = "limit", value_name = "CHARS", default_value_t = DEFAULT_READ_CHARS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=50_000))]
+    limit_chars: u64,
+}
+
+pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let session = args.session.load()?;
+    let history = super::project(&session, &args.session)?;
+    let params = ReadParams {
+        seq: args.seq,
+        offset_chars: args.offset_chars,
+        limit_chars: args.limit_chars as usize,
+    };
+    let result = history.read(&params, args.session.max_bytes)?;
+    args.session.printer(ui).read(ui.out(), &result, history.skipped_lines())?;
+    Ok(exit::SUCCESS)
+}

@@ -1,0 +1,31 @@
+use clap::Args;
+use pi_context::history::SearchParams;
+
+use super::{PageArgs, SessionArgs};
+use crate::cli::error::{exit, Outcome};
+use crate::cli::ui::Ui;
+
+/// Search event text for literal strings (case-insensitive; several queries are OR-ed).
+/// Exits 1 when nothing matches
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The text to find; regex characters are literal
+    #[arg(value_name = "QUERY", required = true)]
+    queries: Vec<String>,
+    #[command(flatten)]
+    session: SessionArgs,
+    #[command(flatten)]
+    page: PageArgs,
+}
+
+pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let params = SearchParams {
+        queries: args.queries,
+        list: args.page.params()?,
+    };
+    let session = args.session.load()?;
+    let history = super::project(&session, &args.session)?;
+    let page = history.search(&params, args.session.max_bytes)?;
+    args.session.printer(ui).page(ui.out(), &page)?;
+    Ok(if page.items.is_empty() { exit::NEGATIVE } else { exit::SUCCESS })
+}

@@ -1,0 +1,48 @@
+//! `pi-context tool <name> | --schemas`: the Pi tool protocol (always JSON).
+
+use std::io::Read;
+
+use clap::Args;
+
+use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::protocol::{self, schemas, ToolRequest};
+use crate::cli::ui::Ui;
+
+/// Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout
+#[derive(Debug, Args)]
+#[command(arg_required_else_help = true)]
+pub struct ToolArgs {
+    /// The tool to answer (see --schemas)
+    #[arg(value_name = "TOOL_NAME", conflicts_with = "schemas", required_unless_present = "schemas")]
+    name: Option<String>,
+    /// Print the names, descriptions and JSON Schemas of every tool
+    #[arg(long)]
+    schemas: bool,
+}
+
+pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    if args.schemas {
+        serde_json::to_writer(ui.out(), &schemas::all()).map_err(std::io::Error::from)?;
+        writeln!(ui.out())?;
+        return Ok(exit::SUCCESS);
+    }
+    let name = args.name.unwrap_or_default();
+    if !schemas::names().contains(&name.as_str()) {
+        return Err(CommandError::usage(format!("unknown tool {name:?}"))
+            .with_hint(format!("tools: {}", schemas::names().join(", ")))
+            .into());
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| CommandError::io("cannot read the request from stdin", e))?;
+    let request: ToolRequest = serde_json::from_str(&input).map_err(|e| {
+        CommandError::usage("the request on stdin is not a valid tool request")
+            .with_cause(e)
+            .with_hint(r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#)
+    })?;
+    let response = protocol::answer(&name, request).map_err(CommandError::usage)?;
+    serde_json::to_writer(ui.out(), &response).map_err(std::io::Error::from)?;
+    writeln!(ui.out())?;
+    Ok(exit::SUCCESS)
+}

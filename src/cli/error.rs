@@ -1,0 +1,118 @@
+//! The one place where failures become messages, hints and exit codes.
+//!
+//! Library errors are typed; each `From` impl below decides the exit code and any hint. Output:
+//! `error: <message>`, then `caused by: …` lines, then `hint: …` lines, on stderr.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use pi_context::history::HistoryError;
+
+/// Exit statuses fixed by the contract.
+pub mod exit {
+    pub const SUCCESS: u8 = 0;
+    /// `search` found nothing; `doctor` found issues; a dream failed.
+    pub const NEGATIVE: u8 = 1;
+    /// Usage or input error.
+    pub const USAGE: u8 = 2;
+}
+
+#[derive(Debug)]
+pub struct CommandError {
+    pub exit: u8,
+    pub message: String,
+    pub causes: Vec<String>,
+    pub hints: Vec<String>,
+}
+
+impl CommandError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        CommandError {
+            exit: exit::USAGE,
+            message: message.into(),
+            causes: Vec::new(),
+            hints: Vec::new(),
+        }
+    }
+
+    pub fn not_implemented(what: &str) -> Self {
+        CommandError::usage(format!("`{what}` is not implemented yet"))
+            .with_hint("this release ships `history`, `tool`, `completions` and `man`")
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hints.push(hint.into());
+        self
+    }
+
+    pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
+        self.causes.push(cause.to_string());
+        self
+    }
+
+    /// An I/O failure on a named path.
+    pub fn io(what: impl fmt::Display, err: io::Error) -> Self {
+        CommandError::usage(what.to_string()).with_cause(err)
+    }
+
+    pub fn print(&self, stderr: &mut dyn Write, color: bool) {
+        use owo_colors::OwoColorize;
+        let label = |text: &str, style: fn(&str) -> String| if color { style(text) } else { text.to_string() };
+        let _ = writeln!(stderr, "{} {}", label("error:", |t| t.red().bold().to_string()), self.message);
+        for cause in &self.causes {
+            let _ = writeln!(stderr, "{} {cause}", label("caused by:", |t| t.yellow().to_string()));
+        }
+        for hint in &self.hints {
+            let _ = writeln!(stderr, "{} {hint}", label("hint:", |t| t.cyan().to_string()));
+        }
+    }
+}
+
+impl From<HistoryError> for CommandError {
+    fn from(err: HistoryError) -> Self {
+        let hint = match &err {
+            HistoryError::UnknownWindow { .. } => Some("`pi-context history windows` lists the window ids"),
+            HistoryError::NotOnBranch { .. } => Some("pass --leaf <id> to read another branch"),
+            HistoryError::UnknownLeaf(_) => Some("--leaf takes an entry id of this session, or `none`"),
+            _ => None,
+        };
+        let error = CommandError::usage(err.to_string());
+        match hint {
+            Some(h) => error.with_hint(h),
+            None => error,
+        }
+    }
+}
+
+/// Output failed: a closed pipe ends quietly, anything else is an error.
+pub enum Outcome {
+    Exit(u8),
+    Failed(CommandError),
+}
+
+impl From<CommandError> for Outcome {
+    fn from(e: CommandError) -> Self {
+        Outcome::Failed(e)
+    }
+}
+
+impl From<io::Error> for Outcome {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Outcome::Exit(exit::SUCCESS)
+        } else {
+            Outcome::Failed(CommandError::io("cannot write output", e))
+        }
+    }
+}
+
+impl From<HistoryError> for Outcome {
+    fn from(e: HistoryError) -> Self {
+        Outcome::Failed(e.into())
+    }
+}
+
+pub fn exit_code(code: u8) -> ExitCode {
+    ExitCode::from(code)
+}

@@ -1,0 +1,125 @@
+//! The command line: clap definitions, dispatch, and the `dream` argv[0] alias.
+//!
+//! Each subcommand (or group) lives in its own module under `commands/` with an `Args` struct and
+//! a `run` function; printers live under `printer/`; the tool protocol under `protocol/`.
+
+mod commands;
+mod error;
+mod printer;
+mod protocol;
+mod ui;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use error::{exit, exit_code, Outcome};
+use ui::{ColorChoice, Ui};
+
+const ENVIRONMENT_HELP: &str = "\
+Environment:
+  PI_NOTES_HOME           notes home (default ~/.agents/notes)
+  PI_CONTEXT_SESSION_ID   session id for bare (session) note addresses
+  PI_NOTES_AGENT          agent name (default anonymous)
+  PI_CONTEXT_MODEL        model id (default `default`)
+  PI_CONTEXT_PI           the `pi` executable used by `dream`
+  NO_COLOR                disable colors
+
+Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
+2 usage or input error, 75 dream lock held.";
+
+/// Durable memory for coding agents: Pi session history, notes, and dreams.
+#[derive(Debug, Parser)]
+#[command(name = "pi-context", version, about, after_long_help = ENVIRONMENT_HELP)]
+pub struct Cli {
+    /// When to color human output
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    color: ColorChoice,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    History(commands::history::HistoryArgs),
+    Notes(commands::notes::NotesArgs),
+    Dream(commands::dream::DreamArgs),
+    Boot(commands::boot::BootArgs),
+    Tool(commands::tool::ToolArgs),
+    Completions(commands::completions::CompletionsArgs),
+    Man(commands::man::ManArgs),
+}
+
+/// The clap definition, for completions and the man page.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse_from(effective_args(std::env::args_os())) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            return exit_code(code);
+        }
+    };
+    let mut ui = Ui::new(cli.color);
+    let outcome = dispatch(cli.command, &mut ui).and_then(|code| {
+        ui.flush()?;
+        Ok(code)
+    });
+    match outcome {
+        Ok(code) | Err(Outcome::Exit(code)) => exit_code(code),
+        Err(Outcome::Failed(e)) => {
+            let _ = ui.flush();
+            e.print(&mut std::io::stderr(), ui.stderr_color);
+            exit_code(e.exit)
+        }
+    }
+}
+
+fn dispatch(command: Command, ui: &mut Ui) -> Result<u8, Outcome> {
+    match command {
+        Command::History(args) => commands::history::run(args, ui),
+        Command::Notes(args) => commands::notes::run(args, ui),
+        Command::Dream(args) => commands::dream::run(args, ui),
+        Command::Boot(args) => commands::boot::run(args, ui),
+        Command::Tool(args) => commands::tool::run(args, ui),
+        Command::Completions(args) => commands::completions::run(args, ui),
+        Command::Man(args) => commands::man::run(args, ui),
+    }
+}
+
+/// Invoked as `dream` (a link named `dream`), the program behaves as `pi-context dream …`.
+fn effective_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.collect();
+    let invoked_as = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_stem().map(|s| s.to_os_string()));
+    if invoked_as.as_deref() == Some(std::ffi::OsStr::new("dream")) {
+        args[0] = OsString::from("pi-context");
+        args.insert(1, OsString::from("dream"));
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn dream_alias_inserts_the_subcommand() {
+        let args = effective_args(["/usr/local/bin/dream", "doctor"].map(OsString::from).into_iter());
+        assert_eq!(args, ["pi-context", "dream", "doctor"].map(OsString::from));
+        let args = effective_args(["pi-context", "man"].map(OsString::from).into_iter());
+        assert_eq!(args, ["pi-context", "man"].map(OsString::from));
+    }
+}

@@ -1,0 +1,79 @@
+//! Strict reading of tool parameters: unknown keys and wrong types are `invalid_params`
+//! refusals, matching the `additionalProperties:false` schemas.
+
+use serde_json::{Map, Value};
+
+use super::Refusal;
+
+pub struct Params<'a> {
+    map: &'a Map<String, Value>,
+}
+
+fn invalid(message: String) -> Refusal {
+    Refusal::new("invalid_params", message)
+}
+
+impl<'a> Params<'a> {
+    /// Accepts an object (or null/absent as `{}`) whose keys are all in `allowed`.
+    pub fn new(value: &'a Value, allowed: &[&str]) -> Result<Self, Refusal> {
+        static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+        let map = match value {
+            Value::Object(map) => map,
+            Value::Null => EMPTY.get_or_init(Map::new),
+            _ => return Err(invalid("params must be an object".into())),
+        };
+        if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(invalid(format!(
+                "unknown parameter {key:?}; accepted: {}",
+                allowed.join(", ")
+            )));
+        }
+        Ok(Params { map })
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    /// An integer within `[min, max]`.
+    pub fn int(&self, key: &str, min: i64, max: i64) -> Result<Option<i64>, Refusal> {
+        let Some(value) = self.get(key) else { return Ok(None) };
+        let n = value
+            .as_i64()
+            .or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
+            .ok_or_else(|| invalid(format!("{key} must be an integer")))?;
+        if n < min || n > max {
+            let range = if max == i64::MAX {
+                format!("at least {min}")
+            } else {
+                format!("between {min} and {max}")
+            };
+            return Err(invalid(format!("{key} must be {range}")));
+        }
+        Ok(Some(n))
+    }
+
+    pub fn positive(&self, key: &str) -> Result<Option<u64>, Refusal> {
+        Ok(self.int(key, 1, i64::MAX)?.map(|n| n as u64))
+    }
+
+    pub fn string(&self, key: &str) -> Result<Option<&'a str>, Refusal> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(invalid(format!("{key} must be a string"))),
+        }
+    }
+
+    pub fn string_array(&self, key: &str) -> Result<Option<Vec<&'a str>>, Refusal> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().ok_or_else(|| invalid(format!("{key} must be an array of strings"))))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(invalid(format!("{key} must be an array of strings"))),
+        }
+    }
+}

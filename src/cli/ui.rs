@@ -1,0 +1,45 @@
+//! Where output goes, and whether it is colored.
+
+use std::io::{self, IsTerminal, Write};
+
+use clap::ValueEnum;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// Color when writing to a terminal and NO_COLOR is unset.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The output side of a command run.
+pub struct Ui {
+    pub color: bool,
+    pub stderr_color: bool,
+    out: io::BufWriter<io::Stdout>,
+}
+
+impl Ui {
+    pub fn new(choice: ColorChoice) -> Ui {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let decide = |tty: bool| match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && !no_color,
+        };
+        Ui {
+            color: decide(io::stdout().is_terminal()),
+            stderr_color: decide(io::stderr().is_terminal()),
+            out: io::BufWriter::new(io::stdout()),
+        }
+    }
+
+    pub fn out(&mut self) -> &mut dyn Write {
+        &mut self.out
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}

@@ -1,0 +1,72 @@
+//! The history projection: a Pi session's current branch as context windows and a
+//! seq-numbered stream of `user` / `assistant` / `tool` / `context` events.
+//!
+//! [`History::project`] does the structural work once (seq allocation over the whole file, the
+//! branch walk, windows, call/result pairing). Event documents are decoded lazily, so a query
+//! only pays for the events it shows or searches.
+
+mod error;
+mod page;
+mod project;
+mod read;
+
+use serde::Serialize;
+
+pub use error::HistoryError;
+pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
+pub use project::{Event, History, Leaf, WindowInfo};
+pub use read::ReadParams;
+
+/// The four event roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+    Context,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::User, Role::Assistant, Role::Tool, Role::Context];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Context => "context",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// The result of `history windows`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowsResult {
+    pub session_id: String,
+    pub windows: Vec<WindowInfo>,
+    /// How many of the newest windows were left out to fit the budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<usize>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_lines: usize,
+}
+
+/// The result of `history read`: one READ WINDOW over an event's document.
+#[derive(Debug, Clone)]
+pub struct ReadResult {
+    pub seq: u64,
+    pub window_id: String,
+    pub window: crate::readwindow::ReadWindow,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+#[cfg(test)]
+mod tests;

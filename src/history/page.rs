@@ -1,0 +1,432 @@
+//! `list` and `search`: paging with exclusive seq anchors, conversation-view folding, previews,
+//! and the byte budget.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::project::{Event, History};
+use super::{HistoryError, Role, WindowsResult};
+use crate::text::{self, LiteralMatcher};
+use crate::wire::{self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS};
+
+/// Parameters shared by `list` and `search`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListParams {
+    pub limit: usize,
+    /// `None`: the conversation view (list) or every role (search).
+    pub roles: Option<Vec<Role>>,
+    /// Exclusive upper seq bound.
+    pub before: Option<u64>,
+    /// Exclusive lower seq bound.
+    pub after: Option<u64>,
+    pub window_id: Option<String>,
+    pub max_chars_per_item: usize,
+}
+
+impl Default for ListParams {
+    fn default() -> Self {
+        ListParams {
+            limit: DEFAULT_PAGE_LIMIT,
+            roles: None,
+            before: None,
+            after: None,
+            window_id: None,
+            max_chars_per_item: DEFAULT_PREVIEW_CHARS,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Non-empty strings, combined with OR.
+    pub queries: Vec<String>,
+    pub list: ListParams,
+}
+
+/// One event row.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Row {
+    pub seq: u64,
+    pub window_id: String,
+    pub role: Role,
+    pub created_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tool_error: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub output_truncated: bool,
+    /// Present (possibly null) exactly when `output_truncated` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<Option<String>>,
+    pub truncated: bool,
+    pub total_chars: usize,
+    /// Search rows only: the code-point offset of the earliest match, where `content` starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset_chars: Option<usize>,
+    pub content: String,
+}
+
+/// Tool and context events folded between conversation rows.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Fold {
+    pub folded: bool,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub count: usize,
+    pub tools: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Item {
+    Row(Row),
+    Fold(Fold),
+}
+
+impl Item {
+    fn sort_key(&self) -> u64 {
+        match self {
+            Item::Row(r) => r.seq,
+            Item::Fold(f) => f.first_seq,
+        }
+    }
+}
+
+/// A page of `list` or `search`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Page {
+    pub items: Vec<Item>,
+    pub older_before: Option<u64>,
+    pub newer_after: Option<u64>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_lines: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A selected event with, for search, the match offset.
+#[derive(Clone, Copy)]
+struct Candidate<'h> {
+    event: &'h Event,
+    match_offset: Option<usize>,
+}
+
+impl<'s> History<'s> {
+    /// `history windows`: every window oldest first, cut to the budget (`more` counts the rest).
+    pub fn windows_result(&self, budget: usize) -> WindowsResult {
+        let mut result = WindowsResult {
+            session_id: self.session_id().to_string(),
+            windows: self.windows.clone(),
+            more: None,
+            skipped_lines: self.skipped_lines(),
+        };
+        while wire::to_compact_json(&result).len() > budget && !result.windows.is_empty() {
+            // Drop newest windows in halves until the rest fits, then add back one by one.
+            let keep = result.windows.len() / 2;
+            result.windows.truncate(keep);
+            result.more = Some(self.windows.len() - keep);
+        }
+        while result.windows.len() < self.windows.len() {
+            let mut grown = result.clone();
+            grown.windows.push(self.windows[result.windows.len()].clone());
+            let remaining = self.windows.len() - grown.windows.len();
+            grown.more = (remaining > 0).then_some(remaining);
+            if wire::to_compact_json(&grown).len() > budget {
+                break;
+            }
+            result = grown;
+        }
+        result
+    }
+
+    /// `history list`.
+    pub fn list(&self, params: &ListParams, budget: usize) -> Result<Page, HistoryError> {
+        self.validate(params)?;
+        let conversation_view = params.roles.is_none();
+        let candidates = self.filtered(params).filter(|e| {
+            if conversation_view {
+                matches!(e.role, Role::User | Role::Assistant) && !self.document_is_empty(e)
+            } else {
+                true
+            }
+        });
+        let candidates = candidates.map(|event| Candidate {
+            event,
+            match_offset: None,
+        });
+        self.page(params, candidates, conversation_view, budget)
+    }
+
+    /// `history search`.
+    pub fn search(&self, params: &SearchParams, budget: usize) -> Result<Page, HistoryError> {
+        let matcher = build_matcher(&params.queries)?;
+        self.validate(&params.list)?;
+        let candidates = self.filtered(&params.list).filter_map(|event| {
+            let document = self.document(event);
+            matcher.find_chars(&document).map(|offset| Candidate {
+                event,
+                match_offset: Some(offset),
+            })
+        });
+        self.page(&params.list, candidates, false, budget)
+    }
+
+    fn validate(&self, params: &ListParams) -> Result<(), HistoryError> {
+        if params.limit == 0 {
+            return Err(HistoryError::InvalidParams("limit must be at least 1".into()));
+        }
+        if params.max_chars_per_item == 0 {
+            return Err(HistoryError::InvalidParams("max_chars_per_item must be at least 1".into()));
+        }
+        if params.before == Some(0) || params.after == Some(0) {
+            return Err(HistoryError::InvalidParams("before and after must be at least 1".into()));
+        }
+        if params.roles.as_ref().is_some_and(|r| r.is_empty()) {
+            return Err(HistoryError::InvalidParams("roles must not be empty".into()));
+        }
+        if let Some(id) = &params.window_id {
+            if !self.windows.iter().any(|w| &w.window_id == id) {
+                return Err(HistoryError::UnknownWindow {
+                    window_id: id.clone(),
+                    known: self.windows.iter().map(|w| w.window_id.clone()).collect(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn window_index(&self, params: &ListParams) -> Option<usize> {
+        let id = params.window_id.as_ref()?;
+        self.windows.iter().position(|w| &w.window_id == id)
+    }
+
+    /// Events inside the window filter and the exclusive bounds, in seq order, with the roles
+    /// filter applied when roles are given.
+    fn in_range<'h>(&'h self, params: &ListParams) -> impl DoubleEndedIterator<Item = &'h Event> + 'h {
+        let window = self.window_index(params);
+        let after = params.after.unwrap_or(0);
+        let before = params.before.unwrap_or(u64::MAX);
+        let from = self.events.partition_point(|e| e.seq <= after);
+        let to = self.events.partition_point(|e| e.seq < before).max(from);
+        self.events[from..to]
+            .iter()
+            .filter(move |e| window.is_none_or(|w| e.window == w))
+    }
+
+    /// Candidates in growth order: ascending when `after` is given, otherwise newest first.
+    fn filtered<'h>(&'h self, params: &ListParams) -> Box<dyn Iterator<Item = &'h Event> + 'h> {
+        let roles = params.roles.clone();
+        let events = self
+            .in_range(params)
+            .filter(move |e| roles.as_ref().is_none_or(|r| r.contains(&e.role)));
+        if params.after.is_some() {
+            Box::new(events)
+        } else {
+            Box::new(events.rev())
+        }
+    }
+
+    /// Grows the page in candidate order while the whole response fits the budget.
+    fn page<'h>(
+        &'h self,
+        params: &ListParams,
+        mut candidates: impl Iterator<Item = Candidate<'h>>,
+        fold: bool,
+        budget: usize,
+    ) -> Result<Page, HistoryError> {
+        let ascending = params.after.is_some();
+        let mut rows: Vec<(u64, Row)> = Vec::new();
+        let mut page = self.assemble(params, &rows, false, ascending, fold);
+        let mut pending = candidates.next();
+        while let Some(candidate) = pending {
+            if rows.len() == params.limit {
+                break;
+            }
+            let next = candidates.next();
+            let has_more = next.is_some();
+            rows.push((candidate.event.seq, self.row(candidate, params.max_chars_per_item)));
+            let grown = self.assemble(params, &rows, has_more, ascending, fold);
+            if fits(&grown, budget) {
+                page = grown;
+                pending = next;
+                continue;
+            }
+            let (_, row) = rows.pop().expect("just pushed");
+            if rows.is_empty() {
+                page = self.shrink_single(params, row, has_more, ascending, fold, budget)?;
+            }
+            break;
+        }
+        page.skipped_lines = self.skipped_lines();
+        Ok(page)
+    }
+
+    /// The first candidate alone does not fit: cut its content (then its tool name) until it does.
+    fn shrink_single(
+        &self,
+        params: &ListParams,
+        mut row: Row,
+        has_more: bool,
+        ascending: bool,
+        fold: bool,
+        budget: usize,
+    ) -> Result<Page, HistoryError> {
+        let build = |row: &Row| self.assemble(params, &[(row.seq, row.clone())], has_more, ascending, fold);
+        let full = row.content.clone();
+        row.truncated = true;
+        row.content.clear();
+        if !fits(&build(&row), budget) {
+            if let Some(name) = row.tool.take() {
+                row.tool = Some(middle_truncate(&name, budget / 4));
+            }
+            if !fits(&build(&row), budget) {
+                return Err(HistoryError::OutputTooLarge { budget });
+            }
+        }
+        let chars: Vec<usize> = full.char_indices().map(|(i, _)| i).chain([full.len()]).collect();
+        let (mut lo, mut hi) = (0, chars.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            row.content = full[..chars[mid]].to_string();
+            if fits(&build(&row), budget) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        row.content = full[..chars[lo]].to_string();
+        Ok(build(&row))
+    }
+
+    fn row(&self, candidate: Candidate, max_chars: usize) -> Row {
+        let event = candidate.event;
+        let document = self.document(event);
+        let total_chars = text::char_len(&document);
+        let start = candidate.match_offset.unwrap_or(0);
+        let content = text::char_slice(&document, start, max_chars).to_string();
+        let truncated = start > 0 || start + max_chars < total_chars;
+        let facts = self.tool_facts(event);
+        let output_truncated = facts.as_ref().is_some_and(|f| f.output_truncated);
+        Row {
+            seq: event.seq,
+            window_id: self.window_id(event).to_string(),
+            role: event.role,
+            created_at: self.created_at(event).map(str::to_string),
+            tool_error: facts.as_ref().is_some_and(|f| f.error),
+            output_truncated,
+            full_output_path: output_truncated.then(|| facts.as_ref().and_then(|f| f.full_output_path.clone())),
+            tool: facts.map(|f| f.name),
+            truncated,
+            total_chars,
+            offset_chars: candidate.match_offset,
+            content,
+        }
+    }
+
+    /// Builds the response for the delivered rows: anchors, then (list only) fold rows.
+    fn assemble(&self, params: &ListParams, rows: &[(u64, Row)], has_more: bool, ascending: bool, fold: bool) -> Page {
+        let mut seqs: Vec<u64> = rows.iter().map(|(seq, _)| *seq).collect();
+        seqs.sort_unstable();
+        let (first, last) = (seqs.first().copied(), seqs.last().copied());
+        let older_before = if ascending { None } else { first.filter(|_| has_more) };
+        let newer_after = if ascending { last.filter(|_| has_more) } else { None };
+        let mut items: Vec<Item> = rows.iter().map(|(_, row)| Item::Row(row.clone())).collect();
+        if fold {
+            items.extend(self.folds(params, &seqs, older_before.is_none(), newer_after.is_none()).map(Item::Fold));
+        }
+        items.sort_by_key(Item::sort_key);
+        Page {
+            items,
+            older_before,
+            newer_after,
+            skipped_lines: 0,
+        }
+    }
+
+    /// Fold rows of the conversation view around the delivered rows `seqs` (sorted).
+    fn folds<'h>(
+        &'h self,
+        params: &ListParams,
+        seqs: &[u64],
+        leading: bool,
+        trailing: bool,
+    ) -> impl Iterator<Item = Fold> + 'h {
+        let foldable: Vec<&Event> = self
+            .in_range(params)
+            .filter(|e| matches!(e.role, Role::Tool | Role::Context))
+            .collect();
+        let mut groups: Vec<Vec<&Event>> = Vec::new();
+        if seqs.is_empty() {
+            groups.push(foldable);
+        } else {
+            let (first, last) = (seqs[0], seqs[seqs.len() - 1]);
+            if leading {
+                groups.push(foldable.iter().copied().filter(|e| e.seq < first).collect());
+            }
+            for pair in seqs.windows(2) {
+                groups.push(
+                    foldable
+                        .iter()
+                        .copied()
+                        .filter(|e| e.seq > pair[0] && e.seq < pair[1])
+                        .collect(),
+                );
+            }
+            if trailing {
+                groups.push(foldable.iter().copied().filter(|e| e.seq > last).collect());
+            }
+        }
+        groups.into_iter().filter(|g| !g.is_empty()).map(|group| self.fold(&group))
+    }
+
+    fn fold(&self, group: &[&Event]) -> Fold {
+        let mut tools = BTreeMap::new();
+        for event in group {
+            if let Some(name) = self.tool_name(event) {
+                *tools.entry(name).or_insert(0) += 1;
+            }
+        }
+        Fold {
+            folded: true,
+            first_seq: group[0].seq,
+            last_seq: group[group.len() - 1].seq,
+            count: group.len(),
+            tools,
+        }
+    }
+}
+
+fn fits(page: &Page, budget: usize) -> bool {
+    wire::to_compact_json(page).len() <= budget
+}
+
+/// Validates search queries: at least one, none empty.
+fn build_matcher(queries: &[String]) -> Result<LiteralMatcher, HistoryError> {
+    if queries.is_empty() {
+        return Err(HistoryError::InvalidQuery(
+            "query must be a string or a non-empty array of strings".into(),
+        ));
+    }
+    if queries.iter().any(|q| q.is_empty()) {
+        return Err(HistoryError::InvalidQuery(
+            "query strings must be non-empty: an empty query matches everything".into(),
+        ));
+    }
+    LiteralMatcher::new(queries).map_err(|e| HistoryError::InvalidQuery(format!("query cannot be searched: {e}")))
+}
+
+/// `abc…[truncated N chars]…xyz`, keeping about `keep` code points.
+fn middle_truncate(name: &str, keep: usize) -> String {
+    let total = text::char_len(name);
+    if total <= keep {
+        return name.to_string();
+    }
+    let half = keep / 2;
+    let head = text::char_slice(name, 0, half);
+    let tail = text::char_slice(name, total - half, half);
+    format!("{head}…[truncated {} chars]…{tail}", total - 2 * half)
+}

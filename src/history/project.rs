@@ -1,0 +1,509 @@
+//! Seq allocation, the branch walk, windows and call/result pairing.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::{HistoryError, Role};
+use crate::session::{Entry, EntryKind, Message, Session, Span};
+use crate::text;
+
+/// Which entry ends the branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leaf {
+    /// The last entry in file order (Pi's leaf after reopening a file).
+    Last,
+    /// An empty branch (Pi's `getLeafId()` is null).
+    None,
+    Id(String),
+}
+
+impl Leaf {
+    /// `None`/absent → last entry; `"none"` → empty branch; anything else is an id.
+    pub fn from_wire(leaf: Option<&str>) -> Leaf {
+        match leaf {
+            None => Leaf::Last,
+            Some("none") => Leaf::None,
+            Some(id) => Leaf::Id(id.to_string()),
+        }
+    }
+}
+
+/// One context window of the branch.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowInfo {
+    pub window_id: String,
+    pub created_at: Option<String>,
+    pub first_seq: Option<u64>,
+    pub last_seq: Option<u64>,
+    pub item_count: usize,
+}
+
+/// One projected event. Its document is decoded on demand by [`History::document`].
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub seq: u64,
+    /// Index into [`History::windows`].
+    pub window: usize,
+    pub role: Role,
+    /// The entry whose timestamp dates the event (for a call: its assistant message).
+    pub(super) entry: usize,
+    pub(super) source: Source,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Source {
+    /// Message content: a string or text blocks.
+    Content(Option<Span>),
+    /// A JSON string field (summaries).
+    Summary(Option<Span>),
+    /// A tool call, with the entry of the result paired to it.
+    Call { index: usize, result: Option<usize> },
+    /// A tool result that no call claimed.
+    OrphanResult,
+    /// A `bashExecution` message: a standalone shell run.
+    Bash,
+}
+
+/// The projection of one branch of a session.
+pub struct History<'s> {
+    pub(super) session: &'s Session,
+    session_id: String,
+    highest_seq: u64,
+    /// Seqs of branch entries and their calls, sorted.
+    branch_seqs: Vec<u64>,
+    pub(super) windows: Vec<WindowInfo>,
+    /// Events sorted by seq.
+    pub(super) events: Vec<Event>,
+    /// A consumed result's seq → the seq of the call that shows it.
+    result_aliases: HashMap<u64, u64>,
+}
+
+/// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
+fn seq_count(entry: &Entry) -> u64 {
+    match &entry.kind {
+        EntryKind::Compaction { .. } | EntryKind::BranchSummary { .. } | EntryKind::CustomMessage { .. } => 1,
+        EntryKind::Message(Message::Assistant { tool_calls, .. }) => 1 + tool_calls.len() as u64,
+        EntryKind::Message(Message::System | Message::Unknown { .. }) => 0,
+        EntryKind::Message(_) => 1,
+        EntryKind::Custom { .. } | EntryKind::Other { .. } => 0,
+    }
+}
+
+/// A raw item before pairing.
+struct RawItem {
+    seq: u64,
+    window: usize,
+    entry: usize,
+    kind: RawKind,
+}
+
+enum RawKind {
+    Event(Role, Source),
+    Call { index: usize, id: Option<String> },
+    Result { call_id: Option<String> },
+}
+
+impl<'s> History<'s> {
+    /// Projects the branch ending at `leaf`. `fallback_session_id` names the root window when the
+    /// file has no header id.
+    pub fn project(session: &'s Session, leaf: &Leaf, fallback_session_id: Option<&str>) -> Result<Self, HistoryError> {
+        let session_id = session.id().or(fallback_session_id).unwrap_or_default().to_string();
+        let seq_starts = allocate_seqs(session);
+        let highest_seq = session
+            .entries
+            .iter()
+            .zip(&seq_starts)
+            .map(|(e, start)| start + seq_count(e))
+            .max()
+            .map_or(0, |end| end - 1);
+        let branch = walk_branch(session, leaf)?;
+        let mut history = History {
+            session,
+            windows: vec![WindowInfo {
+                window_id: root_window_id(&session_id),
+                created_at: None,
+                first_seq: None,
+                last_seq: None,
+                item_count: 0,
+            }],
+            session_id,
+            highest_seq,
+            branch_seqs: Vec::new(),
+            events: Vec::new(),
+            result_aliases: HashMap::new(),
+        };
+        let items = history.raw_items(&branch, &seq_starts);
+        history.pair(items);
+        history.count_windows();
+        Ok(history)
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    pub fn highest_seq(&self) -> u64 {
+        self.highest_seq
+    }
+
+    pub fn windows(&self) -> &[WindowInfo] {
+        &self.windows
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    pub fn skipped_lines(&self) -> usize {
+        self.session.skipped_lines
+    }
+
+    pub fn window_id(&self, event: &Event) -> &str {
+        &self.windows[event.window].window_id
+    }
+
+    pub fn created_at(&self, event: &Event) -> Option<&str> {
+        self.session.entries[event.entry].timestamp.as_deref()
+    }
+
+    pub(super) fn is_on_branch(&self, seq: u64) -> bool {
+        self.branch_seqs.binary_search(&seq).is_ok()
+    }
+
+    pub(super) fn alias_of(&self, seq: u64) -> Option<u64> {
+        self.result_aliases.get(&seq).copied()
+    }
+
+    pub(super) fn event_at(&self, seq: u64) -> Option<&Event> {
+        self.events
+            .binary_search_by_key(&seq, |e| e.seq)
+            .ok()
+            .map(|i| &self.events[i])
+    }
+
+    fn raw_items(&mut self, branch: &[usize], seq_starts: &[u64]) -> Vec<RawItem> {
+        let mut items = Vec::new();
+        let mut window = 0;
+        for &index in branch {
+            let entry = &self.session.entries[index];
+            let seq = seq_starts[index];
+            let count = seq_count(entry);
+            self.branch_seqs.extend(seq..seq + count);
+            if let EntryKind::Custom {
+                window_id: Some(window_id),
+                ..
+            } = &entry.kind
+            {
+                self.windows.push(WindowInfo {
+                    window_id: window_id.clone(),
+                    created_at: entry.timestamp.clone(),
+                    first_seq: None,
+                    last_seq: None,
+                    item_count: 0,
+                });
+                window = self.windows.len() - 1;
+                continue;
+            }
+            let item = |kind| RawItem {
+                seq,
+                window,
+                entry: index,
+                kind,
+            };
+            let event = |role, source| item(RawKind::Event(role, source));
+            match &entry.kind {
+                EntryKind::Message(message) => match message {
+                    Message::User { content } => items.push(event(Role::User, Source::Content(*content))),
+                    Message::Assistant { content, tool_calls } => {
+                        items.push(event(Role::Assistant, Source::Content(*content)));
+                        for (i, call) in tool_calls.iter().enumerate() {
+                            items.push(RawItem {
+                                seq: seq + 1 + i as u64,
+                                window,
+                                entry: index,
+                                kind: RawKind::Call {
+                                    index: i,
+                                    id: call.id.clone(),
+                                },
+                            });
+                        }
+                    }
+                    Message::ToolResult { tool_call_id, .. } => items.push(item(RawKind::Result {
+                        call_id: tool_call_id.clone(),
+                    })),
+                    Message::BashExecution { .. } => items.push(event(Role::Tool, Source::Bash)),
+                    Message::Custom { content } => items.push(event(Role::Context, Source::Content(*content))),
+                    Message::CompactionSummary { summary } | Message::BranchSummary { summary } => {
+                        items.push(event(Role::Context, Source::Summary(*summary)))
+                    }
+                    Message::System | Message::Unknown { .. } => {}
+                },
+                EntryKind::Compaction { summary } | EntryKind::BranchSummary { summary } => {
+                    items.push(event(Role::Context, Source::Summary(*summary)))
+                }
+                EntryKind::CustomMessage { content, .. } => {
+                    items.push(event(Role::Context, Source::Content(*content)))
+                }
+                EntryKind::Custom { .. } | EntryKind::Other { .. } => {}
+            }
+        }
+        self.branch_seqs.sort_unstable();
+        self.branch_seqs.dedup();
+        items.sort_by_key(|i| i.seq);
+        items
+    }
+
+    /// Pairs each call with the first not-yet-consumed result of the same id after it.
+    fn pair(&mut self, items: Vec<RawItem>) {
+        let mut results_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (position, item) in items.iter().enumerate() {
+            if let RawKind::Result { call_id: Some(id) } = &item.kind {
+                results_by_id.entry(id.as_str()).or_default().push(position);
+            }
+        }
+        let mut consumed: HashSet<usize> = HashSet::new();
+        let mut claimed_by: HashMap<usize, usize> = HashMap::new();
+        for (position, item) in items.iter().enumerate() {
+            if let RawKind::Call { id: Some(id), .. } = &item.kind {
+                let result = results_by_id.get(id.as_str()).and_then(|candidates| {
+                    candidates
+                        .iter()
+                        .copied()
+                        .find(|&r| items[r].seq > item.seq && !consumed.contains(&r))
+                });
+                if let Some(r) = result {
+                    consumed.insert(r);
+                    claimed_by.insert(position, r);
+                }
+            }
+        }
+        let mut events = Vec::with_capacity(items.len());
+        for (position, item) in items.iter().enumerate() {
+            let (role, source) = match &item.kind {
+                RawKind::Event(role, source) => (*role, source.clone()),
+                RawKind::Call { index, .. } => {
+                    let result = claimed_by.get(&position).map(|&r| items[r].entry);
+                    if let Some(&r) = claimed_by.get(&position) {
+                        self.result_aliases.insert(items[r].seq, item.seq);
+                    }
+                    (Role::Tool, Source::Call { index: *index, result })
+                }
+                RawKind::Result { .. } if consumed.contains(&position) => continue,
+                RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
+            };
+            events.push(Event {
+                seq: item.seq,
+                window: item.window,
+                role,
+                entry: item.entry,
+                source,
+            });
+        }
+        self.events = events;
+    }
+
+    fn count_windows(&mut self) {
+        for event in &self.events {
+            let window = &mut self.windows[event.window];
+            window.first_seq.get_or_insert(event.seq);
+            window.last_seq = Some(event.seq);
+            window.item_count += 1;
+        }
+    }
+}
+
+/// The root window of a session: `pcw:<first 8 chars of the session id>:root`.
+pub fn root_window_id(session_id: &str) -> String {
+    let prefix: String = session_id.chars().take(8).collect();
+    format!("pcw:{prefix}:root")
+}
+
+fn allocate_seqs(session: &Session) -> Vec<u64> {
+    let mut next = 1;
+    session
+        .entries
+        .iter()
+        .map(|entry| {
+            let start = next;
+            next += seq_count(entry);
+            start
+        })
+        .collect()
+}
+
+/// Entry indices from the root to the leaf. A dangling parent or a cycle ends the walk.
+fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryError> {
+    let start = match leaf {
+        Leaf::None => return Ok(Vec::new()),
+        Leaf::Last => match session.entries.len() {
+            0 => return Ok(Vec::new()),
+            n => n - 1,
+        },
+        Leaf::Id(id) => session
+            .index_of(id)
+            .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
+    };
+    let mut branch = vec![start];
+    let mut seen: HashSet<usize> = HashSet::from([start]);
+    let mut current = start;
+    while let Some(parent) = session.entries[current].parent_id.as_deref() {
+        match session.index_of(parent) {
+            Some(p) if seen.insert(p) => {
+                branch.push(p);
+                current = p;
+            }
+            _ => break,
+        }
+    }
+    branch.reverse();
+    Ok(branch)
+}
+
+/// What a tool event shows besides its document.
+pub(super) struct ToolFacts {
+    pub name: String,
+    pub error: bool,
+    pub output_truncated: bool,
+    pub full_output_path: Option<String>,
+}
+
+impl History<'_> {
+    /// The event's document: the single text that previews, search offsets and reads address.
+    pub fn document(&self, event: &Event) -> String {
+        let s = self.session;
+        let entry = &s.entries[event.entry];
+        match &event.source {
+            Source::Content(span) => s.content_text(*span).into_owned(),
+            Source::Summary(span) => s.string_value(*span).into_owned(),
+            Source::Call { index, result } => {
+                let (name, arguments) = match &entry.kind {
+                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
+                        let call = &tool_calls[*index];
+                        (call.name.as_deref(), call.arguments.map(|a| s.raw(a)))
+                    }
+                    _ => (None, None),
+                };
+                let mut doc = tool_head(name.unwrap_or("unknown"), arguments.unwrap_or("{}"));
+                if let Some(result) = result {
+                    push_output(&mut doc, &self.result_text(*result));
+                }
+                doc
+            }
+            Source::OrphanResult => {
+                let mut doc = tool_head(&self.result_name(event.entry), "{}");
+                push_output(&mut doc, &self.result_text(event.entry));
+                doc
+            }
+            Source::Bash => {
+                let (command, output) = match &entry.kind {
+                    EntryKind::Message(Message::BashExecution { command, output, .. }) => (*command, *output),
+                    _ => (None, None),
+                };
+                let arguments = command.map_or_else(|| "{}".to_string(), |c| format!("{{\"command\":{}}}", s.raw(c)));
+                let mut doc = tool_head("bash", &arguments);
+                push_output(&mut doc, &s.string_value(output));
+                doc
+            }
+        }
+    }
+
+    /// Whether the document is empty, decided without decoding where possible.
+    pub(super) fn document_is_empty(&self, event: &Event) -> bool {
+        match &event.source {
+            Source::Content(span) => self.session.content_is_empty(*span),
+            Source::Summary(span) => self.session.string_value(*span).is_empty(),
+            Source::Call { .. } | Source::OrphanResult | Source::Bash => false,
+        }
+    }
+
+    /// The code-point length of the event's document.
+    pub fn total_chars(&self, event: &Event) -> usize {
+        text::char_len(&self.document(event))
+    }
+
+    pub(super) fn tool_facts(&self, event: &Event) -> Option<ToolFacts> {
+        let s = self.session;
+        let result_facts = |entry: usize, name: String| match &s.entries[entry].kind {
+            EntryKind::Message(Message::ToolResult {
+                is_error,
+                output_truncated,
+                full_output_path,
+                ..
+            }) => ToolFacts {
+                name,
+                error: *is_error,
+                output_truncated: *output_truncated,
+                full_output_path: full_output_path.clone(),
+            },
+            _ => ToolFacts {
+                name,
+                error: false,
+                output_truncated: false,
+                full_output_path: None,
+            },
+        };
+        match &event.source {
+            Source::Content(_) | Source::Summary(_) => None,
+            Source::Call { index, result } => {
+                let name = match &s.entries[event.entry].kind {
+                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls[*index].name.clone(),
+                    _ => None,
+                }
+                .unwrap_or_else(|| "unknown".into());
+                Some(match result {
+                    Some(r) => result_facts(*r, name),
+                    None => result_facts(event.entry, name),
+                })
+            }
+            Source::OrphanResult => Some(result_facts(event.entry, self.result_name(event.entry))),
+            Source::Bash => Some(match &s.entries[event.entry].kind {
+                EntryKind::Message(Message::BashExecution {
+                    truncated,
+                    full_output_path,
+                    ..
+                }) => ToolFacts {
+                    name: "bash".into(),
+                    error: false,
+                    output_truncated: *truncated,
+                    full_output_path: full_output_path.clone().filter(|_| *truncated),
+                },
+                _ => result_facts(event.entry, "bash".into()),
+            }),
+        }
+    }
+
+    /// The tool name of an event, for fold counts (`None` for non-tool events).
+    pub(super) fn tool_name(&self, event: &Event) -> Option<String> {
+        self.tool_facts(event).map(|f| f.name)
+    }
+
+    fn result_name(&self, entry: usize) -> String {
+        match &self.session.entries[entry].kind {
+            EntryKind::Message(Message::ToolResult {
+                tool_name: Some(name), ..
+            }) => name.clone(),
+            _ => "unknown".into(),
+        }
+    }
+
+    fn result_text(&self, entry: usize) -> String {
+        match &self.session.entries[entry].kind {
+            EntryKind::Message(Message::ToolResult { content, .. }) => self.session.content_text(*content).into_owned(),
+            _ => String::new(),
+        }
+    }
+}
+
+fn tool_head(name: &str, arguments: &str) -> String {
+    let mut doc = String::with_capacity(name.len() + 1 + arguments.len());
+    doc.push_str(name);
+    doc.push(' ');
+    doc.push_str(arguments);
+    doc
+}
+
+fn push_output(doc: &mut String, output: &str) {
+    doc.push_str("\n--- output ---\n");
+    doc.push_str(output);
+}

@@ -1,0 +1,401 @@
+//! Line-level parsing of session JSONL into [`Entry`] values with raw spans.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Entry, EntryKind, Header, Message, Session, Span, ToolCall};
+
+const RESET_MARKER: &str = "pi-context/reset-marker";
+
+#[derive(Deserialize)]
+struct LineRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    entry_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(rename = "parentId", borrow, default)]
+    parent_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<MessageRepr<'a>>,
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(rename = "customType", borrow, default)]
+    custom_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+/// The fallback when the typed parse fails (for example `message` is not an object, or a key is
+/// repeated): only the tree fields are kept.
+#[derive(Deserialize)]
+struct TreeOnlyRepr {
+    #[serde(rename = "type", default)]
+    entry_type: Option<serde_json::Value>,
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    #[serde(rename = "parentId", default)]
+    parent_id: Option<serde_json::Value>,
+    #[serde(default)]
+    timestamp: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct MessageRepr<'a> {
+    #[serde(borrow, default)]
+    role: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Option<&'a RawValue>,
+    #[serde(rename = "toolName", borrow, default)]
+    tool_name: Option<&'a RawValue>,
+    #[serde(rename = "isError", borrow, default)]
+    is_error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    command: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    truncated: Option<&'a RawValue>,
+    #[serde(rename = "fullOutputPath", borrow, default)]
+    full_output_path: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    details: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct BlockRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    block_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ToolDetailsRepr<'a> {
+    #[serde(borrow, default)]
+    truncation: Option<&'a RawValue>,
+    #[serde(rename = "fullOutputPath", borrow, default)]
+    full_output_path: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct TruncationRepr<'a> {
+    #[serde(borrow, default)]
+    truncated: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MarkerDataRepr {
+    #[serde(rename = "windowId", default)]
+    window_id: Option<serde_json::Value>,
+}
+
+/// An entry before ids are settled (v1 files get synthetic ids once the header is known).
+struct PendingEntry {
+    line: usize,
+    id: Option<String>,
+    parent_id: Option<String>,
+    timestamp: Option<String>,
+    kind: PendingKind,
+}
+
+enum PendingKind {
+    Ready(EntryKind),
+    /// A `hookMessage`, which is `custom` below version 3.
+    HookMessage(Option<Span>),
+}
+
+pub(super) fn parse_text(text: String) -> Session {
+    let mut header: Option<Header> = None;
+    let mut pending = Vec::new();
+    let mut skipped = 0;
+    let base = text.as_ptr() as usize;
+    let mut start = 0;
+    let mut line_no = 0;
+    while start < text.len() {
+        line_no += 1;
+        let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let line = &text[start..end];
+        start = end + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line, base, line_no, header.is_none()) {
+            Parsed::Header(h) => header = Some(h),
+            Parsed::Entry(e) => pending.push(e),
+            Parsed::Ignored => {}
+            Parsed::Malformed => skipped += 1,
+        }
+    }
+    let version = header.as_ref().and_then(|h| h.version);
+    let entries = settle_ids(pending, version);
+    let index_by_id = entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
+    Session {
+        text,
+        header,
+        entries,
+        skipped_lines: skipped,
+        index_by_id,
+    }
+}
+
+enum Parsed {
+    Header(Header),
+    Entry(PendingEntry),
+    /// A valid object that is not an entry (a second header).
+    Ignored,
+    Malformed,
+}
+
+/// Parses one line for the fuzz target: returns whether the line was accepted.
+pub fn parse_line_for_fuzzing(line: &str) -> bool {
+    !matches!(parse_line(line, line.as_ptr() as usize, 1, true), Parsed::Malformed)
+}
+
+fn parse_line(line: &str, base: usize, line_no: usize, want_header: bool) -> Parsed {
+    let span = |raw: &RawValue| {
+        let start = raw.get().as_ptr() as usize - base;
+        Span {
+            start,
+            end: start + raw.get().len(),
+        }
+    };
+    let repr: LineRepr = match serde_json::from_str(line) {
+        Ok(repr) => repr,
+        Err(_) => return parse_tree_only(line, line_no),
+    };
+    let entry_type = repr.entry_type.and_then(string).unwrap_or_default();
+    if entry_type == "session" {
+        if !want_header {
+            return Parsed::Ignored;
+        }
+        return Parsed::Header(Header {
+            id: repr.id.and_then(string),
+            version: repr.version.and_then(number),
+            timestamp: repr.timestamp.and_then(string),
+            cwd: repr.cwd.and_then(string),
+        });
+    }
+    let kind = match entry_type.as_str() {
+        "message" => match repr.message {
+            Some(message) => message_kind(&message, &span),
+            None => PendingKind::Ready(EntryKind::Other { entry_type }),
+        },
+        "compaction" => PendingKind::Ready(EntryKind::Compaction {
+            summary: repr.summary.map(&span),
+        }),
+        "branch_summary" => PendingKind::Ready(EntryKind::BranchSummary {
+            summary: repr.summary.map(&span),
+        }),
+        "custom_message" => PendingKind::Ready(EntryKind::CustomMessage {
+            custom_type: repr.custom_type.and_then(string),
+            content: repr.content.map(&span),
+        }),
+        "custom" => {
+            let custom_type = repr.custom_type.and_then(string);
+            let window_id = match custom_type.as_deref() {
+                Some(RESET_MARKER) => repr.data.and_then(marker_window_id),
+                _ => None,
+            };
+            PendingKind::Ready(EntryKind::Custom {
+                custom_type,
+                window_id,
+            })
+        }
+        _ => PendingKind::Ready(EntryKind::Other { entry_type }),
+    };
+    Parsed::Entry(PendingEntry {
+        line: line_no,
+        id: repr.id.and_then(string),
+        parent_id: repr.parent_id.and_then(string),
+        timestamp: repr.timestamp.and_then(string),
+        kind,
+    })
+}
+
+fn parse_tree_only(line: &str, line_no: usize) -> Parsed {
+    let Ok(repr) = serde_json::from_str::<TreeOnlyRepr>(line) else {
+        return Parsed::Malformed;
+    };
+    let text = |v: Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let entry_type = text(repr.entry_type).unwrap_or_default();
+    if entry_type == "session" {
+        return Parsed::Ignored;
+    }
+    let kind = if entry_type == "message" {
+        EntryKind::Message(Message::Unknown {
+            role: String::new(),
+        })
+    } else {
+        EntryKind::Other { entry_type }
+    };
+    Parsed::Entry(PendingEntry {
+        line: line_no,
+        id: text(repr.id),
+        parent_id: text(repr.parent_id),
+        timestamp: text(repr.timestamp),
+        kind: PendingKind::Ready(kind),
+    })
+}
+
+fn message_kind(m: &MessageRepr, span: &impl Fn(&RawValue) -> Span) -> PendingKind {
+    let role = m.role.and_then(string).unwrap_or_default();
+    let message = match role.as_str() {
+        "user" => Message::User {
+            content: m.content.map(span),
+        },
+        "assistant" => Message::Assistant {
+            content: m.content.map(span),
+            tool_calls: m.content.map(|c| tool_calls(c, span)).unwrap_or_default(),
+        },
+        "toolResult" => {
+            let (output_truncated, full_output_path) = m.details.map(tool_truncation).unwrap_or_default();
+            Message::ToolResult {
+                tool_call_id: m.tool_call_id.and_then(string),
+                tool_name: m.tool_name.and_then(string),
+                is_error: m.is_error.is_some_and(is_true),
+                content: m.content.map(span),
+                output_truncated,
+                full_output_path,
+            }
+        }
+        "bashExecution" => Message::BashExecution {
+            command: m.command.map(span),
+            output: m.output.map(span),
+            truncated: m.truncated.is_some_and(is_true),
+            full_output_path: m.full_output_path.and_then(string),
+        },
+        "custom" => Message::Custom {
+            content: m.content.map(span),
+        },
+        "hookMessage" => return PendingKind::HookMessage(m.content.map(span)),
+        "compactionSummary" => Message::CompactionSummary {
+            summary: m.summary.map(span),
+        },
+        "branchSummary" => Message::BranchSummary {
+            summary: m.summary.map(span),
+        },
+        "system" => Message::System,
+        _ => Message::Unknown { role },
+    };
+    PendingKind::Ready(EntryKind::Message(message))
+}
+
+fn tool_calls(content: &RawValue, span: &impl Fn(&RawValue) -> Span) -> Vec<ToolCall> {
+    blocks(content.get())
+        .into_iter()
+        .filter(|b| b.block_type.is_some_and(|t| t.get() == "\"toolCall\""))
+        .map(|b| ToolCall {
+            id: b.id.and_then(string),
+            name: b.name.and_then(string),
+            arguments: b.arguments.map(span),
+        })
+        .collect()
+}
+
+/// The raw `text` values of the `text` blocks of a content array.
+pub(super) fn text_blocks(raw: &str) -> Vec<&RawValue> {
+    blocks(raw)
+        .into_iter()
+        .filter(|b| b.block_type.is_some_and(|t| t.get() == "\"text\""))
+        .filter_map(|b| b.text.filter(|t| t.get().starts_with('"')))
+        .collect()
+}
+
+/// The blocks of a content array; elements that are not objects are dropped.
+fn blocks(raw: &str) -> Vec<BlockRepr<'_>> {
+    if let Ok(blocks) = serde_json::from_str::<Vec<BlockRepr>>(raw) {
+        return blocks;
+    }
+    serde_json::from_str::<Vec<&RawValue>>(raw)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|element| serde_json::from_str(element.get()).ok())
+        .collect()
+}
+
+fn tool_truncation(details: &RawValue) -> (bool, Option<String>) {
+    let Ok(details) = serde_json::from_str::<ToolDetailsRepr>(details.get()) else {
+        return (false, None);
+    };
+    let path = details.full_output_path.and_then(string);
+    let truncated = details
+        .truncation
+        .and_then(|t| serde_json::from_str::<TruncationRepr>(t.get()).ok())
+        .and_then(|t| t.truncated)
+        .is_some_and(is_true);
+    (truncated || path.is_some(), path)
+}
+
+fn marker_window_id(data: &RawValue) -> Option<String> {
+    match serde_json::from_str::<MarkerDataRepr>(data.get()).ok()?.window_id? {
+        serde_json::Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
+fn settle_ids(pending: Vec<PendingEntry>, version: Option<u64>) -> Vec<Entry> {
+    let linear = version.is_none();
+    let mut previous: Option<String> = None;
+    pending
+        .into_iter()
+        .map(|p| {
+            let synthetic = || format!("line:{}", p.line);
+            let (id, parent_id) = if linear {
+                (synthetic(), previous.take())
+            } else {
+                (p.id.unwrap_or_else(synthetic), p.parent_id)
+            };
+            previous = Some(id.clone());
+            let kind = match p.kind {
+                PendingKind::Ready(kind) => kind,
+                PendingKind::HookMessage(content) if version.unwrap_or(1) < 3 => {
+                    EntryKind::Message(Message::Custom { content })
+                }
+                PendingKind::HookMessage(_) => EntryKind::Message(Message::Unknown {
+                    role: "hookMessage".into(),
+                }),
+            };
+            Entry {
+                line: p.line,
+                id,
+                parent_id,
+                timestamp: p.timestamp,
+                kind,
+            }
+        })
+        .collect()
+}
+
+fn string(raw: &RawValue) -> Option<String> {
+    serde_json::from_str::<String>(raw.get()).ok()
+}
+
+fn number(raw: &RawValue) -> Option<u64> {
+    let n: serde_json::Number = serde_json::from_str(raw.get()).ok()?;
+    n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+}
+
+fn is_true(raw: &RawValue) -> bool {
+    raw.get() == "true"
+}

@@ -1,0 +1,105 @@
+//! Text helpers shared by history and notes: Unicode code-point arithmetic and the
+//! case-insensitive literal matcher.
+//!
+//! Every offset and count on the wire is in Unicode code points (not bytes, not UTF-16 units,
+//! not graphemes), so these helpers convert between code points and byte indices.
+
+use regex::{Regex, RegexBuilder};
+
+/// Number of code points in `s`.
+pub fn char_len(s: &str) -> usize {
+    // Counting non-continuation bytes is the number of code points in valid UTF-8.
+    s.bytes().filter(|b| (b & 0xC0) != 0x80).count()
+}
+
+/// Byte index of the code point at `chars` (or `s.len()` when past the end).
+pub fn byte_index(s: &str, chars: usize) -> usize {
+    s.char_indices().nth(chars).map_or(s.len(), |(i, _)| i)
+}
+
+/// The code points `[start, start + len)` of `s`, clamped to its end.
+pub fn char_slice(s: &str, start: usize, len: usize) -> &str {
+    let from = byte_index(s, start);
+    let rest = &s[from..];
+    &rest[..byte_index(rest, len)]
+}
+
+/// A case-insensitive literal OR-matcher over one or more queries.
+///
+/// Matching uses Unicode simple case folding (as the `regex` crate's `(?i)` does), applied to
+/// the original text, so offsets never shift: `ß` does not match `SS`, and `İ` matches only
+/// itself. Regex metacharacters in queries are literal.
+#[derive(Debug, Clone)]
+pub struct LiteralMatcher {
+    regex: Regex,
+}
+
+impl LiteralMatcher {
+    /// Builds a matcher; every query must be non-empty (checked by callers, which own the
+    /// error wording).
+    pub fn new<S: AsRef<str>>(queries: &[S]) -> Result<Self, regex::Error> {
+        let alternation = queries
+            .iter()
+            .map(|q| regex::escape(q.as_ref()))
+            .collect::<Vec<_>>()
+            .join("|");
+        let regex = RegexBuilder::new(&alternation)
+            .case_insensitive(true)
+            .unicode(true)
+            .size_limit(64 << 20)
+            .build()?;
+        Ok(Self { regex })
+    }
+
+    /// Byte offset of the earliest match in `haystack`, if any.
+    pub fn find(&self, haystack: &str) -> Option<usize> {
+        self.regex.find(haystack).map(|m| m.start())
+    }
+
+    /// Code-point offset of the earliest match in `haystack`, if any.
+    pub fn find_chars(&self, haystack: &str) -> Option<usize> {
+        self.find(haystack).map(|b| char_len(&haystack[..b]))
+    }
+
+    pub fn is_match(&self, haystack: &str) -> bool {
+        self.regex.is_match(haystack)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_code_points_not_bytes() {
+        assert_eq!(char_len("a😀İ"), 3);
+        assert_eq!(char_len("👨‍👩‍👧"), 5);
+        assert_eq!(byte_index("a😀b", 2), 5);
+        assert_eq!(byte_index("ab", 9), 2);
+        assert_eq!(char_slice("😀İab", 1, 2), "İa");
+        assert_eq!(char_slice("ab", 5, 2), "");
+    }
+
+    #[test]
+    fn literal_matching_is_case_insensitive_and_literal() {
+        let m = LiteralMatcher::new(&["absent", "needle.*"]).unwrap();
+        let text = format!("{}NeEdLe.* trailing", "😀İ".repeat(3));
+        assert_eq!(m.find_chars(&text), Some(6));
+        assert!(!LiteralMatcher::new(&["needle.+"]).unwrap().is_match(&text));
+    }
+
+    #[test]
+    fn simple_case_folding_only() {
+        assert!(!LiteralMatcher::new(&["ss"]).unwrap().is_match("ß"));
+        assert!(!LiteralMatcher::new(&["i"]).unwrap().is_match("İ"));
+        assert!(!LiteralMatcher::new(&["i"]).unwrap().is_match("ı"));
+        assert!(LiteralMatcher::new(&["İ"]).unwrap().is_match("xİx"));
+        assert!(LiteralMatcher::new(&["k"]).unwrap().is_match("\u{212A}"));
+    }
+
+    #[test]
+    fn earliest_match_wins_across_queries() {
+        let m = LiteralMatcher::new(&["zz", "b"]).unwrap();
+        assert_eq!(m.find_chars("ab zz"), Some(1));
+    }
+}

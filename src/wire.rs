@@ -1,0 +1,17 @@
+//! Limits of the tool protocol that every reader of the wire agrees on.
+
+/// Every tool result (its `text`, and separately its `details`) fits this many UTF-8 bytes.
+pub const RESULT_BUDGET_BYTES: usize = 32 * 1024;
+/// Default `max_chars_per_item`: code points of preview per history row.
+pub const DEFAULT_PREVIEW_CHARS: usize = 1200;
+/// Default `limit_chars` of a read window, in code points.
+pub const DEFAULT_READ_CHARS: usize = 12_000;
+/// Largest `limit_chars` of a read window, in code points.
+pub const MAX_READ_CHARS: usize = 50_000;
+/// Default `limit` of a history page.
+pub const DEFAULT_PAGE_LIMIT: usize = 20;
+
+/// Compact JSON without ASCII escaping: the form whose bytes the budget measures.
+pub fn to_compact_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
