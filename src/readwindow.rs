@@ -64,7 +64,11 @@ pub fn cut(
     // Byte ends of each code-point prefix of the requested window.
     let mut ends: Vec<usize> = Vec::with_capacity(limit.min(rest.len()) + 1);
     ends.push(0);
-    ends.extend(rest.char_indices().take(limit).map(|(i, c)| i + c.len_utf8()));
+    ends.extend(
+        rest.char_indices()
+            .take(limit)
+            .map(|(i, c)| i + c.len_utf8()),
+    );
     let window_for = |n: usize| ReadWindow {
         identity: identity.clone(),
         offset_chars: start,
@@ -98,7 +102,13 @@ fn header_len(identity: &[(&str, String)], start: usize, delivered: usize, total
     render_header(identity, start, start + delivered, total, &next).len()
 }
 
-fn render_header(identity: &[(&str, String)], start: usize, end: usize, total: usize, next: &str) -> String {
+fn render_header(
+    identity: &[(&str, String)],
+    start: usize,
+    end: usize,
+    total: usize,
+    next: &str,
+) -> String {
     let mut out = String::from("--- READ WINDOW ---\n");
     for (key, value) in identity {
         out.push_str(key);
@@ -106,7 +116,9 @@ fn render_header(identity: &[(&str, String)], start: usize, end: usize, total: u
         out.push_str(value);
         out.push('\n');
     }
-    out.push_str(&format!("chars: [{start},{end}) of {total}\nnext_offset_chars: {next}\n\n"));
+    out.push_str(&format!(
+        "chars: [{start},{end}) of {total}\nnext_offset_chars: {next}\n\n"
+    ));
     out
 }
 

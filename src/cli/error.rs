@@ -58,13 +58,32 @@ impl CommandError {
 
     pub fn print(&self, stderr: &mut dyn Write, color: bool) {
         use owo_colors::OwoColorize;
-        let label = |text: &str, style: fn(&str) -> String| if color { style(text) } else { text.to_string() };
-        let _ = writeln!(stderr, "{} {}", label("error:", |t| t.red().bold().to_string()), self.message);
+        let label = |text: &str, style: fn(&str) -> String| {
+            if color {
+                style(text)
+            } else {
+                text.to_string()
+            }
+        };
+        let _ = writeln!(
+            stderr,
+            "{} {}",
+            label("error:", |t| t.red().bold().to_string()),
+            self.message
+        );
         for cause in &self.causes {
-            let _ = writeln!(stderr, "{} {cause}", label("caused by:", |t| t.yellow().to_string()));
+            let _ = writeln!(
+                stderr,
+                "{} {cause}",
+                label("caused by:", |t| t.yellow().to_string())
+            );
         }
         for hint in &self.hints {
-            let _ = writeln!(stderr, "{} {hint}", label("hint:", |t| t.cyan().to_string()));
+            let _ = writeln!(
+                stderr,
+                "{} {hint}",
+                label("hint:", |t| t.cyan().to_string())
+            );
         }
     }
 }
@@ -72,9 +91,13 @@ impl CommandError {
 impl From<HistoryError> for CommandError {
     fn from(err: HistoryError) -> Self {
         let hint = match &err {
-            HistoryError::UnknownWindow { .. } => Some("`pi-context history windows` lists the window ids"),
+            HistoryError::UnknownWindow { .. } => {
+                Some("`pi-context history windows` lists the window ids")
+            }
             HistoryError::NotOnBranch { .. } => Some("pass --leaf <id> to read another branch"),
-            HistoryError::UnknownLeaf(_) => Some("--leaf takes an entry id of this session, or `none`"),
+            HistoryError::UnknownLeaf(_) => {
+                Some("--leaf takes an entry id of this session, or `none`")
+            }
             _ => None,
         };
         let error = CommandError::usage(err.to_string());

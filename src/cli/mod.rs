@@ -4,6 +4,7 @@
 //! a `run` function; printers live under `printer/`; the tool protocol under `protocol/`.
 
 mod commands;
+mod config;
 mod error;
 mod printer;
 mod protocol;
@@ -62,7 +63,11 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
             return exit_code(code);
         }
     };
@@ -96,9 +101,11 @@ fn dispatch(command: Command, ui: &mut Ui) -> Result<u8, Outcome> {
 /// Invoked as `dream` (a link named `dream`), the program behaves as `pi-context dream …`.
 fn effective_args(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
     let mut args: Vec<OsString> = args.collect();
-    let invoked_as = args
-        .first()
-        .and_then(|a| std::path::Path::new(a).file_stem().map(|s| s.to_os_string()));
+    let invoked_as = args.first().and_then(|a| {
+        std::path::Path::new(a)
+            .file_stem()
+            .map(|s| s.to_os_string())
+    });
     if invoked_as.as_deref() == Some(std::ffi::OsStr::new("dream")) {
         args[0] = OsString::from("pi-context");
         args.insert(1, OsString::from("dream"));
@@ -117,7 +124,11 @@ mod tests {
 
     #[test]
     fn dream_alias_inserts_the_subcommand() {
-        let args = effective_args(["/usr/local/bin/dream", "doctor"].map(OsString::from).into_iter());
+        let args = effective_args(
+            ["/usr/local/bin/dream", "doctor"]
+                .map(OsString::from)
+                .into_iter(),
+        );
         assert_eq!(args, ["pi-context", "dream", "doctor"].map(OsString::from));
         let args = effective_args(["pi-context", "man"].map(OsString::from).into_iter());
         assert_eq!(args, ["pi-context", "man"].map(OsString::from));

@@ -22,7 +22,10 @@ pub enum HistoryError {
         total: usize,
     },
     #[error("unknown window_id {window_id:?}")]
-    UnknownWindow { window_id: String, known: Vec<String> },
+    UnknownWindow {
+        window_id: String,
+        known: Vec<String>,
+    },
     #[error("{0}")]
     InvalidQuery(String),
     #[error("unknown leaf id {0:?}: no entry of the session has it")]
@@ -50,14 +53,20 @@ impl HistoryError {
     /// Details that go flat inside the wire error object, in snake_case.
     pub fn details(&self) -> Map<String, Value> {
         let value = match self {
-            HistoryError::UnknownSeq { seq, highest } => json!({"seq": seq, "highest_seq": highest}),
-            HistoryError::NoEvent { seq } | HistoryError::NotOnBranch { seq } => json!({"seq": seq}),
+            HistoryError::UnknownSeq { seq, highest } => {
+                json!({"seq": seq, "highest_seq": highest})
+            }
+            HistoryError::NoEvent { seq } | HistoryError::NotOnBranch { seq } => {
+                json!({"seq": seq})
+            }
             HistoryError::InvalidOffset {
                 seq,
                 window_id,
                 offset,
                 total,
-            } => json!({"seq": seq, "window_id": window_id, "offset_chars": offset, "total_chars": total}),
+            } => {
+                json!({"seq": seq, "window_id": window_id, "offset_chars": offset, "total_chars": total})
+            }
             HistoryError::UnknownWindow { window_id, known } => {
                 let shown = &known[..known.len().min(MAX_REPORTED_WINDOWS)];
                 let mut details = json!({"window_id": window_id, "known_windows": shown});

@@ -7,6 +7,7 @@
 
 mod error;
 mod page;
+mod prefilter;
 mod project;
 mod read;
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::prefilter::Prefilter;
 use super::project::{Event, History};
 use super::{HistoryError, Role, WindowsResult};
 use crate::text::{self, LiteralMatcher};
@@ -132,7 +133,9 @@ impl<'s> History<'s> {
         }
         while result.windows.len() < self.windows.len() {
             let mut grown = result.clone();
-            grown.windows.push(self.windows[result.windows.len()].clone());
+            grown
+                .windows
+                .push(self.windows[result.windows.len()].clone());
             let remaining = self.windows.len() - grown.windows.len();
             grown.more = (remaining > 0).then_some(remaining);
             if wire::to_compact_json(&grown).len() > budget {
@@ -165,28 +168,41 @@ impl<'s> History<'s> {
     pub fn search(&self, params: &SearchParams, budget: usize) -> Result<Page, HistoryError> {
         let matcher = build_matcher(&params.queries)?;
         self.validate(&params.list)?;
-        let candidates = self.filtered(&params.list).filter_map(|event| {
-            let document = self.document(event);
-            matcher.find_chars(&document).map(|offset| Candidate {
-                event,
-                match_offset: Some(offset),
-            })
-        });
+        let prefilter = Prefilter::build(self, &params.queries);
+        let may_match = move |e: &&Event| prefilter.as_ref().is_none_or(|p| p.may_match(e));
+        let candidates = self
+            .filtered(&params.list)
+            .filter(may_match)
+            .filter_map(|event| {
+                let document = self.document(event);
+                matcher.find_chars(&document).map(|offset| Candidate {
+                    event,
+                    match_offset: Some(offset),
+                })
+            });
         self.page(&params.list, candidates, false, budget)
     }
 
     fn validate(&self, params: &ListParams) -> Result<(), HistoryError> {
         if params.limit == 0 {
-            return Err(HistoryError::InvalidParams("limit must be at least 1".into()));
+            return Err(HistoryError::InvalidParams(
+                "limit must be at least 1".into(),
+            ));
         }
         if params.max_chars_per_item == 0 {
-            return Err(HistoryError::InvalidParams("max_chars_per_item must be at least 1".into()));
+            return Err(HistoryError::InvalidParams(
+                "max_chars_per_item must be at least 1".into(),
+            ));
         }
         if params.before == Some(0) || params.after == Some(0) {
-            return Err(HistoryError::InvalidParams("before and after must be at least 1".into()));
+            return Err(HistoryError::InvalidParams(
+                "before and after must be at least 1".into(),
+            ));
         }
         if params.roles.as_ref().is_some_and(|r| r.is_empty()) {
-            return Err(HistoryError::InvalidParams("roles must not be empty".into()));
+            return Err(HistoryError::InvalidParams(
+                "roles must not be empty".into(),
+            ));
         }
         if let Some(id) = &params.window_id {
             if !self.windows.iter().any(|w| &w.window_id == id) {
@@ -206,7 +222,10 @@ impl<'s> History<'s> {
 
     /// Events inside the window filter and the exclusive bounds, in seq order, with the roles
     /// filter applied when roles are given.
-    fn in_range<'h>(&'h self, params: &ListParams) -> impl DoubleEndedIterator<Item = &'h Event> + 'h {
+    fn in_range<'h>(
+        &'h self,
+        params: &ListParams,
+    ) -> impl DoubleEndedIterator<Item = &'h Event> + 'h {
         let window = self.window_index(params);
         let after = params.after.unwrap_or(0);
         let before = params.before.unwrap_or(u64::MAX);
@@ -248,7 +267,10 @@ impl<'s> History<'s> {
             }
             let next = candidates.next();
             let has_more = next.is_some();
-            rows.push((candidate.event.seq, self.row(candidate, params.max_chars_per_item)));
+            rows.push((
+                candidate.event.seq,
+                self.row(candidate, params.max_chars_per_item),
+            ));
             let grown = self.assemble(params, &rows, has_more, ascending, fold);
             if fits(&grown, budget) {
                 page = grown;
@@ -275,7 +297,8 @@ impl<'s> History<'s> {
         fold: bool,
         budget: usize,
     ) -> Result<Page, HistoryError> {
-        let build = |row: &Row| self.assemble(params, &[(row.seq, row.clone())], has_more, ascending, fold);
+        let build =
+            |row: &Row| self.assemble(params, &[(row.seq, row.clone())], has_more, ascending, fold);
         let full = row.content.clone();
         row.truncated = true;
         row.content.clear();
@@ -287,7 +310,11 @@ impl<'s> History<'s> {
                 return Err(HistoryError::OutputTooLarge { budget });
             }
         }
-        let chars: Vec<usize> = full.char_indices().map(|(i, _)| i).chain([full.len()]).collect();
+        let chars: Vec<usize> = full
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([full.len()])
+            .collect();
         let (mut lo, mut hi) = (0, chars.len() - 1);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
@@ -315,10 +342,11 @@ impl<'s> History<'s> {
             seq: event.seq,
             window_id: self.window_id(event).to_string(),
             role: event.role,
-            created_at: self.created_at(event).map(str::to_string),
+            created_at: self.created_at(event),
             tool_error: facts.as_ref().is_some_and(|f| f.error),
             output_truncated,
-            full_output_path: output_truncated.then(|| facts.as_ref().and_then(|f| f.full_output_path.clone())),
+            full_output_path: output_truncated
+                .then(|| facts.as_ref().and_then(|f| f.full_output_path.clone())),
             tool: facts.map(|f| f.name),
             truncated,
             total_chars,
@@ -328,15 +356,33 @@ impl<'s> History<'s> {
     }
 
     /// Builds the response for the delivered rows: anchors, then (list only) fold rows.
-    fn assemble(&self, params: &ListParams, rows: &[(u64, Row)], has_more: bool, ascending: bool, fold: bool) -> Page {
+    fn assemble(
+        &self,
+        params: &ListParams,
+        rows: &[(u64, Row)],
+        has_more: bool,
+        ascending: bool,
+        fold: bool,
+    ) -> Page {
         let mut seqs: Vec<u64> = rows.iter().map(|(seq, _)| *seq).collect();
         seqs.sort_unstable();
         let (first, last) = (seqs.first().copied(), seqs.last().copied());
-        let older_before = if ascending { None } else { first.filter(|_| has_more) };
-        let newer_after = if ascending { last.filter(|_| has_more) } else { None };
+        let older_before = if ascending {
+            None
+        } else {
+            first.filter(|_| has_more)
+        };
+        let newer_after = if ascending {
+            last.filter(|_| has_more)
+        } else {
+            None
+        };
         let mut items: Vec<Item> = rows.iter().map(|(_, row)| Item::Row(row.clone())).collect();
         if fold {
-            items.extend(self.folds(params, &seqs, older_before.is_none(), newer_after.is_none()).map(Item::Fold));
+            items.extend(
+                self.folds(params, &seqs, older_before.is_none(), newer_after.is_none())
+                    .map(Item::Fold),
+            );
         }
         items.sort_by_key(Item::sort_key);
         Page {
@@ -380,7 +426,10 @@ impl<'s> History<'s> {
                 groups.push(foldable.iter().copied().filter(|e| e.seq > last).collect());
             }
         }
-        groups.into_iter().filter(|g| !g.is_empty()).map(|group| self.fold(&group))
+        groups
+            .into_iter()
+            .filter(|g| !g.is_empty())
+            .map(|group| self.fold(&group))
     }
 
     fn fold(&self, group: &[&Event]) -> Fold {
@@ -416,7 +465,8 @@ fn build_matcher(queries: &[String]) -> Result<LiteralMatcher, HistoryError> {
             "query strings must be non-empty: an empty query matches everything".into(),
         ));
     }
-    LiteralMatcher::new(queries).map_err(|e| HistoryError::InvalidQuery(format!("query cannot be searched: {e}")))
+    LiteralMatcher::new(queries)
+        .map_err(|e| HistoryError::InvalidQuery(format!("query cannot be searched: {e}")))
 }
 
 /// `abc…[truncated N chars]…xyz`, keeping about `keep` code points.

@@ -82,7 +82,9 @@ pub struct History<'s> {
 /// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
 fn seq_count(entry: &Entry) -> u64 {
     match &entry.kind {
-        EntryKind::Compaction { .. } | EntryKind::BranchSummary { .. } | EntryKind::CustomMessage { .. } => 1,
+        EntryKind::Compaction { .. }
+        | EntryKind::BranchSummary { .. }
+        | EntryKind::CustomMessage { .. } => 1,
         EntryKind::Message(Message::Assistant { tool_calls, .. }) => 1 + tool_calls.len() as u64,
         EntryKind::Message(Message::System | Message::Unknown { .. }) => 0,
         EntryKind::Message(_) => 1,
@@ -107,8 +109,16 @@ enum RawKind {
 impl<'s> History<'s> {
     /// Projects the branch ending at `leaf`. `fallback_session_id` names the root window when the
     /// file has no header id.
-    pub fn project(session: &'s Session, leaf: &Leaf, fallback_session_id: Option<&str>) -> Result<Self, HistoryError> {
-        let session_id = session.id().or(fallback_session_id).unwrap_or_default().to_string();
+    pub fn project(
+        session: &'s Session,
+        leaf: &Leaf,
+        fallback_session_id: Option<&str>,
+    ) -> Result<Self, HistoryError> {
+        let session_id = session
+            .id()
+            .or(fallback_session_id)
+            .unwrap_or_default()
+            .to_string();
         let seq_starts = allocate_seqs(session);
         let highest_seq = session
             .entries
@@ -163,8 +173,8 @@ impl<'s> History<'s> {
         &self.windows[event.window].window_id
     }
 
-    pub fn created_at(&self, event: &Event) -> Option<&str> {
-        self.session.entries[event.entry].timestamp.as_deref()
+    pub fn created_at(&self, event: &Event) -> Option<String> {
+        self.session.timestamp(&self.session.entries[event.entry])
     }
 
     pub(super) fn is_on_branch(&self, seq: u64) -> bool {
@@ -197,7 +207,7 @@ impl<'s> History<'s> {
             {
                 self.windows.push(WindowInfo {
                     window_id: window_id.clone(),
-                    created_at: entry.timestamp.clone(),
+                    created_at: self.session.timestamp(entry),
                     first_seq: None,
                     last_seq: None,
                     item_count: 0,
@@ -214,8 +224,13 @@ impl<'s> History<'s> {
             let event = |role, source| item(RawKind::Event(role, source));
             match &entry.kind {
                 EntryKind::Message(message) => match message {
-                    Message::User { content } => items.push(event(Role::User, Source::Content(*content))),
-                    Message::Assistant { content, tool_calls } => {
+                    Message::User { content } => {
+                        items.push(event(Role::User, Source::Content(*content)))
+                    }
+                    Message::Assistant {
+                        content,
+                        tool_calls,
+                    } => {
                         items.push(event(Role::Assistant, Source::Content(*content)));
                         for (i, call) in tool_calls.iter().enumerate() {
                             items.push(RawItem {
@@ -233,7 +248,9 @@ impl<'s> History<'s> {
                         call_id: tool_call_id.clone(),
                     })),
                     Message::BashExecution { .. } => items.push(event(Role::Tool, Source::Bash)),
-                    Message::Custom { content } => items.push(event(Role::Context, Source::Content(*content))),
+                    Message::Custom { content } => {
+                        items.push(event(Role::Context, Source::Content(*content)))
+                    }
                     Message::CompactionSummary { summary } | Message::BranchSummary { summary } => {
                         items.push(event(Role::Context, Source::Summary(*summary)))
                     }
@@ -287,7 +304,13 @@ impl<'s> History<'s> {
                     if let Some(&r) = claimed_by.get(&position) {
                         self.result_aliases.insert(items[r].seq, item.seq);
                     }
-                    (Role::Tool, Source::Call { index: *index, result })
+                    (
+                        Role::Tool,
+                        Source::Call {
+                            index: *index,
+                            result,
+                        },
+                    )
                 }
                 RawKind::Result { .. } if consumed.contains(&position) => continue,
                 RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
@@ -397,10 +420,15 @@ impl History<'_> {
             }
             Source::Bash => {
                 let (command, output) = match &entry.kind {
-                    EntryKind::Message(Message::BashExecution { command, output, .. }) => (*command, *output),
+                    EntryKind::Message(Message::BashExecution {
+                        command, output, ..
+                    }) => (*command, *output),
                     _ => (None, None),
                 };
-                let arguments = command.map_or_else(|| "{}".to_string(), |c| format!("{{\"command\":{}}}", s.raw(c)));
+                let arguments = command.map_or_else(
+                    || "{}".to_string(),
+                    |c| format!("{{\"command\":{}}}", s.raw(c)),
+                );
                 let mut doc = tool_head("bash", &arguments);
                 push_output(&mut doc, &s.string_value(output));
                 doc
@@ -447,7 +475,9 @@ impl History<'_> {
             Source::Content(_) | Source::Summary(_) => None,
             Source::Call { index, result } => {
                 let name = match &s.entries[event.entry].kind {
-                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls[*index].name.clone(),
+                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
+                        tool_calls[*index].name.clone()
+                    }
                     _ => None,
                 }
                 .unwrap_or_else(|| "unknown".into());
@@ -481,7 +511,8 @@ impl History<'_> {
     fn result_name(&self, entry: usize) -> String {
         match &self.session.entries[entry].kind {
             EntryKind::Message(Message::ToolResult {
-                tool_name: Some(name), ..
+                tool_name: Some(name),
+                ..
             }) => name.clone(),
             _ => "unknown".into(),
         }
@@ -489,7 +520,9 @@ impl History<'_> {
 
     fn result_text(&self, entry: usize) -> String {
         match &self.session.entries[entry].kind {
-            EntryKind::Message(Message::ToolResult { content, .. }) => self.session.content_text(*content).into_owned(),
+            EntryKind::Message(Message::ToolResult { content, .. }) => {
+                self.session.content_text(*content).into_owned()
+            }
             _ => String::new(),
         }
     }

@@ -42,21 +42,31 @@ impl History<'_> {
             return Err(HistoryError::NotOnBranch { seq });
         }
         let shown_seq = self.alias_of(seq).unwrap_or(seq);
-        let event = self.event_at(shown_seq).ok_or(HistoryError::NoEvent { seq })?;
+        let event = self
+            .event_at(shown_seq)
+            .ok_or(HistoryError::NoEvent { seq })?;
         let window_id = self.window_id(event).to_string();
         let document = self.document(event);
         let total = crate::text::char_len(&document);
-        let start = readwindow::resolve_offset(params.offset_chars, total).map_err(|_| HistoryError::InvalidOffset {
-            seq: shown_seq,
-            window_id: window_id.clone(),
-            offset: params.offset_chars,
-            total,
+        let start = readwindow::resolve_offset(params.offset_chars, total).map_err(|_| {
+            HistoryError::InvalidOffset {
+                seq: shown_seq,
+                window_id: window_id.clone(),
+                offset: params.offset_chars,
+                total,
+            }
         })?;
         let limit = params.limit_chars.clamp(1, MAX_READ_CHARS);
-        let identity = vec![("seq", shown_seq.to_string()), ("window_id", window_id.clone())];
-        let window = readwindow::cut(identity, &document, start, limit, budget).map_err(|e| match e {
-            WindowError::HeaderTooLarge | WindowError::OffsetPastEnd { .. } => HistoryError::OutputTooLarge { budget },
-        })?;
+        let identity = vec![
+            ("seq", shown_seq.to_string()),
+            ("window_id", window_id.clone()),
+        ];
+        let window =
+            readwindow::cut(identity, &document, start, limit, budget).map_err(|e| match e {
+                WindowError::HeaderTooLarge | WindowError::OffsetPastEnd { .. } => {
+                    HistoryError::OutputTooLarge { budget }
+                }
+            })?;
         Ok(ReadResult {
             seq: shown_seq,
             window_id,

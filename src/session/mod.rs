@@ -9,24 +9,27 @@
 //! records the byte [`Span`] of the raw JSON value, and callers decode only what they need; that
 //! keeps a full read of a large session close to the cost of one JSON scan.
 
+mod cache;
 mod parse;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 pub use parse::parse_line_for_fuzzing;
 
-/// The byte range of a raw JSON value inside the session text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The byte range of a raw JSON value (or a line) inside the session bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
 }
 
 /// The session header: the first `type:"session"` object of the file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Header {
     pub id: Option<String>,
     /// `None` when the header has no numeric `version` (a v1 file).
@@ -35,31 +38,49 @@ pub struct Header {
     pub cwd: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     /// 1-based line number in the file.
     pub line: usize,
+    /// The bytes of the whole line.
+    pub span: Span,
+    /// The line escapes a non-ASCII character or `/` (`\u00e9`, `\/`), so its raw bytes do not
+    /// show the text verbatim; search prefilters must always look at such a line.
+    pub irregular_escapes: bool,
     /// The entry id, or a synthetic `line:<N>` id for v1 files and entries without one.
     pub id: String,
     pub parent_id: Option<String>,
-    pub timestamp: Option<String>,
+    /// The raw `timestamp` value; [`Session::timestamp`] decodes it.
+    pub timestamp: Option<Span>,
     pub kind: EntryKind,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum EntryKind {
     Message(Message),
-    Compaction { summary: Option<Span> },
-    BranchSummary { summary: Option<Span> },
+    Compaction {
+        summary: Option<Span>,
+    },
+    BranchSummary {
+        summary: Option<Span>,
+    },
     /// An extension message that enters the model's context (pi-context boot and continuation).
-    CustomMessage { custom_type: Option<String>, content: Option<Span> },
+    CustomMessage {
+        custom_type: Option<String>,
+        content: Option<Span>,
+    },
     /// Extension state that never enters the context; pi-context reset markers are these.
-    Custom { custom_type: Option<String>, window_id: Option<String> },
+    Custom {
+        custom_type: Option<String>,
+        window_id: Option<String>,
+    },
     /// Every other entry type (`model_change`, `label`, `session_info`, unknown types, …).
-    Other { entry_type: String },
+    Other {
+        entry_type: String,
+    },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Message {
     User {
         content: Option<Span>,
@@ -99,7 +120,7 @@ pub enum Message {
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolCall {
     pub id: Option<String>,
     pub name: Option<String>,
@@ -107,50 +128,97 @@ pub struct ToolCall {
     pub arguments: Option<Span>,
 }
 
-/// A parsed session: the text, its header and entries in file order.
+/// How [`Session::open_with`] may use an on-disk index of a large session.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// Where index files live; `None` disables the index.
+    pub cache_dir: Option<PathBuf>,
+    /// Files smaller than this are parsed directly and never indexed.
+    pub cache_min_bytes: u64,
+}
+
+/// The bytes a session's spans point into.
+#[derive(Debug, Default)]
+enum Source {
+    #[default]
+    Empty,
+    Owned(Vec<u8>),
+    /// A read-only memory map of the session file. Pi only appends to a session file, so the
+    /// mapped prefix never changes under us.
+    Mapped(memmap2::Mmap),
+}
+
+impl Source {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Empty => &[],
+            Source::Owned(bytes) => bytes,
+            Source::Mapped(map) => map,
+        }
+    }
+}
+
+/// A parsed session: its bytes, its header and entries in file order.
 #[derive(Debug, Default)]
 pub struct Session {
-    text: String,
+    source: Source,
     pub header: Option<Header>,
     pub entries: Vec<Entry>,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
-    index_by_id: HashMap<String, usize>,
+    index_by_id: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl Session {
-    /// Reads a session file. A missing file is an empty session (Pi creates the file lazily).
+    /// Reads a session file without an index. A missing file is an empty session (Pi creates
+    /// the file lazily).
     pub fn open(path: &Path) -> io::Result<Session> {
-        match std::fs::read(path) {
-            Ok(bytes) => Ok(Session::from_bytes(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Session::default()),
-            Err(e) => Err(e),
-        }
+        Session::open_with(path, &OpenOptions::default())
     }
 
-    /// Parses session bytes. Lines that are not UTF-8 are blanked (and counted as skipped) so
-    /// that line numbers and byte spans stay meaningful.
-    pub fn from_bytes(bytes: Vec<u8>) -> Session {
-        let (text, invalid_lines) = match String::from_utf8(bytes) {
-            Ok(text) => (text, 0),
-            Err(e) => blank_invalid_lines(e.into_bytes()),
+    /// Reads a session file, using (and refreshing) an on-disk index when the options allow it,
+    /// so that a large session is not re-parsed on every call. The file itself is never locked
+    /// or written.
+    pub fn open_with(path: &Path, options: &OpenOptions) -> io::Result<Session> {
+        let file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Session::default()),
+            Err(e) => return Err(e),
         };
-        let mut session = parse::parse_text(text);
-        session.skipped_lines += invalid_lines;
-        session
+        let metadata = file.metadata()?;
+        if metadata.len() == 0 {
+            return Ok(Session::default());
+        }
+        let source = map_or_read(&file)?;
+        let index_dir = options
+            .cache_dir
+            .as_deref()
+            .filter(|_| metadata.len() >= options.cache_min_bytes);
+        Ok(match index_dir {
+            Some(dir) => cache::open_indexed(source, path, &metadata, dir),
+            None => Session::parse(source),
+        })
+    }
+
+    /// Parses session bytes held in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> Session {
+        Session::parse(Source::Owned(bytes))
     }
 
     /// Parses a list of JSON lines (the extension's in-memory session fallback).
     pub fn from_lines<S: AsRef<str>>(lines: &[S]) -> Session {
         let mut text = String::new();
         for line in lines {
-            // A line that itself contains a newline would shift every later line number; JSON
-            // text never needs a raw newline, so such a line is malformed and becomes two lines
-            // that fail to parse, which is the honest outcome.
             text.push_str(line.as_ref());
             text.push('\n');
         }
-        parse::parse_text(text)
+        Session::from_bytes(text.into_bytes())
+    }
+
+    fn parse(source: Source) -> Session {
+        let mut parser = parse::Parser::default();
+        parser.feed(source.bytes(), 0);
+        parser.into_session(source)
     }
 
     /// The session id from the header, if it has one.
@@ -158,19 +226,37 @@ impl Session {
         self.header.as_ref().and_then(|h| h.id.as_deref())
     }
 
-    /// The whole session text.
-    pub fn text(&self) -> &str {
-        &self.text
+    /// The session bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.source.bytes()
     }
 
-    /// The raw JSON text of a span.
+    /// The raw JSON text of a span (empty if the span no longer holds UTF-8).
     pub fn raw(&self, span: Span) -> &str {
-        &self.text[span.start..span.end]
+        self.bytes()
+            .get(span.start..span.end)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
     }
 
     /// The index of the entry with this id (a repeated id: the later line wins).
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.index_by_id.get(id).copied()
+    }
+
+    /// The entry whose line holds byte `offset`.
+    pub fn entry_at_byte(&self, offset: usize) -> Option<usize> {
+        let i = self.entries.partition_point(|e| e.span.start <= offset);
+        let candidate = i.checked_sub(1)?;
+        (offset < self.entries[candidate].span.end).then_some(candidate)
+    }
+
+    /// The entry's ISO timestamp, when it is a string.
+    pub fn timestamp(&self, entry: &Entry) -> Option<String> {
+        entry
+            .timestamp
+            .and_then(|span| decode_json_string(self.raw(span)))
+            .map(Cow::into_owned)
     }
 
     /// Decodes a JSON string value; anything else (null, number, missing) is empty.
@@ -205,6 +291,20 @@ impl Session {
     }
 }
 
+/// Maps the file; a file that cannot be mapped (a pipe, some network file systems) is read.
+fn map_or_read(file: &File) -> io::Result<Source> {
+    // SAFETY: the map is read-only and Pi only ever appends to a session file; every access
+    // goes through bounds-checked, UTF-8-validated slices.
+    match unsafe { memmap2::Mmap::map(file) } {
+        Ok(map) => Ok(Source::Mapped(map)),
+        Err(_) => {
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut &*file, &mut bytes)?;
+            Ok(Source::Owned(bytes))
+        }
+    }
+}
+
 fn decode_json_string(raw: &str) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
@@ -222,23 +322,6 @@ fn join_text_blocks(raw: &str) -> String {
         out.push_str(&decode_json_string(text.get()).unwrap_or_default());
     }
     out
-}
-
-fn blank_invalid_lines(bytes: Vec<u8>) -> (String, usize) {
-    let mut text = String::with_capacity(bytes.len());
-    let mut invalid = 0;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        match std::str::from_utf8(line) {
-            Ok(valid) => text.push_str(valid),
-            Err(_) => {
-                invalid += 1;
-                if line.ends_with(b"\n") {
-                    text.push('\n');
-                }
-            }
-        }
-    }
-    (text, invalid)
 }
 
 #[cfg(test)]

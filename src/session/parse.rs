@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Entry, EntryKind, Header, Message, Session, Span, ToolCall};
+use super::{Entry, EntryKind, Header, Message, Session, Source, Span, ToolCall};
 
 const RESET_MARKER: &str = "pi-context/reset-marker";
 
@@ -43,8 +43,6 @@ struct TreeOnlyRepr {
     id: Option<serde_json::Value>,
     #[serde(rename = "parentId", default)]
     parent_id: Option<serde_json::Value>,
-    #[serde(default)]
-    timestamp: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -107,53 +105,126 @@ struct MarkerDataRepr {
     window_id: Option<serde_json::Value>,
 }
 
-/// An entry before ids are settled (v1 files get synthetic ids once the header is known).
-struct PendingEntry {
-    line: usize,
-    id: Option<String>,
-    parent_id: Option<String>,
-    timestamp: Option<String>,
-    kind: PendingKind,
-}
-
+/// The kind of a parsed entry, before `hookMessage` is resolved against the header version.
 enum PendingKind {
     Ready(EntryKind),
     /// A `hookMessage`, which is `custom` below version 3.
     HookMessage(Option<Span>),
 }
 
-pub(super) fn parse_text(text: String) -> Session {
-    let mut header: Option<Header> = None;
-    let mut pending = Vec::new();
-    let mut skipped = 0;
-    let base = text.as_ptr() as usize;
-    let mut start = 0;
-    let mut line_no = 0;
-    while start < text.len() {
-        line_no += 1;
-        let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
-        let line = &text[start..end];
-        start = end + 1;
-        if line.trim().is_empty() {
-            continue;
+/// An entry as parsed from its line, before its id is settled.
+struct PendingEntry {
+    id: Option<String>,
+    parent_id: Option<String>,
+    timestamp: Option<Span>,
+    kind: PendingKind,
+}
+
+/// Incremental line parser: [`Parser::feed`] may be called for a prefix and later for what Pi
+/// appended, with spans always absolute in the session bytes.
+#[derive(Debug, Default)]
+pub(super) struct Parser {
+    pub header: Option<Header>,
+    pub entries: Vec<Entry>,
+    pub skipped: usize,
+    /// Lines seen so far, blank ones included.
+    pub lines: usize,
+}
+
+impl Parser {
+    /// Parses the lines of `bytes[from..]`.
+    pub fn feed(&mut self, bytes: &[u8], from: usize) {
+        let base = bytes.as_ptr() as usize;
+        let mut start = from;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            self.lines += 1;
+            self.feed_line(&bytes[start..end], start, base);
+            start = end + 1;
         }
-        match parse_line(line, base, line_no, header.is_none()) {
-            Parsed::Header(h) => header = Some(h),
-            Parsed::Entry(e) => pending.push(e),
+    }
+
+    fn feed_line(&mut self, line: &[u8], start: usize, base: usize) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(line) else {
+            self.skipped += 1;
+            return;
+        };
+        match parse_line(text, base, self.header.is_none()) {
+            Parsed::Header(h) => self.header = Some(h),
+            Parsed::Entry(p) => {
+                let span = Span {
+                    start,
+                    end: start + line.len(),
+                };
+                let entry = self.settle(p, span, has_irregular_escapes(line));
+                self.entries.push(entry);
+            }
             Parsed::Ignored => {}
-            Parsed::Malformed => skipped += 1,
+            Parsed::Malformed => self.skipped += 1,
         }
     }
-    let version = header.as_ref().and_then(|h| h.version);
-    let entries = settle_ids(pending, version);
-    let index_by_id = entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
-    Session {
-        text,
-        header,
-        entries,
-        skipped_lines: skipped,
-        index_by_id,
+
+    /// Gives the entry its id: a header without a numeric version (or no header yet) means v1,
+    /// where ids are synthetic and the chain is linear.
+    fn settle(&self, p: PendingEntry, span: Span, irregular_escapes: bool) -> Entry {
+        let version = self.header.as_ref().and_then(|h| h.version);
+        let synthetic = format!("line:{}", self.lines);
+        let (id, parent_id) = match version {
+            None => (synthetic, self.entries.last().map(|e| e.id.clone())),
+            Some(_) => (p.id.unwrap_or(synthetic), p.parent_id),
+        };
+        let kind = match p.kind {
+            PendingKind::Ready(kind) => kind,
+            PendingKind::HookMessage(content) if version.unwrap_or(1) < 3 => {
+                EntryKind::Message(Message::Custom { content })
+            }
+            PendingKind::HookMessage(_) => EntryKind::Message(Message::Unknown {
+                role: "hookMessage".into(),
+            }),
+        };
+        Entry {
+            line: self.lines,
+            span,
+            irregular_escapes,
+            id,
+            parent_id,
+            timestamp: p.timestamp,
+            kind,
+        }
     }
+
+    pub fn into_session(self, source: Source) -> Session {
+        let index_by_id = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+        Session {
+            source,
+            header: self.header,
+            entries: self.entries,
+            skipped_lines: self.skipped,
+            index_by_id,
+        }
+    }
+}
+
+/// Whether a line escapes a non-ASCII character (`\u00e9`) or a slash (`\/`). Conservative: an
+/// escaped backslash followed by `u` also counts.
+fn has_irregular_escapes(line: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', line).any(|i| match line.get(i + 1) {
+        Some(b'/') => true,
+        Some(b'u') => line
+            .get(i + 2..i + 6)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .is_some_and(|code| code >= 0x80),
+        _ => false,
+    })
 }
 
 enum Parsed {
@@ -166,10 +237,17 @@ enum Parsed {
 
 /// Parses one line for the fuzz target: returns whether the line was accepted.
 pub fn parse_line_for_fuzzing(line: &str) -> bool {
-    !matches!(parse_line(line, line.as_ptr() as usize, 1, true), Parsed::Malformed)
+    !matches!(
+        parse_line(line, line.as_ptr() as usize, true),
+        Parsed::Malformed
+    )
 }
 
-fn parse_line(line: &str, base: usize, line_no: usize, want_header: bool) -> Parsed {
+fn parse_line(line: &str, base: usize, want_header: bool) -> Parsed {
+    // serde would also read a struct from a JSON array; only objects are entries.
+    if !line.trim_start().starts_with('{') {
+        return Parsed::Malformed;
+    }
     let span = |raw: &RawValue| {
         let start = raw.get().as_ptr() as usize - base;
         Span {
@@ -179,7 +257,7 @@ fn parse_line(line: &str, base: usize, line_no: usize, want_header: bool) -> Par
     };
     let repr: LineRepr = match serde_json::from_str(line) {
         Ok(repr) => repr,
-        Err(_) => return parse_tree_only(line, line_no),
+        Err(_) => return parse_tree_only(line),
     };
     let entry_type = repr.entry_type.and_then(string).unwrap_or_default();
     if entry_type == "session" {
@@ -222,15 +300,14 @@ fn parse_line(line: &str, base: usize, line_no: usize, want_header: bool) -> Par
         _ => PendingKind::Ready(EntryKind::Other { entry_type }),
     };
     Parsed::Entry(PendingEntry {
-        line: line_no,
         id: repr.id.and_then(string),
         parent_id: repr.parent_id.and_then(string),
-        timestamp: repr.timestamp.and_then(string),
+        timestamp: repr.timestamp.map(&span),
         kind,
     })
 }
 
-fn parse_tree_only(line: &str, line_no: usize) -> Parsed {
+fn parse_tree_only(line: &str) -> Parsed {
     let Ok(repr) = serde_json::from_str::<TreeOnlyRepr>(line) else {
         return Parsed::Malformed;
     };
@@ -250,10 +327,9 @@ fn parse_tree_only(line: &str, line_no: usize) -> Parsed {
         EntryKind::Other { entry_type }
     };
     Parsed::Entry(PendingEntry {
-        line: line_no,
         id: text(repr.id),
         parent_id: text(repr.parent_id),
-        timestamp: text(repr.timestamp),
+        timestamp: None,
         kind: PendingKind::Ready(kind),
     })
 }
@@ -269,7 +345,8 @@ fn message_kind(m: &MessageRepr, span: &impl Fn(&RawValue) -> Span) -> PendingKi
             tool_calls: m.content.map(|c| tool_calls(c, span)).unwrap_or_default(),
         },
         "toolResult" => {
-            let (output_truncated, full_output_path) = m.details.map(tool_truncation).unwrap_or_default();
+            let (output_truncated, full_output_path) =
+                m.details.map(tool_truncation).unwrap_or_default();
             Message::ToolResult {
                 tool_call_id: m.tool_call_id.and_then(string),
                 tool_name: m.tool_name.and_then(string),
@@ -348,43 +425,13 @@ fn tool_truncation(details: &RawValue) -> (bool, Option<String>) {
 }
 
 fn marker_window_id(data: &RawValue) -> Option<String> {
-    match serde_json::from_str::<MarkerDataRepr>(data.get()).ok()?.window_id? {
+    match serde_json::from_str::<MarkerDataRepr>(data.get())
+        .ok()?
+        .window_id?
+    {
         serde_json::Value::String(s) if !s.is_empty() => Some(s),
         _ => None,
     }
-}
-
-fn settle_ids(pending: Vec<PendingEntry>, version: Option<u64>) -> Vec<Entry> {
-    let linear = version.is_none();
-    let mut previous: Option<String> = None;
-    pending
-        .into_iter()
-        .map(|p| {
-            let synthetic = || format!("line:{}", p.line);
-            let (id, parent_id) = if linear {
-                (synthetic(), previous.take())
-            } else {
-                (p.id.unwrap_or_else(synthetic), p.parent_id)
-            };
-            previous = Some(id.clone());
-            let kind = match p.kind {
-                PendingKind::Ready(kind) => kind,
-                PendingKind::HookMessage(content) if version.unwrap_or(1) < 3 => {
-                    EntryKind::Message(Message::Custom { content })
-                }
-                PendingKind::HookMessage(_) => EntryKind::Message(Message::Unknown {
-                    role: "hookMessage".into(),
-                }),
-            };
-            Entry {
-                line: p.line,
-                id,
-                parent_id,
-                timestamp: p.timestamp,
-                kind,
-            }
-        })
-        .collect()
 }
 
 fn string(raw: &RawValue) -> Option<String> {
@@ -393,7 +440,8 @@ fn string(raw: &RawValue) -> Option<String> {
 
 fn number(raw: &RawValue) -> Option<u64> {
     let n: serde_json::Number = serde_json::from_str(raw.get()).ok()?;
-    n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+    n.as_u64()
+        .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
 }
 
 fn is_true(raw: &RawValue) -> bool {

@@ -29,7 +29,9 @@ fn malformed_lines_are_skipped_and_counted() {
 fn non_utf8_lines_are_skipped_with_line_numbers_kept() {
     let mut bytes = br#"{"type":"session","version":3,"id":"abc"}"#.to_vec();
     bytes.extend_from_slice(b"\n\xff\xfe\n");
-    bytes.extend_from_slice(br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#);
+    bytes.extend_from_slice(
+        br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#,
+    );
     let s = Session::from_bytes(bytes);
     assert_eq!(s.skipped_lines, 1);
     assert_eq!(s.entries[0].line, 3);
@@ -70,9 +72,15 @@ fn content_text_joins_text_blocks_and_drops_the_rest() {
 fn hook_message_is_custom_below_version_3() {
     let line = r#"{"type":"message","id":"a","message":{"role":"hookMessage","content":"x"}}"#;
     let v2 = session(&[r#"{"type":"session","version":2,"id":"abc"}"#, line]);
-    assert!(matches!(v2.entries[0].kind, EntryKind::Message(Message::Custom { .. })));
+    assert!(matches!(
+        v2.entries[0].kind,
+        EntryKind::Message(Message::Custom { .. })
+    ));
     let v3 = session(&[r#"{"type":"session","version":3,"id":"abc"}"#, line]);
-    assert!(matches!(v3.entries[0].kind, EntryKind::Message(Message::Unknown { .. })));
+    assert!(matches!(
+        v3.entries[0].kind,
+        EntryKind::Message(Message::Unknown { .. })
+    ));
 }
 
 #[test]
@@ -103,4 +111,125 @@ fn reset_marker_needs_a_non_empty_string_window_id() {
         })
         .collect();
     assert_eq!(ids, vec![Some("w1".to_string()), None, None, None]);
+}
+
+mod index {
+    use super::*;
+    use std::io::Write;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"abc"}"#;
+
+    fn line(id: &str, parent: &str, text: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    }
+
+    fn options(dir: &Path) -> OpenOptions {
+        OpenOptions {
+            cache_dir: Some(dir.join("cache")),
+            cache_min_bytes: 0,
+        }
+    }
+
+    /// The parsed view of a session, for comparing an indexed open with a fresh parse.
+    fn fingerprint(s: &Session) -> String {
+        format!("{:?}|{:?}|{}", s.header, s.entries, s.skipped_lines)
+    }
+
+    fn append(path: &Path, text: &str) {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn appended_lines_are_picked_up_and_match_a_fresh_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
+        let first = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(first.entries.len(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("cache")).unwrap().count(),
+            1
+        );
+
+        append(
+            &path,
+            &format!("{}\n{{\"type\":\"mess", line("b", "a", "two")),
+        );
+        let second = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(second.entries.len(), 2);
+        assert_eq!(second.skipped_lines, 1, "the half-written line is skipped");
+        assert_eq!(
+            fingerprint(&second),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+
+        append(&path, "age\",\"id\":\"c\",\"parentId\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"three\"}}\n");
+        let third = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(third.entries.len(), 3);
+        assert_eq!(third.skipped_lines, 0, "the completed line parses");
+        assert_eq!(
+            third.content_text(message_content(&third.entries[2])),
+            "three"
+        );
+        assert_eq!(
+            fingerprint(&third),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_rewritten_file_is_parsed_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
+        Session::open_with(&path, &options(dir.path())).unwrap();
+        std::fs::write(
+            &path,
+            format!(
+                "{HEADER}\n{}\n{}\n",
+                line("z", "x", "other"),
+                line("y", "z", "more")
+            ),
+        )
+        .unwrap();
+        let reopened = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(reopened.entries[0].id, "z");
+        assert_eq!(
+            fingerprint(&reopened),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_corrupt_index_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
+        Session::open_with(&path, &options(dir.path())).unwrap();
+        for index in std::fs::read_dir(dir.path().join("cache")).unwrap() {
+            std::fs::write(index.unwrap().path(), b"\x01\x02garbage").unwrap();
+        }
+        let reopened = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(
+            fingerprint(&reopened),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+    }
+
+    #[test]
+    fn an_unwritable_cache_only_costs_speed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
+        std::fs::write(
+            dir.path().join("cache"),
+            b"a file where the cache dir should be",
+        )
+        .unwrap();
+        let opened = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(opened.entries.len(), 1);
+    }
 }

@@ -13,7 +13,11 @@ use crate::cli::ui::Ui;
 #[command(arg_required_else_help = true)]
 pub struct ToolArgs {
     /// The tool to answer (see --schemas)
-    #[arg(value_name = "TOOL_NAME", conflicts_with = "schemas", required_unless_present = "schemas")]
+    #[arg(
+        value_name = "TOOL_NAME",
+        conflicts_with = "schemas",
+        required_unless_present = "schemas"
+    )]
     name: Option<String>,
     /// Print the names, descriptions and JSON Schemas of every tool
     #[arg(long)]
@@ -39,7 +43,9 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     let request: ToolRequest = serde_json::from_str(&input).map_err(|e| {
         CommandError::usage("the request on stdin is not a valid tool request")
             .with_cause(e)
-            .with_hint(r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#)
+            .with_hint(
+                r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
+            )
     })?;
     let response = protocol::answer(&name, request).map_err(CommandError::usage)?;
     serde_json::to_writer(ui.out(), &response).map_err(std::io::Error::from)?;

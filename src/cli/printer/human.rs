@@ -67,7 +67,11 @@ impl HumanPrinter {
     }
 
     fn fold(&self, out: &mut dyn Write, fold: &Fold) -> io::Result<()> {
-        let tools: Vec<String> = fold.tools.iter().map(|(name, n)| format!("{name} ×{n}")).collect();
+        let tools: Vec<String> = fold
+            .tools
+            .iter()
+            .map(|(name, n)| format!("{name} ×{n}"))
+            .collect();
         let others = fold.count - fold.tools.values().sum::<usize>();
         let mut parts = tools;
         if others > 0 {
@@ -81,7 +85,11 @@ impl HumanPrinter {
         writeln!(
             out,
             "{}",
-            self.dim(&format!("       ┄ {} folded: {} ({seqs})", fold.count, parts.join(", ")))
+            self.dim(&format!(
+                "       ┄ {} folded: {} ({seqs})",
+                fold.count,
+                parts.join(", ")
+            ))
         )
     }
 }
@@ -104,7 +112,11 @@ impl HistoryPrinter for HumanPrinter {
             )?;
         }
         if let Some(more) = result.more {
-            writeln!(out, "{}", self.dim(&format!("… {more} newer windows not shown")))?;
+            writeln!(
+                out,
+                "{}",
+                self.dim(&format!("… {more} newer windows not shown"))
+            )?;
         }
         skipped_note(self, out, result.skipped_lines)
     }
@@ -132,7 +144,12 @@ impl HistoryPrinter for HumanPrinter {
         skipped_note(self, out, page.skipped_lines)
     }
 
-    fn read(&self, out: &mut dyn Write, result: &ReadResult, skipped_lines: usize) -> io::Result<()> {
+    fn read(
+        &self,
+        out: &mut dyn Write,
+        result: &ReadResult,
+        skipped_lines: usize,
+    ) -> io::Result<()> {
         write!(out, "{}", self.dim(&result.window.header()))?;
         out.write_all(result.window.content.as_bytes())?;
         if !result.window.content.ends_with('\n') {
@@ -145,7 +162,10 @@ impl HistoryPrinter for HumanPrinter {
 /// A warning on stderr, so that stdout stays exactly the result.
 fn skipped_note(_p: &HumanPrinter, _out: &mut dyn Write, skipped: usize) -> io::Result<()> {
     if skipped > 0 {
-        let _ = writeln!(io::stderr(), "warning: {skipped} unreadable lines of the session were skipped");
+        let _ = writeln!(
+            io::stderr(),
+            "warning: {skipped} unreadable lines of the session were skipped"
+        );
     }
     Ok(())
 }

@@ -34,7 +34,12 @@ impl HistoryPrinter for JsonPrinter {
         emit(out, page)
     }
 
-    fn read(&self, out: &mut dyn Write, result: &ReadResult, skipped_lines: usize) -> io::Result<()> {
+    fn read(
+        &self,
+        out: &mut dyn Write,
+        result: &ReadResult,
+        skipped_lines: usize,
+    ) -> io::Result<()> {
         let mut value = read_details(result);
         value["content"] = json!(result.window.content);
         if skipped_lines > 0 {

@@ -13,7 +13,12 @@ pub use json::read_details;
 pub trait HistoryPrinter {
     fn windows(&self, out: &mut dyn Write, result: &WindowsResult) -> io::Result<()>;
     fn page(&self, out: &mut dyn Write, page: &Page) -> io::Result<()>;
-    fn read(&self, out: &mut dyn Write, result: &ReadResult, skipped_lines: usize) -> io::Result<()>;
+    fn read(
+        &self,
+        out: &mut dyn Write,
+        result: &ReadResult,
+        skipped_lines: usize,
+    ) -> io::Result<()>;
 }
 
 pub fn history(json: bool, color: bool) -> Box<dyn HistoryPrinter> {

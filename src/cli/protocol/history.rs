@@ -4,12 +4,22 @@ use serde_json::{json, Value};
 
 use pi_context::history::{History, Item, Leaf, ListParams, ReadParams, Role, SearchParams};
 use pi_context::session::Session;
-use pi_context::wire::{self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
+use pi_context::wire::{
+    self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
+    RESULT_BUDGET_BYTES,
+};
 
 use super::{Params, Refusal, ToolContext, ToolResponse};
 use crate::cli::printer::read_details;
 
-const PAGE_KEYS: [&str; 6] = ["limit", "roles", "before", "after", "window_id", "max_chars_per_item"];
+const PAGE_KEYS: [&str; 6] = [
+    "limit",
+    "roles",
+    "before",
+    "after",
+    "window_id",
+    "max_chars_per_item",
+];
 
 pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolResponse, Refusal> {
     // Parameters are checked before the session is read: a bad call costs nothing.
@@ -20,14 +30,18 @@ pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolR
     match call {
         Call::Windows => {
             let result = history.windows_result(RESULT_BUDGET_BYTES);
-            let details = json!({"windows": result.windows.len(), "more": result.more.unwrap_or(0)});
+            let details =
+                json!({"windows": result.windows.len(), "more": result.more.unwrap_or(0)});
             Ok(ToolResponse::ok(wire::to_compact_json(&result), details))
         }
         Call::List(params) => page_response(history.list(&params, RESULT_BUDGET_BYTES)?),
         Call::Search(params) => page_response(history.search(&params, RESULT_BUDGET_BYTES)?),
         Call::Read(params) => {
             let result = history.read(&params, RESULT_BUDGET_BYTES)?;
-            Ok(ToolResponse::ok(result.window.render(), read_details(&result)))
+            Ok(ToolResponse::ok(
+                result.window.render(),
+                read_details(&result),
+            ))
         }
     }
 }
@@ -78,7 +92,9 @@ impl Call {
 fn list_params(params: &Params) -> Result<ListParams, Refusal> {
     let roles = match params.string_array("roles")? {
         None => None,
-        Some(names) if names.is_empty() => return Err(Refusal::new("invalid_params", "roles must not be empty")),
+        Some(names) if names.is_empty() => {
+            return Err(Refusal::new("invalid_params", "roles must not be empty"))
+        }
         Some(names) => Some(
             names
                 .iter()
@@ -95,10 +111,15 @@ fn list_params(params: &Params) -> Result<ListParams, Refusal> {
     };
     let window_id = params.string("window_id")?;
     if window_id == Some("") {
-        return Err(Refusal::new("invalid_params", "window_id must not be empty"));
+        return Err(Refusal::new(
+            "invalid_params",
+            "window_id must not be empty",
+        ));
     }
     Ok(ListParams {
-        limit: params.positive("limit")?.map_or(DEFAULT_PAGE_LIMIT, |n| n as usize),
+        limit: params
+            .positive("limit")?
+            .map_or(DEFAULT_PAGE_LIMIT, |n| n as usize),
         roles,
         before: params.positive("before")?,
         after: params.positive("after")?,
@@ -115,20 +136,35 @@ fn queries(value: Option<&Value>) -> Result<Vec<String>, Refusal> {
         Some(Value::String(s)) => vec![s.clone()],
         Some(Value::Array(items)) if !items.is_empty() => items
             .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| invalid("query array elements must be strings")))
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| invalid("query array elements must be strings"))
+            })
             .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err(invalid("query must be a string or a non-empty array of strings")),
+        _ => {
+            return Err(invalid(
+                "query must be a string or a non-empty array of strings",
+            ))
+        }
     };
     if queries.iter().any(String::is_empty) {
-        return Err(invalid("query strings must be non-empty: an empty query matches everything"));
+        return Err(invalid(
+            "query strings must be non-empty: an empty query matches everything",
+        ));
     }
     Ok(queries)
 }
 
 fn load(context: &ToolContext) -> Result<Session, Refusal> {
     match (&context.session_file, &context.entries) {
-        (Some(path), _) => Session::open(std::path::Path::new(path)).map_err(|e| {
-            let mut refusal = Refusal::new("io_error", format!("cannot read session file {path}: {e}"));
+        (Some(path), _) => Session::open_with(
+            std::path::Path::new(path),
+            &crate::cli::config::session_open_options(),
+        )
+        .map_err(|e| {
+            let mut refusal =
+                Refusal::new("io_error", format!("cannot read session file {path}: {e}"));
             refusal.details.insert("session_file".into(), json!(path));
             refusal
         }),
@@ -138,7 +174,11 @@ fn load(context: &ToolContext) -> Result<Session, Refusal> {
 }
 
 fn page_response(page: pi_context::history::Page) -> Result<ToolResponse, Refusal> {
-    let rows = page.items.iter().filter(|i| matches!(i, Item::Row(_))).count();
+    let rows = page
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Row(_)))
+        .count();
     let details = json!({
         "rows": rows,
         "older_before": page.older_before,

@@ -93,7 +93,7 @@ impl ToolResponse {
         let mut details = refusal.details;
         let mut text = wire::to_compact_json(&json!({ "error": merged(&error, &details) }));
         while text.len() > RESULT_BUDGET_BYTES && !details.is_empty() {
-            if let Some(last) = details.keys().last().cloned() {
+            if let Some(last) = details.keys().next_back().cloned() {
                 details.remove(&last);
             }
             text = wire::to_compact_json(&json!({ "error": merged(&error, &details) }));

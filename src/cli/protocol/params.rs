@@ -37,10 +37,17 @@ impl<'a> Params<'a> {
 
     /// An integer within `[min, max]`.
     pub fn int(&self, key: &str, min: i64, max: i64) -> Result<Option<i64>, Refusal> {
-        let Some(value) = self.get(key) else { return Ok(None) };
+        let Some(value) = self.get(key) else {
+            return Ok(None);
+        };
         let n = value
             .as_i64()
-            .or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
+            .or_else(|| {
+                value
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .map(|f| f as i64)
+            })
             .ok_or_else(|| invalid(format!("{key} must be an integer")))?;
         if n < min || n > max {
             let range = if max == i64::MAX {
@@ -70,7 +77,10 @@ impl<'a> Params<'a> {
             None => Ok(None),
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|v| v.as_str().ok_or_else(|| invalid(format!("{key} must be an array of strings"))))
+                .map(|v| {
+                    v.as_str()
+                        .ok_or_else(|| invalid(format!("{key} must be an array of strings")))
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
             Some(_) => Err(invalid(format!("{key} must be an array of strings"))),

@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 
-use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS};
+use pi_context::wire::{
+    DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
+};
 
 struct Tool {
     name: &'static str,

@@ -50,7 +50,12 @@ pub struct SessionArgs {
     #[arg(long, value_name = "ID")]
     leaf: Option<String>,
     /// The session id naming the root window when the file has no header id
-    #[arg(long, value_name = "ID", env = "PI_CONTEXT_SESSION_ID", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "ID",
+        env = "PI_CONTEXT_SESSION_ID",
+        hide_env_values = true
+    )]
     session_id: Option<String>,
     /// The result budget in UTF-8 bytes, as for a tool result
     #[arg(long, value_name = "BYTES", default_value_t = RESULT_BUDGET_BYTES)]
@@ -62,8 +67,14 @@ pub struct SessionArgs {
 
 impl SessionArgs {
     fn load(&self) -> Result<Session, CommandError> {
-        Session::open(&self.session)
-            .map_err(|e| CommandError::io(format!("cannot read session file {}", self.session.display()), e))
+        Session::open_with(&self.session, &crate::cli::config::session_open_options()).map_err(
+            |e| {
+                CommandError::io(
+                    format!("cannot read session file {}", self.session.display()),
+                    e,
+                )
+            },
+        )
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {

@@ -15,7 +15,12 @@ pub struct ReadArgs {
     #[command(flatten)]
     session: SessionArgs,
     /// Start at this code point; negative counts from the end
-    #[arg(long = "offset", value_name = "CHARS", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long = "offset",
+        value_name = "CHARS",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     offset_chars: i64,
     /// Code points to read (at most 50000)
     #[arg(long = "limit", value_name = "CHARS", default_value_t = DEFAULT_READ_CHARS as u64,
@@ -32,6 +37,8 @@ pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         limit_chars: args.limit_chars as usize,
     };
     let result = history.read(&params, args.session.max_bytes)?;
-    args.session.printer(ui).read(ui.out(), &result, history.skipped_lines())?;
+    args.session
+        .printer(ui)
+        .read(ui.out(), &result, history.skipped_lines())?;
     Ok(exit::SUCCESS)
 }

@@ -27,5 +27,9 @@ pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     let history = super::project(&session, &args.session)?;
     let page = history.search(&params, args.session.max_bytes)?;
     args.session.printer(ui).page(ui.out(), &page)?;
-    Ok(if page.items.is_empty() { exit::NEGATIVE } else { exit::SUCCESS })
+    Ok(if page.items.is_empty() {
+        exit::NEGATIVE
+    } else {
+        exit::SUCCESS
+    })
 }

@@ -1,0 +1,348 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'pi-context'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'pi-context' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
+            [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
+            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON description on stdin')
+            [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;history' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('windows', 'windows', [CompletionResultType]::ParameterValue, 'List the context windows of the current branch, oldest first')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;history;windows' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;history;list' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Only these roles (repeatable); without it, `list` shows the conversation view')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only these roles (repeatable); without it, `list` shows the conversation view')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Only events with a seq below this (exclusive); page older with the printed `older_before`')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'Only events of this context window')
+            [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Code points of preview per row')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;history;read' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Start at this code point; negative counts from the end')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Code points to read (at most 50000)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;history;search' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Only these roles (repeatable); without it, `list` shows the conversation view')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only these roles (repeatable); without it, `list` shows the conversation view')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Only events with a seq below this (exclusive); page older with the printed `older_before`')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'Only events of this context window')
+            [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Code points of preview per row')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;history;help' {
+            [CompletionResult]::new('windows', 'windows', [CompletionResultType]::ParameterValue, 'List the context windows of the current branch, oldest first')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;history;help;windows' {
+            break
+        }
+        'pi-context;history;help;list' {
+            break
+        }
+        'pi-context;history;help;read' {
+            break
+        }
+        'pi-context;history;help;search' {
+            break
+        }
+        'pi-context;history;help;help' {
+            break
+        }
+        'pi-context;notes' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;notes;write' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;edit' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;read' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;list' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;search' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;help' {
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;notes;help;write' {
+            break
+        }
+        'pi-context;notes;help;edit' {
+            break
+        }
+        'pi-context;notes;help;read' {
+            break
+        }
+        'pi-context;notes;help;list' {
+            break
+        }
+        'pi-context;notes;help;search' {
+            break
+        }
+        'pi-context;notes;help;help' {
+            break
+        }
+        'pi-context;dream' {
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
+            [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'Skip unless this many hours passed since the last run')
+            [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'Skip unless this many sessions changed notes since the last run')
+            [CompletionResult]::new('--dreamer', '--dreamer', [CompletionResultType]::ParameterName, 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi''s default]')
+            [CompletionResult]::new('--playbook', '--playbook', [CompletionResultType]::ParameterName, 'A playbook file to use instead of the built-in one')
+            [CompletionResult]::new('--pi', '--pi', [CompletionResultType]::ParameterName, 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Run even when the time or material gate says no (never bypasses the lock)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Evaluate the gates and the lock, print the plan, change nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;dream;doctor' {
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;dream;help' {
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;dream;help;doctor' {
+            break
+        }
+        'pi-context;dream;help;help' {
+            break
+        }
+        'pi-context;boot' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;tool' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--schemas', '--schemas', [CompletionResultType]::ParameterName, 'Print the names, descriptions and JSON Schemas of every tool')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;completions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;man' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;help' {
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
+            [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
+            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON description on stdin')
+            [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;help;history' {
+            [CompletionResult]::new('windows', 'windows', [CompletionResultType]::ParameterValue, 'List the context windows of the current branch, oldest first')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            break
+        }
+        'pi-context;help;history;windows' {
+            break
+        }
+        'pi-context;help;history;list' {
+            break
+        }
+        'pi-context;help;history;read' {
+            break
+        }
+        'pi-context;help;history;search' {
+            break
+        }
+        'pi-context;help;notes' {
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            break
+        }
+        'pi-context;help;notes;write' {
+            break
+        }
+        'pi-context;help;notes;edit' {
+            break
+        }
+        'pi-context;help;notes;read' {
+            break
+        }
+        'pi-context;help;notes;list' {
+            break
+        }
+        'pi-context;help;notes;search' {
+            break
+        }
+        'pi-context;help;dream' {
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            break
+        }
+        'pi-context;help;dream;doctor' {
+            break
+        }
+        'pi-context;help;boot' {
+            break
+        }
+        'pi-context;help;tool' {
+            break
+        }
+        'pi-context;help;completions' {
+            break
+        }
+        'pi-context;help;man' {
+            break
+        }
+        'pi-context;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,290 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[pi-context] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'pi-context'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'pi-context'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand history 'Read a Pi session: context windows, events, full text, search'
+            cand notes 'Read and write the five-home markdown notes store'
+            cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+            cand boot 'Render the boot block for a fresh context window from a JSON description on stdin'
+            cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+            cand completions 'Print shell completions'
+            cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;history'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand windows 'List the context windows of the current branch, oldest first'
+            cand list 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+            cand read 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more'
+            cand search 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;history;windows'= {
+            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
+            cand --session-id 'The session id naming the root window when the file has no header id'
+            cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;history;list'= {
+            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
+            cand --session-id 'The session id naming the root window when the file has no header id'
+            cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
+            cand -n 'Rows per page (fold rows are extra)'
+            cand --limit 'Rows per page (fold rows are extra)'
+            cand -r 'Only these roles (repeatable); without it, `list` shows the conversation view'
+            cand --role 'Only these roles (repeatable); without it, `list` shows the conversation view'
+            cand --before 'Only events with a seq below this (exclusive); page older with the printed `older_before`'
+            cand --after 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`'
+            cand --window 'Only events of this context window'
+            cand --max-chars 'Code points of preview per row'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;history;read'= {
+            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
+            cand --session-id 'The session id naming the root window when the file has no header id'
+            cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
+            cand --offset 'Start at this code point; negative counts from the end'
+            cand --limit 'Code points to read (at most 50000)'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;history;search'= {
+            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
+            cand --session-id 'The session id naming the root window when the file has no header id'
+            cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
+            cand -n 'Rows per page (fold rows are extra)'
+            cand --limit 'Rows per page (fold rows are extra)'
+            cand -r 'Only these roles (repeatable); without it, `list` shows the conversation view'
+            cand --role 'Only these roles (repeatable); without it, `list` shows the conversation view'
+            cand --before 'Only events with a seq below this (exclusive); page older with the printed `older_before`'
+            cand --after 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`'
+            cand --window 'Only events of this context window'
+            cand --max-chars 'Code points of preview per row'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;history;help'= {
+            cand windows 'List the context windows of the current branch, oldest first'
+            cand list 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+            cand read 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more'
+            cand search 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;history;help;windows'= {
+        }
+        &'pi-context;history;help;list'= {
+        }
+        &'pi-context;history;help;read'= {
+        }
+        &'pi-context;history;help;search'= {
+        }
+        &'pi-context;history;help;help'= {
+        }
+        &'pi-context;notes'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand write 'Create or overwrite a note'
+            cand edit 'Apply exact text replacements, or crumple / smooth a note'
+            cand read 'Read a window of a note''s body'
+            cand list 'List notes, most recently updated first'
+            cand search 'Search note bodies for literal text'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;notes;write'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;edit'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;read'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;list'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;search'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;help'= {
+            cand write 'Create or overwrite a note'
+            cand edit 'Apply exact text replacements, or crumple / smooth a note'
+            cand read 'Read a window of a note''s body'
+            cand list 'List notes, most recently updated first'
+            cand search 'Search note bodies for literal text'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;notes;help;write'= {
+        }
+        &'pi-context;notes;help;edit'= {
+        }
+        &'pi-context;notes;help;read'= {
+        }
+        &'pi-context;notes;help;list'= {
+        }
+        &'pi-context;notes;help;search'= {
+        }
+        &'pi-context;notes;help;help'= {
+        }
+        &'pi-context;dream'= {
+            cand --notes-home 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]'
+            cand --min-hours 'Skip unless this many hours passed since the last run'
+            cand --min-sessions 'Skip unless this many sessions changed notes since the last run'
+            cand --dreamer 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi''s default]'
+            cand --playbook 'A playbook file to use instead of the built-in one'
+            cand --pi 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]'
+            cand --color 'When to color human output'
+            cand --force 'Run even when the time or material gate says no (never bypasses the lock)'
+            cand --dry-run 'Evaluate the gates and the lock, print the plan, change nothing'
+            cand --json 'Print one JSON object'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand doctor 'Check the notes store without changing it'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;dream;doctor'= {
+            cand --notes-home 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]'
+            cand --color 'When to color human output'
+            cand --json 'Print one JSON object'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;dream;help'= {
+            cand doctor 'Check the notes store without changing it'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;dream;help;doctor'= {
+        }
+        &'pi-context;dream;help;help'= {
+        }
+        &'pi-context;boot'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;tool'= {
+            cand --color 'When to color human output'
+            cand --schemas 'Print the names, descriptions and JSON Schemas of every tool'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;completions'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;man'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;help'= {
+            cand history 'Read a Pi session: context windows, events, full text, search'
+            cand notes 'Read and write the five-home markdown notes store'
+            cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+            cand boot 'Render the boot block for a fresh context window from a JSON description on stdin'
+            cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+            cand completions 'Print shell completions'
+            cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;help;history'= {
+            cand windows 'List the context windows of the current branch, oldest first'
+            cand list 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+            cand read 'Read an event''s full text as a READ WINDOW; follow `next_offset_chars` for more'
+            cand search 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+        }
+        &'pi-context;help;history;windows'= {
+        }
+        &'pi-context;help;history;list'= {
+        }
+        &'pi-context;help;history;read'= {
+        }
+        &'pi-context;help;history;search'= {
+        }
+        &'pi-context;help;notes'= {
+            cand write 'Create or overwrite a note'
+            cand edit 'Apply exact text replacements, or crumple / smooth a note'
+            cand read 'Read a window of a note''s body'
+            cand list 'List notes, most recently updated first'
+            cand search 'Search note bodies for literal text'
+        }
+        &'pi-context;help;notes;write'= {
+        }
+        &'pi-context;help;notes;edit'= {
+        }
+        &'pi-context;help;notes;read'= {
+        }
+        &'pi-context;help;notes;list'= {
+        }
+        &'pi-context;help;notes;search'= {
+        }
+        &'pi-context;help;dream'= {
+            cand doctor 'Check the notes store without changing it'
+        }
+        &'pi-context;help;dream;doctor'= {
+        }
+        &'pi-context;help;boot'= {
+        }
+        &'pi-context;help;tool'= {
+        }
+        &'pi-context;help;completions'= {
+        }
+        &'pi-context;help;man'= {
+        }
+        &'pi-context;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,203 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_pi_context_global_optspecs
+    string join \n color= h/help V/version
+end
+
+function __fish_pi_context_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_pi_context_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_pi_context_using_subcommand
+    set -l cmd (__fish_pi_context_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c pi-context -n "__fish_pi_context_needs_command" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d 'Print version'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON description on stdin'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "completions" -d 'Print shell completions'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s n -l limit -d 'Rows per page (fold rows are extra)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s r -l role -d 'Only these roles (repeatable); without it, `list` shows the conversation view' -r -f -a "user\t''
+assistant\t''
+tool\t''
+context\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l before -d 'Only events with a seq below this (exclusive); page older with the printed `older_before`' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l after -d 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l window -d 'Only events of this context window' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-chars -d 'Code points of preview per row' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l offset -d 'Start at this code point; negative counts from the end' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l limit -d 'Code points to read (at most 50000)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s n -l limit -d 'Rows per page (fold rows are extra)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s r -l role -d 'Only these roles (repeatable); without it, `list` shows the conversation view' -r -f -a "user\t''
+assistant\t''
+tool\t''
+context\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l before -d 'Only events with a seq below this (exclusive); page older with the printed `older_before`' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l after -d 'Only events with a seq above this (exclusive); page newer with the printed `newer_after`' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l window -d 'Only events of this context window' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-chars -d 'Code points of preview per row' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "write" -d 'Create or overwrite a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "search" -d 'Search note bodies for literal text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search note bodies for literal text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l force -d 'Run even when the time or material gate says no (never bypasses the lock)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dry-run -d 'Evaluate the gates and the lock, print the plan, change nothing'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l json -d 'Print one JSON object'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l json -d 'Print one JSON object'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "doctor" -d 'Check the notes store without changing it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand tool" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand tool" -l schemas -d 'Print the names, descriptions and JSON Schemas of every tool'
+complete -c pi-context -n "__fish_pi_context_using_subcommand tool" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand completions" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON description on stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "write" -d 'Create or overwrite a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "search" -d 'Search note bodies for literal text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "doctor" -d 'Check the notes store without changing it'

@@ -1,0 +1,113 @@
+//! The hermetic test environment: every command runs the real binary with a temp HOME, a temp
+//! notes home, a temp Pi agent dir, a fixed clock and time zone, and no inherited environment.
+#![allow(dead_code)]
+
+pub mod session;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The fixed clock every command sees (`PI_CONTEXT_NOW`), unless a test overrides it.
+pub const FIXED_NOW: &str = "2026-03-01T09:00:00.000Z";
+
+pub struct TestEnv {
+    root: TempDir,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        for dir in ["home", "notes", "pi-agent", "tmp", "work"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("create test dir");
+        }
+        TestEnv { root }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    pub fn notes_home(&self) -> PathBuf {
+        self.root().join("notes")
+    }
+
+    /// A scratch directory for files a test writes (sessions, projects).
+    pub fn work(&self) -> PathBuf {
+        self.root().join("work")
+    }
+
+    /// The binary with a clean, fixed environment.
+    pub fn cmd(&self) -> Command {
+        let mut cmd = Command::cargo_bin("pi-context").expect("binary built");
+        cmd.env_clear()
+            .env("HOME", self.home())
+            .env("TMPDIR", self.root().join("tmp"))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PI_NOTES_HOME", self.notes_home())
+            .env("PI_CODING_AGENT_DIR", self.root().join("pi-agent"))
+            .env("PI_OFFLINE", "1")
+            .env("PI_CONTEXT_NOW", FIXED_NOW)
+            .env("TZ", "UTC")
+            .env("COLUMNS", "100")
+            .current_dir(self.work());
+        cmd
+    }
+
+    /// Writes a file under the work directory and returns its path.
+    pub fn write(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.work().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&path, contents).expect("write file");
+        path
+    }
+
+    /// Runs `pi-context tool <name>` with a request and returns the parsed response.
+    pub fn tool(&self, name: &str, request: &Value) -> Value {
+        let output = self
+            .cmd()
+            .args(["tool", name])
+            .write_stdin(request.to_string())
+            .output()
+            .expect("run tool");
+        assert!(
+            output.status.success(),
+            "tool {name} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let response: Value =
+            serde_json::from_slice(&output.stdout).expect("tool response is JSON");
+        let text = response["text"].as_str().expect("text is a string");
+        assert!(
+            text.len() <= 32 * 1024,
+            "text over budget: {} bytes",
+            text.len()
+        );
+        assert!(
+            response["details"].to_string().len() <= 32 * 1024,
+            "details over budget"
+        );
+        response
+    }
+}
+
+/// The repository's fixture directory.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
