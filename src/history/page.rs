@@ -381,6 +381,7 @@ impl<'s> History<'s> {
         if fold {
             items.extend(
                 self.folds(params, &seqs, older_before.is_none(), newer_after.is_none())
+                    .into_iter()
                     .map(Item::Fold),
             );
         }
@@ -394,42 +395,38 @@ impl<'s> History<'s> {
     }
 
     /// Fold rows of the conversation view around the delivered rows `seqs` (sorted).
-    fn folds<'h>(
-        &'h self,
-        params: &ListParams,
-        seqs: &[u64],
-        leading: bool,
-        trailing: bool,
-    ) -> impl Iterator<Item = Fold> + 'h {
-        let foldable: Vec<&Event> = self
-            .in_range(params)
+    fn folds(&self, params: &ListParams, seqs: &[u64], leading: bool, trailing: bool) -> Vec<Fold> {
+        let after = params.after.unwrap_or(0);
+        let before = params.before.unwrap_or(u64::MAX);
+        let mut gaps: Vec<(u64, u64)> = Vec::new();
+        match (seqs.first(), seqs.last()) {
+            (Some(&first), Some(&last)) => {
+                if leading {
+                    gaps.push((after, first));
+                }
+                gaps.extend(seqs.windows(2).map(|pair| (pair[0], pair[1])));
+                if trailing {
+                    gaps.push((last, before));
+                }
+            }
+            _ => gaps.push((after, before)),
+        }
+        gaps.into_iter()
+            .filter_map(|(low, high)| self.fold_between(params, low, high))
+            .collect()
+    }
+
+    /// One fold row for the tool and context events strictly between two seqs, if any.
+    fn fold_between(&self, params: &ListParams, low: u64, high: u64) -> Option<Fold> {
+        let window = self.window_index(params);
+        let from = self.events.partition_point(|e| e.seq <= low);
+        let to = self.events.partition_point(|e| e.seq < high).max(from);
+        let group: Vec<&Event> = self.events[from..to]
+            .iter()
+            .filter(|e| window.is_none_or(|w| e.window == w))
             .filter(|e| matches!(e.role, Role::Tool | Role::Context))
             .collect();
-        let mut groups: Vec<Vec<&Event>> = Vec::new();
-        if seqs.is_empty() {
-            groups.push(foldable);
-        } else {
-            let (first, last) = (seqs[0], seqs[seqs.len() - 1]);
-            if leading {
-                groups.push(foldable.iter().copied().filter(|e| e.seq < first).collect());
-            }
-            for pair in seqs.windows(2) {
-                groups.push(
-                    foldable
-                        .iter()
-                        .copied()
-                        .filter(|e| e.seq > pair[0] && e.seq < pair[1])
-                        .collect(),
-                );
-            }
-            if trailing {
-                groups.push(foldable.iter().copied().filter(|e| e.seq > last).collect());
-            }
-        }
-        groups
-            .into_iter()
-            .filter(|g| !g.is_empty())
-            .map(|group| self.fold(&group))
+        (!group.is_empty()).then(|| self.fold(&group))
     }
 
     fn fold(&self, group: &[&Event]) -> Fold {

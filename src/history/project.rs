@@ -1,6 +1,6 @@
 //! Seq allocation, the branch walk, windows and call/result pairing.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Serialize;
 
@@ -76,7 +76,7 @@ pub struct History<'s> {
     /// Events sorted by seq.
     pub(super) events: Vec<Event>,
     /// A consumed result's seq → the seq of the call that shows it.
-    result_aliases: HashMap<u64, u64>,
+    result_aliases: FxHashMap<u64, u64>,
 }
 
 /// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
@@ -141,7 +141,7 @@ impl<'s> History<'s> {
             highest_seq,
             branch_seqs: Vec::new(),
             events: Vec::new(),
-            result_aliases: HashMap::new(),
+            result_aliases: FxHashMap::default(),
         };
         let items = history.raw_items(&branch, &seq_starts);
         history.pair(items);
@@ -273,25 +273,25 @@ impl<'s> History<'s> {
 
     /// Pairs each call with the first not-yet-consumed result of the same id after it.
     fn pair(&mut self, items: Vec<RawItem>) {
-        let mut results_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut results_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Result { call_id: Some(id) } = &item.kind {
                 results_by_id.entry(id.as_str()).or_default().push(position);
             }
         }
-        let mut consumed: HashSet<usize> = HashSet::new();
-        let mut claimed_by: HashMap<usize, usize> = HashMap::new();
+        let mut consumed = vec![false; items.len()];
+        let mut claimed: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Call { id: Some(id), .. } = &item.kind {
                 let result = results_by_id.get(id.as_str()).and_then(|candidates| {
                     candidates
                         .iter()
                         .copied()
-                        .find(|&r| items[r].seq > item.seq && !consumed.contains(&r))
+                        .find(|&r| items[r].seq > item.seq && !consumed[r])
                 });
                 if let Some(r) = result {
-                    consumed.insert(r);
-                    claimed_by.insert(position, r);
+                    consumed[r] = true;
+                    claimed[position] = Some(r);
                 }
             }
         }
@@ -300,19 +300,13 @@ impl<'s> History<'s> {
             let (role, source) = match &item.kind {
                 RawKind::Event(role, source) => (*role, source.clone()),
                 RawKind::Call { index, .. } => {
-                    let result = claimed_by.get(&position).map(|&r| items[r].entry);
-                    if let Some(&r) = claimed_by.get(&position) {
+                    let result = claimed[position].map(|r| {
                         self.result_aliases.insert(items[r].seq, item.seq);
-                    }
-                    (
-                        Role::Tool,
-                        Source::Call {
-                            index: *index,
-                            result,
-                        },
-                    )
+                        items[r].entry
+                    });
+                    (Role::Tool, Source::Call { index: *index, result })
                 }
-                RawKind::Result { .. } if consumed.contains(&position) => continue,
+                RawKind::Result { .. } if consumed[position] => continue,
                 RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
             };
             events.push(Event {
@@ -357,21 +351,21 @@ fn allocate_seqs(session: &Session) -> Vec<u64> {
 
 /// Entry indices from the root to the leaf. A dangling parent or a cycle ends the walk.
 fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryError> {
+    let ids = session.id_index();
     let start = match leaf {
         Leaf::None => return Ok(Vec::new()),
         Leaf::Last => match session.entries.len() {
             0 => return Ok(Vec::new()),
             n => n - 1,
         },
-        Leaf::Id(id) => session
-            .index_of(id)
-            .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
+        Leaf::Id(id) => *ids.get(id.as_str()).ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
     };
     let mut branch = vec![start];
-    let mut seen: HashSet<usize> = HashSet::from([start]);
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    seen.insert(start);
     let mut current = start;
     while let Some(parent) = session.entries[current].parent_id.as_deref() {
-        match session.index_of(parent) {
+        match ids.get(parent).copied() {
             Some(p) if seen.insert(p) => {
                 branch.push(p);
                 current = p;

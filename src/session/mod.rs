@@ -166,7 +166,6 @@ pub struct Session {
     pub entries: Vec<Entry>,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
-    index_by_id: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl Session {
@@ -239,9 +238,14 @@ impl Session {
             .unwrap_or("")
     }
 
-    /// The index of the entry with this id (a repeated id: the later line wins).
-    pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.index_by_id.get(id).copied()
+    /// Entry indices by id (a repeated id: the later line wins).
+    pub fn id_index(&self) -> rustc_hash::FxHashMap<&str, usize> {
+        let mut index = rustc_hash::FxHashMap::default();
+        index.reserve(self.entries.len());
+        for (i, entry) in self.entries.iter().enumerate() {
+            index.insert(entry.id.as_str(), i);
+        }
+        index
     }
 
     /// The entry whose line holds byte `offset`.

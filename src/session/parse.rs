@@ -197,18 +197,11 @@ impl Parser {
     }
 
     pub fn into_session(self, source: Source) -> Session {
-        let index_by_id = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
-            .collect();
         Session {
             source,
             header: self.header,
             entries: self.entries,
             skipped_lines: self.skipped,
-            index_by_id,
         }
     }
 }

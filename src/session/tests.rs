@@ -90,7 +90,7 @@ fn repeated_ids_resolve_to_the_later_line() {
         r#"{"type":"message","id":"a","message":{"role":"user","content":"first"}}"#,
         r#"{"type":"message","id":"a","message":{"role":"user","content":"second"}}"#,
     ]);
-    assert_eq!(s.index_of("a"), Some(1));
+    assert_eq!(s.id_index().get("a"), Some(&1));
 }
 
 #[test]
