@@ -4,8 +4,10 @@
 //! history projection ([`history`]), and the shared wire limits and READ WINDOW format. The
 //! `pi-context` binary adds the command line, the printers and the tool protocol on top.
 
+pub mod dream;
 pub mod history;
 pub mod readwindow;
 pub mod session;
+pub mod settings;
 pub mod text;
 pub mod wire;

@@ -24,6 +24,27 @@ pub fn char_slice(s: &str, start: usize, len: usize) -> &str {
     &rest[..byte_index(rest, len)]
 }
 
+/// A name as a path slug: lowercase; every run of characters outside `[a-z0-9]` becomes `-`;
+/// dashes trimmed; empty becomes `root`. Non-ASCII letters are outside `[a-z0-9]`, so names
+/// written only in them collapse (`Ünïcode` → `n-code`, `日本` → `root`).
+pub fn slugify(name: &str) -> String {
+    let lower = name.to_lowercase();
+    let mut slug = String::with_capacity(lower.len());
+    for c in lower.chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        "root".to_string()
+    } else {
+        slug.to_string()
+    }
+}
+
 /// A case-insensitive literal OR-matcher over one or more queries.
 ///
 /// Matching uses Unicode simple case folding (as the `regex` crate's `(?i)` does), applied to

@@ -7,16 +7,12 @@ use pi_context::session::OpenOptions;
 /// Sessions smaller than this are parsed directly; larger ones keep an index in the cache.
 const DEFAULT_INDEX_MIN_BYTES: u64 = 1 << 20;
 
-/// Where session indexes live: `$PI_CONTEXT_CACHE_DIR` (empty disables the index), else
-/// `$XDG_CACHE_HOME/pi-context/sessions`, else `~/.cache/pi-context/sessions`.
+/// Where session indexes live: `<cache>/sessions`, where `<cache>` is `$PI_CONTEXT_CACHE_DIR`,
+/// else `$XDG_CACHE_HOME/pi-context`, else `~/.cache/pi-context`. `PI_CONTEXT_SESSION_INDEX=off`
+/// turns the index off; `PI_CONTEXT_CACHE_MIN_BYTES` sets the smallest session that is indexed.
 pub fn session_open_options() -> OpenOptions {
-    let cache_dir = match std::env::var_os("PI_CONTEXT_CACHE_DIR") {
-        Some(dir) if dir.is_empty() => None,
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => non_empty_env("XDG_CACHE_HOME")
-            .or_else(|| non_empty_env("HOME").map(|home| home.join(".cache")))
-            .map(|cache| cache.join("pi-context").join("sessions")),
-    };
+    let disabled = std::env::var("PI_CONTEXT_SESSION_INDEX").is_ok_and(|v| v == "off" || v == "0");
+    let cache_dir = (!disabled).then(cache_root).flatten().map(|root| root.join("sessions"));
     let cache_min_bytes = std::env::var("PI_CONTEXT_CACHE_MIN_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -27,8 +23,37 @@ pub fn session_open_options() -> OpenOptions {
     }
 }
 
+fn cache_root() -> Option<PathBuf> {
+    non_empty_env("PI_CONTEXT_CACHE_DIR").or_else(|| {
+        non_empty_env("XDG_CACHE_HOME")
+            .or_else(|| non_empty_env("HOME").map(|home| home.join(".cache")))
+            .map(|cache| cache.join("pi-context"))
+    })
+}
+
 fn non_empty_env(name: &str) -> Option<PathBuf> {
     std::env::var_os(name)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
+}
+
+/// The notes home: the flag, else `$PI_NOTES_HOME` (if non-empty), else `~/.agents/notes`.
+pub fn notes_home(flag: Option<PathBuf>) -> PathBuf {
+    flag.or_else(|| non_empty_env("PI_NOTES_HOME"))
+        .unwrap_or_else(|| home_dir().join(".agents").join("notes"))
+}
+
+pub fn home_dir() -> PathBuf {
+    non_empty_env("HOME").unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// Now: `$PI_CONTEXT_NOW` (RFC 3339, for tests and reproducible runs) when set, else the clock.
+pub fn now() -> Result<std::time::SystemTime, String> {
+    match std::env::var("PI_CONTEXT_NOW") {
+        Ok(value) if !value.is_empty() => value
+            .parse::<jiff::Timestamp>()
+            .map(std::time::SystemTime::from)
+            .map_err(|e| format!("PI_CONTEXT_NOW={value:?} is not an RFC 3339 time: {e}")),
+        _ => Ok(std::time::SystemTime::now()),
+    }
 }

@@ -16,6 +16,8 @@ pub mod exit {
     pub const NEGATIVE: u8 = 1;
     /// Usage or input error.
     pub const USAGE: u8 = 2;
+    /// The dream lock is held.
+    pub const LOCKED: u8 = 75;
 }
 
 #[derive(Debug)]

@@ -1,0 +1,229 @@
+//! Running the dreamer: `pi` in JSON mode, confined by the write jail, with its event stream
+//! read as it arrives.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The jail extension, embedded so the binary is self-contained.
+const JAIL_EXTENSION: &str = include_str!("jail.ts");
+/// The only tools the dreamer gets.
+const DREAMER_TOOLS: &str = "read,grep,find,ls,write,edit";
+
+/// How to start the dreamer.
+pub struct DreamerCommand<'a> {
+    pub pi: &'a Path,
+    pub home: &'a Path,
+    /// Relative prefixes the dreamer may write, such as `human/` or `agents/me/`.
+    pub writable: &'a [String],
+    pub model: Option<&'a str>,
+    pub prompt: &'a str,
+}
+
+/// A tool call the dreamer made, as the event stream reported it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ToolUse {
+    pub tool: String,
+    pub path: Option<String>,
+    pub is_error: bool,
+    /// The refusal text when the write jail blocked the call.
+    pub refused: Option<String>,
+}
+
+/// What a dreamer run produced.
+#[derive(Debug, Default)]
+pub struct DreamerRun {
+    /// The last assistant text.
+    pub answer: String,
+    pub tools: Vec<ToolUse>,
+    /// Why the run counts as failed, if it does.
+    pub failure: Option<String>,
+}
+
+/// Streams progress while the dreamer runs.
+pub trait DreamerObserver {
+    fn tool_started(&mut self, tool: &str, path: Option<&str>, count: usize);
+}
+
+pub fn run(command: &DreamerCommand, observer: &mut dyn DreamerObserver) -> DreamerRun {
+    let jail_dir = match tempfile::Builder::new().prefix("pi-context-dream-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return failed(format!("cannot create a directory for the write jail: {e}")),
+    };
+    let jail = jail_dir.path().join("dream-jail.ts");
+    if let Err(e) = std::fs::write(&jail, JAIL_EXTENSION) {
+        return failed(format!("cannot write the write jail extension: {e}"));
+    }
+    let mut child = match build(command, &jail).spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return failed(format!(
+                "cannot start the dreamer `{}`: {e} (install Pi, or pass --pi / set PI_CONTEXT_PI)",
+                command.pi.display()
+            ))
+        }
+    };
+    let stderr = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    });
+    let mut stream = EventStream::default();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
+            stream.feed(&line, observer);
+        }
+    }
+    let status = child.wait();
+    let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    stream.finish(status, &stderr)
+}
+
+fn failed(reason: String) -> DreamerRun {
+    DreamerRun {
+        failure: Some(reason),
+        ..DreamerRun::default()
+    }
+}
+
+fn build(command: &DreamerCommand, jail: &Path) -> Command {
+    let mut cmd = Command::new(command.pi);
+    cmd.current_dir(command.home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("PI_CONTEXT_DREAM_HOME", command.home)
+        .env("PI_CONTEXT_DREAM_WRITABLE", serde_json::to_string(command.writable).unwrap_or_default())
+        .args(["--mode", "json", "--no-session", "--tools", DREAMER_TOOLS])
+        .args(["--no-extensions", "--no-context-files", "--no-skills", "--no-prompt-templates", "--no-mcp"])
+        .arg("--extension")
+        .arg(jail);
+    if let Some(model) = command.model {
+        cmd.args(["--model", model]);
+    }
+    cmd.arg("--").arg(command.prompt);
+    cmd
+}
+
+/// Folds the JSONL event stream into a [`DreamerRun`].
+#[derive(Default)]
+struct EventStream {
+    run: DreamerRun,
+    events: usize,
+    settled: bool,
+    provider_error: Option<String>,
+    pending: Vec<(String, ToolUse)>,
+}
+
+impl EventStream {
+    fn feed(&mut self, line: &[u8], observer: &mut dyn DreamerObserver) {
+        let Ok(event) = serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line)) else {
+            return;
+        };
+        self.events += 1;
+        match event["type"].as_str().unwrap_or_default() {
+            "tool_execution_start" => {
+                let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
+                let path = event["args"]["path"].as_str().map(str::to_string);
+                let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
+                observer.tool_started(&tool, path.as_deref(), self.run.tools.len() + self.pending.len() + 1);
+                self.pending.push((
+                    id,
+                    ToolUse {
+                        tool,
+                        path,
+                        is_error: false,
+                        refused: None,
+                    },
+                ));
+            }
+            "tool_execution_end" => self.tool_ended(&event),
+            "message_end" if event["message"]["role"] == "assistant" => self.assistant(&event["message"]),
+            "agent_settled" | "agent_end" => self.settled = true,
+            _ => {}
+        }
+    }
+
+    fn tool_ended(&mut self, event: &Value) {
+        let id = event["toolCallId"].as_str().unwrap_or_default();
+        let Some(position) = self.pending.iter().position(|(pending, _)| pending == id) else {
+            return;
+        };
+        let (_, mut tool) = self.pending.remove(position);
+        tool.is_error = event["isError"].as_bool().unwrap_or(false);
+        let text = content_text(&event["result"]["content"]);
+        if tool.is_error && text.contains("write jail:") {
+            tool.refused = Some(text);
+        }
+        self.run.tools.push(tool);
+    }
+
+    fn assistant(&mut self, message: &Value) {
+        if message["stopReason"] == "error" {
+            let reason = message["errorMessage"].as_str().unwrap_or("unknown provider error");
+            self.provider_error = Some(reason.to_string());
+            return;
+        }
+        let text = content_text(&message["content"]);
+        if !text.is_empty() {
+            self.run.answer = text;
+        }
+    }
+
+    fn finish(mut self, status: std::io::Result<std::process::ExitStatus>, stderr: &str) -> DreamerRun {
+        self.run.tools.extend(self.pending.drain(..).map(|(_, tool)| tool));
+        let stderr_tail = tail(stderr, 600);
+        self.run.failure = match status {
+            Err(e) => Some(format!("the dreamer could not be awaited: {e}")),
+            Ok(s) if !s.success() => Some(format!("the dreamer exited with {s}{stderr_tail}")),
+            Ok(_) if self.provider_error.is_some() => {
+                Some(format!("dreamer failed: {}", self.provider_error.unwrap_or_default()))
+            }
+            Ok(_) if self.events == 0 => Some(format!("the dreamer printed no JSON events{stderr_tail}")),
+            Ok(_) if !self.settled => Some(format!("the dreamer's event stream ended before the run did{stderr_tail}")),
+            Ok(_) => None,
+        };
+        self.run
+    }
+}
+
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn tail(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    let start = text.char_indices().rev().nth(max).map_or(0, |(i, _)| i);
+    format!(": {}", &text[start..])
+}
+
+/// Where `pi` is: the flag, else `$PI_CONTEXT_PI`, else `pi` on `PATH`.
+/// A relative path with a directory part is made absolute, since the dreamer runs in the home.
+pub fn resolve_pi(flag: Option<PathBuf>) -> PathBuf {
+    let pi = flag
+        .or_else(|| std::env::var_os("PI_CONTEXT_PI").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("pi"));
+    if pi.is_relative() && pi.components().count() > 1 {
+        if let Ok(cwd) = std::env::current_dir() {
+            return cwd.join(pi);
+        }
+    }
+    pi
+}

@@ -1,0 +1,81 @@
+// pi-context dream write jail. Written out by `pi-context dream` from its embedded copy and
+// loaded with `pi -e`; not meant to be installed by hand.
+//
+// Every `write` and `edit` call of the dreamer is checked before it runs: the target must lie
+// inside the notes home (after resolving symlinks), under one of the writable homes of this run,
+// and outside `.git/`, `.dream.lock*`, `dreams/` and `pi/session/`. Hard-linked files are refused.
+// The run's home and writable prefixes come from PI_CONTEXT_DREAM_HOME and
+// PI_CONTEXT_DREAM_WRITABLE (a JSON array such as ["human/", "project/", "agents/me/"]).
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const GUARDED_TOOLS = new Set(["write", "edit"]);
+
+function realHome(): string {
+  const home = process.env.PI_CONTEXT_DREAM_HOME;
+  if (!home) throw new Error("write jail: PI_CONTEXT_DREAM_HOME is not set");
+  return fs.realpathSync(home);
+}
+
+function writablePrefixes(): string[] {
+  try {
+    const parsed = JSON.parse(process.env.PI_CONTEXT_DREAM_WRITABLE ?? "[]");
+    return Array.isArray(parsed) ? parsed.filter((p) => typeof p === "string" && p.length > 0) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The real path of `target`, resolving the deepest ancestor that exists. */
+function realPathOf(target: string): string {
+  let existing = target;
+  const rest: string[] = [];
+  while (!fs.existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+  return path.join(fs.realpathSync(existing), ...rest);
+}
+
+/** Why writing `requested` is refused, or null when it is allowed. */
+export function refusal(requested: string, home = realHome(), writable = writablePrefixes()): string | null {
+  const cleaned = requested.startsWith("@") ? requested.slice(1) : requested;
+  const target = realPathOf(path.resolve(home, cleaned));
+  const relative = path.relative(home, target);
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
+    return `write jail: ${requested} is outside the notes home ${home}`;
+  }
+  const rel = relative.split(path.sep).join("/");
+  if (rel === ".git" || rel.startsWith(".git/") || rel.startsWith(".dream.lock") || rel.startsWith("dreams/") || rel.startsWith("pi/")) {
+    return `write jail: ${rel} is read-only to the dreamer (git metadata, the lock, dream reports and session notes are never written)`;
+  }
+  if (!writable.some((prefix) => rel.startsWith(prefix))) {
+    return `write jail: ${rel} is not in a writable home of this dream (writable: ${writable.join(", ") || "none"})`;
+  }
+  try {
+    const stat = fs.lstatSync(target);
+    if (stat.isFile() && stat.nlink > 1) return `write jail: ${rel} has hard links and is not allowed`;
+  } catch {
+    // A new file: nothing more to check.
+  }
+  return null;
+}
+
+export default function (pi: any) {
+  pi.on("tool_call", async (event: any) => {
+    if (!GUARDED_TOOLS.has(event.toolName)) return undefined;
+    const requested = event.input?.path;
+    if (typeof requested !== "string" || requested.length === 0) {
+      return { block: true, reason: "write jail: the call names no path" };
+    }
+    let reason: string | null;
+    try {
+      reason = refusal(requested);
+    } catch (error) {
+      reason = `write jail: cannot check ${requested}: ${(error as Error).message}`;
+    }
+    return reason ? { block: true, reason } : undefined;
+  });
+}

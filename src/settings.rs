@@ -1,0 +1,90 @@
+//! pi-context's settings inside Pi's settings files: the top-level `"pi-context"` key of
+//! `<agent dir>/settings.json` (global) and `<cwd>/.pi/settings.json` (project), project values
+//! winning per key. An invalid value is ignored with one warning naming the key; nothing fails.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub const DEFAULT_REMINDER_MARGIN_TOKENS: u64 = 24_576;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub reminder_margin_tokens: u64,
+    pub dreamer: Option<String>,
+    /// One line per ignored value, naming the key and the file.
+    pub warnings: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            reminder_margin_tokens: DEFAULT_REMINDER_MARGIN_TOKENS,
+            dreamer: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub fn agent_dir(home: &Path) -> PathBuf {
+    match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home.join(".pi").join("agent"),
+    }
+}
+
+/// Loads the global then the project settings file.
+pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
+    let mut settings = Settings::default();
+    for file in [agent_dir.join("settings.json"), cwd.join(".pi").join("settings.json")] {
+        apply_file(&mut settings, &file);
+    }
+    settings
+}
+
+fn apply_file(settings: &mut Settings, file: &Path) {
+    let Ok(text) = std::fs::read_to_string(file) else { return };
+    let section = match serde_json::from_str::<Value>(&text) {
+        Ok(value) => value.get("pi-context").cloned(),
+        Err(e) => {
+            settings.warnings.push(format!("{}: not valid JSON ({e}); its settings are ignored", file.display()));
+            return;
+        }
+    };
+    let Some(section) = section else { return };
+    let warn = |key: &str, why: &str| format!("{}: pi-context.{key} {why}; using the default", file.display());
+    if let Some(value) = section.get("reminderMarginTokens") {
+        match value.as_u64().filter(|n| *n > 0) {
+            Some(n) => settings.reminder_margin_tokens = n,
+            None => settings.warnings.push(warn("reminderMarginTokens", "must be a positive integer")),
+        }
+    }
+    if let Some(value) = section.get("dreamer") {
+        match value.as_str().filter(|s| !s.trim().is_empty()) {
+            Some(s) => settings.dreamer = Some(s.to_string()),
+            None => settings.warnings.push(warn("dreamer", "must be a non-empty string")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_values_win_per_key_and_invalid_ones_warn() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join("agent");
+        let cwd = dir.path().join("project");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::create_dir_all(cwd.join(".pi")).unwrap();
+        std::fs::write(agent.join("settings.json"), r#"{"pi-context":{"reminderMarginTokens":1000,"dreamer":"a/b"}}"#).unwrap();
+        std::fs::write(cwd.join(".pi/settings.json"), r#"{"pi-context":{"dreamer":"","reminderMarginTokens":2000}}"#).unwrap();
+        let s = load(&agent, &cwd);
+        assert_eq!(s.reminder_margin_tokens, 2000);
+        assert_eq!(s.dreamer.as_deref(), Some("a/b"));
+        assert_eq!(s.warnings.len(), 1);
+        assert!(s.warnings[0].contains("pi-context.dreamer"));
+    }
+}
