@@ -1,0 +1,334 @@
+/**
+ * pi-context: the Pi extension.
+ *
+ * A thin shell around the `pi-context` binary. At load it asks the binary for its tools
+ * (`pi-context tool --schemas`) and registers each one with Pi exactly as described there
+ * (name, label, description, JSON Schema parameters, execution mode). Every call spawns
+ * `pi-context tool <name>`, writes `{"params", "context"}` to its stdin and turns the
+ * `{"text", "details", "is_error"}` it prints into Pi's tool result. The protocol is
+ * documented in the repository's docs/protocol.md.
+ *
+ * Environment:
+ *   PI_CONTEXT_BIN   the binary to run (default: `pi-context` on PATH)
+ *   PI_NOTES_HOME    notes home, passed to the binary as context.notes_home
+ *   PI_NOTES_AGENT   agent name, passed to the binary as context.agent
+ */
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { TSchema } from "typebox";
+
+/** How to get the binary, named in every "missing binary" error. */
+export const INSTALL_HINT =
+  "Install it with `cargo install --path .` in a checkout of the pi-context repository " +
+  "(or set PI_CONTEXT_BIN to the path of the binary), then restart pi.";
+
+/**
+ * The tools the extension registers when the binary cannot describe them (missing or broken),
+ * so the model still finds them and every call explains what is wrong. When the binary works,
+ * this list is not used: the tools are whatever `--schemas` returns.
+ */
+const FALLBACK_TOOL_NAMES = [
+  "history_windows",
+  "history_list",
+  "history_read",
+  "history_search",
+  "notes_write",
+  "notes_edit",
+  "notes_read",
+  "notes_list",
+  "notes_search",
+];
+
+const SCHEMAS_TIMEOUT_MS = 15_000;
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+const MAX_STDERR_CHARS = 4000;
+
+/** One entry of `pi-context tool --schemas`. */
+export interface ToolSchema {
+  name: string;
+  label?: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  execution_mode?: string;
+}
+
+/** What `pi-context tool <name>` prints. */
+interface ToolResponse {
+  text: string;
+  details?: unknown;
+  is_error?: boolean;
+}
+
+/** The live session, as the binary wants it (CONTRACT §4). */
+export interface ToolCallContext {
+  session_file: string | null;
+  leaf_id: string;
+  session_id: string | null;
+  cwd: string;
+  agent: string | null;
+  model: string | null;
+  notes_home: string | null;
+  entries?: string[];
+}
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the process could not be started or was aborted. */
+  error?: NodeJS.ErrnoException;
+}
+
+/** The binary to run: `PI_CONTEXT_BIN` when set and non-empty, else `pi-context` on PATH. */
+export function binaryPath(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.PI_CONTEXT_BIN?.trim();
+  return configured ? configured : "pi-context";
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value !== undefined && value.trim() !== "" ? value : null;
+}
+
+/** Runs the binary with `input` on stdin; never rejects. */
+function run(bin: string, args: string[], input: string, signal?: AbortSignal, timeoutMs?: number): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let outBytes = 0;
+    let settled = false;
+    let error: NodeJS.ErrnoException | undefined;
+    const finish = (code: number | null, sig: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      resolve({
+        code,
+        signal: sig,
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        stderr: Buffer.concat(stderr).toString("utf8"),
+        error,
+      });
+    };
+    if (signal?.aborted) {
+      error = Object.assign(new Error("aborted"), { name: "AbortError", code: "ABORT_ERR" });
+      finish(null, null);
+      return;
+    }
+    let child;
+    try {
+      child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"], signal, windowsHide: true });
+    } catch (e) {
+      error = e as NodeJS.ErrnoException;
+      finish(null, null);
+      return;
+    }
+    // Our own timer (spawn's `timeout` option outlives a child that never started).
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        error ??= Object.assign(new Error(`timed out after ${timeoutMs} ms`), { code: "ETIMEDOUT" });
+        child.kill("SIGKILL");
+      }, timeoutMs);
+      timer.unref();
+      child.on("close", () => clearTimeout(timer));
+      child.on("error", () => clearTimeout(timer));
+    }
+    child.stdout.on("data", (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > MAX_OUTPUT_BYTES) {
+        error = Object.assign(new Error(`output larger than ${MAX_OUTPUT_BYTES} bytes`), { code: "EOVERFLOW" });
+        child.kill("SIGKILL");
+        return;
+      }
+      stdout.push(chunk);
+    });
+    let errBytes = 0;
+    child.stderr.on("data", (chunk: Buffer) => {
+      errBytes += chunk.length;
+      if (errBytes <= MAX_OUTPUT_BYTES) stderr.push(chunk);
+    });
+    // The binary may exit before reading all of stdin (a usage error): not our failure.
+    child.stdin.on("error", () => {});
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      error ??= e;
+      // A process that never started emits no "close".
+      if (child.pid === undefined) finish(null, null);
+    });
+    child.on("close", (code, sig) => finish(code, sig));
+    child.stdin.end(input);
+  });
+}
+
+function clip(text: string, max = MAX_STDERR_CHARS): string {
+  const t = text.trim();
+  return t.length > max ? `${t.slice(0, max)}… (${t.length - max} more characters)` : t;
+}
+
+/** Why a run failed, for a person reading a tool result; undefined when it succeeded. */
+function failure(bin: string, what: string, result: RunResult): string | undefined {
+  const e = result.error;
+  if (e?.code === "ENOENT") {
+    return bin === "pi-context"
+      ? `The pi-context binary was not found on PATH. ${INSTALL_HINT}`
+      : `The pi-context binary was not found at PI_CONTEXT_BIN=${bin}. ${INSTALL_HINT}`;
+  }
+  if (e?.code === "EACCES") return `The pi-context binary at ${bin} is not executable. ${INSTALL_HINT}`;
+  if (e?.name === "AbortError" || e?.code === "ABORT_ERR") return `${what} was aborted.`;
+  if (e && result.code === null && result.signal === null) return `${what} could not run: ${e.message}`;
+  if (e) return `${what} failed: ${e.message}${result.stderr.trim() ? `\n${clip(result.stderr)}` : ""}`;
+  if (result.code !== 0) {
+    const status = result.signal ? `was killed by ${result.signal}` : `failed with exit status ${result.code}`;
+    const stderr = clip(result.stderr);
+    return `${what} ${status}${stderr ? `:\n${stderr}` : " (no output on stderr)."}`;
+  }
+  return undefined;
+}
+
+/** Outcome of asking the binary for its tools. */
+export type SchemaLoad = { ok: true; tools: ToolSchema[] } | { ok: false; reason: string };
+
+/** Runs `<bin> tool --schemas` and checks the answer's shape. */
+export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoad> {
+  const result = await run(bin, ["tool", "--schemas"], "", undefined, SCHEMAS_TIMEOUT_MS);
+  const failed = failure(bin, `\`${bin} tool --schemas\``, result);
+  if (failed) return { ok: false, reason: failed };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(result.stdout);
+  } catch {
+    return { ok: false, reason: `\`${bin} tool --schemas\` did not print JSON: ${clip(result.stdout, 300)}` };
+  }
+  const tools = (parsed as { tools?: unknown })?.tools;
+  if (!Array.isArray(tools)) return { ok: false, reason: `\`${bin} tool --schemas\` printed no "tools" array.` };
+  const valid = tools.filter(
+    (t): t is ToolSchema =>
+      typeof t?.name === "string" &&
+      t.name !== "" &&
+      typeof t.description === "string" &&
+      typeof t.parameters === "object" &&
+      t.parameters !== null,
+  );
+  return { ok: true, tools: valid };
+}
+
+/** The serialized session for a session Pi keeps only in memory: header first, then every entry. */
+function inMemoryEntries(ctx: ExtensionContext): string[] {
+  const sm = ctx.sessionManager;
+  const lines: string[] = [];
+  const header = sm.getHeader();
+  if (header) lines.push(JSON.stringify(header));
+  for (const entry of sm.getEntries()) lines.push(JSON.stringify(entry));
+  return lines;
+}
+
+/** The live context sent with every call (CONTRACT §4). Environment is read at call time. */
+export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): ToolCallContext {
+  const sm = ctx.sessionManager;
+  const file = sm.getSessionFile();
+  // Pi writes the session file lazily; until it exists the binary reads the entries we send.
+  const onDisk = typeof file === "string" && file !== "" && existsSync(file);
+  const context: ToolCallContext = {
+    session_file: onDisk ? file : null,
+    leaf_id: sm.getLeafId() ?? "none",
+    session_id: nonEmpty(sm.getSessionId()),
+    cwd: ctx.cwd,
+    agent: nonEmpty(env.PI_NOTES_AGENT),
+    model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
+    notes_home: nonEmpty(env.PI_NOTES_HOME),
+  };
+  if (!onDisk) context.entries = inMemoryEntries(ctx);
+  return context;
+}
+
+type TextResult = {
+  content: { type: "text"; text: string }[];
+  details: unknown;
+  isError?: boolean;
+};
+
+function errorResult(text: string, details: Record<string, unknown>): TextResult {
+  return { content: [{ type: "text", text }], details, isError: true };
+}
+
+/** Answers one tool call by running `<bin> tool <name>`. */
+export async function callTool(
+  name: string,
+  params: unknown,
+  ctx: ExtensionContext,
+  signal?: AbortSignal,
+  bin: string = binaryPath(),
+): Promise<TextResult> {
+  const request = JSON.stringify({ params: params ?? {}, context: callContext(ctx) });
+  const result = await run(bin, ["tool", name], request, signal);
+  const failed = failure(bin, `\`pi-context tool ${name}\``, result);
+  if (failed) {
+    return errorResult(failed, {
+      error: "binary_failed",
+      exit_code: result.code,
+      ...(result.signal ? { signal: result.signal } : {}),
+    });
+  }
+  let response: ToolResponse;
+  try {
+    response = JSON.parse(result.stdout) as ToolResponse;
+    if (typeof response?.text !== "string") throw new Error("no text field");
+  } catch {
+    const stderr = clip(result.stderr);
+    return errorResult(
+      `\`pi-context tool ${name}\` printed an answer that is not a tool result: ${clip(result.stdout, 300)}` +
+        (stderr ? `\nstderr:\n${stderr}` : ""),
+      { error: "bad_response" },
+    );
+  }
+  return {
+    content: [{ type: "text", text: response.text }],
+    details: response.details ?? {},
+    isError: response.is_error === true,
+  };
+}
+
+/** A one-line summary for the system prompt's tool list: the description's first sentence. */
+function snippet(description: string): string {
+  const first = description.split(/(?<=[.!?])\s/)[0] ?? description;
+  return first.length > 200 ? `${first.slice(0, 199)}…` : first;
+}
+
+function register(pi: ExtensionAPI, tool: ToolSchema): void {
+  const mode = tool.execution_mode === "sequential" || tool.execution_mode === "parallel" ? tool.execution_mode : undefined;
+  pi.registerTool({
+    name: tool.name,
+    label: tool.label || tool.name,
+    description: tool.description,
+    promptSnippet: snippet(tool.description),
+    // The binary's JSON Schema, unchanged: Pi validates arguments as plain JSON Schema.
+    parameters: tool.parameters as unknown as TSchema,
+    ...(mode ? { executionMode: mode } : {}),
+    async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+      return callTool(tool.name, params, ctx, signal);
+    },
+  });
+}
+
+export default async function piContext(pi: ExtensionAPI): Promise<void> {
+  const bin = binaryPath();
+  const loaded = await loadSchemas(bin);
+  if (loaded.ok) {
+    for (const tool of loaded.tools) register(pi, tool);
+    return;
+  }
+  // Without the binary's schemas, register the known tools with open parameters: each call still
+  // tries the binary (it may have been installed since) and otherwise says how to install it.
+  for (const name of FALLBACK_TOOL_NAMES) {
+    register(pi, {
+      name,
+      label: name,
+      description: `pi-context tool ${name} (unavailable: ${loaded.reason})`,
+      parameters: { type: "object" },
+    });
+  }
+  pi.on("session_start", (_event, ctx) => {
+    if (ctx.hasUI) ctx.ui.notify(`pi-context: ${loaded.reason}`, "warning");
+  });
+}
