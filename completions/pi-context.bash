@@ -233,7 +233,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__dream)
-            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --playbook --pi --dry-run --json --color --help doctor help"
+            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --agent --playbook --pi --dry-run --print-playbook --json --color --help doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +255,10 @@ _pi__context() {
                     return 0
                     ;;
                 --dreamer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

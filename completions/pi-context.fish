@@ -147,6 +147,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __f
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -154,6 +155,7 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l force -d 'Run even when the time or material gate says no (never bypasses the lock)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dry-run -d 'Evaluate the gates and the lock, print the plan, change nothing'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l print-playbook -d 'Print the playbook (the built-in one, or --playbook) and exit'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l json -d 'Print one JSON object'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it'

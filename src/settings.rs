@@ -37,33 +37,50 @@ pub fn agent_dir(home: &Path) -> PathBuf {
 /// Loads the global then the project settings file.
 pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
     let mut settings = Settings::default();
-    for file in [agent_dir.join("settings.json"), cwd.join(".pi").join("settings.json")] {
+    for file in [
+        agent_dir.join("settings.json"),
+        cwd.join(".pi").join("settings.json"),
+    ] {
         apply_file(&mut settings, &file);
     }
     settings
 }
 
 fn apply_file(settings: &mut Settings, file: &Path) {
-    let Ok(text) = std::fs::read_to_string(file) else { return };
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
     let section = match serde_json::from_str::<Value>(&text) {
         Ok(value) => value.get("pi-context").cloned(),
         Err(e) => {
-            settings.warnings.push(format!("{}: not valid JSON ({e}); its settings are ignored", file.display()));
+            settings.warnings.push(format!(
+                "{}: not valid JSON ({e}); its settings are ignored",
+                file.display()
+            ));
             return;
         }
     };
     let Some(section) = section else { return };
-    let warn = |key: &str, why: &str| format!("{}: pi-context.{key} {why}; using the default", file.display());
+    let warn = |key: &str, why: &str| {
+        format!(
+            "{}: pi-context.{key} {why}; using the default",
+            file.display()
+        )
+    };
     if let Some(value) = section.get("reminderMarginTokens") {
         match value.as_u64().filter(|n| *n > 0) {
             Some(n) => settings.reminder_margin_tokens = n,
-            None => settings.warnings.push(warn("reminderMarginTokens", "must be a positive integer")),
+            None => settings
+                .warnings
+                .push(warn("reminderMarginTokens", "must be a positive integer")),
         }
     }
     if let Some(value) = section.get("dreamer") {
         match value.as_str().filter(|s| !s.trim().is_empty()) {
             Some(s) => settings.dreamer = Some(s.to_string()),
-            None => settings.warnings.push(warn("dreamer", "must be a non-empty string")),
+            None => settings
+                .warnings
+                .push(warn("dreamer", "must be a non-empty string")),
         }
     }
 }
@@ -79,8 +96,16 @@ mod tests {
         let cwd = dir.path().join("project");
         std::fs::create_dir_all(&agent).unwrap();
         std::fs::create_dir_all(cwd.join(".pi")).unwrap();
-        std::fs::write(agent.join("settings.json"), r#"{"pi-context":{"reminderMarginTokens":1000,"dreamer":"a/b"}}"#).unwrap();
-        std::fs::write(cwd.join(".pi/settings.json"), r#"{"pi-context":{"dreamer":"","reminderMarginTokens":2000}}"#).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"pi-context":{"reminderMarginTokens":1000,"dreamer":"a/b"}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            cwd.join(".pi/settings.json"),
+            r#"{"pi-context":{"dreamer":"","reminderMarginTokens":2000}}"#,
+        )
+        .unwrap();
         let s = load(&agent, &cwd);
         assert_eq!(s.reminder_margin_tokens, 2000);
         assert_eq!(s.dreamer.as_deref(), Some("a/b"));

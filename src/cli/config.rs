@@ -12,7 +12,10 @@ const DEFAULT_INDEX_MIN_BYTES: u64 = 1 << 20;
 /// turns the index off; `PI_CONTEXT_CACHE_MIN_BYTES` sets the smallest session that is indexed.
 pub fn session_open_options() -> OpenOptions {
     let disabled = std::env::var("PI_CONTEXT_SESSION_INDEX").is_ok_and(|v| v == "off" || v == "0");
-    let cache_dir = (!disabled).then(cache_root).flatten().map(|root| root.join("sessions"));
+    let cache_dir = (!disabled)
+        .then(cache_root)
+        .flatten()
+        .map(|root| root.join("sessions"));
     let cache_min_bytes = std::env::var("PI_CONTEXT_CACHE_MIN_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use git2::{Delta, IndexAddOption, Oid, Repository, Signature, Tree};
 use serde::Serialize;
 
-const EXCLUDE_LINE: &str = ".dream.lock*";
+/// Never snapshotted: the dream lock and its last-run file, and the notes store's lock files.
+const EXCLUDE_LINES: [&str; 2] = [".dream.lock*", "/.locks/"];
 
 /// One path that differs between two snapshots.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -35,7 +36,9 @@ impl Audit {
             repo,
             home: home.to_path_buf(),
         };
-        audit.ensure_excluded().map_err(|e| git2::Error::from_str(&format!("cannot write .git/info/exclude: {e}")))?;
+        audit
+            .ensure_excluded()
+            .map_err(|e| git2::Error::from_str(&format!("cannot write .git/info/exclude: {e}")))?;
         Ok(audit)
     }
 
@@ -44,14 +47,24 @@ impl Audit {
         fs::create_dir_all(&info)?;
         let exclude = info.join("exclude");
         let current = fs::read_to_string(&exclude).unwrap_or_default();
-        if current.lines().any(|l| l.trim() == EXCLUDE_LINE) {
+        let missing: Vec<&str> = EXCLUDE_LINES
+            .into_iter()
+            .filter(|line| !current.lines().any(|l| l.trim() == *line))
+            .collect();
+        if missing.is_empty() {
             return Ok(());
         }
-        let mut file = fs::OpenOptions::new().create(true).append(true).open(&exclude)?;
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&exclude)?;
         if !current.is_empty() && !current.ends_with('\n') {
             file.write_all(b"\n")?;
         }
-        writeln!(file, "{EXCLUDE_LINE}")
+        for line in missing {
+            writeln!(file, "{line}")?;
+        }
+        Ok(())
     }
 
     /// Stages everything (additions, changes, deletions) and returns the staged tree.
@@ -78,9 +91,14 @@ impl Audit {
         let tree = self.repo.find_tree(tree_id)?;
         let signature = self.signature()?;
         let parents: Vec<&git2::Commit> = head.iter().collect();
-        let oid = self
-            .repo
-            .commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)?;
+        let oid = self.repo.commit(
+            Some("HEAD"),
+            &signature,
+            &signature,
+            message,
+            &tree,
+            &parents,
+        )?;
         Ok((Some(oid), tree_id))
     }
 
@@ -105,7 +123,11 @@ impl Audit {
                     Delta::Modified | Delta::Renamed | Delta::Typechange => "modified",
                     _ => return None,
                 };
-                let file = if kind == "deleted" { delta.old_file() } else { delta.new_file() };
+                let file = if kind == "deleted" {
+                    delta.old_file()
+                } else {
+                    delta.new_file()
+                };
                 let path = file.path()?.to_string_lossy().replace('\\', "/");
                 Some(Change { kind, path })
             })

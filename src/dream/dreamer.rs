@@ -49,7 +49,10 @@ pub trait DreamerObserver {
 }
 
 pub fn run(command: &DreamerCommand, observer: &mut dyn DreamerObserver) -> DreamerRun {
-    let jail_dir = match tempfile::Builder::new().prefix("pi-context-dream-").tempdir() {
+    let jail_dir = match tempfile::Builder::new()
+        .prefix("pi-context-dream-")
+        .tempdir()
+    {
         Ok(dir) => dir,
         Err(e) => return failed(format!("cannot create a directory for the write jail: {e}")),
     };
@@ -98,9 +101,18 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("PI_CONTEXT_DREAM_HOME", command.home)
-        .env("PI_CONTEXT_DREAM_WRITABLE", serde_json::to_string(command.writable).unwrap_or_default())
+        .env(
+            "PI_CONTEXT_DREAM_WRITABLE",
+            serde_json::to_string(command.writable).unwrap_or_default(),
+        )
         .args(["--mode", "json", "--no-session", "--tools", DREAMER_TOOLS])
-        .args(["--no-extensions", "--no-context-files", "--no-skills", "--no-prompt-templates", "--no-mcp"])
+        .args([
+            "--no-extensions",
+            "--no-context-files",
+            "--no-skills",
+            "--no-prompt-templates",
+            "--no-mcp",
+        ])
         .arg("--extension")
         .arg(jail);
     if let Some(model) = command.model {
@@ -122,7 +134,8 @@ struct EventStream {
 
 impl EventStream {
     fn feed(&mut self, line: &[u8], observer: &mut dyn DreamerObserver) {
-        let Ok(event) = serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line)) else {
+        let Ok(event) = serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line))
+        else {
             return;
         };
         self.events += 1;
@@ -131,7 +144,11 @@ impl EventStream {
                 let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
                 let path = event["args"]["path"].as_str().map(str::to_string);
                 let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
-                observer.tool_started(&tool, path.as_deref(), self.run.tools.len() + self.pending.len() + 1);
+                observer.tool_started(
+                    &tool,
+                    path.as_deref(),
+                    self.run.tools.len() + self.pending.len() + 1,
+                );
                 self.pending.push((
                     id,
                     ToolUse {
@@ -143,7 +160,9 @@ impl EventStream {
                 ));
             }
             "tool_execution_end" => self.tool_ended(&event),
-            "message_end" if event["message"]["role"] == "assistant" => self.assistant(&event["message"]),
+            "message_end" if event["message"]["role"] == "assistant" => {
+                self.assistant(&event["message"])
+            }
             "agent_settled" | "agent_end" => self.settled = true,
             _ => {}
         }
@@ -165,7 +184,9 @@ impl EventStream {
 
     fn assistant(&mut self, message: &Value) {
         if message["stopReason"] == "error" {
-            let reason = message["errorMessage"].as_str().unwrap_or("unknown provider error");
+            let reason = message["errorMessage"]
+                .as_str()
+                .unwrap_or("unknown provider error");
             self.provider_error = Some(reason.to_string());
             return;
         }
@@ -175,17 +196,28 @@ impl EventStream {
         }
     }
 
-    fn finish(mut self, status: std::io::Result<std::process::ExitStatus>, stderr: &str) -> DreamerRun {
-        self.run.tools.extend(self.pending.drain(..).map(|(_, tool)| tool));
+    fn finish(
+        mut self,
+        status: std::io::Result<std::process::ExitStatus>,
+        stderr: &str,
+    ) -> DreamerRun {
+        self.run
+            .tools
+            .extend(self.pending.drain(..).map(|(_, tool)| tool));
         let stderr_tail = tail(stderr, 600);
         self.run.failure = match status {
             Err(e) => Some(format!("the dreamer could not be awaited: {e}")),
             Ok(s) if !s.success() => Some(format!("the dreamer exited with {s}{stderr_tail}")),
-            Ok(_) if self.provider_error.is_some() => {
-                Some(format!("dreamer failed: {}", self.provider_error.unwrap_or_default()))
+            Ok(_) if self.provider_error.is_some() => Some(format!(
+                "dreamer failed: {}",
+                self.provider_error.unwrap_or_default()
+            )),
+            Ok(_) if self.events == 0 => {
+                Some(format!("the dreamer printed no JSON events{stderr_tail}"))
             }
-            Ok(_) if self.events == 0 => Some(format!("the dreamer printed no JSON events{stderr_tail}")),
-            Ok(_) if !self.settled => Some(format!("the dreamer's event stream ended before the run did{stderr_tail}")),
+            Ok(_) if !self.settled => Some(format!(
+                "the dreamer's event stream ended before the run did{stderr_tail}"
+            )),
             Ok(_) => None,
         };
         self.run
@@ -218,7 +250,11 @@ fn tail(text: &str, max: usize) -> String {
 /// A relative path with a directory part is made absolute, since the dreamer runs in the home.
 pub fn resolve_pi(flag: Option<PathBuf>) -> PathBuf {
     let pi = flag
-        .or_else(|| std::env::var_os("PI_CONTEXT_PI").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .or_else(|| {
+            std::env::var_os("PI_CONTEXT_PI")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
         .unwrap_or_else(|| PathBuf::from("pi"));
     if pi.is_relative() && pi.components().count() > 1 {
         if let Ok(cwd) = std::env::current_dir() {

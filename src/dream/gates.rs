@@ -17,7 +17,9 @@ pub struct Gate {
 
 /// When the last dream that took the lock started (the mtime of `.dream.lock.last-run`).
 pub fn last_run(home: &Path) -> Option<SystemTime> {
-    fs::metadata(home.join(LAST_RUN_FILE)).and_then(|m| m.modified()).ok()
+    fs::metadata(home.join(LAST_RUN_FILE))
+        .and_then(|m| m.modified())
+        .ok()
 }
 
 pub fn time_gate(home: &Path, now: SystemTime, min_hours: f64) -> Gate {
@@ -27,7 +29,11 @@ pub fn time_gate(home: &Path, now: SystemTime, min_hours: f64) -> Gate {
             reason: "time gate: no prior dream".into(),
         };
     };
-    let hours = now.duration_since(last).unwrap_or(Duration::ZERO).as_secs_f64() / 3600.0;
+    let hours = now
+        .duration_since(last)
+        .unwrap_or(Duration::ZERO)
+        .as_secs_f64()
+        / 3600.0;
     if hours >= min_hours {
         Gate {
             ok: true,
@@ -36,7 +42,9 @@ pub fn time_gate(home: &Path, now: SystemTime, min_hours: f64) -> Gate {
     } else {
         Gate {
             ok: false,
-            reason: format!("time gate: last dream {hours:.1} h ago, under --min-hours {min_hours}"),
+            reason: format!(
+                "time gate: last dream {hours:.1} h ago, under --min-hours {min_hours}"
+            ),
         }
     }
 }
@@ -49,7 +57,10 @@ pub fn material_gate(home: &Path, min_sessions: u64) -> Gate {
     if changed >= min_sessions {
         Gate {
             ok: true,
-            reason: format!("material gate: {} changed notes since the last dream", sessions(changed)),
+            reason: format!(
+                "material gate: {} changed notes since the last dream",
+                sessions(changed)
+            ),
         }
     } else {
         Gate {
@@ -83,15 +94,19 @@ fn changed_sessions(home: &Path, since: SystemTime) -> u64 {
 
 /// Whether any regular file under `dir` (symlinks not followed) changed after `since`.
 fn changed_since(dir: &Path, since: SystemTime) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else { return false };
-    entries.filter_map(Result::ok).any(|entry| match entry.file_type() {
-        Ok(t) if t.is_dir() => changed_since(&entry.path(), since),
-        Ok(t) if t.is_file() => entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|modified| modified > since),
-        _ => false,
-    })
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries
+        .filter_map(Result::ok)
+        .any(|entry| match entry.file_type() {
+            Ok(t) if t.is_dir() => changed_since(&entry.path(), since),
+            Ok(t) if t.is_file() => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|modified| modified > since),
+            _ => false,
+        })
 }
 
 #[cfg(test)]
@@ -115,7 +130,10 @@ mod tests {
     #[test]
     fn time_gate_reads_the_last_run_mtime() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(time_gate(dir.path(), SystemTime::now(), 24.0).reason, "time gate: no prior dream");
+        assert_eq!(
+            time_gate(dir.path(), SystemTime::now(), 24.0).reason,
+            "time gate: no prior dream"
+        );
         fs::write(dir.path().join(LAST_RUN_FILE), "").unwrap();
         assert!(!time_gate(dir.path(), SystemTime::now(), 24.0).ok);
         let later = SystemTime::now() + Duration::from_secs(25 * 3600);

@@ -7,7 +7,9 @@
 // The run's home and writable prefixes come from PI_CONTEXT_DREAM_HOME and
 // PI_CONTEXT_DREAM_WRITABLE (a JSON array such as ["human/", "project/", "agents/me/"]).
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const GUARDED_TOOLS = new Set(["write", "edit"]);
 
@@ -26,11 +28,25 @@ function writablePrefixes(): string[] {
   }
 }
 
-/** The real path of `target`, resolving the deepest ancestor that exists. */
+/** Whether `p` names a directory entry, a dangling symlink included (`existsSync` follows links). */
+function entryExists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The real path of `target`, resolving the deepest entry that exists. A dangling symlink on the
+ * way makes `realpathSync` throw, so the call is refused: writing through it would create its
+ * target, wherever that is.
+ */
 function realPathOf(target: string): string {
   let existing = target;
   const rest: string[] = [];
-  while (!fs.existsSync(existing)) {
+  while (!entryExists(existing)) {
     const parent = path.dirname(existing);
     if (parent === existing) break;
     rest.unshift(path.basename(existing));
@@ -40,9 +56,21 @@ function realPathOf(target: string): string {
 }
 
 /** Why writing `requested` is refused, or null when it is allowed. */
+/**
+ * The path as Pi's write and edit tools read it (`resolveToCwd`): unicode spaces become spaces,
+ * one leading `@` goes, `~` is the user's home, `file://` URLs are paths.
+ */
+function asPiReadsIt(requested: string): string {
+  let p = requested.replace(/[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g, " ");
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") return os.homedir();
+  if (p.startsWith("~/")) return path.join(os.homedir(), p.slice(2));
+  if (/^file:\/\//.test(p)) return fileURLToPath(p);
+  return p;
+}
+
 export function refusal(requested: string, home = realHome(), writable = writablePrefixes()): string | null {
-  const cleaned = requested.startsWith("@") ? requested.slice(1) : requested;
-  const target = realPathOf(path.resolve(home, cleaned));
+  const target = realPathOf(path.resolve(home, asPiReadsIt(requested)));
   const relative = path.relative(home, target);
   if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
     return `write jail: ${requested} is outside the notes home ${home}`;

@@ -31,9 +31,13 @@ pub struct DreamLock {
 pub enum LockState {
     Absent,
     /// A process holds the advisory lock: a dream is running (pid from the content, if readable).
-    Live { pid: Option<u32> },
+    Live {
+        pid: Option<u32>,
+    },
     /// No process holds it: left behind by a run that died.
-    Stale { content: String },
+    Stale {
+        content: String,
+    },
 }
 
 /// Tries to take the lock. `Ok(None)`: somebody else's lock is there (or the file could not be
@@ -47,7 +51,7 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
         Err(e) => return Err(e),
     };
-    file.lock_exclusive()?;
+    FileExt::lock_exclusive(&file)?;
     let content = format!("{} {}", std::process::id(), uuid::Uuid::new_v4());
     file.write_all(content.as_bytes())?;
     file.sync_all()?;
@@ -58,15 +62,24 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
         file,
         prior_last_run,
     };
-    lock.stamp_last_run(now)?;
+    if let Err(e) = lock.stamp_last_run(now) {
+        // Not a run: leave no lock behind, or every later run would be refused.
+        let _ = lock.fail();
+        return Err(e);
+    }
     Ok(Some(lock))
 }
 
 impl DreamLock {
     fn stamp_last_run(&self, now: SystemTime) -> io::Result<()> {
-        let stamp = jiff::Timestamp::try_from(now).map(|t| t.to_string()).unwrap_or_default();
+        let stamp = jiff::Timestamp::try_from(now)
+            .map(|t| t.to_string())
+            .unwrap_or_default();
         fs::write(&self.last_run, stamp)?;
-        File::options().write(true).open(&self.last_run)?.set_modified(now)
+        File::options()
+            .write(true)
+            .open(&self.last_run)?
+            .set_modified(now)
     }
 
     fn owned(&self) -> bool {
@@ -78,25 +91,35 @@ impl DreamLock {
         if self.owned() {
             fs::remove_file(&self.path)?;
         }
-        let _ = self.file.unlock();
+        let _ = FileExt::unlock(&self.file);
         Ok(())
     }
 
     /// The run failed: put the last-run time back so the failure does not delay the next dream,
     /// then remove the lock (only if it is still ours).
     pub fn fail(self) -> io::Result<()> {
+        let mut result = Ok(());
         if self.owned() {
-            match self.prior_last_run {
-                Some(prior) => File::options().write(true).open(&self.last_run)?.set_modified(prior)?,
-                None => match fs::remove_file(&self.last_run) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-                    _ => {}
-                },
-            }
-            fs::remove_file(&self.path)?;
+            // Remove the lock even when the last-run time cannot be put back: a lock left
+            // behind would refuse every later run.
+            result = self.restore_last_run();
+            result = result.and(fs::remove_file(&self.path));
         }
-        let _ = self.file.unlock();
-        Ok(())
+        let _ = FileExt::unlock(&self.file);
+        result
+    }
+
+    fn restore_last_run(&self) -> io::Result<()> {
+        match self.prior_last_run {
+            Some(prior) => File::options()
+                .write(true)
+                .open(&self.last_run)?
+                .set_modified(prior),
+            None => match fs::remove_file(&self.last_run) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+        }
     }
 }
 
@@ -113,13 +136,16 @@ pub fn state(home: &Path) -> LockState {
         };
     };
     let content = fs::read_to_string(&path).unwrap_or_default();
-    match file.try_lock_shared() {
+    match FileExt::try_lock_shared(&file) {
         Ok(()) => {
-            let _ = file.unlock();
+            let _ = FileExt::unlock(&file);
             LockState::Stale { content }
         }
         Err(_) => LockState::Live {
-            pid: content.split_whitespace().next().and_then(|p| p.parse().ok()),
+            pid: content
+                .split_whitespace()
+                .next()
+                .and_then(|p| p.parse().ok()),
         },
     }
 }
@@ -136,10 +162,16 @@ mod tests {
         let before = fs::read(dir.path().join(LOCK_FILE)).unwrap();
         assert!(acquire(dir.path(), now).unwrap().is_none());
         assert_eq!(fs::read(dir.path().join(LOCK_FILE)).unwrap(), before);
-        assert!(matches!(state(dir.path()), LockState::Live { pid: Some(_) }));
+        assert!(matches!(
+            state(dir.path()),
+            LockState::Live { pid: Some(_) }
+        ));
         first.release().unwrap();
         assert_eq!(state(dir.path()), LockState::Absent);
-        assert!(dir.path().join(LAST_RUN_FILE).exists(), "release keeps the last-run time");
+        assert!(
+            dir.path().join(LAST_RUN_FILE).exists(),
+            "release keeps the last-run time"
+        );
     }
 
     #[test]
@@ -153,7 +185,10 @@ mod tests {
                 content: "999999 dead-owner".into()
             }
         );
-        assert_eq!(fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap(), "999999 dead-owner");
+        assert_eq!(
+            fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap(),
+            "999999 dead-owner"
+        );
     }
 
     #[test]
@@ -164,7 +199,10 @@ mod tests {
         first.release().unwrap();
         let second = acquire(dir.path(), SystemTime::now()).unwrap().unwrap();
         second.fail().unwrap();
-        let mtime = fs::metadata(dir.path().join(LAST_RUN_FILE)).unwrap().modified().unwrap();
+        let mtime = fs::metadata(dir.path().join(LAST_RUN_FILE))
+            .unwrap()
+            .modified()
+            .unwrap();
         assert_eq!(mtime, earlier);
         assert!(!dir.path().join(LOCK_FILE).exists());
     }
@@ -172,7 +210,11 @@ mod tests {
     #[test]
     fn failing_a_first_run_removes_the_last_run_file() {
         let dir = tempfile::tempdir().unwrap();
-        acquire(dir.path(), SystemTime::now()).unwrap().unwrap().fail().unwrap();
+        acquire(dir.path(), SystemTime::now())
+            .unwrap()
+            .unwrap()
+            .fail()
+            .unwrap();
         assert!(!dir.path().join(LAST_RUN_FILE).exists());
     }
 }

@@ -104,7 +104,25 @@ pub trait DreamObserver: DreamerObserver {
 }
 
 /// Runs (or plans) one dream.
-pub fn dream(options: &DreamOptions, observer: &mut dyn DreamObserver) -> Result<DreamOutcome, DreamError> {
+pub fn dream(
+    options: &DreamOptions,
+    observer: &mut dyn DreamObserver,
+) -> Result<DreamOutcome, DreamError> {
+    // The dreamer runs with the home as its cwd and gets the home's path for its jail, so a
+    // relative home would name a different directory there.
+    let absolute;
+    let options = if options.home.is_absolute() {
+        options
+    } else {
+        absolute = DreamOptions {
+            home: std::path::absolute(&options.home).map_err(|source| DreamError::Home {
+                path: options.home.clone(),
+                source,
+            })?,
+            ..options.clone()
+        };
+        &absolute
+    };
     let home = &options.home;
     if !options.dry_run {
         fs::create_dir_all(home).map_err(|source| DreamError::Home {
@@ -160,15 +178,27 @@ pub fn dream(options: &DreamOptions, observer: &mut dyn DreamObserver) -> Result
     Ok(outcome)
 }
 
-fn run_locked(options: &DreamOptions, outcome: &mut DreamOutcome, observer: &mut dyn DreamObserver) -> Result<(), DreamError> {
+fn run_locked(
+    options: &DreamOptions,
+    outcome: &mut DreamOutcome,
+    observer: &mut dyn DreamObserver,
+) -> Result<(), DreamError> {
     let home = &options.home;
     let stamp = stamp(options.now);
     let audit = Audit::open_or_init(home).map_err(DreamError::Baseline)?;
-    let (baseline_commit, baseline) = audit.commit_all(&format!("baseline {stamp}")).map_err(DreamError::Baseline)?;
-    outcome.commits.extend(baseline_commit.map(|c| c.to_string()));
+    let (baseline_commit, baseline) = audit
+        .commit_all(&format!("baseline {stamp}"))
+        .map_err(DreamError::Baseline)?;
+    outcome
+        .commits
+        .extend(baseline_commit.map(|c| c.to_string()));
 
     observer.dreamer_starting();
-    let prompt = format!("{}\n{}", scope_header(options, &outcome.writable), options.playbook);
+    let prompt = format!(
+        "{}\n{}",
+        scope_header(options, &outcome.writable),
+        options.playbook
+    );
     let run = dreamer::run(
         &DreamerCommand {
             pi: &options.pi,
@@ -193,21 +223,39 @@ fn run_locked(options: &DreamOptions, outcome: &mut DreamOutcome, observer: &mut
     }
     let failed = failure.is_some();
     let report_path = home.join("dreams").join(format!("{stamp}.md"));
-    let report = report::render(&stamp, failed, &run.answer, failure.as_deref(), &outcome.changes, &outcome.violations);
-    let written = fs::create_dir_all(report_path.parent().unwrap_or(home)).and_then(|()| fs::write(&report_path, report));
+    let report = report::render(
+        &stamp,
+        failed,
+        &run.answer,
+        failure.as_deref(),
+        &outcome.changes,
+        &outcome.violations,
+    );
+    let written = fs::create_dir_all(report_path.parent().unwrap_or(home))
+        .and_then(|()| fs::write(&report_path, report));
     if let Err(e) = written {
-        failure.get_or_insert(format!("cannot write the report {}: {e}", report_path.display()));
+        failure.get_or_insert(format!(
+            "cannot write the report {}: {e}",
+            report_path.display()
+        ));
     } else {
         outcome.report = Some(report_path);
     }
-    let message = format!("dream {stamp}{}", if failure.is_some() { " (failed)" } else { "" });
+    let message = format!(
+        "dream {stamp}{}",
+        if failure.is_some() { " (failed)" } else { "" }
+    );
     match audit.commit_all(&message) {
         Ok((commit, _)) => outcome.commits.extend(commit.map(|c| c.to_string())),
         Err(e) => {
             failure.get_or_insert(format!("the final audit commit failed: {e}"));
         }
     }
-    outcome.status = if failure.is_some() { Status::Failed } else { Status::Ran };
+    outcome.status = if failure.is_some() {
+        Status::Failed
+    } else {
+        Status::Ran
+    };
     outcome.error = failure;
     Ok(())
 }
@@ -240,7 +288,10 @@ fn post_run_audit(
             violations.push(Violation {
                 kind: "restored",
                 path: change.path.clone(),
-                reason: format!("{} outside the dreamer's writable homes; put back as it was", change.kind),
+                reason: format!(
+                    "{} outside the dreamer's writable homes; put back as it was",
+                    change.kind
+                ),
             });
         }
     }
@@ -265,7 +316,9 @@ fn touched_paths(home: &Path, tools: &[ToolUse]) -> BTreeSet<String> {
 }
 
 fn is_writable(path: &str, writable: &[String]) -> bool {
-    writable.iter().any(|prefix| path.starts_with(prefix.as_str()))
+    writable
+        .iter()
+        .any(|prefix| path.starts_with(prefix.as_str()))
 }
 
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
@@ -303,7 +356,9 @@ fn scope_header(options: &DreamOptions, writable: &[String]) -> String {
 /// The UTC start time with `:` and `.` replaced by `-`, e.g. `2026-09-18T16-48-02-758Z`.
 pub fn stamp(now: SystemTime) -> String {
     let time = jiff::Timestamp::try_from(now).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    time.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string().replace([':', '.'], "-")
+    time.strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+        .replace([':', '.'], "-")
 }
 
 /// Reads the playbook: the given file, else the compiled-in one.

@@ -11,7 +11,10 @@ pub fn render(
     changes: &[Change],
     violations: &[Violation],
 ) -> String {
-    let mut out = format!("# Dream {stamp}{}\n\n", if failed { " (failed)" } else { "" });
+    let mut out = format!(
+        "# Dream {stamp}{}\n\n",
+        if failed { " (failed)" } else { "" }
+    );
     if let Some(error) = error {
         out.push_str(&format!("Error: {error}\n\n"));
     }

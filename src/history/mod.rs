@@ -15,6 +15,7 @@ use serde::Serialize;
 
 pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
+pub use prefilter::{scan_in_parallel, PendingScan, RawScan, Scanner};
 pub use project::{Event, History, Leaf, WindowInfo};
 pub use read::ReadParams;
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::prefilter::Prefilter;
+use super::prefilter::{Prefilter, RawScan, Scanner};
 use super::project::{Event, History};
 use super::{HistoryError, Role, WindowsResult};
 use crate::text::{self, LiteralMatcher};
@@ -166,9 +166,22 @@ impl<'s> History<'s> {
 
     /// `history search`.
     pub fn search(&self, params: &SearchParams, budget: usize) -> Result<Page, HistoryError> {
+        let scan = Scanner::new(&params.queries).map(|s| s.scan(self.session.bytes()));
+        self.search_scanned(params, budget, scan.as_ref())
+    }
+
+    /// `history search` with the raw-byte scan already done (see [`scan_in_parallel`]).
+    ///
+    /// [`scan_in_parallel`]: super::scan_in_parallel
+    pub fn search_scanned(
+        &self,
+        params: &SearchParams,
+        budget: usize,
+        scan: Option<&RawScan>,
+    ) -> Result<Page, HistoryError> {
         let matcher = build_matcher(&params.queries)?;
         self.validate(&params.list)?;
-        let prefilter = Prefilter::build(self, &params.queries);
+        let prefilter = scan.map(|scan| Prefilter::from_scan(self, scan));
         let may_match = move |e: &&Event| prefilter.as_ref().is_none_or(|p| p.may_match(e));
         let candidates = self
             .filtered(&params.list)

@@ -8,9 +8,12 @@
 //!
 //! Soundness: a match of a query inside a document contains its run; the run cannot span the
 //! pieces a document is joined from, so it lies inside one piece, whose raw JSON shows it
-//! verbatim, except (a) lines that escape non-ASCII characters or slashes, which are always
-//! candidates, and (b) text the projection synthesizes for tool documents (`unknown`, `bash`,
-//! `{}`, `--- output ---`, …): when a run could match those, every tool event is a candidate.
+//! verbatim, except (a) lines that escape slashes or any non-control character as `\uXXXX`,
+//! which are always candidates, and (b) text the projection synthesizes for tool documents
+//! (`unknown`, `bash`, `{}`, `--- output ---`, …): when a run could match those, every tool event
+//! is a candidate.
+
+use std::path::Path;
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -26,15 +29,24 @@ const SYNTHESIZED: [&str; 5] = [
     "\n--- output ---\n",
 ];
 
-pub(super) struct Prefilter {
-    /// Per entry: its line contains a run (or cannot be judged from its bytes).
-    flagged: Vec<bool>,
+/// The raw-byte half of the prefilter: finds the lines of the session bytes that hold a run.
+/// It needs no parsed session, so it can scan while the index loads.
+pub struct Scanner {
+    regex: Regex,
     tools_always: bool,
 }
 
-impl Prefilter {
+/// What a [`Scanner`] found: the start of every line holding a run, in the first
+/// `scanned_len` bytes (a file may grow between the scan and the parse).
+pub struct RawScan {
+    line_starts: Vec<usize>,
+    scanned_len: usize,
+    tools_always: bool,
+}
+
+impl Scanner {
     /// `None` when some query has no run to look for: then every event is a candidate.
-    pub fn build(history: &History, queries: &[String]) -> Option<Prefilter> {
+    pub fn new(queries: &[String]) -> Option<Scanner> {
         let runs: Vec<&str> = queries
             .iter()
             .map(|q| longest_run(q))
@@ -43,28 +55,95 @@ impl Prefilter {
         let tools_always = LiteralMatcher::new(&runs)
             .map(|m| SYNTHESIZED.iter().any(|piece| m.is_match(piece)))
             .unwrap_or(true);
-        let session = history.session;
-        let mut flagged: Vec<bool> = session
-            .entries
-            .iter()
-            .map(|e| e.irregular_escapes)
-            .collect();
-        let bytes = session.bytes();
-        let mut at = 0;
-        while let Some(m) = regex.find_at(bytes, at) {
-            at = match session.entry_at_byte(m.start()) {
-                Some(i) => {
-                    flagged[i] = true;
-                    session.entries[i].span.end
-                }
-                None => memchr::memchr(b'\n', &bytes[m.start()..])
-                    .map_or(bytes.len(), |n| m.start() + n + 1),
-            };
-        }
-        Some(Prefilter {
-            flagged,
+        Some(Scanner {
+            regex,
             tools_always,
         })
+    }
+
+    pub fn scan(&self, bytes: &[u8]) -> RawScan {
+        let mut line_starts = Vec::new();
+        let mut at = 0;
+        while let Some(m) = self.regex.find_at(bytes, at) {
+            line_starts.push(memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1));
+            at = memchr::memchr(b'\n', &bytes[m.start()..])
+                .map_or(bytes.len(), |n| m.start() + n + 1);
+        }
+        RawScan {
+            line_starts,
+            scanned_len: bytes.len(),
+            tools_always: self.tools_always,
+        }
+    }
+
+    /// Scans a session file through its own memory map; `None` if it cannot be read.
+    pub fn scan_file(&self, path: &Path) -> Option<RawScan> {
+        let file = std::fs::File::open(path).ok()?;
+        if file.metadata().ok()?.len() == 0 {
+            return Some(self.scan(&[]));
+        }
+        // SAFETY: read-only map of a file Pi only appends to; bounds are checked on every access.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        Some(self.scan(&map))
+    }
+}
+
+/// A scan running on another thread while the caller loads and projects the session.
+pub struct PendingScan<'scope> {
+    handle: Option<std::thread::ScopedJoinHandle<'scope, Option<RawScan>>>,
+}
+
+impl PendingScan<'_> {
+    /// Waits for the scan; `None` when there is nothing to prefilter with.
+    pub fn wait(self) -> Option<RawScan> {
+        self.handle.and_then(|h| h.join().ok()).flatten()
+    }
+}
+
+/// Runs `work` while the raw bytes of `path` are scanned for `queries` on another thread.
+pub fn scan_in_parallel<T>(
+    path: &Path,
+    queries: &[String],
+    work: impl FnOnce(PendingScan) -> T,
+) -> T {
+    let scanner = Scanner::new(queries);
+    std::thread::scope(|scope| {
+        let handle = scanner
+            .as_ref()
+            .map(|scanner| scope.spawn(move || scanner.scan_file(path)));
+        work(PendingScan { handle })
+    })
+}
+
+pub(super) struct Prefilter {
+    /// Per entry: its line contains a run (or cannot be judged from its bytes).
+    flagged: Vec<bool>,
+    tools_always: bool,
+}
+
+impl Prefilter {
+    /// Flags the entries whose lines the scan matched, plus every line the scan could not judge:
+    /// lines with irregular escapes and lines past the scanned length.
+    pub fn from_scan(history: &History, scan: &RawScan) -> Prefilter {
+        let entries = &history.session.entries;
+        let mut matched = scan.line_starts.iter().peekable();
+        let flagged = entries
+            .iter()
+            .map(|entry| {
+                while matched
+                    .next_if(|&&start| start < entry.span.start)
+                    .is_some()
+                {}
+                let hit = matched
+                    .next_if(|&&start| start == entry.span.start)
+                    .is_some();
+                hit || entry.irregular_escapes || entry.span.end > scan.scanned_len
+            })
+            .collect();
+        Prefilter {
+            flagged,
+            tools_always: scan.tools_always,
+        }
     }
 
     /// Whether the event's document may contain a match.

@@ -5,7 +5,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::{HistoryError, Role};
-use crate::session::{Entry, EntryKind, Message, Session, Span};
+use crate::session::{Atom, Entry, EntryKind, Message, Session, Span};
 use crate::text;
 
 /// Which entry ends the branch.
@@ -86,9 +86,9 @@ fn seq_count(entry: &Entry) -> u64 {
         | EntryKind::BranchSummary { .. }
         | EntryKind::CustomMessage { .. } => 1,
         EntryKind::Message(Message::Assistant { tool_calls, .. }) => 1 + tool_calls.len() as u64,
-        EntryKind::Message(Message::System | Message::Unknown { .. }) => 0,
+        EntryKind::Message(Message::System | Message::Unknown) => 0,
         EntryKind::Message(_) => 1,
-        EntryKind::Custom { .. } | EntryKind::Other { .. } => 0,
+        EntryKind::Custom { .. } | EntryKind::Other => 0,
     }
 }
 
@@ -102,8 +102,8 @@ struct RawItem {
 
 enum RawKind {
     Event(Role, Source),
-    Call { index: usize, id: Option<String> },
-    Result { call_id: Option<String> },
+    Call { index: usize, id: Option<Atom> },
+    Result { call_id: Option<Atom> },
 }
 
 impl<'s> History<'s> {
@@ -239,13 +239,13 @@ impl<'s> History<'s> {
                                 entry: index,
                                 kind: RawKind::Call {
                                     index: i,
-                                    id: call.id.clone(),
+                                    id: call.id,
                                 },
                             });
                         }
                     }
                     Message::ToolResult { tool_call_id, .. } => items.push(item(RawKind::Result {
-                        call_id: tool_call_id.clone(),
+                        call_id: *tool_call_id,
                     })),
                     Message::BashExecution { .. } => items.push(event(Role::Tool, Source::Bash)),
                     Message::Custom { content } => {
@@ -254,7 +254,7 @@ impl<'s> History<'s> {
                     Message::CompactionSummary { summary } | Message::BranchSummary { summary } => {
                         items.push(event(Role::Context, Source::Summary(*summary)))
                     }
-                    Message::System | Message::Unknown { .. } => {}
+                    Message::System | Message::Unknown => {}
                 },
                 EntryKind::Compaction { summary } | EntryKind::BranchSummary { summary } => {
                     items.push(event(Role::Context, Source::Summary(*summary)))
@@ -262,7 +262,7 @@ impl<'s> History<'s> {
                 EntryKind::CustomMessage { content, .. } => {
                     items.push(event(Role::Context, Source::Content(*content)))
                 }
-                EntryKind::Custom { .. } | EntryKind::Other { .. } => {}
+                EntryKind::Custom { .. } | EntryKind::Other => {}
             }
         }
         self.branch_seqs.sort_unstable();
@@ -273,17 +273,21 @@ impl<'s> History<'s> {
 
     /// Pairs each call with the first not-yet-consumed result of the same id after it.
     fn pair(&mut self, items: Vec<RawItem>) {
+        let session = self.session;
         let mut results_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Result { call_id: Some(id) } = &item.kind {
-                results_by_id.entry(id.as_str()).or_default().push(position);
+                results_by_id
+                    .entry(session.atom(*id))
+                    .or_default()
+                    .push(position);
             }
         }
         let mut consumed = vec![false; items.len()];
         let mut claimed: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Call { id: Some(id), .. } = &item.kind {
-                let result = results_by_id.get(id.as_str()).and_then(|candidates| {
+                let result = results_by_id.get(session.atom(*id)).and_then(|candidates| {
                     candidates
                         .iter()
                         .copied()
@@ -304,7 +308,13 @@ impl<'s> History<'s> {
                         self.result_aliases.insert(items[r].seq, item.seq);
                         items[r].entry
                     });
-                    (Role::Tool, Source::Call { index: *index, result })
+                    (
+                        Role::Tool,
+                        Source::Call {
+                            index: *index,
+                            result,
+                        },
+                    )
                 }
                 RawKind::Result { .. } if consumed[position] => continue,
                 RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
@@ -358,14 +368,16 @@ fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryErro
             0 => return Ok(Vec::new()),
             n => n - 1,
         },
-        Leaf::Id(id) => *ids.get(id.as_str()).ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
+        Leaf::Id(id) => *ids
+            .get(id.as_str())
+            .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
     };
     let mut branch = vec![start];
     let mut seen: FxHashSet<usize> = FxHashSet::default();
     seen.insert(start);
     let mut current = start;
-    while let Some(parent) = session.entries[current].parent_id.as_deref() {
-        match ids.get(parent).copied() {
+    while let Some(parent) = session.entries[current].parent_id.as_ref() {
+        match ids.get(session.entry_id(parent).as_ref()).copied() {
             Some(p) if seen.insert(p) => {
                 branch.push(p);
                 current = p;
@@ -397,7 +409,10 @@ impl History<'_> {
                 let (name, arguments) = match &entry.kind {
                     EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
                         let call = &tool_calls[*index];
-                        (call.name.as_deref(), call.arguments.map(|a| s.raw(a)))
+                        (
+                            call.name.map(|n| s.atom(n)),
+                            call.arguments.map(|a| s.raw(a)),
+                        )
                     }
                     _ => (None, None),
                 };
@@ -456,7 +471,7 @@ impl History<'_> {
                 name,
                 error: *is_error,
                 output_truncated: *output_truncated,
-                full_output_path: full_output_path.clone(),
+                full_output_path: s.string(*full_output_path),
             },
             _ => ToolFacts {
                 name,
@@ -470,7 +485,7 @@ impl History<'_> {
             Source::Call { index, result } => {
                 let name = match &s.entries[event.entry].kind {
                     EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
-                        tool_calls[*index].name.clone()
+                        tool_calls[*index].name.map(|n| s.atom(n).to_string())
                     }
                     _ => None,
                 }
@@ -490,7 +505,7 @@ impl History<'_> {
                     name: "bash".into(),
                     error: false,
                     output_truncated: *truncated,
-                    full_output_path: full_output_path.clone().filter(|_| *truncated),
+                    full_output_path: s.string(*full_output_path).filter(|_| *truncated),
                 },
                 _ => result_facts(event.entry, "bash".into()),
             }),
@@ -507,7 +522,7 @@ impl History<'_> {
             EntryKind::Message(Message::ToolResult {
                 tool_name: Some(name),
                 ..
-            }) => name.clone(),
+            }) => self.session.atom(*name).to_string(),
             _ => "unknown".into(),
         }
     }

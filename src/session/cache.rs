@@ -19,9 +19,11 @@ use super::parse::Parser;
 use super::{Entry, Header, Session, Source};
 
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 6;
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
+/// Entries are stored in this many separately encoded chunks, decoded in parallel on load.
+const CHUNKS: usize = 4;
 
 #[derive(Serialize)]
 struct IndexOut<'a> {
@@ -33,13 +35,15 @@ struct IndexOut<'a> {
     head_check: [u8; 20],
     tail_check: [u8; 20],
     header: &'a Option<Header>,
-    entries: &'a [Entry],
     skipped: usize,
     lines: usize,
+    atoms: &'a str,
+    /// Each chunk is the postcard encoding of a run of entries.
+    entry_chunks: Vec<&'a [u8]>,
 }
 
 #[derive(Deserialize)]
-struct IndexIn {
+struct IndexIn<'a> {
     format: u32,
     path: String,
     dev: u64,
@@ -48,9 +52,11 @@ struct IndexIn {
     head_check: [u8; 20],
     tail_check: [u8; 20],
     header: Option<Header>,
-    entries: Vec<Entry>,
     skipped: usize,
     lines: usize,
+    atoms: String,
+    #[serde(borrow)]
+    entry_chunks: Vec<&'a [u8]>,
 }
 
 pub(super) fn open_indexed(
@@ -104,11 +110,35 @@ fn load(
     }
     let parser = Parser {
         header: index.header,
-        entries: index.entries,
+        entries: decode_chunks(&index.entry_chunks)?,
         skipped: index.skipped,
         lines: index.lines,
+        atoms: index.atoms,
     };
     Some((parser, indexed_len))
+}
+
+/// Decodes the entry chunks side by side; `None` if any chunk is corrupt.
+fn decode_chunks(chunks: &[&[u8]]) -> Option<Vec<Entry>> {
+    let decoded: Vec<Option<Vec<Entry>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .skip(1)
+            .map(|chunk| scope.spawn(move || postcard::from_bytes::<Vec<Entry>>(chunk).ok()))
+            .collect();
+        let first = chunks
+            .first()
+            .map(|c| postcard::from_bytes::<Vec<Entry>>(c).ok());
+        first
+            .into_iter()
+            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
+            .collect()
+    });
+    let mut entries = Vec::new();
+    for chunk in decoded {
+        entries.extend(chunk?);
+    }
+    Some(entries)
 }
 
 fn save(
@@ -119,6 +149,13 @@ fn save(
     indexed: &[u8],
 ) -> std::io::Result<()> {
     let (head_check, tail_check) = checks(indexed);
+    let chunk_len = parser.entries.len().div_ceil(CHUNKS).max(1);
+    let encoded: Vec<Vec<u8>> = parser
+        .entries
+        .chunks(chunk_len)
+        .map(postcard::to_stdvec)
+        .collect::<Result<_, _>>()
+        .map_err(std::io::Error::other)?;
     let index = IndexOut {
         format: FORMAT,
         path: key,
@@ -128,9 +165,10 @@ fn save(
         head_check,
         tail_check,
         header: &parser.header,
-        entries: &parser.entries,
         skipped: parser.skipped,
         lines: parser.lines,
+        atoms: &parser.atoms,
+        entry_chunks: encoded.iter().map(Vec::as_slice).collect(),
     };
     let data = postcard::to_stdvec(&index).map_err(std::io::Error::other)?;
     let dir = index_file.parent().unwrap_or(Path::new("."));

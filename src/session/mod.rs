@@ -28,6 +28,27 @@ pub struct Span {
     pub end: usize,
 }
 
+/// A JSON string value inside the session bytes (its span includes the quotes); decoded with
+/// [`Session::str`]. Keeping strings as spans makes the index cheap to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonStr(pub Span);
+
+/// A short string (an id or a tool name) kept in the session's atom table, so that projecting
+/// a branch never touches the session file and the index loads without an allocation per string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Atom {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// An entry id: the string the file gives, or a synthetic `line:<N>` id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EntryId {
+    Atom(Atom),
+    /// `line:<N>`: v1 files and entries without an id.
+    Line(usize),
+}
+
 /// The session header: the first `type:"session"` object of the file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Header {
@@ -48,8 +69,8 @@ pub struct Entry {
     /// show the text verbatim; search prefilters must always look at such a line.
     pub irregular_escapes: bool,
     /// The entry id, or a synthetic `line:<N>` id for v1 files and entries without one.
-    pub id: String,
-    pub parent_id: Option<String>,
+    pub id: EntryId,
+    pub parent_id: Option<EntryId>,
     /// The raw `timestamp` value; [`Session::timestamp`] decodes it.
     pub timestamp: Option<Span>,
     pub kind: EntryKind,
@@ -66,18 +87,16 @@ pub enum EntryKind {
     },
     /// An extension message that enters the model's context (pi-context boot and continuation).
     CustomMessage {
-        custom_type: Option<String>,
+        custom_type: Option<JsonStr>,
         content: Option<Span>,
     },
     /// Extension state that never enters the context; pi-context reset markers are these.
     Custom {
-        custom_type: Option<String>,
+        custom_type: Option<JsonStr>,
         window_id: Option<String>,
     },
     /// Every other entry type (`model_change`, `label`, `session_info`, unknown types, …).
-    Other {
-        entry_type: String,
-    },
+    Other,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -90,18 +109,18 @@ pub enum Message {
         tool_calls: Vec<ToolCall>,
     },
     ToolResult {
-        tool_call_id: Option<String>,
-        tool_name: Option<String>,
+        tool_call_id: Option<Atom>,
+        tool_name: Option<Atom>,
         is_error: bool,
         content: Option<Span>,
         output_truncated: bool,
-        full_output_path: Option<String>,
+        full_output_path: Option<JsonStr>,
     },
     BashExecution {
         command: Option<Span>,
         output: Option<Span>,
         truncated: bool,
-        full_output_path: Option<String>,
+        full_output_path: Option<JsonStr>,
     },
     /// `custom` (and `hookMessage` before version 3).
     Custom {
@@ -115,15 +134,14 @@ pub enum Message {
     },
     /// A 1.6 `system` message: the prompt and tool declarations; never projected.
     System,
-    Unknown {
-        role: String,
-    },
+    /// A role this reader does not know (or a `message` that is not an object).
+    Unknown,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolCall {
-    pub id: Option<String>,
-    pub name: Option<String>,
+    pub id: Option<Atom>,
+    pub name: Option<Atom>,
     /// The raw `arguments` JSON exactly as written, when present.
     pub arguments: Option<Span>,
 }
@@ -166,6 +184,8 @@ pub struct Session {
     pub entries: Vec<Entry>,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
+    /// The text of every [`Atom`], back to back.
+    atoms: String,
 }
 
 impl Session {
@@ -220,6 +240,11 @@ impl Session {
         parser.into_session(source)
     }
 
+    /// An optional JSON string, decoded to an owned string.
+    pub fn string(&self, s: Option<JsonStr>) -> Option<String> {
+        s.map(|s| self.str(s).into_owned())
+    }
+
     /// The session id from the header, if it has one.
     pub fn id(&self) -> Option<&str> {
         self.header.as_ref().and_then(|h| h.id.as_deref())
@@ -239,13 +264,34 @@ impl Session {
     }
 
     /// Entry indices by id (a repeated id: the later line wins).
-    pub fn id_index(&self) -> rustc_hash::FxHashMap<&str, usize> {
+    pub fn id_index(&self) -> rustc_hash::FxHashMap<Cow<'_, str>, usize> {
         let mut index = rustc_hash::FxHashMap::default();
         index.reserve(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
-            index.insert(entry.id.as_str(), i);
+            index.insert(self.entry_id(&entry.id), i);
         }
         index
+    }
+
+    /// The text of an entry id.
+    pub fn entry_id(&self, id: &EntryId) -> Cow<'_, str> {
+        match id {
+            EntryId::Atom(atom) => Cow::Borrowed(self.atom(*atom)),
+            EntryId::Line(n) => Cow::Owned(format!("line:{n}")),
+        }
+    }
+
+    /// The text of an atom.
+    pub fn atom(&self, atom: Atom) -> &str {
+        let start = atom.start as usize;
+        self.atoms
+            .get(start..start + atom.len as usize)
+            .unwrap_or("")
+    }
+
+    /// Decodes a JSON string held as a span.
+    pub fn str(&self, s: JsonStr) -> Cow<'_, str> {
+        decode_json_string(self.raw(s.0)).unwrap_or(Cow::Borrowed(""))
     }
 
     /// The entry whose line holds byte `offset`.

@@ -3,7 +3,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Entry, EntryKind, Header, Message, Session, Source, Span, ToolCall};
+use super::{
+    Atom, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span, ToolCall,
+};
 
 const RESET_MARKER: &str = "pi-context/reset-marker";
 
@@ -114,8 +116,8 @@ enum PendingKind {
 
 /// An entry as parsed from its line, before its id is settled.
 struct PendingEntry {
-    id: Option<String>,
-    parent_id: Option<String>,
+    id: Option<EntryId>,
+    parent_id: Option<EntryId>,
     timestamp: Option<Span>,
     kind: PendingKind,
 }
@@ -129,6 +131,8 @@ pub(super) struct Parser {
     pub skipped: usize,
     /// Lines seen so far, blank ones included.
     pub lines: usize,
+    /// The atom table the entries' ids and tool names point into.
+    pub atoms: String,
 }
 
 impl Parser {
@@ -152,7 +156,7 @@ impl Parser {
             self.skipped += 1;
             return;
         };
-        match parse_line(text, base, self.header.is_none()) {
+        match parse_line(text, base, self.header.is_none(), &mut self.atoms) {
             Parsed::Header(h) => self.header = Some(h),
             Parsed::Entry(p) => {
                 let span = Span {
@@ -171,9 +175,9 @@ impl Parser {
     /// where ids are synthetic and the chain is linear.
     fn settle(&self, p: PendingEntry, span: Span, irregular_escapes: bool) -> Entry {
         let version = self.header.as_ref().and_then(|h| h.version);
-        let synthetic = format!("line:{}", self.lines);
+        let synthetic = EntryId::Line(self.lines);
         let (id, parent_id) = match version {
-            None => (synthetic, self.entries.last().map(|e| e.id.clone())),
+            None => (synthetic, self.entries.last().map(|e| e.id)),
             Some(_) => (p.id.unwrap_or(synthetic), p.parent_id),
         };
         let kind = match p.kind {
@@ -181,9 +185,7 @@ impl Parser {
             PendingKind::HookMessage(content) if version.unwrap_or(1) < 3 => {
                 EntryKind::Message(Message::Custom { content })
             }
-            PendingKind::HookMessage(_) => EntryKind::Message(Message::Unknown {
-                role: "hookMessage".into(),
-            }),
+            PendingKind::HookMessage(_) => EntryKind::Message(Message::Unknown),
         };
         Entry {
             line: self.lines,
@@ -202,11 +204,13 @@ impl Parser {
             header: self.header,
             entries: self.entries,
             skipped_lines: self.skipped,
+            atoms: self.atoms,
         }
     }
 }
 
-/// Whether a line escapes a non-ASCII character (`\u00e9`) or a slash (`\/`). Conservative: an
+/// Whether a line escapes a character that search runs may contain: anything but a control
+/// character as `\uXXXX` (Python's `\u00e9`, Go's `\u003c`), or a slash (`\/`). Conservative: an
 /// escaped backslash followed by `u` also counts.
 fn has_irregular_escapes(line: &[u8]) -> bool {
     memchr::memchr_iter(b'\\', line).any(|i| match line.get(i + 1) {
@@ -215,7 +219,7 @@ fn has_irregular_escapes(line: &[u8]) -> bool {
             .get(i + 2..i + 6)
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-            .is_some_and(|code| code >= 0x80),
+            .is_some_and(|code| code >= 0x20),
         _ => false,
     })
 }
@@ -230,13 +234,23 @@ enum Parsed {
 
 /// Parses one line for the fuzz target: returns whether the line was accepted.
 pub fn parse_line_for_fuzzing(line: &str) -> bool {
-    !matches!(
-        parse_line(line, line.as_ptr() as usize, true),
-        Parsed::Malformed
-    )
+    let parsed = parse_line(line, line.as_ptr() as usize, true, &mut String::new());
+    !matches!(parsed, Parsed::Malformed)
 }
 
-fn parse_line(line: &str, base: usize, want_header: bool) -> Parsed {
+/// Decodes a JSON string value into the atom table.
+fn intern(atoms: &mut String, raw: &RawValue) -> Option<Atom> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        let decoded = serde_json::from_str::<String>(text).ok()?;
+        Some(push_atom(atoms, &decoded))
+    } else {
+        Some(push_atom(atoms, inner))
+    }
+}
+
+fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) -> Parsed {
     // serde would also read a struct from a JSON array; only objects are entries.
     if !line.trim_start().starts_with('{') {
         return Parsed::Malformed;
@@ -250,10 +264,11 @@ fn parse_line(line: &str, base: usize, want_header: bool) -> Parsed {
     };
     let repr: LineRepr = match serde_json::from_str(line) {
         Ok(repr) => repr,
-        Err(_) => return parse_tree_only(line),
+        Err(_) => return parse_tree_only(line, atoms),
     };
-    let entry_type = repr.entry_type.and_then(string).unwrap_or_default();
-    if entry_type == "session" {
+    let json_str = |raw: &RawValue| raw.get().starts_with('"').then(|| JsonStr(span(raw)));
+    let entry_type = repr.entry_type.map_or("", RawValue::get);
+    if entry_type == "\"session\"" {
         if !want_header {
             return Parsed::Ignored;
         }
@@ -264,43 +279,45 @@ fn parse_line(line: &str, base: usize, want_header: bool) -> Parsed {
             cwd: repr.cwd.and_then(string),
         });
     }
-    let kind = match entry_type.as_str() {
-        "message" => match repr.message {
-            Some(message) => message_kind(&message, &span),
-            None => PendingKind::Ready(EntryKind::Other { entry_type }),
+    let kind = match entry_type {
+        "\"message\"" => match repr.message {
+            Some(message) => message_kind(&message, &span, atoms),
+            None => PendingKind::Ready(EntryKind::Other),
         },
-        "compaction" => PendingKind::Ready(EntryKind::Compaction {
+        "\"compaction\"" => PendingKind::Ready(EntryKind::Compaction {
             summary: repr.summary.map(&span),
         }),
-        "branch_summary" => PendingKind::Ready(EntryKind::BranchSummary {
+        "\"branch_summary\"" => PendingKind::Ready(EntryKind::BranchSummary {
             summary: repr.summary.map(&span),
         }),
-        "custom_message" => PendingKind::Ready(EntryKind::CustomMessage {
-            custom_type: repr.custom_type.and_then(string),
+        "\"custom_message\"" => PendingKind::Ready(EntryKind::CustomMessage {
+            custom_type: repr.custom_type.and_then(json_str),
             content: repr.content.map(&span),
         }),
-        "custom" => {
-            let custom_type = repr.custom_type.and_then(string);
-            let window_id = match custom_type.as_deref() {
-                Some(RESET_MARKER) => repr.data.and_then(marker_window_id),
-                _ => None,
-            };
+        "\"custom\"" => {
+            let is_marker = repr.custom_type.and_then(string).as_deref() == Some(RESET_MARKER);
             PendingKind::Ready(EntryKind::Custom {
-                custom_type,
-                window_id,
+                custom_type: repr.custom_type.and_then(json_str),
+                window_id: repr.data.filter(|_| is_marker).and_then(marker_window_id),
             })
         }
-        _ => PendingKind::Ready(EntryKind::Other { entry_type }),
+        _ => PendingKind::Ready(EntryKind::Other),
     };
     Parsed::Entry(PendingEntry {
-        id: repr.id.and_then(string),
-        parent_id: repr.parent_id.and_then(string),
+        id: repr
+            .id
+            .and_then(|raw| intern(atoms, raw))
+            .map(EntryId::Atom),
+        parent_id: repr
+            .parent_id
+            .and_then(|raw| intern(atoms, raw))
+            .map(EntryId::Atom),
         timestamp: repr.timestamp.map(&span),
         kind,
     })
 }
 
-fn parse_tree_only(line: &str) -> Parsed {
+fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {
     let Ok(repr) = serde_json::from_str::<TreeOnlyRepr>(line) else {
         return Parsed::Malformed;
     };
@@ -313,71 +330,91 @@ fn parse_tree_only(line: &str) -> Parsed {
         return Parsed::Ignored;
     }
     let kind = if entry_type == "message" {
-        EntryKind::Message(Message::Unknown {
-            role: String::new(),
-        })
+        EntryKind::Message(Message::Unknown)
     } else {
-        EntryKind::Other { entry_type }
+        EntryKind::Other
     };
     Parsed::Entry(PendingEntry {
-        id: text(repr.id),
-        parent_id: text(repr.parent_id),
+        id: text(repr.id).map(|id| EntryId::Atom(push_atom(atoms, &id))),
+        parent_id: text(repr.parent_id).map(|id| EntryId::Atom(push_atom(atoms, &id))),
         timestamp: None,
         kind: PendingKind::Ready(kind),
     })
 }
 
-fn message_kind(m: &MessageRepr, span: &impl Fn(&RawValue) -> Span) -> PendingKind {
-    let role = m.role.and_then(string).unwrap_or_default();
-    let message = match role.as_str() {
-        "user" => Message::User {
+fn push_atom(atoms: &mut String, text: &str) -> Atom {
+    let start = atoms.len();
+    atoms.push_str(text);
+    Atom {
+        start: start as u32,
+        len: text.len() as u32,
+    }
+}
+
+fn message_kind(
+    m: &MessageRepr,
+    span: &impl Fn(&RawValue) -> Span,
+    atoms: &mut String,
+) -> PendingKind {
+    let json_str = |raw: &RawValue| raw.get().starts_with('"').then(|| JsonStr(span(raw)));
+    let message = match m.role.map_or("", RawValue::get) {
+        "\"user\"" => Message::User {
             content: m.content.map(span),
         },
-        "assistant" => Message::Assistant {
+        "\"assistant\"" => Message::Assistant {
             content: m.content.map(span),
-            tool_calls: m.content.map(|c| tool_calls(c, span)).unwrap_or_default(),
+            tool_calls: m
+                .content
+                .map(|c| tool_calls(c, span, atoms))
+                .unwrap_or_default(),
         },
-        "toolResult" => {
-            let (output_truncated, full_output_path) =
-                m.details.map(tool_truncation).unwrap_or_default();
+        "\"toolResult\"" => {
+            let (output_truncated, full_output_path) = m
+                .details
+                .map(|d| tool_truncation(d, span))
+                .unwrap_or_default();
             Message::ToolResult {
-                tool_call_id: m.tool_call_id.and_then(string),
-                tool_name: m.tool_name.and_then(string),
+                tool_call_id: m.tool_call_id.and_then(|raw| intern(atoms, raw)),
+                tool_name: m.tool_name.and_then(|raw| intern(atoms, raw)),
                 is_error: m.is_error.is_some_and(is_true),
                 content: m.content.map(span),
                 output_truncated,
                 full_output_path,
             }
         }
-        "bashExecution" => Message::BashExecution {
+        "\"bashExecution\"" => Message::BashExecution {
             command: m.command.map(span),
             output: m.output.map(span),
             truncated: m.truncated.is_some_and(is_true),
-            full_output_path: m.full_output_path.and_then(string),
+            full_output_path: m.full_output_path.and_then(json_str),
         },
-        "custom" => Message::Custom {
+        "\"custom\"" => Message::Custom {
             content: m.content.map(span),
         },
-        "hookMessage" => return PendingKind::HookMessage(m.content.map(span)),
-        "compactionSummary" => Message::CompactionSummary {
+        "\"hookMessage\"" => return PendingKind::HookMessage(m.content.map(span)),
+        "\"compactionSummary\"" => Message::CompactionSummary {
             summary: m.summary.map(span),
         },
-        "branchSummary" => Message::BranchSummary {
+        "\"branchSummary\"" => Message::BranchSummary {
             summary: m.summary.map(span),
         },
-        "system" => Message::System,
-        _ => Message::Unknown { role },
+        "\"system\"" => Message::System,
+        _ => Message::Unknown,
     };
     PendingKind::Ready(EntryKind::Message(message))
 }
 
-fn tool_calls(content: &RawValue, span: &impl Fn(&RawValue) -> Span) -> Vec<ToolCall> {
+fn tool_calls(
+    content: &RawValue,
+    span: &impl Fn(&RawValue) -> Span,
+    atoms: &mut String,
+) -> Vec<ToolCall> {
     blocks(content.get())
         .into_iter()
         .filter(|b| b.block_type.is_some_and(|t| t.get() == "\"toolCall\""))
         .map(|b| ToolCall {
-            id: b.id.and_then(string),
-            name: b.name.and_then(string),
+            id: b.id.and_then(|raw| intern(atoms, raw)),
+            name: b.name.and_then(|raw| intern(atoms, raw)),
             arguments: b.arguments.map(span),
         })
         .collect()
@@ -404,11 +441,17 @@ fn blocks(raw: &str) -> Vec<BlockRepr<'_>> {
         .collect()
 }
 
-fn tool_truncation(details: &RawValue) -> (bool, Option<String>) {
+fn tool_truncation(
+    details: &RawValue,
+    span: &impl Fn(&RawValue) -> Span,
+) -> (bool, Option<JsonStr>) {
     let Ok(details) = serde_json::from_str::<ToolDetailsRepr>(details.get()) else {
         return (false, None);
     };
-    let path = details.full_output_path.and_then(string);
+    let path = details
+        .full_output_path
+        .filter(|raw| raw.get().starts_with('"'))
+        .map(|raw| JsonStr(span(raw)));
     let truncated = details
         .truncation
         .and_then(|t| serde_json::from_str::<TruncationRepr>(t.get()).ok())

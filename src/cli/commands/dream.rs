@@ -54,7 +54,12 @@ struct RunArgs {
     #[arg(long, value_name = "PATTERN")]
     dreamer: Option<String>,
     /// The dreamer's agent name (its writable home is agents/<name>/)
-    #[arg(long, value_name = "NAME", env = "PI_NOTES_AGENT", default_value = "anonymous")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "PI_NOTES_AGENT",
+        default_value = "anonymous"
+    )]
     agent: String,
     /// A playbook file to use instead of the built-in one
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
@@ -85,7 +90,9 @@ struct DoctorArgs {
 
 pub fn run(args: DreamArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     match args.command {
-        Some(DreamCommand::Doctor(_)) => Err(CommandError::not_implemented("pi-context dream doctor").into()),
+        Some(DreamCommand::Doctor(_)) => {
+            Err(CommandError::not_implemented("pi-context dream doctor").into())
+        }
         None => run_dream(args.run, ui),
     }
 }
@@ -123,7 +130,8 @@ fn run_dream(args: RunArgs, ui: &mut Ui) -> Result<u8, Outcome> {
 fn options(args: &RunArgs) -> Result<DreamOptions, CommandError> {
     let home = config::notes_home(args.notes_home.clone());
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let settings = pi_context::settings::load(&pi_context::settings::agent_dir(&config::home_dir()), &cwd);
+    let settings =
+        pi_context::settings::load(&pi_context::settings::agent_dir(&config::home_dir()), &cwd);
     for warning in &settings.warnings {
         eprintln!("warning: {warning}");
     }
@@ -133,7 +141,9 @@ fn options(args: &RunArgs) -> Result<DreamOptions, CommandError> {
         .map(|m| pi_context::text::slugify(m.rsplit('/').next().unwrap_or(m)))
         .unwrap_or_else(|| "default".to_string());
     if !(args.min_hours.is_finite() && args.min_hours >= 0.0) {
-        return Err(CommandError::usage("--min-hours must be a number of hours, 0 or more"));
+        return Err(CommandError::usage(
+            "--min-hours must be a number of hours, 0 or more",
+        ));
     }
     Ok(DreamOptions {
         home,
@@ -172,14 +182,23 @@ fn lock_held(options: &DreamOptions) -> CommandError {
     error
 }
 
-fn print_outcome(ui: &mut Ui, outcome: &DreamOutcome, options: &DreamOptions) -> std::io::Result<()> {
+fn print_outcome(
+    ui: &mut Ui,
+    outcome: &DreamOutcome,
+    options: &DreamOptions,
+) -> std::io::Result<()> {
     for gate in &outcome.gates {
         writeln!(ui.out(), "{}", gate.reason)?;
     }
     let chatty = std::io::stdout().is_terminal();
     match outcome.status {
         Status::Planned if chatty || options.dry_run => {
-            writeln!(ui.out(), "plan: dream over {} (writable: {})", options.home.display(), outcome.writable.join(", "))?;
+            writeln!(
+                ui.out(),
+                "plan: dream over {} (writable: {})",
+                options.home.display(),
+                outcome.writable.join(", ")
+            )?;
         }
         Status::Ran | Status::Failed => {
             if chatty {
@@ -212,7 +231,10 @@ impl Progress {
         Progress {
             bar: enabled.then(|| {
                 let bar = ProgressBar::new_spinner();
-                bar.set_style(ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
                 bar
             }),
         }
@@ -228,7 +250,10 @@ impl Progress {
 impl DreamerObserver for Progress {
     fn tool_started(&mut self, tool: &str, path: Option<&str>, count: usize) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("dreaming: {tool} {} ({count} tool calls)", path.unwrap_or("")));
+            bar.set_message(format!(
+                "dreaming: {tool} {} ({count} tool calls)",
+                path.unwrap_or("")
+            ));
         }
     }
 }

@@ -40,13 +40,19 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     std::io::stdin()
         .read_to_string(&mut input)
         .map_err(|e| CommandError::io("cannot read the request from stdin", e))?;
-    let request: ToolRequest = serde_json::from_str(&input).map_err(|e| {
-        CommandError::usage("the request on stdin is not a valid tool request")
-            .with_cause(e)
-            .with_hint(
-                r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
-            )
-    })?;
+    // One JSON object: serde would also fill the request struct from an array.
+    let request: ToolRequest = serde_json::from_str::<serde_json::Value>(&input)
+        .and_then(|value| match value {
+            serde_json::Value::Object(_) => serde_json::from_value(value),
+            _ => Err(serde::de::Error::custom("the request is not a JSON object")),
+        })
+        .map_err(|e| {
+            CommandError::usage("the request on stdin is not a valid tool request")
+                .with_cause(e)
+                .with_hint(
+                    r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
+                )
+        })?;
     let response = protocol::answer(&name, request).map_err(CommandError::usage)?;
     serde_json::to_writer(ui.out(), &response).map_err(std::io::Error::from)?;
     writeln!(ui.out())?;

@@ -2,7 +2,10 @@
 
 use serde_json::{json, Value};
 
-use pi_context::history::{History, Item, Leaf, ListParams, ReadParams, Role, SearchParams};
+use pi_context::history::{
+    scan_in_parallel, History, HistoryError, Item, Leaf, ListParams, PendingScan, ReadParams, Role,
+    SearchParams,
+};
 use pi_context::session::Session;
 use pi_context::wire::{
     self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
@@ -24,18 +27,51 @@ const PAGE_KEYS: [&str; 6] = [
 pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolResponse, Refusal> {
     // Parameters are checked before the session is read: a bad call costs nothing.
     let call = Call::parse(name, params)?;
+    match (&call, &context.session_file) {
+        (Call::Search(params), Some(path)) => {
+            let queries = params.queries.clone();
+            scan_in_parallel(std::path::Path::new(path), &queries, |scan| {
+                answer_call(call, context, Some(scan))
+            })
+        }
+        _ => answer_call(call, context, None),
+    }
+}
+
+/// Answers a parsed call; a search uses `scan` (the raw-byte scan running alongside) when given.
+fn answer_call(
+    call: Call,
+    context: &ToolContext,
+    scan: Option<PendingScan>,
+) -> Result<ToolResponse, Refusal> {
     let session = load(context)?;
     let leaf = Leaf::from_wire(context.leaf_id.as_deref());
     let history = History::project(&session, &leaf, context.session_id.as_deref())?;
     match call {
         Call::Windows => {
             let result = history.windows_result(RESULT_BUDGET_BYTES);
+            let text = wire::to_compact_json(&result);
+            if text.len() > RESULT_BUDGET_BYTES {
+                // Not even the session id fits (a hand-made file): refuse rather than overflow.
+                return Err(HistoryError::OutputTooLarge {
+                    budget: RESULT_BUDGET_BYTES,
+                }
+                .into());
+            }
             let details =
                 json!({"windows": result.windows.len(), "more": result.more.unwrap_or(0)});
-            Ok(ToolResponse::ok(wire::to_compact_json(&result), details))
+            Ok(ToolResponse::ok(text, details))
         }
         Call::List(params) => page_response(history.list(&params, RESULT_BUDGET_BYTES)?),
-        Call::Search(params) => page_response(history.search(&params, RESULT_BUDGET_BYTES)?),
+        Call::Search(params) => {
+            let page = match scan {
+                Some(scan) => {
+                    history.search_scanned(&params, RESULT_BUDGET_BYTES, scan.wait().as_ref())?
+                }
+                None => history.search(&params, RESULT_BUDGET_BYTES)?,
+            };
+            page_response(page)
+        }
         Call::Read(params) => {
             let result = history.read(&params, RESULT_BUDGET_BYTES)?;
             Ok(ToolResponse::ok(

@@ -89,7 +89,7 @@ impl ToolResponse {
     pub fn refusal(refusal: Refusal) -> Self {
         let mut error = Map::new();
         error.insert("code".into(), json!(refusal.code));
-        error.insert("message".into(), json!(refusal.message));
+        error.insert("message".into(), json!(capped(&refusal.message)));
         let mut details = refusal.details;
         let mut text = wire::to_compact_json(&json!({ "error": merged(&error, &details) }));
         while text.len() > RESULT_BUDGET_BYTES && !details.is_empty() {
@@ -103,6 +103,17 @@ impl ToolResponse {
             details: json!({ "code": refusal.code }),
             is_error: true,
         }
+    }
+}
+
+/// Messages can quote what the caller sent (a leaf id, a parameter name); past this many code
+/// points they are cut, so that a refusal always fits the budget.
+const MESSAGE_MAX_CHARS: usize = 2000;
+
+fn capped(message: &str) -> String {
+    match message.char_indices().nth(MESSAGE_MAX_CHARS) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message.to_string(),
     }
 }
 

@@ -61,6 +61,10 @@ impl<'a> Params<'a> {
     }
 
     pub fn positive(&self, key: &str) -> Result<Option<u64>, Refusal> {
+        // Integers above i64::MAX are still positive integers (a seq beyond the file, say).
+        if let Some(n) = self.get(key).and_then(Value::as_u64).filter(|&n| n >= 1) {
+            return Ok(Some(n));
+        }
         Ok(self.int(key, 1, i64::MAX)?.map(|n| n as u64))
     }
 

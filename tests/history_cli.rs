@@ -1,0 +1,540 @@
+//! `pi-context history …` on the command line: human output, `--json`, exit codes, errors on
+//! stderr, closed pipes (contract §2, §7).
+
+mod common;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use common::session::{ok_json, request, request_at, SessionBuilder};
+use common::TestEnv;
+use serde_json::{json, Value};
+
+struct Cli {
+    env: TestEnv,
+    path: PathBuf,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Cli {
+    fn new(session: &SessionBuilder) -> Self {
+        let env = TestEnv::new();
+        let path = session.write_to(env.work().join("session.jsonl"));
+        Cli { env, path }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let output = self
+            .env
+            .cmd()
+            .args(["history"])
+            .args(args)
+            .args(["--session", self.path.to_str().unwrap()])
+            .output()
+            .expect("run");
+        let run = Run {
+            code: output.status.code().expect("exit code"),
+            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
+            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
+        };
+        assert!(
+            !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
+            "{}",
+            run.stderr
+        );
+        run
+    }
+
+    fn tool(&self, name: &str, params: Value) -> Value {
+        self.env.tool(name, &request(&self.path, params))
+    }
+}
+
+fn session() -> SessionBuilder {
+    let mut s = SessionBuilder::new();
+    let first = s.user("first needle"); // 1
+    s.assistant_with_calls("abandoned", &[("x", "bash", r#"{"command":"rm -rf"}"#)]); // 2, 3
+    s.branch_from(&first);
+    s.assistant_with_calls("let me check", &[("c1", "bash", r#"{"command":"ls"}"#)]); // 4, call 5
+    s.tool_result("c1", "bash", "Cargo.toml\nsrc", false); // 6
+    s.custom_message("pi-context/boot", "boot text"); // 7
+    s.reset_marker("pcw:0f1e2d3c:0000000a");
+    s.user("second needle"); // 8
+    s.assistant("done"); // 9
+    s
+}
+
+#[test]
+fn search_exits_0_with_hits_and_1_without() {
+    let cli = Cli::new(&session());
+    let hit = cli.run(&["search", "needle"]);
+    assert_eq!(hit.code, 0, "{}", hit.stderr);
+    // Previews start at the match.
+    assert_eq!(hit.stdout.matches("needle").count(), 2, "{}", hit.stdout);
+    assert!(!hit.stdout.contains("first needle"), "{}", hit.stdout);
+    let miss = cli.run(&["search", "absent"]);
+    assert_eq!(miss.code, 1);
+    assert_eq!(miss.stderr, "");
+    let miss = cli.run(&["search", "absent", "--json"]);
+    assert_eq!(miss.code, 1);
+    assert_eq!(
+        serde_json::from_str::<Value>(&miss.stdout).unwrap(),
+        json!({"items": [], "older_before": null, "newer_after": null})
+    );
+    // Several queries are OR-ed.
+    let either = cli.run(&["search", "absent", "DONE", "--json"]);
+    assert_eq!(either.code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&either.stdout).unwrap()["items"][0]["seq"],
+        9
+    );
+}
+
+#[test]
+fn json_output_equals_the_tool_text() {
+    let cli = Cli::new(&session());
+    let cases: Vec<(Vec<&str>, &str, Value)> = vec![
+        (vec!["windows"], "history_windows", json!({})),
+        (vec!["list"], "history_list", json!({})),
+        (vec!["list", "-n", "2"], "history_list", json!({"limit": 2})),
+        (
+            vec![
+                "list",
+                "--role",
+                "tool",
+                "--role",
+                "context",
+                "--max-chars",
+                "5",
+            ],
+            "history_list",
+            json!({"roles": ["tool", "context"], "max_chars_per_item": 5}),
+        ),
+        (
+            vec!["list", "--after", "1", "--before", "9", "--limit", "1"],
+            "history_list",
+            json!({"after": 1, "before": 9, "limit": 1}),
+        ),
+        (
+            vec!["list", "--window", "pcw:0f1e2d3c:0000000a"],
+            "history_list",
+            json!({"window_id": "pcw:0f1e2d3c:0000000a"}),
+        ),
+        (
+            vec!["search", "needle"],
+            "history_search",
+            json!({"query": ["needle"]}),
+        ),
+        (
+            vec!["search", "NEEDLE", "ls", "-r", "user", "-r", "tool"],
+            "history_search",
+            json!({"query": ["NEEDLE", "ls"], "roles": ["user", "tool"]}),
+        ),
+    ];
+    for (args, tool, params) in cases {
+        let mut args = args;
+        args.push("--json");
+        let run = cli.run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let response = cli.tool(tool, params);
+        assert_eq!(
+            run.stdout,
+            format!("{}\n", response["text"].as_str().unwrap()),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn read_prints_the_read_window_and_json_gives_its_fields() {
+    let cli = Cli::new(&session());
+    let response = cli.tool(
+        "history_read",
+        json!({"seq": 6, "offset_chars": 3, "limit_chars": 10}),
+    );
+    let run = cli.run(&["read", "6", "--offset", "3", "--limit", "10"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!("{}\n", response["text"].as_str().unwrap())
+    );
+    assert!(run.stdout.starts_with(
+        "--- READ WINDOW ---\nseq: 5\nwindow_id: pcw:0f1e2d3c:root\nchars: [3,13) of "
+    ));
+
+    let run = cli.run(&["read", "6", "--offset", "3", "--limit", "10", "--json"]);
+    let mut expected = response["details"].clone();
+    expected["content"] =
+        json!(common::session::parse_block(response["text"].as_str().unwrap()).content);
+    assert_eq!(expected["content"], "h {\"comman");
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).unwrap(),
+        expected
+    );
+
+    // A negative offset counts from the end.
+    let run = cli.run(&["read", "9", "--offset", "-2", "--json"]);
+    let value: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        value,
+        json!({"seq": 9, "window_id": "pcw:0f1e2d3c:0000000a", "offset_chars": 2, "total_chars": 4, "next_offset_chars": null, "content": "ne"})
+    );
+}
+
+#[test]
+fn human_list_shows_rows_folds_and_cursors() {
+    let cli = Cli::new(&session());
+    let run = cli.run(&["list"]);
+    assert_eq!(run.code, 0);
+    let out = &run.stdout;
+    assert!(!out.contains('\u{1b}'), "no colors when not a terminal");
+    for needle in [
+        "first needle",
+        "let me check",
+        "second needle",
+        "done",
+        "user",
+        "assistant",
+    ] {
+        assert!(out.contains(needle), "{needle} in {out}");
+    }
+    assert!(!out.contains("abandoned"), "{out}");
+    assert!(out.contains("folded"), "{out}");
+    let run = cli.run(&["list", "-n", "1"]);
+    assert!(run.stdout.contains("--before 9"), "{}", run.stdout);
+    let run = cli.run(&["windows"]);
+    assert!(
+        run.stdout
+            .contains("session 0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("pcw:0f1e2d3c:root") && run.stdout.contains("pcw:0f1e2d3c:0000000a")
+    );
+    let run = cli.run(&["list", "--color", "always"]);
+    assert!(
+        run.stdout.contains('\u{1b}'),
+        "forced colors: {}",
+        run.stdout
+    );
+}
+
+#[test]
+fn refusals_exit_2_with_an_error_line_on_stderr() {
+    let cli = Cli::new(&session());
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["read", "99"],
+            "error: unknown seq 99: this session's items run 1..9",
+        ),
+        (
+            &["read", "2"],
+            "error: seq 2 is on another branch and is not readable here",
+        ),
+        (
+            &["read", "9", "--offset", "5"],
+            "error: offset_chars 5 is past the end",
+        ),
+        (
+            &["list", "--window", "nope"],
+            "error: unknown window_id \"nope\"",
+        ),
+        (
+            &["search", "needle", "--window", "nope"],
+            "error: unknown window_id \"nope\"",
+        ),
+        (
+            &["list", "--leaf", "deadbeef"],
+            "error: unknown leaf id \"deadbeef\"",
+        ),
+        (&["search", ""], "error: query strings must be non-empty"),
+    ];
+    for (args, message) in cases {
+        let run = cli.run(args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(run.stderr.starts_with(message), "{args:?}: {}", run.stderr);
+    }
+    // Off-branch text never leaks, and the hint says how to read another branch.
+    let run = cli.run(&["read", "2", "--json"]);
+    assert!(!run.stderr.contains("abandoned") && !run.stdout.contains("abandoned"));
+    assert!(run.stderr.contains("\nhint: "), "{}", run.stderr);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cli = Cli::new(&session());
+    for args in [
+        &["read", "0"][..],
+        &["read", "x"],
+        &["read", "1", "--limit", "50001"],
+        &["list", "--before", "0"],
+        &["list", "--role", "system"],
+        &["list", "--max-chars", "0"],
+        &["search"],
+        &["frobnicate"],
+    ] {
+        let run = cli.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        assert!(run.stderr.contains("error"), "{args:?}: {}", run.stderr);
+    }
+    let output = cli.env.cmd().args(["history", "list"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "--session is required");
+}
+
+#[test]
+fn leaf_flag_selects_the_branch() {
+    let mut s = SessionBuilder::new();
+    let first = s.user("first");
+    let abandoned = s.assistant("abandoned reply");
+    s.branch_from(&first);
+    s.user("new branch");
+    let cli = Cli::new(&s);
+    let run = cli.run(&["read", "2", "--leaf", &abandoned]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.ends_with("\n\nabandoned reply\n"),
+        "{}",
+        run.stdout
+    );
+    let run = cli.run(&["list", "--leaf", "none", "--json"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).unwrap(),
+        json!({"items": [], "older_before": null, "newer_after": null})
+    );
+    let run = cli.run(&["search", "first", "--leaf", "none"]);
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn skipped_lines_are_reported_in_json_and_warned_about_in_text() {
+    let mut s = session();
+    s.raw_line("garbage");
+    let mut text = s.text();
+    text.push_str("{\"type\":\"message\",\"id\":\"half"); // Pi is still writing
+    let env = TestEnv::new();
+    let path = env.write("session.jsonl", &text);
+    let cli = Cli { env, path };
+    for args in [
+        &["windows", "--json"][..],
+        &["list", "--json"],
+        &["search", "needle", "--json"],
+        &["read", "1", "--json"],
+    ] {
+        let run = cli.run(args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let value: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(value["skipped_lines"], 2, "{args:?}");
+    }
+    let run = cli.run(&["list"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("2"), "{}", run.stderr);
+    assert!(!run.stdout.contains("skipped"), "stdout stays the result");
+    // A clean file says nothing about skipped lines.
+    let clean = Cli::new(&session());
+    let run = clean.run(&["list", "--json"]);
+    assert!(!run.stdout.contains("skipped_lines"));
+    assert_eq!(clean.run(&["list"]).stderr, "");
+}
+
+#[test]
+fn a_missing_session_file_is_an_empty_session() {
+    let env = TestEnv::new();
+    let path = env.work().join("lazy.jsonl");
+    let cli = Cli { env, path };
+    let run = cli.run(&["list", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).unwrap()["items"],
+        json!([])
+    );
+    let run = cli.run(&["windows", "--json", "--session-id", "abcdefgh-1"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).unwrap()["windows"][0]["window_id"],
+        "pcw:abcdefgh:root"
+    );
+    assert_eq!(cli.run(&["search", "x"]).code, 1);
+    let run = cli.run(&["read", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with("error: unknown seq 1"),
+        "{}",
+        run.stderr
+    );
+    assert!(!cli.path.exists());
+}
+
+#[test]
+fn an_unreadable_session_path_is_an_error_not_a_panic() {
+    let env = TestEnv::new();
+    let path = env.work().join("dir.jsonl");
+    std::fs::create_dir(&path).unwrap();
+    let cli = Cli { env, path };
+    let run = cli.run(&["list"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
+fn large_session(env: &TestEnv) -> PathBuf {
+    let mut s = SessionBuilder::new();
+    for i in 0..40 {
+        s.user(&format!("{i} {}", "😀 text ".repeat(2000)));
+    }
+    s.write_to(env.work().join("large.jsonl"))
+}
+
+fn binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("pi-context")
+}
+
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    let env = TestEnv::new();
+    let path = large_session(&env);
+    let err = env.work().join("stderr.txt");
+    for args in [
+        "history list --max-bytes 100000000 --max-chars 50000 -n 100",
+        "history list --max-bytes 100000000 --max-chars 50000 -n 100 --json",
+        "history search text --max-bytes 100000000 --max-chars 50000 -n 100",
+        "history read 1 --max-bytes 100000000 --limit 50000",
+    ] {
+        let script = format!(
+            "'{}' {args} --session '{}' 2>'{}' | head -c 10 >/dev/null",
+            binary().display(),
+            path.display(),
+            err.display()
+        );
+        let output = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .env("HOME", env.home())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args}");
+        let stderr = std::fs::read_to_string(&err).unwrap();
+        assert_eq!(stderr, "", "{args}: a closed pipe prints nothing");
+    }
+}
+
+#[test]
+fn a_closed_stdout_pipe_exits_0() {
+    let env = TestEnv::new();
+    let path = large_session(&env);
+    let mut child = std::process::Command::new(binary())
+        .args([
+            "history",
+            "list",
+            "--max-bytes",
+            "100000000",
+            "--max-chars",
+            "50000",
+            "-n",
+            "100",
+        ])
+        .arg("--session")
+        .arg(&path)
+        .env("HOME", env.home())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then dropped: the pipe closes
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(stderr, "");
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn max_bytes_sets_the_budget() {
+    let cli = Cli::new(&session());
+    // The block header is 97 bytes here, so 105 bytes leave room for 8 characters.
+    let run = cli.run(&["read", "1", "--max-bytes", "105", "--json"]);
+    let value: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        (value["next_offset_chars"].clone(), value["content"].clone()),
+        (json!(8), json!("first ne"))
+    );
+    let run = cli.run(&["read", "1", "--max-bytes", "105"]);
+    assert_eq!(run.stdout.len(), 105 + 1, "{}", run.stdout);
+}
+
+// ----- the tool subcommand ---------------------------------------------------------------------
+
+fn tool_run(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let output = env
+        .cmd()
+        .arg("tool")
+        .args(args)
+        .write_stdin(stdin.to_string())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn tool_refusals_exit_0_and_broken_requests_exit_2() {
+    let env = TestEnv::new();
+    let path = session().write_to(env.work().join("s.jsonl"));
+    let (code, stdout, _) = tool_run(
+        &env,
+        &["history_read"],
+        &request(&path, json!({"seq": 99})).to_string(),
+    );
+    assert_eq!(code, 0);
+    let response: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(response["is_error"], true);
+    assert_eq!(response["details"], json!({"code": "unknown_seq"}));
+
+    for (args, stdin) in [
+        (&["history_read"][..], "not json"),
+        (&["history_read"], "[]"),
+        (&["no_such_tool"], "{}"),
+    ] {
+        let (code, stdout, stderr) = tool_run(&env, args, stdin);
+        assert_eq!(code, 2, "{args:?} {stdin}");
+        assert_eq!(stdout, "");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(!stderr.contains("panicked"));
+    }
+}
+
+#[test]
+fn the_tool_reads_the_leaf_from_the_context() {
+    let mut s = SessionBuilder::new();
+    let first = s.user("first");
+    let abandoned = s.assistant("abandoned reply");
+    s.branch_from(&first);
+    s.user("new branch");
+    let env = TestEnv::new();
+    let path = s.write_to(env.work().join("s.jsonl"));
+    let page = ok_json(&env.tool(
+        "history_list",
+        &request_at(&path, Some(&abandoned), json!({})),
+    ));
+    assert_eq!(common::session::seqs(&page), [1, 2]);
+    // `leaf_id` absent means the last entry.
+    let absent = json!({"params": {}, "context": {"session_file": path.to_str().unwrap()}});
+    assert_eq!(
+        common::session::seqs(&ok_json(&env.tool("history_list", &absent))),
+        [1, 3]
+    );
+}
