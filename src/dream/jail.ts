@@ -55,6 +55,13 @@ function realPathOf(target: string): string {
   return path.join(fs.realpathSync(existing), ...rest);
 }
 
+/** Whether `rel` lies inside `home` (`a/b/`; a `*` segment matches any one segment). */
+function isInside(rel: string, home: string): boolean {
+  const homeParts = home.split("/").filter((part) => part.length > 0);
+  const relParts = rel.split("/");
+  return relParts.length > homeParts.length && homeParts.every((part, i) => part === "*" || part === relParts[i]);
+}
+
 /** Why writing `requested` is refused, or null when it is allowed. */
 /**
  * The path as Pi's write and edit tools read it (`resolveToCwd`): unicode spaces become spaces,
@@ -70,6 +77,10 @@ function asPiReadsIt(requested: string): string {
 }
 
 export function refusal(requested: string, home = realHome(), writable = writablePrefixes()): string | null {
+  // As for notes addresses: no NUL, no other control character, no backslash.
+  if (/[\u0000-\u001f\u007f\\]/.test(requested)) {
+    return `write jail: ${JSON.stringify(requested)} contains a control character or a backslash`;
+  }
   const target = realPathOf(path.resolve(home, asPiReadsIt(requested)));
   const relative = path.relative(home, target);
   if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
@@ -79,7 +90,7 @@ export function refusal(requested: string, home = realHome(), writable = writabl
   if (rel === ".git" || rel.startsWith(".git/") || rel.startsWith(".dream.lock") || rel.startsWith("dreams/") || rel.startsWith("pi/")) {
     return `write jail: ${rel} is read-only to the dreamer (git metadata, the lock, dream reports and session notes are never written)`;
   }
-  if (!writable.some((prefix) => rel.startsWith(prefix))) {
+  if (!writable.some((home) => isInside(rel, home))) {
     return `write jail: ${rel} is not in a writable home of this dream (writable: ${writable.join(", ") || "none"})`;
   }
   try {

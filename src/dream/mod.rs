@@ -212,15 +212,17 @@ fn run_locked(
     observer.dreamer_finished();
 
     let mut failure = run.failure.clone();
-    match post_run_audit(&audit, baseline, home, &outcome.writable, &run.tools) {
+    let audited = match post_run_audit(&audit, baseline, home, &outcome.writable, &run.tools) {
         Ok((changes, violations)) => {
             outcome.changes = changes;
             outcome.violations = violations;
+            true
         }
         Err(e) => {
             failure.get_or_insert(format!("the post-run audit failed: {e}"));
+            false
         }
-    }
+    };
     let failed = failure.is_some();
     let report_path = home.join("dreams").join(format!("{stamp}.md"));
     let report = report::render(
@@ -228,7 +230,7 @@ fn run_locked(
         failed,
         &run.answer,
         failure.as_deref(),
-        &outcome.changes,
+        audited.then_some(outcome.changes.as_slice()),
         &outcome.violations,
     );
     let written = fs::create_dir_all(report_path.parent().unwrap_or(home))
@@ -248,7 +250,21 @@ fn run_locked(
     match audit.commit_all(&message) {
         Ok((commit, _)) => outcome.commits.extend(commit.map(|c| c.to_string())),
         Err(e) => {
-            failure.get_or_insert(format!("the final audit commit failed: {e}"));
+            let error = format!("the final audit commit failed: {e}");
+            // The report is on disk but not committed: say there why, so it does not read
+            // as a clean run.
+            if let Some(report) = &outcome.report {
+                let _ = fs::OpenOptions::new()
+                    .append(true)
+                    .open(report)
+                    .and_then(|mut f| {
+                        io::Write::write_all(
+                            &mut f,
+                            format!("\n## Final audit failed\n\n{error}\n").as_bytes(),
+                        )
+                    });
+            }
+            failure.get_or_insert(error);
         }
     }
     outcome.status = if failure.is_some() {
@@ -316,17 +332,23 @@ fn touched_paths(home: &Path, tools: &[ToolUse]) -> BTreeSet<String> {
 }
 
 fn is_writable(path: &str, writable: &[String]) -> bool {
-    writable
-        .iter()
-        .any(|prefix| path.starts_with(prefix.as_str()))
+    writable.iter().any(|home| is_inside(path, home))
+}
+
+/// Whether `path` lies inside the home `home` (`a/b/`, where a `*` segment matches any one
+/// segment): the path has more segments, and the home's segments are its first ones.
+fn is_inside(path: &str, home: &str) -> bool {
+    let home: Vec<&str> = home.split('/').filter(|s| !s.is_empty()).collect();
+    let path: Vec<&str> = path.split('/').collect();
+    path.len() > home.len() && home.iter().zip(&path).all(|(h, p)| *h == "*" || h == p)
 }
 
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
-/// homes.
+/// homes. A `*` segment stands for any one directory.
 fn writable_homes(options: &DreamOptions) -> Vec<String> {
     vec![
         "human/".to_string(),
-        "project/".to_string(),
+        "project/*/".to_string(),
         format!("agents/{}/", options.agent),
         format!("models/{}/", options.model_slug),
     ]
@@ -375,6 +397,16 @@ pub fn load_playbook(path: Option<&Path>) -> Result<String, DreamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn project_homes_are_writable_but_not_the_project_root() {
+        let writable = ["human/".to_string(), "project/*/".to_string()];
+        assert!(is_writable("project/app-1a2b3c4d/notes.md", &writable));
+        assert!(is_writable("human/MAP.md", &writable));
+        assert!(!is_writable("project/stray.md", &writable));
+        assert!(!is_writable("humans/x.md", &writable));
+        assert!(!is_writable("human", &writable));
+    }
 
     #[test]
     fn stamp_replaces_colons_and_dots() {

@@ -2,6 +2,8 @@
 //! notes home, a temp Pi agent dir, a fixed clock and time zone, and no inherited environment.
 #![allow(dead_code)]
 
+pub mod dream;
+pub mod pi;
 pub mod session;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,462 @@
+//! Failed dreams, with fake `pi` scripts: every failure after the lock is committed as
+//! `dream <stamp> (failed)` with its report, restores the last-run time and removes the lock; a
+//! failed baseline stops the run before the dreamer starts. Also the post-run audit, which puts
+//! back what the dreamer changed outside its writable homes and keeps what live agents wrote.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::dream::*;
+use common::TestEnv;
+use serde_json::Value;
+
+struct Failure {
+    name: &'static str,
+    /// The fake dreamer's script (runs in the notes home).
+    body: String,
+    /// A fragment of the error the report and stderr must show.
+    error: &'static str,
+    /// Whether a last-run time existed before.
+    prior_run: bool,
+}
+
+fn failures() -> Vec<Failure> {
+    let partial = "mkdir -p human && printf half > human/partial.md";
+    vec![
+        Failure {
+            name: "exit-status",
+            body: format!("{partial}\necho 'boom: the agent crashed' >&2\nexit 3"),
+            error: "boom: the agent crashed",
+            prior_run: false,
+        },
+        Failure {
+            name: "garbage",
+            body: format!("{partial}\necho 'this is not JSON'\necho '{{broken'"),
+            error: "no JSON events",
+            prior_run: true,
+        },
+        Failure {
+            name: "provider-error",
+            body: format!(
+                "{partial}\n{}",
+                emit(&[
+                    ev_text("thinking about it"),
+                    ev_provider_error("Insufficient Balance"),
+                    EV_END.to_string()
+                ])
+            ),
+            error: "Insufficient Balance",
+            prior_run: true,
+        },
+        Failure {
+            name: "cut-short",
+            body: format!("{partial}\n{}", emit(&[ev_text("halfway")])),
+            error: "ended before",
+            prior_run: false,
+        },
+    ]
+}
+
+#[test]
+fn a_failed_dreamer_is_committed_as_failed_and_restores_the_last_run() {
+    for failure in failures() {
+        let env = TestEnv::new();
+        let home = env.notes_home();
+        put(&home, "human/keep.md", "keep\n");
+        let last_run = home.join(".dream.lock.last-run");
+        if failure.prior_run {
+            set_last_run(&home, hours_before_now(30));
+        }
+        let pi = FakePi::new(&env.work(), failure.name, &failure.body);
+        let output = dream_cmd(&env)
+            .args(["--force", "--pi"])
+            .arg(&pi.path)
+            .output()
+            .unwrap();
+        let name = failure.name;
+        assert_exit(&output, 1);
+        assert!(pi.ran(), "{name}");
+        let err = stderr(&output);
+        assert!(err.contains("error: the dream failed"), "{name}: {err}");
+        assert!(err.contains(failure.error), "{name}: {err}");
+        assert_eq!(
+            stdout_lines(&output).last().map(Path::new),
+            Some(report_path(&home).as_path()),
+            "{name}"
+        );
+        let report = fs::read_to_string(report_path(&home)).unwrap();
+        assert!(
+            report.starts_with(&format!("# Dream {STAMP} (failed)\n")),
+            "{name}: {report}"
+        );
+        assert!(report.contains(failure.error), "{name}: {report}");
+        assert!(
+            report.contains("- added: human/partial.md"),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            git_subjects(&home),
+            [
+                format!("dream {STAMP} (failed)"),
+                format!("baseline {STAMP}")
+            ],
+            "{name}"
+        );
+        assert_eq!(
+            head_file(&home, "human/partial.md").as_deref(),
+            Some("half")
+        );
+        assert!(head_file(&home, &format!("dreams/{STAMP}.md")).is_some());
+        assert!(
+            git_status(&home).is_empty(),
+            "{name}: {:?}",
+            git_status(&home)
+        );
+        assert!(!home.join(".dream.lock").exists(), "{name}");
+        if failure.prior_run {
+            assert_eq!(mtime(&last_run), hours_before_now(30), "{name}");
+        } else {
+            assert!(!last_run.exists(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_pi_is_a_failed_dream() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    set_last_run(&home, hours_before_now(30));
+    let output = dream_cmd(&env)
+        .args(["--force", "--json", "--pi"])
+        .arg(env.root().join("no/such/pi"))
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["status"], "failed");
+    assert!(
+        out["error"].as_str().unwrap().contains("no/such/pi"),
+        "{out}"
+    );
+    let report = fs::read_to_string(report_path(&home)).unwrap();
+    assert!(report.contains("(failed)"), "{report}");
+    assert!(report.contains("cannot start the dreamer"), "{report}");
+    assert_eq!(git_subjects(&home)[0], format!("dream {STAMP} (failed)"));
+    assert_eq!(
+        mtime(&home.join(".dream.lock.last-run")),
+        hours_before_now(30)
+    );
+    assert!(!home.join(".dream.lock").exists());
+
+    // Not on PATH either.
+    let env = TestEnv::new();
+    let output = dream_cmd(&env)
+        .env("PATH", env.root().join("empty-path"))
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    assert!(
+        stderr(&output).contains("PI_CONTEXT_PI"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_failed_baseline_stops_before_the_dreamer() {
+    // `.git` is a file.
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "human/keep.md", "keep\n");
+    put(&home, ".git", "not a repository\n");
+    let pi = FakePi::done(&env.work(), "should not run");
+    let before = snapshot(&home);
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    assert!(!pi.ran(), "the dreamer started without a baseline");
+    let err = stderr(&output);
+    assert!(err.contains("baseline"), "{err}");
+    assert!(!home.join("dreams").exists());
+    // No lock, no last-run time, nothing else changed.
+    assert_same_tree(&before, &snapshot(&home));
+
+    // A repository whose index is locked by a crashed git.
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "human/keep.md", "keep\n");
+    let first = FakePi::done(&env.root().join("first"), "first");
+    assert_exit(
+        &dream_cmd(&env)
+            .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
+            .args(["--force", "--pi"])
+            .arg(&first.path)
+            .output()
+            .unwrap(),
+        0,
+    );
+    let subjects = git_subjects(&home);
+    let last_run = mtime(&home.join(".dream.lock.last-run"));
+    put(&home, ".git/index.lock", "");
+    put(&home, "human/new.md", "new\n");
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    assert!(!pi.ran());
+    assert!(stderr(&output).contains("baseline"), "{}", stderr(&output));
+    assert_eq!(git_subjects(&home), subjects);
+    assert!(!report_path(&home).exists());
+    assert_eq!(mtime(&home.join(".dream.lock.last-run")), last_run);
+    assert!(!home.join(".dream.lock").exists());
+}
+
+#[test]
+fn an_unwritable_report_fails_the_dream_but_commits_the_partial_writes() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "dreams", "a file where the reports should go\n");
+    let pi = FakePi::new(
+        &env.work(),
+        "pi-partial",
+        &format!(
+            "mkdir -p human && printf half > human/partial.md\n{}",
+            emit_done("all fine")
+        ),
+    );
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("report"), "{err}");
+    assert!(!stdout_lines(&output).iter().any(|l| l.contains("dreams/")));
+    assert_eq!(
+        git_subjects(&home),
+        [
+            format!("dream {STAMP} (failed)"),
+            format!("baseline {STAMP}")
+        ]
+    );
+    assert_eq!(
+        head_file(&home, "human/partial.md").as_deref(),
+        Some("half")
+    );
+    assert!(!home.join(".dream.lock").exists());
+    assert!(!home.join(".dream.lock.last-run").exists());
+}
+
+#[test]
+fn a_dreamer_that_breaks_the_repository_fails_the_final_audit() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "human/keep.md", "keep\n");
+    let pi = FakePi::new(
+        &env.work(),
+        "pi-breaks-git",
+        &format!("rm -rf .git && echo broken > .git\n{}", emit_done("oops")),
+    );
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("audit"), "{err}");
+    let report = fs::read_to_string(report_path(&home)).expect("the report is still written");
+    assert!(report.contains("(failed)"), "{report}");
+    assert!(report.contains("audit"), "{report}");
+    assert!(!home.join(".dream.lock").exists());
+    assert!(!home.join(".dream.lock.last-run").exists());
+}
+
+#[test]
+fn a_failed_final_commit_is_recorded_in_the_report() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "human/keep.md", "keep\n");
+    // The dreamer locks the branch the way a crashed git would: the index still works (the
+    // post-run audit succeeds), the final commit cannot move the branch.
+    let pi = FakePi::new(
+        &env.work(),
+        "pi-locks-refs",
+        &format!(
+            "mkdir -p human && printf new > human/new.md\n\
+             for ref in HEAD refs/heads/master refs/heads/main; do : > .git/$ref.lock; done\n{}",
+            emit_done("all done")
+        ),
+    );
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("final audit commit failed"), "{err}");
+    let report = fs::read_to_string(report_path(&home)).unwrap();
+    assert!(report.contains("all done"), "{report}");
+    assert!(report.contains("- added: human/new.md"), "{report}");
+    assert!(report.contains("## Final audit failed"), "{report}");
+    assert_eq!(git_subjects(&home), [format!("baseline {STAMP}")]);
+    assert!(!home.join(".dream.lock").exists());
+    assert!(!home.join(".dream.lock.last-run").exists());
+}
+
+#[test]
+fn the_post_run_audit_restores_the_dreamers_out_of_scope_writes_and_keeps_live_agents_writes() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "pi/session/s1/a.md", "original\n");
+    put(
+        &home,
+        "pi/session/s2/gone.md",
+        "a live agent removes this\n",
+    );
+    put(&home, "agents/other/o.md", "other agent\n");
+    // A dreamer whose writes slipped past the jail (as far as the event stream tells): it
+    // modified a session note, wrote into another agent's home and into its own. Meanwhile a
+    // live agent wrote and removed session notes, with no tool call of the dreamer naming them.
+    let mut events = Vec::new();
+    for (i, path) in [
+        "pi/session/s1/a.md",
+        "agents/other/new.md",
+        "agents/other/o.md",
+        "agents/anonymous/mine.md",
+    ]
+    .iter()
+    .enumerate()
+    {
+        events.extend(ev_tool(&format!("call-{i}"), "write", path));
+    }
+    events.push(ev_text("consolidated"));
+    events.push(EV_END.to_string());
+    let body = format!(
+        "printf tampered > pi/session/s1/a.md\n\
+         mkdir -p agents/other agents/anonymous pi/session/s3\n\
+         printf new > agents/other/new.md\n\
+         printf changed > agents/other/o.md\n\
+         printf mine > agents/anonymous/mine.md\n\
+         printf live > pi/session/s3/live.md\n\
+         rm pi/session/s2/gone.md\n\
+         {}",
+        emit(&events)
+    );
+    let pi = FakePi::new(&env.work(), "pi-slipped", &body);
+    let output = dream_cmd(&env)
+        .args(["--force", "--json", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["status"], "ran");
+
+    // Put back as they were in the baseline.
+    assert_eq!(
+        fs::read_to_string(home.join("pi/session/s1/a.md")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(
+        fs::read_to_string(home.join("agents/other/o.md")).unwrap(),
+        "other agent\n"
+    );
+    assert!(!home.join("agents/other/new.md").exists());
+    // Kept: the dreamer's own home and what the live agent did.
+    assert_eq!(
+        fs::read_to_string(home.join("agents/anonymous/mine.md")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        fs::read_to_string(home.join("pi/session/s3/live.md")).unwrap(),
+        "live"
+    );
+    assert!(!home.join("pi/session/s2/gone.md").exists());
+
+    let changes: Vec<String> = out["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c["kind"].as_str().unwrap(),
+                c["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "added: agents/anonymous/mine.md",
+            "deleted: pi/session/s2/gone.md",
+            "added: pi/session/s3/live.md",
+        ]
+    );
+    let mut restored: Vec<String> = out["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            assert_eq!(v["kind"], "restored", "{v}");
+            v["path"].as_str().unwrap().to_string()
+        })
+        .collect();
+    restored.sort();
+    assert_eq!(
+        restored,
+        [
+            "agents/other/new.md",
+            "agents/other/o.md",
+            "pi/session/s1/a.md"
+        ]
+    );
+    let report = fs::read_to_string(report_path(&home)).unwrap();
+    for path in &restored {
+        assert!(
+            report.contains(&format!("- restored: {path} (")),
+            "{path}:\n{report}"
+        );
+    }
+    assert!(
+        report.contains("- deleted: pi/session/s2/gone.md"),
+        "{report}"
+    );
+    assert!(head_file(&home, "agents/other/new.md").is_none());
+    assert_eq!(
+        head_file(&home, "pi/session/s1/a.md").as_deref(),
+        Some("original\n")
+    );
+    assert!(git_status(&home).is_empty(), "{:?}", git_status(&home));
+}
+
+#[test]
+fn a_last_run_that_cannot_be_written_leaves_no_lock_behind() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    fs::create_dir_all(home.join(".dream.lock.last-run")).unwrap();
+    let pi = FakePi::done(&env.work(), "should not run");
+    let output = dream_cmd(&env)
+        .args(["--force", "--pi"])
+        .arg(&pi.path)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(!pi.ran());
+    assert!(stderr(&output).contains("lock"), "{}", stderr(&output));
+    assert!(
+        !home.join(".dream.lock").exists(),
+        "a run that never started must not leave its lock"
+    );
+}
