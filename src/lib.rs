@@ -1,11 +1,13 @@
 //! pi-context: durable memory for coding agents.
 //!
 //! The library holds everything that is not printing: the Pi session reader ([`session`]), the
-//! history projection ([`history`]), and the shared wire limits and READ WINDOW format. The
-//! `pi-context` binary adds the command line, the printers and the tool protocol on top.
+//! history projection ([`history`]), the notes store ([`notes`]), and the shared wire limits and
+//! READ WINDOW format. The `pi-context` binary adds the command line, the printers and the tool
+//! protocol on top.
 
 pub mod dream;
 pub mod history;
+pub mod notes;
 pub mod readwindow;
 pub mod session;
 pub mod settings;

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use pi_context::history::HistoryError;
+use pi_context::notes::NotesError;
 
 /// Exit statuses fixed by the contract.
 pub mod exit {
@@ -110,6 +111,33 @@ impl From<HistoryError> for CommandError {
     }
 }
 
+impl From<NotesError> for CommandError {
+    /// Every notes refusal is an input error (exit 2); the hint says what to do instead.
+    fn from(err: NotesError) -> Self {
+        let hint = match &err {
+            NotesError::NotFound { .. } => Some("`pi-context notes list` shows the notes that exist"),
+            NotesError::AmbiguousEdit { .. } => {
+                Some("include more surrounding text in --old so it matches once, or pass --replace-all")
+            }
+            NotesError::NoMatch { .. } => Some("`pi-context notes read ADDRESS` shows the current body"),
+            NotesError::NothingToDo => Some("pass --old/--new pairs, --edits, --origin, --crumple or --smooth"),
+            NotesError::InvalidAddress { .. } => {
+                Some("addresses look like `todo`, `@project/plan`, `@human/prefs`, `@self/scratch` or `@model/tips`")
+            }
+            NotesError::InvalidOffset { .. } => Some("a negative --offset counts from the end of the body"),
+            _ => None,
+        };
+        let error = match err {
+            NotesError::Io { what, source } => CommandError::usage(what).with_cause(source),
+            other => CommandError::usage(other.to_string()),
+        };
+        match hint {
+            Some(h) => error.with_hint(h),
+            None => error,
+        }
+    }
+}
+
 /// Output failed: a closed pipe ends quietly, anything else is an error.
 pub enum Outcome {
     Exit(u8),
@@ -134,6 +162,12 @@ impl From<io::Error> for Outcome {
 
 impl From<HistoryError> for Outcome {
     fn from(e: HistoryError) -> Self {
+        Outcome::Failed(e.into())
+    }
+}
+
+impl From<NotesError> for Outcome {
+    fn from(e: NotesError) -> Self {
         Outcome::Failed(e.into())
     }
 }

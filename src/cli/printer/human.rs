@@ -4,8 +4,10 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::history::{Fold, Item, Page, ReadResult, Row, WindowsResult};
+use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::readwindow::ReadWindow;
 
-use super::HistoryPrinter;
+use super::{HistoryPrinter, NotesPrinter};
 
 pub struct HumanPrinter {
     pub color: bool,
@@ -168,4 +170,188 @@ fn skipped_note(_p: &HumanPrinter, _out: &mut dyn Write, skipped: usize) -> io::
         );
     }
     Ok(())
+}
+
+impl HumanPrinter {
+    fn diff_line(&self, line: &str) -> String {
+        if !self.color {
+            return line.to_string();
+        }
+        if line.starts_with("+++") || line.starts_with("---") {
+            line.bold().to_string()
+        } else if line.starts_with('+') {
+            line.green().to_string()
+        } else if line.starts_with('-') {
+            line.red().to_string()
+        } else if line.starts_with("@@") {
+            line.cyan().to_string()
+        } else {
+            line.to_string()
+        }
+    }
+
+    /// Notices about what a page left out, and homes that could not be read (on stderr).
+    fn omissions(
+        &self,
+        out: &mut dyn Write,
+        more: usize,
+        crumpled: usize,
+        wastebasket: bool,
+        unavailable: &[String],
+    ) -> io::Result<()> {
+        if more > 0 {
+            writeln!(
+                out,
+                "{}",
+                self.dim(&format!(
+                    "{more} more not shown; narrow with --pattern or raise --limit"
+                ))
+            )?;
+        }
+        if crumpled > 0 {
+            let text = if wastebasket {
+                format!(
+                    "{crumpled} live notes not shown (the wastebasket lists crumpled notes only)"
+                )
+            } else {
+                format!("{crumpled} crumpled notes hidden; --wastebasket lists them")
+            };
+            writeln!(out, "{}", self.dim(&text))?;
+        }
+        for home in unavailable {
+            let _ = writeln!(io::stderr(), "warning: {home} could not be read");
+        }
+        Ok(())
+    }
+}
+
+impl NotesPrinter for HumanPrinter {
+    fn written(&self, out: &mut dyn Write, receipt: &WriteReceipt) -> io::Result<()> {
+        let project = receipt
+            .project_key
+            .as_ref()
+            .map(|k| self.dim(&format!(" (project {k})")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{} {}{project}",
+            receipt.outcome,
+            self.bold(&receipt.address)
+        )
+    }
+
+    fn edited(&self, out: &mut dyn Write, receipt: &EditReceipt) -> io::Result<()> {
+        if receipt.change_kind == "none" {
+            return writeln!(
+                out,
+                "unchanged {}: nothing to change",
+                self.bold(&receipt.address)
+            );
+        }
+        let edits = if receipt.applied == 1 {
+            "edit"
+        } else {
+            "edits"
+        };
+        writeln!(
+            out,
+            "updated {}: {} {edits} applied ({} change)",
+            self.bold(&receipt.address),
+            receipt.applied,
+            receipt.change_kind
+        )?;
+        for line in receipt.diff.lines() {
+            writeln!(out, "{}", self.diff_line(line))?;
+        }
+        if receipt.diff_truncated {
+            writeln!(
+                out,
+                "{}",
+                self.dim("… diff shortened; the edit itself was applied in full")
+            )?;
+        }
+        Ok(())
+    }
+
+    fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()> {
+        write!(out, "{}", self.dim(&window.header()))?;
+        out.write_all(window.content.as_bytes())?;
+        if !window.content.is_empty() && !window.content.ends_with('\n') {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()> {
+        if page.files.is_empty() && page.more == 0 {
+            writeln!(out, "{}", self.dim("no notes"))?;
+        }
+        for file in &page.files {
+            let crumpled = file
+                .crumpled_at
+                .as_ref()
+                .map(|at| self.dim(&format!("  (crumpled {at})")))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{}  {}{crumpled}",
+                self.dim(&file.updated_at),
+                self.bold(&file.address)
+            )?;
+        }
+        self.omissions(
+            out,
+            page.more,
+            page.crumpled_excluded,
+            page.wastebasket,
+            &page.homes_unavailable,
+        )
+    }
+
+    fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
+        if page.files.is_empty() && page.more == 0 {
+            writeln!(out, "{}", self.dim("no matches"))?;
+        }
+        for file in &page.files {
+            let shown = if file.matches.len() < file.matches_total {
+                format!(", {} shown", file.matches.len())
+            } else {
+                String::new()
+            };
+            let plural = if file.matches_total == 1 {
+                "match"
+            } else {
+                "matches"
+            };
+            writeln!(
+                out,
+                "{}  {}",
+                self.bold(&file.address),
+                self.dim(&format!(
+                    "updated {} · {} {plural}{shown}",
+                    file.updated_at, file.matches_total
+                ))
+            )?;
+            for hit in &file.matches {
+                let cut = if hit.truncated {
+                    self.dim(" …")
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "  {} {}{cut}",
+                    self.dim(&format!("line {}, offset {}:", hit.line, hit.offset_chars)),
+                    hit.text
+                )?;
+            }
+        }
+        self.omissions(
+            out,
+            page.more,
+            page.crumpled_excluded,
+            page.wastebasket,
+            &page.homes_unavailable,
+        )
+    }
 }

@@ -3,9 +3,11 @@
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use serde_json::{json, Value};
+use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::readwindow::ReadWindow;
+use serde_json::{json, Map, Value};
 
-use super::HistoryPrinter;
+use super::{HistoryPrinter, NotesPrinter};
 
 pub struct JsonPrinter;
 
@@ -46,5 +48,41 @@ impl HistoryPrinter for JsonPrinter {
             value["skipped_lines"] = json!(skipped_lines);
         }
         emit(out, &value)
+    }
+}
+
+/// The small fields of a notes read (identity and cursors, never the content).
+pub fn notes_read_details(window: &ReadWindow) -> Value {
+    let mut details = Map::new();
+    for (key, value) in &window.identity {
+        details.insert((*key).to_string(), json!(value));
+    }
+    details.insert("offset_chars".into(), json!(window.offset_chars));
+    details.insert("total_chars".into(), json!(window.total_chars));
+    details.insert("next_offset_chars".into(), json!(window.next_offset_chars));
+    Value::Object(details)
+}
+
+impl NotesPrinter for JsonPrinter {
+    fn written(&self, out: &mut dyn Write, receipt: &WriteReceipt) -> io::Result<()> {
+        emit(out, receipt)
+    }
+
+    fn edited(&self, out: &mut dyn Write, receipt: &EditReceipt) -> io::Result<()> {
+        emit(out, receipt)
+    }
+
+    fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()> {
+        let mut value = notes_read_details(window);
+        value["content"] = json!(window.content);
+        emit(out, &value)
+    }
+
+    fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()> {
+        emit(out, page)
+    }
+
+    fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
+        emit(out, page)
     }
 }

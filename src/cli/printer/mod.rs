@@ -7,8 +7,10 @@ mod json;
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
+use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::readwindow::ReadWindow;
 
-pub use json::read_details;
+pub use json::{notes_read_details, read_details};
 
 pub trait HistoryPrinter {
     fn windows(&self, out: &mut dyn Write, result: &WindowsResult) -> io::Result<()>;
@@ -22,6 +24,22 @@ pub trait HistoryPrinter {
 }
 
 pub fn history(json: bool, color: bool) -> Box<dyn HistoryPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter { color })
+    }
+}
+
+pub trait NotesPrinter {
+    fn written(&self, out: &mut dyn Write, receipt: &WriteReceipt) -> io::Result<()>;
+    fn edited(&self, out: &mut dyn Write, receipt: &EditReceipt) -> io::Result<()>;
+    fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()>;
+    fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()>;
+    fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()>;
+}
+
+pub fn notes(json: bool, color: bool) -> Box<dyn NotesPrinter> {
     if json {
         Box::new(json::JsonPrinter)
     } else {

@@ -166,7 +166,7 @@ fn list_params(params: &Params) -> Result<ListParams, Refusal> {
     })
 }
 
-fn queries(value: Option<&Value>) -> Result<Vec<String>, Refusal> {
+pub(super) fn queries(value: Option<&Value>) -> Result<Vec<String>, Refusal> {
     let invalid = |m: &str| Refusal::new("invalid_query", m);
     let queries = match value {
         Some(Value::String(s)) => vec![s.clone()],

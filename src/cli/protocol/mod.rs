@@ -7,6 +7,7 @@
 //! the binary itself failed.
 
 mod history;
+mod notes;
 mod params;
 pub mod schemas;
 
@@ -76,6 +77,16 @@ impl From<pi_context::history::HistoryError> for Refusal {
     }
 }
 
+impl From<pi_context::notes::NotesError> for Refusal {
+    fn from(e: pi_context::notes::NotesError) -> Self {
+        Refusal {
+            code: e.code(),
+            message: e.to_string(),
+            details: e.details(),
+        }
+    }
+}
+
 impl ToolResponse {
     pub fn ok(text: String, details: Value) -> Self {
         ToolResponse {
@@ -130,6 +141,9 @@ pub fn answer(name: &str, request: ToolRequest) -> Result<ToolResponse, String> 
     let outcome = match name {
         "history_windows" | "history_list" | "history_read" | "history_search" => {
             history::answer(name, &request.params, &request.context)
+        }
+        "notes_write" | "notes_edit" | "notes_read" | "notes_list" | "notes_search" => {
+            notes::answer(name, &request.params, &request.context)
         }
         _ => return Err(format!("unknown tool {name:?}")),
     };

@@ -76,6 +76,14 @@ impl<'a> Params<'a> {
         }
     }
 
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, Refusal> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(invalid(format!("{key} must be true or false"))),
+        }
+    }
+
     pub fn string_array(&self, key: &str) -> Result<Option<Vec<&'a str>>, Refusal> {
         match self.get(key) {
             None => Ok(None),

@@ -54,6 +54,57 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         parameters: read_parameters,
         execution_mode: "parallel",
     },
+    Tool {
+        name: "notes_write",
+        label: "Notes write",
+        description: "Create or overwrite a markdown note. Where it lives is set by its address: a bare path (`plan`, `todo/today`) \
+belongs to this session; `@project/…` is shared by every session in this project (linked git worktrees included); `@human/…` holds \
+what the human told you or wants kept; `@self/…` is yours in every project; `@model/…` serves every agent on your model. `.md` is added \
+when missing. Overwriting keeps the note's creation time, access counts and origin (unless you pass origin) and takes it out of the \
+wastebasket. Addresses are not file paths: use the notes tools on them, not file tools.",
+        parameters: notes_write_parameters,
+        execution_mode: "sequential",
+    },
+    Tool {
+        name: "notes_edit",
+        label: "Notes edit",
+        description: "Change a note in place. Each edit replaces oldText with newText in the body, in order, each on the result of \
+the previous one; if any edit fails, nothing changes. oldText must occur exactly once unless replace_all is true (an ambiguous one is \
+refused with its line numbers; add surrounding text). crumpled:true moves the note to the wastebasket (hidden from notes_list and \
+notes_search), crumpled:false brings it back; origin relabels who wrote it. Returns a unified diff of what changed.",
+        parameters: notes_edit_parameters,
+        execution_mode: "sequential",
+    },
+    Tool {
+        name: "notes_read",
+        label: "Notes read",
+        description: "Read a note's body as a READ WINDOW: the address and metadata lines, the chars range, next_offset_chars, \
+a blank line, then the text. Offsets count Unicode code points of the body (notes_search gives them); a negative offset_chars \
+counts from the end. When next_offset_chars is not null, call again with it: the windows concatenate to the exact body. \
+Reading records an access on the note.",
+        parameters: notes_read_parameters,
+        execution_mode: "parallel",
+    },
+    Tool {
+        name: "notes_list",
+        label: "Notes list",
+        description: "List notes, most recently updated first. Without a pattern: this session's notes, @project, @human, @self \
+and @model. pattern is a glob over addresses: * stays within a path segment, ** crosses segments, ? is one character; for example \
+`@project/**`, `**/MAP.md`, or `@agents/*/**` for every agent's notes. Crumpled notes are hidden and counted in crumpled_excluded; \
+wastebasket:true lists only them. The page stops at limit or at the response budget, and more says how many notes it left out: \
+narrow the pattern to reach them.",
+        parameters: notes_list_parameters,
+        execution_mode: "parallel",
+    },
+    Tool {
+        name: "notes_search",
+        label: "Notes search",
+        description: "Search note bodies for literal text, case-insensitive; several queries are OR-ed and regex characters match \
+literally. Each matching line is one match with its line number and offset_chars; pass the address and offset_chars to notes_read \
+to read on from there. Homes, pattern, wastebasket, limit and more work as in notes_list; files come most recently updated first.",
+        parameters: notes_search_parameters,
+        execution_mode: "parallel",
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {
@@ -141,4 +192,98 @@ fn read_parameters() -> Value {
         }),
         &["seq"],
     )
+}
+
+const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
+`@model/path`, or `@agents/<name>/path` / `@models/<name>/path` (other agents' and models' notes are read-only).";
+
+fn origin_property() -> Value {
+    json!({
+        "type": "string",
+        "enum": ["user", "self", "external"],
+        "description": "Who the content comes from: the user, yourself (self), or an external source."
+    })
+}
+
+fn notes_write_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "content": {"type": "string", "description": "The whole new body (markdown). A leading frontmatter block is dropped."},
+            "origin": origin_property()
+        }),
+        &["address", "content"],
+    )
+}
+
+fn notes_edit_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "oldText": {"type": "string", "minLength": 1, "description": "Exact text of the body to replace."},
+                        "newText": {"type": "string", "description": "The replacement, inserted literally."}
+                    },
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": false
+                },
+                "description": "Replacements applied in order; all or nothing."
+            },
+            "origin": origin_property(),
+            "crumpled": {"type": "boolean", "description": "true: move to the wastebasket; false: take it out."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence of each oldText instead of requiring exactly one."}
+        }),
+        &["address"],
+    )
+}
+
+fn notes_read_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "offset_chars": {"type": "integer", "description": "Start here (code points of the body); negative counts from the end. Default 0."},
+            "limit_chars": {"type": "integer", "minimum": 1, "maximum": MAX_READ_CHARS, "description": format!("Code points to read (default {DEFAULT_READ_CHARS}, at most {MAX_READ_CHARS}).")}
+        }),
+        &["address"],
+    )
+}
+
+fn notes_page_properties() -> serde_json::Map<String, Value> {
+    let properties = json!({
+        "pattern": {"type": "string", "description": "Glob over addresses: * within a segment, ** across segments, ? one character. Start with @project/, @human/, @self/, @model/, @agents/<name>/ or @models/<name>/ to read only that home."},
+        "limit": {"type": "integer", "minimum": 1, "description": "At most this many notes (default: as many as fit the response)."},
+        "wastebasket": {"type": "boolean", "description": "List only crumpled notes instead of only live ones."}
+    });
+    match properties {
+        Value::Object(map) => map,
+        _ => unreachable!("a literal object"),
+    }
+}
+
+fn notes_list_parameters() -> Value {
+    object(Value::Object(notes_page_properties()), &[])
+}
+
+fn notes_search_parameters() -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "query".into(),
+        json!({
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+            ],
+            "description": "Literal text to find, case-insensitive; an array means any of them."
+        }),
+    );
+    properties.extend(notes_page_properties());
+    properties.insert(
+        "max_matches_per_file".into(),
+        json!({"type": "integer", "minimum": 1, "description": "Show at most this many matching lines per note (matches_total still counts all)."}),
+    );
+    object(Value::Object(properties), &["query"])
 }

@@ -1,0 +1,106 @@
+use clap::{ArgAction, Args};
+use pi_context::notes::{Edit, EditReceipt, EditRequest};
+use serde::Deserialize;
+
+use super::{CommonArgs, OriginArg};
+use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::ui::Ui;
+
+/// Replace exact text in a note's body, relabel its origin, or crumple / smooth it.
+///
+/// Each --old/--new pair (or each object of --edits) replaces text that must occur exactly once
+/// in the body (every occurrence with --replace-all). Edits apply in order, each to the result of
+/// the previous one, and nothing is written unless all of them succeed. --crumple moves the note
+/// to the wastebasket (hidden from list and search); --smooth brings it back. Prints a unified
+/// diff of the change.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The note's address (see `pi-context notes --help`)
+    #[arg(value_name = "ADDRESS")]
+    address: String,
+    /// Text to replace; pairs with the --new at the same position (repeatable)
+    #[arg(long = "old", value_name = "TEXT", action = ArgAction::Append, allow_hyphen_values = true)]
+    old: Vec<String>,
+    /// The replacement for the --old at the same position (repeatable; may be empty)
+    #[arg(long = "new", value_name = "TEXT", action = ArgAction::Append, allow_hyphen_values = true)]
+    new: Vec<String>,
+    /// Edits as JSON, as Pi's edit tool takes them: '[{"oldText":"a","newText":"b"}]'
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["old", "new"])]
+    edits: Option<String>,
+    /// Replace every occurrence of each old text instead of requiring exactly one
+    #[arg(long)]
+    replace_all: bool,
+    /// Relabel who the content comes from
+    #[arg(long, value_enum, value_name = "ORIGIN")]
+    origin: Option<OriginArg>,
+    /// Move the note to the wastebasket (keeps the first crumple time)
+    #[arg(long, conflicts_with = "smooth")]
+    crumple: bool,
+    /// Take the note out of the wastebasket
+    #[arg(long)]
+    smooth: bool,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireEdit {
+    #[serde(rename = "oldText")]
+    old_text: String,
+    #[serde(rename = "newText")]
+    new_text: String,
+}
+
+pub fn run(args: EditArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let request = EditRequest {
+        edits: edits(&args)?,
+        origin: args.origin.map(Into::into),
+        crumpled: match (args.crumple, args.smooth) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        replace_all: args.replace_all,
+    };
+    let store = args.common.store()?;
+    let result = store.edit(&args.address, &request)?;
+    let receipt = EditReceipt::of(&result, usize::MAX)?;
+    args.common.printer(ui).edited(ui.out(), &receipt)?;
+    Ok(exit::SUCCESS)
+}
+
+fn edits(args: &EditArgs) -> Result<Vec<Edit>, CommandError> {
+    if let Some(json) = &args.edits {
+        let wire: Vec<WireEdit> = serde_json::from_str(json).map_err(|e| {
+            CommandError::usage(
+                r#"--edits must be a JSON array of {"oldText": …, "newText": …} objects"#,
+            )
+            .with_cause(e)
+        })?;
+        return Ok(wire
+            .into_iter()
+            .map(|e| Edit {
+                old_text: e.old_text,
+                new_text: e.new_text,
+            })
+            .collect());
+    }
+    if args.old.len() != args.new.len() {
+        return Err(CommandError::usage(format!(
+            "{} --old but {} --new: give them in pairs",
+            args.old.len(),
+            args.new.len()
+        ))
+        .with_hint("use --new '' to delete the old text"));
+    }
+    Ok(args
+        .old
+        .iter()
+        .zip(&args.new)
+        .map(|(old, new)| Edit {
+            old_text: old.clone(),
+            new_text: new.clone(),
+        })
+        .collect())
+}

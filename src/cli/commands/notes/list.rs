@@ -1,0 +1,38 @@
+use clap::Args;
+use pi_context::notes::{ListPage, Query};
+
+use super::CommonArgs;
+use crate::cli::error::{exit, Outcome};
+use crate::cli::ui::Ui;
+
+/// List notes, most recently updated first.
+///
+/// Without --pattern: this session's notes (when a session id is set), @project, @human, @self
+/// and @model. Crumpled notes are hidden unless --wastebasket is given (then only they are listed).
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only addresses matching this glob (`*`, `**`, `?`), e.g. '@project/**' or '**/MAP.md'
+    #[arg(long, short = 'p', value_name = "GLOB")]
+    pattern: Option<String>,
+    /// At most this many notes
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
+    /// List only crumpled notes
+    #[arg(long)]
+    wastebasket: bool,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let store = args.common.store()?;
+    let query = Query {
+        pattern: args.pattern,
+        home: None,
+        wastebasket: args.wastebasket,
+    };
+    let listing = store.list(&query)?;
+    let page = ListPage::of(&listing, args.limit.map(|n| n as usize), usize::MAX)?;
+    args.common.printer(ui).list(ui.out(), &page)?;
+    Ok(exit::SUCCESS)
+}

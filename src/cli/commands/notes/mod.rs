@@ -1,0 +1,139 @@
+//! `pi-context notes write|edit|read|list|search`: the five-home markdown notes store.
+
+mod edit;
+mod list;
+mod read;
+mod search;
+mod write;
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum, ValueHint};
+use pi_context::notes::{Identity, IdentityInput, Origin, Store};
+
+use crate::cli::error::{CommandError, Outcome};
+use crate::cli::printer::{self, NotesPrinter};
+use crate::cli::ui::Ui;
+
+const NOTES_HELP: &str = "\
+Addresses:
+  plan, todo/today          this session's notes (needs --session-id or PI_CONTEXT_SESSION_ID)
+  @project/decisions        this project's notes (the git checkout of --cwd; worktrees share them)
+  @human/preferences        notes for and about the human
+  @self/lessons             the current agent's notes (--agent)
+  @model/quirks             the current model's notes (--model)
+  @agents/NAME/x            another agent's notes (read-only)
+  @models/NAME/x            another model's notes (read-only)
+  `.md` is added when missing. Notes are files under the notes home:
+  human/, project/<key>/, agents/<agent>/, models/<model>/, pi/session/<id>/.
+
+Patterns (list, search): a glob over addresses. * stays within a path segment, ** crosses
+segments, ? is one character. `@project/**` reads only the project home, `**/MAP.md` finds MAP
+notes in every default home, `@agents/*/**` reads every agent's home.
+
+Examples:
+  echo 'Use sqlite for the cache.' | pi-context notes write @project/decisions
+  pi-context notes edit @project/decisions --old sqlite --new 'sqlite (WAL mode)'
+  pi-context notes edit @project/decisions --crumple
+  pi-context notes search cache --pattern '@project/**'
+  pi-context notes read @project/decisions --offset -200";
+
+/// Read and write the five-home markdown notes store.
+#[derive(Debug, Args)]
+#[command(after_long_help = NOTES_HELP)]
+pub struct NotesArgs {
+    #[command(subcommand)]
+    command: NotesCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum NotesCommand {
+    Write(write::WriteArgs),
+    Edit(edit::EditArgs),
+    Read(read::ReadArgs),
+    List(list::ListArgs),
+    Search(search::SearchArgs),
+}
+
+pub fn run(args: NotesArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    match args.command {
+        NotesCommand::Write(args) => write::run(args, ui),
+        NotesCommand::Edit(args) => edit::run(args, ui),
+        NotesCommand::Read(args) => read::run(args, ui),
+        NotesCommand::List(args) => list::run(args, ui),
+        NotesCommand::Search(args) => search::run(args, ui),
+    }
+}
+
+/// Who is asking, and how to print.
+#[derive(Debug, Args)]
+struct CommonArgs {
+    // The environment variables are read by the library (empty means unset), not by clap, which
+    // would refuse an empty value.
+    /// The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    notes_home: Option<PathBuf>,
+    /// The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]
+    #[arg(long, value_name = "ID")]
+    session_id: Option<String>,
+    /// The project key for @project/ [default: derived from --cwd]
+    #[arg(long, value_name = "KEY", conflicts_with = "cwd")]
+    project_key: Option<String>,
+    /// Derive the project key from this directory's git checkout [default: the current directory]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    cwd: Option<PathBuf>,
+    /// The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL]
+    /// [default: default]
+    #[arg(long, value_name = "ID")]
+    model: Option<String>,
+    /// Print JSON (the tool protocol's result object) instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl CommonArgs {
+    fn identity(&self) -> Result<Identity, CommandError> {
+        Ok(IdentityInput {
+            notes_home: self.notes_home.clone(),
+            session_id: self.session_id.clone(),
+            project_key: self.project_key.clone(),
+            cwd: self.cwd.clone(),
+            agent: self.agent.clone(),
+            model: self.model.clone(),
+        }
+        .with_env_defaults()
+        .resolve()?)
+    }
+
+    fn store(&self) -> Result<Store, CommandError> {
+        Ok(Store::new(self.identity()?))
+    }
+
+    fn printer(&self, ui: &Ui) -> Box<dyn NotesPrinter> {
+        printer::notes(self.json, ui.color)
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum OriginArg {
+    /// The human said or wrote it
+    User,
+    /// You (the agent) wrote it
+    #[value(name = "self")]
+    Agent,
+    /// It comes from elsewhere (a web page, a tool, another agent)
+    External,
+}
+
+impl From<OriginArg> for Origin {
+    fn from(o: OriginArg) -> Origin {
+        match o {
+            OriginArg::User => Origin::User,
+            OriginArg::Agent => Origin::Agent,
+            OriginArg::External => Origin::External,
+        }
+    }
+}

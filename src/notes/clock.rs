@@ -1,0 +1,56 @@
+//! Time for note metadata: `PI_CONTEXT_NOW` (RFC 3339) when set, else the system clock, rendered
+//! in the process's local time zone (`TZ`) as ISO 8601 with milliseconds and an explicit offset.
+
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+use super::error::NotesError;
+
+/// The fixed-clock variable (tests and reproducible runs).
+pub const NOW_VAR: &str = "PI_CONTEXT_NOW";
+
+/// The current instant.
+pub fn now() -> Result<Timestamp, NotesError> {
+    match std::env::var(NOW_VAR) {
+        Ok(value) if !value.is_empty() => value.parse::<Timestamp>().map_err(|e| {
+            NotesError::Internal(format!(
+                "{NOW_VAR}={value:?} is not an RFC 3339 timestamp: {e}"
+            ))
+        }),
+        _ => Ok(Timestamp::now()),
+    }
+}
+
+/// `2026-03-01T10:00:00.000+01:00`: local time, milliseconds, explicit offset (never `Z`).
+pub fn local_iso(at: Timestamp) -> String {
+    let zoned = at.to_zoned(TimeZone::system());
+    zoned.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string()
+}
+
+/// Reads a timestamp as written in a note (any RFC 3339 offset, `Z` included).
+pub fn parse(value: &str) -> Option<Timestamp> {
+    value.trim().parse::<Timestamp>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_milliseconds_and_an_explicit_offset() {
+        let at: Timestamp = "2026-03-01T09:00:00.5Z".parse().unwrap();
+        let text = local_iso(at);
+        assert!(!text.ends_with('Z'), "{text}");
+        assert_eq!(text.len(), "2026-03-01T09:00:00.500+00:00".len(), "{text}");
+        assert!(text.contains(":00.500"), "{text}");
+        assert_eq!(parse(&text), Some(at));
+    }
+
+    #[test]
+    fn parses_other_offsets() {
+        let a = parse("2026-03-01T10:00:00.000+01:00").unwrap();
+        let b = parse("2026-03-01T09:00:00Z").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(parse("yesterday"), None);
+    }
+}

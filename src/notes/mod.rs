@@ -1,0 +1,28 @@
+//! The notes store: markdown notes in five homes under one notes home (contract §3).
+//!
+//! This module knows nothing about printing or the tool protocol. [`Store`] runs the five
+//! operations for one [`Identity`]; addresses, patterns and the frontmatter codec are usable on
+//! their own.
+
+pub mod address;
+pub mod clock;
+mod error;
+mod files;
+pub mod frontmatter;
+pub mod identity;
+pub mod lock;
+mod page;
+mod store;
+mod walk;
+
+pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
+pub use error::NotesError;
+pub use identity::{model_slug, project_key, slugify, Identity, IdentityInput};
+pub use page::{
+    read_window, EditReceipt, ListFile, ListPage, SearchFile, SearchMatch, SearchPage,
+    WriteReceipt, MATCH_PREVIEW_CHARS,
+};
+pub use store::{
+    Change, ChangeKind, Edit, EditRequest, EditResult, LineMatch, Listing, Meta, Note, Origin,
+    Query, Row, SearchListing, SearchRow, Store, WriteOutcome, WriteResult, MAX_NOTE_BYTES,
+};

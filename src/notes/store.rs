@@ -1,0 +1,950 @@
+//! The five store operations: write, edit, read, list, search.
+//!
+//! Every read-modify-write of a note (a read too, because it bumps the access counters) runs
+//! under the note's exclusive lock and ends in an atomic durable replace. `list` and `search`
+//! take no locks: notes are only ever replaced by rename, so a reader sees the old or the new
+//! file, never a mix.
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan};
+use super::error::NotesError;
+use super::files::{self, OnDisk};
+use super::frontmatter::{Document, Key};
+use super::identity::{is_slug, Identity};
+use super::{clock, frontmatter, lock, walk};
+use crate::text::{self, LiteralMatcher};
+
+/// The largest note, serialized, in UTF-8 bytes.
+pub const MAX_NOTE_BYTES: usize = 1_000_000;
+
+/// Who wrote a note's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    User,
+    #[serde(rename = "self")]
+    Agent,
+    External,
+}
+
+impl Origin {
+    pub fn parse(value: &str) -> Result<Origin, NotesError> {
+        match value {
+            "user" => Ok(Origin::User),
+            "self" => Ok(Origin::Agent),
+            "external" => Ok(Origin::External),
+            other => Err(NotesError::InvalidOrigin(other.to_string())),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::User => "user",
+            Origin::Agent => "self",
+            Origin::External => "external",
+        }
+    }
+}
+
+/// A note's metadata as written (values not interpreted beyond the access count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    pub origin: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub last_accessed: String,
+    pub access_count: u64,
+    pub crumpled_at: Option<String>,
+    /// The project key recorded when a session note was created.
+    pub project: Option<String>,
+}
+
+impl Meta {
+    /// Missing timestamps fall back to `fallback` (the file's modification time).
+    fn of(doc: &Document, fallback: &str) -> Meta {
+        Meta::with_fallback(doc, &|| fallback.to_string())
+    }
+
+    /// As [`Meta::of`], computing the fallback only when a timestamp is missing.
+    fn with_fallback(doc: &Document, fallback: &dyn Fn() -> String) -> Meta {
+        let text = |key: Key| doc.get(key).unwrap_or_else(fallback);
+        Meta {
+            origin: doc.get(Key::Origin).unwrap_or_else(|| "self".into()),
+            created_at: text(Key::CreatedAt),
+            updated_at: text(Key::UpdatedAt),
+            last_accessed: text(Key::LastAccessed),
+            access_count: access_count(doc),
+            crumpled_at: doc.get(Key::CrumpledAt),
+            project: doc.get(Key::Project),
+        }
+    }
+}
+
+fn access_count(doc: &Document) -> u64 {
+    doc.get(Key::AccessCount)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteOutcome {
+    Created,
+    Overwrote,
+    Uncrumpled,
+}
+
+impl WriteOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteOutcome::Created => "created",
+            WriteOutcome::Overwrote => "overwrote",
+            WriteOutcome::Uncrumpled => "uncrumpled",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WriteResult {
+    pub location: Location,
+    pub outcome: WriteOutcome,
+    pub meta: Meta,
+}
+
+/// One exact replacement in a note's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub old_text: String,
+    pub new_text: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EditRequest {
+    pub edits: Vec<Edit>,
+    pub origin: Option<Origin>,
+    /// `true` crumples (once), `false` smooths, `None` leaves it.
+    pub crumpled: Option<bool>,
+    pub replace_all: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    None,
+    Body,
+    Metadata,
+    File,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::None => "none",
+            ChangeKind::Body => "body",
+            ChangeKind::Metadata => "metadata",
+            ChangeKind::File => "file",
+        }
+    }
+}
+
+/// What an edit changed: the body, the frontmatter block, or the whole file, before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub before: String,
+    pub after: String,
+}
+
+impl Change {
+    /// A unified diff of the change (empty for `none`).
+    pub fn unified_diff(&self, address: &str) -> String {
+        if self.kind == ChangeKind::None {
+            return String::new();
+        }
+        similar::TextDiff::from_lines(&self.before, &self.after)
+            .unified_diff()
+            .context_radius(3)
+            .header(address, address)
+            .to_string()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EditResult {
+    pub location: Location,
+    /// Edits that changed the body.
+    pub applied: usize,
+    pub change: Change,
+    pub meta: Meta,
+}
+
+/// A note as `read` returns it.
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub location: Location,
+    pub meta: Meta,
+    pub body: String,
+}
+
+/// Which notes `list` and `search` consider.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// A glob over canonical addresses; it also narrows the homes read.
+    pub pattern: Option<String>,
+    /// Only this home (overrides the pattern's narrowing; the pattern still filters).
+    pub home: Option<HomeSpec>,
+    /// Only crumpled notes instead of only live ones.
+    pub wastebasket: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub location: Location,
+    pub meta: Meta,
+    pub body_bytes: usize,
+    pub(super) updated: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// Most recently updated first, then by address.
+    pub rows: Vec<Row>,
+    /// Notes left out because they are crumpled (or, with `wastebasket`, because they are not).
+    pub crumpled_excluded: usize,
+    /// Labels of homes that could not be read.
+    pub homes_unavailable: Vec<String>,
+    /// Whether this lists the wastebasket (crumpled notes only).
+    pub wastebasket: bool,
+}
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineMatch {
+    /// 1-based.
+    pub line: usize,
+    /// The whole line (without its line ending).
+    pub text: String,
+    /// Code points into the body of the earliest match on the line: ready for `read`.
+    pub offset_chars: usize,
+    /// Code points into the line of the same match.
+    #[serde(skip)]
+    pub column_chars: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRow {
+    pub row: Row,
+    pub matches: Vec<LineMatch>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchListing {
+    pub rows: Vec<SearchRow>,
+    /// Crumpled notes that matched but were left out (the reverse with `wastebasket`).
+    pub crumpled_excluded: usize,
+    pub homes_unavailable: Vec<String>,
+    pub wastebasket: bool,
+}
+
+/// The notes store of one identity.
+#[derive(Debug, Clone)]
+pub struct Store {
+    identity: Identity,
+}
+
+/// Where a note lives on disk.
+struct NotePath {
+    /// Directories below the notes home, the home's own included.
+    dirs: Vec<String>,
+    file_name: String,
+    /// Relative to the notes home, `/`-separated (the lock's key).
+    relative: String,
+}
+
+impl NotePath {
+    fn dir(&self, root: &Path) -> PathBuf {
+        self.dirs.iter().fold(root.to_path_buf(), |p, d| p.join(d))
+    }
+
+    fn dir_refs(&self) -> Vec<&str> {
+        self.dirs.iter().map(String::as_str).collect()
+    }
+}
+
+impl Store {
+    pub fn new(identity: Identity) -> Store {
+        Store { identity }
+    }
+
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Parses an address and binds it to this store's identity.
+    pub fn locate(&self, address: &str) -> Result<Location, NotesError> {
+        Address::parse(address)?.resolve(&self.identity)
+    }
+
+    /// Checks that the address may be written: path length and home.
+    fn locate_writable(&self, address: &str) -> Result<Location, NotesError> {
+        let parsed = Address::parse(address)?;
+        parsed.check_writable_length()?;
+        let location = parsed.resolve(&self.identity)?;
+        location.check_writable()?;
+        Ok(location)
+    }
+
+    fn note_path(&self, location: &Location) -> NotePath {
+        let mut dirs: Vec<String> = location
+            .home
+            .components()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let mut segments: Vec<&str> = location.path.split('/').collect();
+        let file_name = segments.pop().unwrap_or_default().to_string();
+        dirs.extend(segments.into_iter().map(str::to_string));
+        let relative = format!("{}/{file_name}", dirs.join("/"));
+        NotePath {
+            dirs,
+            file_name,
+            relative,
+        }
+    }
+
+    /// Whether the note exists, refusing links, without reading it or taking its lock: a refused
+    /// or missing note leaves no trace, not even a lock file.
+    fn precheck(&self, path: &NotePath) -> Result<bool, NotesError> {
+        let home = &self.identity.home;
+        if !files::dirs_exist(home, &path.dir_refs())? {
+            return Ok(false);
+        }
+        let file = path.dir(home).join(&path.file_name);
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) => files::check_note_file(&file, &meta).map(|()| true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(NotesError::io(
+                format!("cannot inspect {}", file.display()),
+                e,
+            )),
+        }
+    }
+
+    /// Reads the note at `path` if it and its directories exist (links refused).
+    fn load(&self, path: &NotePath) -> Result<Option<OnDisk>, NotesError> {
+        let home = &self.identity.home;
+        if !files::dirs_exist(home, &path.dir_refs())? {
+            return Ok(None);
+        }
+        files::read_note(&path.dir(home).join(&path.file_name))
+    }
+
+    fn save(
+        &self,
+        path: &NotePath,
+        doc: &Document,
+        mode: Option<u32>,
+        capped: bool,
+    ) -> Result<(), NotesError> {
+        let text = doc.render();
+        if capped && text.len() > MAX_NOTE_BYTES {
+            return Err(NotesError::NoteTooLarge {
+                actual: text.len(),
+                limit: MAX_NOTE_BYTES,
+            });
+        }
+        let home = &self.identity.home;
+        files::ensure_dirs(home, &path.dir_refs())?;
+        files::write_atomic(&path.dir(home), &path.file_name, text.as_bytes(), mode)
+    }
+
+    /// Creates or overwrites a note. A leading frontmatter block in `content` is dropped; the
+    /// note keeps its creation time, counters, project, origin (unless one is given) and every
+    /// unknown frontmatter line; a crumpled note is smoothed.
+    pub fn write(
+        &self,
+        address: &str,
+        content: &str,
+        origin: Option<Origin>,
+    ) -> Result<WriteResult, NotesError> {
+        let location = self.locate_writable(address)?;
+        let body = strip_frontmatter(content);
+        let now = clock::now()?;
+        let now_iso = clock::local_iso(now);
+        let path = self.note_path(&location);
+        self.precheck(&path)?;
+        let _lock = lock::lock(&self.identity.home, &path.relative)?;
+        let existing = self.load(&path)?;
+        let (mut doc, outcome, mode) = match &existing {
+            Some(disk) => {
+                let doc = Document::parse(&disk.text);
+                let outcome = if doc.get(Key::CrumpledAt).is_some() {
+                    WriteOutcome::Uncrumpled
+                } else {
+                    WriteOutcome::Overwrote
+                };
+                (doc, outcome, Some(disk.mode))
+            }
+            None => (
+                self.new_document(&location, &now_iso),
+                WriteOutcome::Created,
+                None,
+            ),
+        };
+        doc.body = body;
+        doc.ensure_gap();
+        if let Some(origin) = origin {
+            doc.set(Key::Origin, origin.as_str());
+        }
+        doc.set(Key::UpdatedAt, &now_iso);
+        doc.remove(Key::CrumpledAt);
+        complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
+        self.save(&path, &doc, mode, true)?;
+        Ok(WriteResult {
+            meta: Meta::of(&doc, &now_iso),
+            location,
+            outcome,
+        })
+    }
+
+    fn new_document(&self, location: &Location, now_iso: &str) -> Document {
+        let mut doc = Document::new(String::new());
+        doc.set(Key::Origin, Origin::Agent.as_str());
+        doc.set(Key::CreatedAt, now_iso);
+        doc.set(Key::UpdatedAt, now_iso);
+        doc.set(Key::LastAccessed, now_iso);
+        doc.set(Key::AccessCount, "0");
+        if matches!(location.home, Home::Session(_)) {
+            doc.set(Key::Project, &self.identity.project_key);
+        }
+        doc
+    }
+
+    /// Applies exact replacements to the body (in order, all or nothing) and the metadata
+    /// setters. Nothing is written when nothing changes.
+    pub fn edit(&self, address: &str, request: &EditRequest) -> Result<EditResult, NotesError> {
+        let location = self.locate_writable(address)?;
+        if request.edits.is_empty() && request.origin.is_none() && request.crumpled.is_none() {
+            return Err(NotesError::NothingToDo);
+        }
+        let now_iso = clock::local_iso(clock::now()?);
+        let path = self.note_path(&location);
+        let not_found = || NotesError::NotFound {
+            address: location.address(),
+        };
+        if !self.precheck(&path)? {
+            return Err(not_found());
+        }
+        let _lock = lock::lock(&self.identity.home, &path.relative)?;
+        let disk = self.load(&path)?.ok_or_else(not_found)?;
+        let mut doc = Document::parse(&disk.text);
+        let before_block = doc.frontmatter_text();
+        let (body, applied) = apply_edits(&doc, &request.edits, request.replace_all)?;
+        let body_changed = body != doc.body;
+        let before_body = std::mem::replace(&mut doc.body, body);
+
+        let origin_changed = request
+            .origin
+            .is_some_and(|o| doc.get(Key::Origin).as_deref() != Some(o.as_str()));
+        if let Some(origin) = request.origin {
+            doc.set(Key::Origin, origin.as_str());
+        }
+        let crumple_changed = set_crumpled(&mut doc, request.crumpled, &now_iso);
+        let kind = match (body_changed, origin_changed || crumple_changed) {
+            (false, false) => ChangeKind::None,
+            (true, false) => ChangeKind::Body,
+            (false, true) => ChangeKind::Metadata,
+            (true, true) => ChangeKind::File,
+        };
+        if kind != ChangeKind::None {
+            if body_changed || origin_changed {
+                doc.set(Key::UpdatedAt, &now_iso);
+            }
+            complete(&mut doc, &fallback_time(Some(&disk), &now_iso));
+            self.save(&path, &doc, Some(disk.mode), true)?;
+        }
+        let change = match kind {
+            ChangeKind::None => Change {
+                kind,
+                before: String::new(),
+                after: String::new(),
+            },
+            ChangeKind::Body => Change {
+                kind,
+                before: before_body,
+                after: doc.body.clone(),
+            },
+            ChangeKind::Metadata => Change {
+                kind,
+                before: before_block,
+                after: doc.frontmatter_text(),
+            },
+            ChangeKind::File => Change {
+                kind,
+                before: disk.text.clone(),
+                after: doc.render(),
+            },
+        };
+        Ok(EditResult {
+            meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),
+            location,
+            applied,
+            change,
+        })
+    }
+
+    /// Reads a note and records the access (`lastAccessed`, `accessCount`) on disk. Foreign
+    /// homes are readable, and their counters move like any other.
+    pub fn read(&self, address: &str) -> Result<Note, NotesError> {
+        let location = self.locate(address)?;
+        let path = self.note_path(&location);
+        let not_found = || NotesError::NotFound {
+            address: location.address(),
+        };
+        if !self.precheck(&path)? {
+            return Err(not_found());
+        }
+        let now_iso = clock::local_iso(clock::now()?);
+        let _lock = lock::lock(&self.identity.home, &path.relative)?;
+        let disk = self.load(&path)?.ok_or_else(not_found)?;
+        let mut doc = Document::parse(&disk.text);
+        let count = access_count(&doc).saturating_add(1);
+        doc.set(Key::LastAccessed, &now_iso);
+        doc.set(Key::AccessCount, &count.to_string());
+        let fallback = fallback_time(Some(&disk), &now_iso);
+        complete(&mut doc, &fallback);
+        // Reading never fails for size: the cap is enforced where content is written.
+        self.save(&path, &doc, Some(disk.mode), false)?;
+        Ok(Note {
+            meta: Meta::of(&doc, &fallback),
+            body: doc.body,
+            location,
+        })
+    }
+
+    /// Notes in the homes the query selects, most recently updated first.
+    pub fn list(&self, query: &Query) -> Result<Listing, NotesError> {
+        let (candidates, homes_unavailable) = self.candidates(query)?;
+        let wanted = query.wastebasket;
+        let mut crumpled_excluded = 0;
+        let mut rows = Vec::new();
+        for row in walk::parallel_map(candidates, |c| self.list_row(c))
+            .into_iter()
+            .flatten()
+        {
+            if row.meta.crumpled_at.is_some() == wanted {
+                rows.push(row);
+            } else {
+                crumpled_excluded += 1;
+            }
+        }
+        sort_rows(&mut rows, |r| r);
+        Ok(Listing {
+            rows,
+            crumpled_excluded,
+            homes_unavailable,
+            wastebasket: wanted,
+        })
+    }
+
+    /// Case-insensitive literal OR over body lines; one hit per matching line.
+    pub fn search<S: AsRef<str>>(
+        &self,
+        queries: &[S],
+        query: &Query,
+    ) -> Result<SearchListing, NotesError> {
+        let matcher = matcher(queries)?;
+        let (candidates, homes_unavailable) = self.candidates(query)?;
+        let wanted = query.wastebasket;
+        let found = walk::parallel_map(candidates, |c| self.search_row(c, &matcher));
+        let mut crumpled_excluded = 0;
+        let mut rows = Vec::new();
+        for hit in found.into_iter().flatten() {
+            if hit.row.meta.crumpled_at.is_some() == wanted {
+                rows.push(hit);
+            } else {
+                crumpled_excluded += 1;
+            }
+        }
+        sort_rows(&mut rows, |r| &r.row);
+        Ok(SearchListing {
+            rows,
+            crumpled_excluded,
+            homes_unavailable,
+            wastebasket: wanted,
+        })
+    }
+
+    /// Note files in the selected homes whose address the pattern matches.
+    fn candidates(&self, query: &Query) -> Result<(Vec<walk::Candidate>, Vec<String>), NotesError> {
+        let pattern = Pattern::parse(query.pattern.as_deref(), &self.identity)?;
+        let scan = match &query.home {
+            Some(spec) => Scan::One(self.home_for_query(spec)?),
+            None => pattern.scan().clone(),
+        };
+        let mut unavailable = Vec::new();
+        let homes = self.homes(&scan, &mut unavailable);
+        let mut candidates = Vec::new();
+        for home in homes {
+            match walk::notes_in(&self.identity.home, &home) {
+                Ok(found) => {
+                    candidates.extend(found.into_iter().filter(|c| pattern.matches(&c.location)))
+                }
+                Err(_) => unavailable.push(home.label()),
+            }
+        }
+        Ok((candidates, unavailable))
+    }
+
+    fn home_for_query(&self, spec: &HomeSpec) -> Result<Home, NotesError> {
+        if let HomeSpec::Agent(Some(name)) | HomeSpec::Model(Some(name)) = spec {
+            if !is_slug(name) {
+                return Err(NotesError::InvalidScope(format!(
+                    "who must be a canonical lowercase slug (got {name:?})"
+                )));
+            }
+        }
+        spec.resolve(&self.identity)
+    }
+
+    fn homes(&self, scan: &Scan, unavailable: &mut Vec<String>) -> Vec<Home> {
+        let who = &self.identity;
+        match scan {
+            Scan::Default => {
+                let mut homes = Vec::new();
+                if let Some(id) = &who.session_id {
+                    homes.push(Home::Session(id.clone()));
+                }
+                homes.push(Home::Project(who.project_key.clone()));
+                homes.push(Home::Human);
+                homes.push(Home::Agent {
+                    name: who.agent.clone(),
+                    current: true,
+                });
+                homes.push(Home::Model {
+                    name: who.model.clone(),
+                    current: true,
+                });
+                homes
+            }
+            Scan::One(home) => vec![home.clone()],
+            Scan::AllAgents => self.named_homes("agents", unavailable, |name| Home::Agent {
+                current: name == who.agent,
+                name,
+            }),
+            Scan::AllModels => self.named_homes("models", unavailable, |name| Home::Model {
+                current: name == who.model,
+                name,
+            }),
+        }
+    }
+
+    fn named_homes(
+        &self,
+        namespace: &str,
+        unavailable: &mut Vec<String>,
+        make: impl Fn(String) -> Home,
+    ) -> Vec<Home> {
+        match walk::home_names(&self.identity.home, namespace) {
+            Ok(names) => names.into_iter().map(make).collect(),
+            Err(_) => {
+                unavailable.push(format!("@{namespace}"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// A row for `list`: only the frontmatter is parsed, usually from the first few KiB.
+    fn list_row(&self, candidate: &walk::Candidate) -> Option<Row> {
+        let mut disk = files::read_head(&candidate.path, HEAD_BYTES).ok()??;
+        let head = match frontmatter::head_len(&disk.text, disk.complete) {
+            Some(head) => head,
+            None => {
+                disk = files::read_note(&candidate.path).ok()??;
+                frontmatter::head_len(&disk.text, true).unwrap_or(0)
+            }
+        };
+        let body_bytes = usize::try_from(disk.len)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(head);
+        Some(row(candidate, &disk, head, body_bytes))
+    }
+
+    /// A row and its matching lines for `search`; `None` when nothing matches.
+    fn search_row(
+        &self,
+        candidate: &walk::Candidate,
+        matcher: &LiteralMatcher,
+    ) -> Option<SearchRow> {
+        let disk = files::read_note(&candidate.path).ok()??;
+        let head = frontmatter::head_len(&disk.text, true).unwrap_or(0);
+        let body = &disk.text[head..];
+        let matches = match_lines(matcher, body);
+        if matches.is_empty() {
+            return None;
+        }
+        let row = row(candidate, &disk, head, body.len());
+        Some(SearchRow { row, matches })
+    }
+}
+
+/// Notes are read in full only when their frontmatter does not end within this many bytes.
+const HEAD_BYTES: usize = 8 * 1024;
+
+/// A listing row from the first `head` bytes of a note (its frontmatter, unlocked).
+fn row(candidate: &walk::Candidate, disk: &OnDisk, head: usize, body_bytes: usize) -> Row {
+    let fallback_at = disk.modified.and_then(|m| Timestamp::try_from(m).ok());
+    let doc = Document::parse(&disk.text[..head]);
+    let meta = Meta::with_fallback(&doc, &|| {
+        fallback_at.map_or_else(String::new, clock::local_iso)
+    });
+    let updated = clock::parse(&meta.updated_at)
+        .or(fallback_at)
+        .unwrap_or(Timestamp::UNIX_EPOCH);
+    Row {
+        location: candidate.location.clone(),
+        meta,
+        body_bytes,
+        updated,
+    }
+}
+
+/// Fills in the keys every note carries, with `fallback` for missing times.
+fn complete(doc: &mut Document, fallback: &str) {
+    if doc.get(Key::Origin).is_none() {
+        doc.set(Key::Origin, Origin::Agent.as_str());
+    }
+    for key in [Key::CreatedAt, Key::UpdatedAt, Key::LastAccessed] {
+        if doc.get(key).is_none() {
+            doc.set(key, fallback);
+        }
+    }
+    if doc.get(Key::AccessCount).is_none() {
+        doc.set(Key::AccessCount, "0");
+    }
+}
+
+/// A note's missing times default to its file's modification time (else now).
+fn fallback_time(disk: Option<&OnDisk>, now_iso: &str) -> String {
+    disk.and_then(|d| d.modified)
+        .and_then(|m| Timestamp::try_from(m).ok())
+        .map_or_else(|| now_iso.to_string(), clock::local_iso)
+}
+
+/// `true` crumples (keeping an earlier time), `false` smooths. Returns whether it changed.
+fn set_crumpled(doc: &mut Document, crumpled: Option<bool>, now_iso: &str) -> bool {
+    let was = doc.get(Key::CrumpledAt).is_some();
+    match crumpled {
+        Some(true) if !was => doc.set(Key::CrumpledAt, now_iso),
+        Some(false) if was => doc.remove(Key::CrumpledAt),
+        _ => return false,
+    }
+    true
+}
+
+/// Content supplied to `write` never carries its own frontmatter into the file.
+fn strip_frontmatter(content: &str) -> String {
+    let doc = Document::parse(content);
+    if doc.has_frontmatter() {
+        doc.body
+    } else {
+        content.to_string()
+    }
+}
+
+fn apply_edits(
+    doc: &Document,
+    edits: &[Edit],
+    replace_all: bool,
+) -> Result<(String, usize), NotesError> {
+    let mut body = doc.body.clone();
+    let mut applied = 0;
+    for (index, edit) in edits.iter().enumerate() {
+        let no_match = |reason: &str| NotesError::NoMatch {
+            edit_index: index,
+            reason: reason.to_string(),
+        };
+        if edit.old_text.is_empty() {
+            return Err(no_match("oldText must be a non-empty string"));
+        }
+        let starts: Vec<usize> = body
+            .match_indices(&edit.old_text)
+            .map(|(at, _)| at)
+            .collect();
+        if starts.is_empty() {
+            return Err(if doc.frontmatter_text().contains(&edit.old_text) {
+                no_match("oldText occurs only in the frontmatter; edits change the body (use origin or crumpled for metadata)")
+            } else {
+                no_match("oldText does not occur in the note body")
+            });
+        }
+        if starts.len() > 1 && !replace_all {
+            return Err(NotesError::AmbiguousEdit {
+                edit_index: index,
+                line_numbers: line_numbers(&body, &starts),
+            });
+        }
+        let next = if replace_all {
+            body.replace(&edit.old_text, &edit.new_text)
+        } else {
+            body.replacen(&edit.old_text, &edit.new_text, 1)
+        };
+        if next != body {
+            applied += 1;
+        }
+        body = next;
+    }
+    Ok((body, applied))
+}
+
+/// 1-based line numbers of ascending byte offsets.
+fn line_numbers(text: &str, starts: &[usize]) -> Vec<usize> {
+    let mut numbers = Vec::with_capacity(starts.len());
+    let (mut line, mut from) = (1, 0);
+    for &start in starts {
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[from..start]).count();
+        from = start;
+        numbers.push(line);
+    }
+    numbers
+}
+
+fn matcher<S: AsRef<str>>(queries: &[S]) -> Result<LiteralMatcher, NotesError> {
+    if queries.is_empty() {
+        return Err(NotesError::InvalidQuery(
+            "query must be a string or a non-empty array of strings".into(),
+        ));
+    }
+    if queries.iter().any(|q| q.as_ref().is_empty()) {
+        return Err(NotesError::InvalidQuery(
+            "query strings must be non-empty: an empty query matches everything".into(),
+        ));
+    }
+    LiteralMatcher::new(queries)
+        .map_err(|e| NotesError::InvalidQuery(format!("query cannot be compiled: {e}")))
+}
+
+fn match_lines(matcher: &LiteralMatcher, body: &str) -> Vec<LineMatch> {
+    if !matcher.is_match(body) {
+        return Vec::new();
+    }
+    let mut matches = Vec::new();
+    let mut chars_before = 0;
+    for (index, line) in body.split('\n').enumerate() {
+        if let Some(at) = matcher.find(line) {
+            let column = text::char_len(&line[..at]);
+            matches.push(LineMatch {
+                line: index + 1,
+                text: line.strip_suffix('\r').unwrap_or(line).to_string(),
+                offset_chars: chars_before + column,
+                column_chars: column,
+            });
+        }
+        chars_before += text::char_len(line) + 1;
+    }
+    matches
+}
+
+fn sort_rows<T>(rows: &mut [T], row: impl Fn(&T) -> &Row) {
+    rows.sort_by(|a, b| {
+        let (a, b) = (row(a), row(b));
+        b.updated
+            .cmp(&a.updated)
+            .then_with(|| a.location.address().cmp(&b.location.address()))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(body: &str) -> Document {
+        let mut doc = Document::new(body.to_string());
+        doc.set(Key::Origin, "self");
+        doc
+    }
+
+    fn edit(old: &str, new: &str) -> Edit {
+        Edit {
+            old_text: old.into(),
+            new_text: new.into(),
+        }
+    }
+
+    #[test]
+    fn edits_apply_in_order_to_the_evolving_body() {
+        let (body, applied) = apply_edits(
+            &doc("a b c"),
+            &[edit("a", "x"), edit("x b", "y"), edit("c", "c")],
+            false,
+        )
+        .unwrap();
+        assert_eq!((body.as_str(), applied), ("y c", 2));
+    }
+
+    #[test]
+    fn ambiguous_edits_report_every_start_line() {
+        let err = apply_edits(&doc("x\nab\nab\nq ab"), &[edit("ab", "z")], false).unwrap_err();
+        assert_eq!(err.code(), "ambiguous_edit");
+        assert_eq!(err.details()["line_numbers"], serde_json::json!([2, 3, 4]));
+        let multi = apply_edits(&doc("a\nb\na\nb\na\nb"), &[edit("a\nb", "z")], false).unwrap_err();
+        assert_eq!(
+            multi.details()["line_numbers"],
+            serde_json::json!([1, 3, 5])
+        );
+        let (all, _) = apply_edits(&doc("ab ab"), &[edit("ab", "$0")], true).unwrap();
+        assert_eq!(all, "$0 $0", "replacement text is literal");
+    }
+
+    #[test]
+    fn missing_and_empty_anchors_name_their_index() {
+        let err = apply_edits(&doc("abc"), &[edit("a", "b"), edit("zzz", "")], false).unwrap_err();
+        assert_eq!(
+            (err.code(), err.details()["edit_index"].as_u64()),
+            ("no_match", Some(1))
+        );
+        let empty = apply_edits(&doc("abc"), &[edit("", "x")], false).unwrap_err();
+        assert_eq!(empty.code(), "no_match");
+        let only_meta = apply_edits(&doc("abc"), &[edit("origin", "x")], false).unwrap_err();
+        assert!(only_meta.to_string().contains("frontmatter"), "{only_meta}");
+    }
+
+    #[test]
+    fn search_offsets_count_code_points_of_the_body() {
+        let m = matcher(&["NEEDLE"]).unwrap();
+        let hits = match_lines(&m, "🐑字\nneedle tail\r\nno\nx needle");
+        assert_eq!(
+            hits,
+            vec![
+                LineMatch {
+                    line: 2,
+                    text: "needle tail".into(),
+                    offset_chars: 3,
+                    column_chars: 0
+                },
+                LineMatch {
+                    line: 4,
+                    text: "x needle".into(),
+                    offset_chars: 21,
+                    column_chars: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn queries_must_be_non_empty() {
+        assert_eq!(matcher::<&str>(&[]).unwrap_err().code(), "invalid_query");
+        assert_eq!(matcher(&["a", ""]).unwrap_err().code(), "invalid_query");
+    }
+
+    #[test]
+    fn write_strips_supplied_frontmatter() {
+        assert_eq!(strip_frontmatter("---\nscope: x\n---\n\nhello"), "hello");
+        assert_eq!(strip_frontmatter("hello\n---\n"), "hello\n---\n");
+    }
+}
