@@ -200,6 +200,13 @@ fn a_lock_left_by_a_killed_run_refuses_later_runs() {
     assert!(!later.ran());
     assert_same_tree(&before, &snapshot(&home));
     assert!(stderr(&output).contains("rm "), "{}", stderr(&output));
+
+    // `dream doctor` tells the stale lock apart, and changes nothing either.
+    let doctor = env.cmd().args(["dream", "doctor"]).output().unwrap();
+    assert_exit(&doctor, 1);
+    let report = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(report.contains(".dream.lock: stale lock"), "{report}");
+    assert_same_tree(&before, &snapshot(&home));
 }
 
 #[test]

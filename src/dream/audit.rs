@@ -8,7 +8,7 @@ use git2::{Delta, IndexAddOption, Oid, Repository, Signature, Tree};
 use serde::Serialize;
 
 /// Never snapshotted: the dream lock and its last-run file, and the notes store's lock files.
-const EXCLUDE_LINES: [&str; 2] = [".dream.lock*", "/.locks/"];
+const EXCLUDE_LINES: [&str; 3] = [".dream.lock*", "/.locks/", ".pi-context.*.tmp"];
 
 /// One path that differs between two snapshots.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 //! what happened as `(failed)` and restores the last-run time, so the next schedule retries.
 
 pub mod audit;
+pub mod doctor;
 pub mod dreamer;
 pub mod gates;
 pub mod lock;

@@ -32,7 +32,7 @@ pub struct DreamArgs {
 
 #[derive(Debug, Subcommand)]
 enum DreamCommand {
-    /// Check the notes store without changing it
+    /// Check the notes store without changing it (exit 0 clean, 1 issues found)
     Doctor(DoctorArgs),
 }
 
@@ -90,11 +90,43 @@ struct DoctorArgs {
 
 pub fn run(args: DreamArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     match args.command {
-        Some(DreamCommand::Doctor(_)) => {
-            Err(CommandError::not_implemented("pi-context dream doctor").into())
-        }
+        Some(DreamCommand::Doctor(args)) => run_doctor(args, ui),
         None => run_dream(args.run, ui),
     }
+}
+
+/// `dream doctor`: read-only; exit 0 when clean, 1 when it found issues.
+fn run_doctor(args: DoctorArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    let home = config::notes_home(args.notes_home);
+    let spinner = std::io::stderr()
+        .is_terminal()
+        .then(ProgressBar::new_spinner);
+    let mut progress = |checked: usize| {
+        // Only a large store is worth a progress line.
+        if let Some(bar) = spinner.as_ref().filter(|_| checked % 500 == 0) {
+            bar.set_message(format!("dream doctor: {checked} notes checked"));
+            bar.tick();
+        }
+    };
+    let report = dream::doctor::check(&home, &mut progress);
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    if args.json {
+        serde_json::to_writer(ui.out(), &report).map_err(std::io::Error::from)?;
+        writeln!(ui.out())?;
+    } else if report.issues.is_empty() {
+        writeln!(ui.out(), "dream doctor: OK ({})", home.display())?;
+    } else {
+        for issue in &report.issues {
+            writeln!(ui.out(), "{}: {}", issue.path, issue.message)?;
+        }
+    }
+    Ok(if report.issues.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::NEGATIVE
+    })
 }
 
 fn run_dream(args: RunArgs, ui: &mut Ui) -> Result<u8, Outcome> {

@@ -1,0 +1,309 @@
+//! `dream doctor`: every check, read-only, exit codes, JSON, live versus stale locks.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::dream::{assert_exit, assert_same_tree, put, snapshot, stdout_lines};
+use common::TestEnv;
+use fs2::FileExt;
+use serde_json::Value;
+
+const GOOD_META: &str = "---\norigin: user\ncreatedAt: 2026-01-01T10:00:00.000+01:00\nupdatedAt: 2026-01-01T10:00:00.000+01:00\nlastAccessed: 2026-01-02T10:00:00.000+01:00\naccessCount: 2\n---\n\n";
+
+fn note(body: &str) -> String {
+    format!("{GOOD_META}{body}\n")
+}
+
+fn doctor(env: &TestEnv, home: &Path, json: bool) -> std::process::Output {
+    let mut cmd = env.cmd();
+    cmd.args(["dream", "doctor", "--notes-home"]).arg(home);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.output().expect("run doctor")
+}
+
+/// A healthy store with every kind of home, a MAP with bare and @ addresses that resolve.
+fn healthy_store(home: &Path) {
+    put(
+        home,
+        "human/MAP.md",
+        &note("- `prefs.md`: how I like things\n- `@human/prefs.md`"),
+    );
+    put(home, "human/prefs.md", &note("tea, not coffee"));
+    put(
+        home,
+        "project/app-1a2b3c4d/MAP.md",
+        &note("- `design.md`\n- `@project/design.md`"),
+    );
+    put(
+        home,
+        "project/app-1a2b3c4d/design.md",
+        &note("see `@agents/night-owl/lessons.md`"),
+    );
+    put(
+        home,
+        "agents/night-owl/lessons.md",
+        &note("examples like `@human/<name>.md` or `@human/*.md` are prose"),
+    );
+    put(
+        home,
+        "models/big-model/quirks.md",
+        &note("crumpled one below"),
+    );
+    put(
+        home,
+        "models/big-model/old.md",
+        &GOOD_META.replace(
+            "accessCount: 2\n",
+            "accessCount: 2\ncrumpledAt: 2026-01-03T10:00:00.000+01:00\n",
+        ),
+    );
+    put(
+        home,
+        "pi/session/s1/scratch.md",
+        &note("bare `notes.md` outside a MAP is not checked"),
+    );
+    put(home, "dreams/2026-01-01T00-00-00-000Z.md", "# Dream\n");
+    put(home, ".dream.lock.last-run", "2026-01-01T00:00:00Z");
+    put(home, ".locks/abc.lock", "");
+}
+
+#[test]
+fn a_healthy_store_is_ok() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    healthy_store(&home);
+    let before = snapshot(&home);
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 0);
+    assert_eq!(
+        stdout_lines(&output),
+        [format!("dream doctor: OK ({})", home.display())]
+    );
+    let json: Value = serde_json::from_slice(&doctor(&env, &home, true).stdout).unwrap();
+    assert_eq!(json["issues"], serde_json::json!([]));
+    assert_eq!(json["home"], home.display().to_string());
+    assert_same_tree(&before, &snapshot(&home));
+}
+
+#[test]
+fn one_example_of_every_issue_is_reported_exactly_once_and_nothing_changes() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    healthy_store(&home);
+    let outside = env.work().join("outside.md");
+    fs::write(&outside, note("elsewhere")).unwrap();
+    put(&home, "global/old.md", &note("legacy"));
+    put(&home, "personal/old.md", &note("legacy"));
+    put(&home, "notes.txt", "stray at the root");
+    put(&home, "agents/Night_Owl/x.md", &note("bad slug"));
+    put(&home, "project/no-key/x.md", &note("bad key"));
+    put(&home, "pi/other/x.md", &note("not a session dir"));
+    put(&home, "human/stray.bin", "not a note");
+    put(
+        &home,
+        "human/.pi-context.123.abc.0.tmp",
+        "interrupted write",
+    );
+    std::os::unix::fs::symlink(&outside, home.join("human/link.md")).unwrap();
+    fs::hard_link(
+        home.join("human/prefs.md"),
+        home.join("human/prefs-again.md"),
+    )
+    .unwrap();
+    put(&home, "human/no-meta.md", "just a body\n");
+    put(
+        &home,
+        "human/unclosed.md",
+        "---\norigin: user\nbody without a closing fence\n",
+    );
+    put(
+        &home,
+        "human/bad-origin.md",
+        &note("x").replace("origin: user", "origin: robot"),
+    );
+    put(
+        &home,
+        "human/bad-time.md",
+        &note("x").replace(
+            "updatedAt: 2026-01-01T10:00:00.000+01:00",
+            "updatedAt: yesterday",
+        ),
+    );
+    put(
+        &home,
+        "human/bad-count.md",
+        &note("x").replace("accessCount: 2", "accessCount: many"),
+    );
+    put(
+        &home,
+        "human/bad-crumple.md",
+        &GOOD_META.replace("accessCount: 2\n", "accessCount: 2\ncrumpledAt: soon\n"),
+    );
+    put(
+        &home,
+        "human/dup.md",
+        &GOOD_META.replace("accessCount: 2\n", "accessCount: 2\naccessCount: 3\n"),
+    );
+    put(
+        &home,
+        "human/scoped.md",
+        &GOOD_META.replace("accessCount: 2\n", "accessCount: 2\nscope: global\n"),
+    );
+    put(
+        &home,
+        "human/refs.md",
+        &note("`@human/gone.md` `@nowhere/x.md` `@project/p.md`"),
+    );
+    put(
+        &home,
+        "human/MAP.md",
+        &note("- `prefs.md`\n- `missing-entry.md`"),
+    );
+    put(
+        &home,
+        ".dream.lock",
+        "4242 1c0e8d6e-5f6a-4b8e-9a53-0d7f3a1b2c4d",
+    );
+    let before = snapshot(&home);
+
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 1);
+    let lines = stdout_lines(&output);
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted, "issues are sorted");
+    let expected_prefixes = [
+        ".dream.lock: stale lock",
+        "agents/Night_Owl: invalid agent name",
+        "global: legacy home",
+        "human/.pi-context.123.abc.0.tmp: leftover of an interrupted note write",
+        "human/MAP.md: missing-entry.md: target missing",
+        "human/bad-count.md: missing/invalid accessCount",
+        "human/bad-crumple.md: invalid crumpledAt",
+        "human/bad-origin.md: missing/invalid origin",
+        "human/bad-time.md: missing/invalid updatedAt",
+        "human/dup.md: duplicate metadata key accessCount",
+        "human/link.md: symlink not inspected",
+        "human/no-meta.md: missing or unclosed frontmatter",
+        "human/prefs-again.md: hard-linked note",
+        "human/prefs.md: hard-linked note",
+        "human/refs.md: @human/gone.md: target missing",
+        "human/refs.md: @nowhere/x.md: invalid address",
+        "human/refs.md: @project/p.md: project context unavailable",
+        "human/scoped.md: obsolete scope field",
+        "human/stray.bin: unexpected file in a note home",
+        "human/unclosed.md: missing or unclosed frontmatter",
+        "notes.txt: unexpected root entry",
+        "personal: legacy home",
+        "pi/other: unexpected entry; expected pi/session/<id>/",
+        "project/no-key: invalid project key",
+    ];
+    assert_eq!(lines.len(), expected_prefixes.len(), "{lines:#?}");
+    for (line, prefix) in lines.iter().zip(expected_prefixes) {
+        assert!(
+            line.starts_with(prefix),
+            "{line:?} should start with {prefix:?}"
+        );
+    }
+
+    let json: Value = serde_json::from_slice(&doctor(&env, &home, true).stdout).unwrap();
+    let issues = json["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), expected_prefixes.len());
+    assert!(issues
+        .iter()
+        .all(|i| i["path"].is_string() && i["code"].is_string() && i["message"].is_string()));
+    let codes: Vec<&str> = issues.iter().map(|i| i["code"].as_str().unwrap()).collect();
+    for code in [
+        "lock_stale",
+        "invalid_slug",
+        "legacy_home",
+        "stray_temp_file",
+        "missing_target",
+        "invalid_access_count",
+        "invalid_timestamp",
+        "invalid_origin",
+        "duplicate_key",
+        "symlink",
+        "frontmatter",
+        "hard_link",
+        "invalid_address",
+        "unresolved_reference",
+        "obsolete_scope",
+        "unexpected_file",
+        "unexpected_entry",
+        "invalid_project_key",
+    ] {
+        assert!(codes.contains(&code), "no {code} in {codes:?}");
+    }
+    assert_same_tree(&before, &snapshot(&home));
+    assert_eq!(fs::read_to_string(&outside).unwrap(), note("elsewhere"));
+}
+
+#[test]
+fn a_held_lock_is_live_with_its_pid() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    healthy_store(&home);
+    put(
+        &home,
+        ".dream.lock",
+        "31337 1c0e8d6e-5f6a-4b8e-9a53-0d7f3a1b2c4d",
+    );
+    let holder = fs::File::open(home.join(".dream.lock")).unwrap();
+    holder.lock_exclusive().unwrap();
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 1);
+    assert_eq!(stdout_lines(&output).len(), 1);
+    assert!(stdout_lines(&output)[0]
+        .starts_with(".dream.lock: live lock: a dream is running (pid 31337)"));
+    FileExt::unlock(&holder).unwrap();
+    let output = doctor(&env, &home, false);
+    assert!(stdout_lines(&output)[0].starts_with(".dream.lock: stale lock"));
+}
+
+#[test]
+fn a_missing_home_is_an_issue_and_is_not_created() {
+    let env = TestEnv::new();
+    let home = env.root().join("no-such-home");
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 1);
+    assert_eq!(stdout_lines(&output), [".: the notes home does not exist"]);
+    assert!(!home.exists());
+}
+
+#[test]
+fn a_file_as_home_is_reported() {
+    let env = TestEnv::new();
+    let home = env.root().join("file-home");
+    fs::write(&home, "not a directory").unwrap();
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 1);
+    assert!(stdout_lines(&output)[0].starts_with(".: expected a directory"));
+}
+
+#[test]
+fn the_home_defaults_to_pi_notes_home() {
+    let env = TestEnv::new();
+    healthy_store(&env.notes_home());
+    let output = env.cmd().args(["dream", "doctor"]).output().unwrap();
+    assert_exit(&output, 0);
+    assert_eq!(
+        stdout_lines(&output),
+        [format!("dream doctor: OK ({})", env.notes_home().display())]
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd()
+        .args(["dream", "doctor", "--bogus"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+}
