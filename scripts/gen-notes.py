@@ -75,6 +75,10 @@ class NotesGenerator:
         self.sessions = ["%08x-%04x-4%03x-8%03x-%012x" % (self.r.getrandbits(32), self.r.getrandbits(16),
                                                          self.r.getrandbits(12), self.r.getrandbits(12),
                                                          self.r.getrandbits(48)) for _ in range(40)]
+        if args.one_identity:
+            # Every note in a home one identity sees, so `notes search` and `rg` read the same files.
+            self.projects, self.agents = self.projects[:1], self.agents[:1]
+            self.models, self.sessions = self.models[:1], self.sessions[:1]
         self.used = set()
         self.stats = {"files": 0, "bytes": 0, "crumpled": 0, "homes": {}}
         self.needle_files = {RARE_NEEDLE: 0, COMMON_NEEDLE: 0}
@@ -217,6 +221,8 @@ def parse_args(argv):
     p.add_argument("--rare-rate", type=float, default=0.005, help=f"share of notes with {RARE_NEEDLE!r}")
     p.add_argument("--common-rate", type=float, default=0.2, help=f"share of notes with {COMMON_NEEDLE!r}")
     p.add_argument("--crumpled-rate", type=float, default=0.01)
+    p.add_argument("--one-identity", action="store_true",
+                   help="use one project, agent, model and session, so one identity sees every note")
     args = p.parse_args(argv)
     if args.count < 1:
         p.error("--count must be at least 1")

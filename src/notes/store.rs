@@ -692,8 +692,9 @@ impl Store {
     }
 }
 
-/// Notes are read in full only when their frontmatter does not end within this many bytes.
-const HEAD_BYTES: usize = 8 * 1024;
+/// Notes are read in full only when their frontmatter does not end within this many bytes
+/// (a typical block is a few hundred bytes; reading less per file keeps `list` cheap).
+const HEAD_BYTES: usize = 1024;
 
 /// A listing row from the first `head` bytes of a note (its frontmatter, unlocked).
 fn row(candidate: &walk::Candidate, disk: &OnDisk, head: usize, body_bytes: usize) -> Row {
