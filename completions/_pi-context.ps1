@@ -29,7 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
-            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON description on stdin')
+            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`')
@@ -140,50 +140,109 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'pi-context;notes;write' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'The whole body; without it, the body is read from stdin')
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The whole body; without it, the body is read from stdin')
+            [CompletionResult]::new('--origin', '--origin', [CompletionResultType]::ParameterName, 'Who the content comes from [default: self for a new note, unchanged on overwrite]')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pi-context;notes;edit' {
+            [CompletionResult]::new('--old', '--old', [CompletionResultType]::ParameterName, 'Text to replace; pairs with the --new at the same position (repeatable)')
+            [CompletionResult]::new('--new', '--new', [CompletionResultType]::ParameterName, 'The replacement for the --old at the same position (repeatable; may be empty)')
+            [CompletionResult]::new('--edits', '--edits', [CompletionResultType]::ParameterName, 'Edits as JSON, as Pi''s edit tool takes them: ''[{"oldText":"a","newText":"b"}]''')
+            [CompletionResult]::new('--origin', '--origin', [CompletionResultType]::ParameterName, 'Relabel who the content comes from')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence of each old text instead of requiring exactly one')
+            [CompletionResult]::new('--crumple', '--crumple', [CompletionResultType]::ParameterName, 'Move the note to the wastebasket (keeps the first crumple time)')
+            [CompletionResult]::new('--smooth', '--smooth', [CompletionResultType]::ParameterName, 'Take the note out of the wastebasket')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pi-context;notes;read' {
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Start at this code point; negative counts from the end')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Code points to read (at most 50000)')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The window''s budget in UTF-8 bytes, as for a tool result')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pi-context;notes;list' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only addresses matching this glob (`*`, `**`, `?`), e.g. ''@project/**'' or ''**/MAP.md''')
+            [CompletionResult]::new('--pattern', '--pattern', [CompletionResultType]::ParameterName, 'Only addresses matching this glob (`*`, `**`, `?`), e.g. ''@project/**'' or ''**/MAP.md''')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many notes')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many notes')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--wastebasket', '--wastebasket', [CompletionResultType]::ParameterName, 'List only crumpled notes')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pi-context;notes;search' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only addresses matching this glob (`*`, `**`, `?`)')
+            [CompletionResult]::new('--pattern', '--pattern', [CompletionResultType]::ParameterName, 'Only addresses matching this glob (`*`, `**`, `?`)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many notes')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many notes')
+            [CompletionResult]::new('--max-matches', '--max-matches', [CompletionResultType]::ParameterName, 'At most this many matching lines per note')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--wastebasket', '--wastebasket', [CompletionResultType]::ParameterName, 'Search only crumpled notes')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pi-context;notes;help' {
-            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -220,7 +279,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -233,7 +292,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;dream;help' {
-            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -245,6 +304,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         }
         'pi-context;boot' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -272,7 +332,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
-            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON description on stdin')
+            [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`')
@@ -299,11 +359,11 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;notes' {
-            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Apply exact text replacements, or crumple / smooth a note')
-            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
             break
         }
         'pi-context;help;notes;write' {
@@ -322,7 +382,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;dream' {
-            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
             break
         }
         'pi-context;help;dream;doctor' {

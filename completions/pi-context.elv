@@ -26,7 +26,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand history 'Read a Pi session: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-            cand boot 'Render the boot block for a fresh context window from a JSON description on stdin'
+            cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
             cand completions 'Print shell completions'
             cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -125,44 +125,103 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --color 'When to color human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
-            cand write 'Create or overwrite a note'
-            cand edit 'Apply exact text replacements, or crumple / smooth a note'
-            cand read 'Read a window of a note''s body'
+            cand write 'Create or overwrite a note; the body comes from --content or stdin'
+            cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
-            cand search 'Search note bodies for literal text'
+            cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;write'= {
+            cand -c 'The whole body; without it, the body is read from stdin'
+            cand --content 'The whole body; without it, the body is read from stdin'
+            cand --origin 'Who the content comes from [default: self for a new note, unchanged on overwrite]'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
             cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;notes;edit'= {
+            cand --old 'Text to replace; pairs with the --new at the same position (repeatable)'
+            cand --new 'The replacement for the --old at the same position (repeatable; may be empty)'
+            cand --edits 'Edits as JSON, as Pi''s edit tool takes them: ''[{"oldText":"a","newText":"b"}]'''
+            cand --origin 'Relabel who the content comes from'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
             cand --color 'When to color human output'
+            cand --replace-all 'Replace every occurrence of each old text instead of requiring exactly one'
+            cand --crumple 'Move the note to the wastebasket (keeps the first crumple time)'
+            cand --smooth 'Take the note out of the wastebasket'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;notes;read'= {
+            cand --offset 'Start at this code point; negative counts from the end'
+            cand --limit 'Code points to read (at most 50000)'
+            cand --max-bytes 'The window''s budget in UTF-8 bytes, as for a tool result'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
             cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;notes;list'= {
+            cand -p 'Only addresses matching this glob (`*`, `**`, `?`), e.g. ''@project/**'' or ''**/MAP.md'''
+            cand --pattern 'Only addresses matching this glob (`*`, `**`, `?`), e.g. ''@project/**'' or ''**/MAP.md'''
+            cand -n 'At most this many notes'
+            cand --limit 'At most this many notes'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
             cand --color 'When to color human output'
+            cand --wastebasket 'List only crumpled notes'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;notes;search'= {
+            cand -p 'Only addresses matching this glob (`*`, `**`, `?`)'
+            cand --pattern 'Only addresses matching this glob (`*`, `**`, `?`)'
+            cand -n 'At most this many notes'
+            cand --limit 'At most this many notes'
+            cand --max-matches 'At most this many matching lines per note'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
             cand --color 'When to color human output'
+            cand --wastebasket 'Search only crumpled notes'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;notes;help'= {
-            cand write 'Create or overwrite a note'
-            cand edit 'Apply exact text replacements, or crumple / smooth a note'
-            cand read 'Read a window of a note''s body'
+            cand write 'Create or overwrite a note; the body comes from --content or stdin'
+            cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
-            cand search 'Search note bodies for literal text'
+            cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;help;write'= {
@@ -192,7 +251,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --json 'Print one JSON object'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
-            cand doctor 'Check the notes store without changing it'
+            cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;dream;doctor'= {
@@ -203,7 +262,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;dream;help'= {
-            cand doctor 'Check the notes store without changing it'
+            cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;dream;help;doctor'= {
@@ -212,6 +271,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;boot'= {
             cand --color 'When to color human output'
+            cand --json 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -235,7 +295,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand history 'Read a Pi session: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-            cand boot 'Render the boot block for a fresh context window from a JSON description on stdin'
+            cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
             cand completions 'Print shell completions'
             cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -256,11 +316,11 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;history;search'= {
         }
         &'pi-context;help;notes'= {
-            cand write 'Create or overwrite a note'
-            cand edit 'Apply exact text replacements, or crumple / smooth a note'
-            cand read 'Read a window of a note''s body'
+            cand write 'Create or overwrite a note; the body comes from --content or stdin'
+            cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
-            cand search 'Search note bodies for literal text'
+            cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
         }
         &'pi-context;help;notes;write'= {
         }
@@ -273,7 +333,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;notes;search'= {
         }
         &'pi-context;help;dream'= {
-            cand doctor 'Check the notes store without changing it'
+            cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
         }
         &'pi-context;help;dream;doctor'= {
         }

@@ -32,7 +32,7 @@ complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d '
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON description on stdin'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "completions" -d 'Print shell completions'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -111,37 +111,95 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __f
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "write" -d 'Create or overwrite a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "search" -d 'Search note bodies for literal text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s c -l content -d 'The whole body; without it, the body is read from stdin' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l origin -d 'Who the content comes from [default: self for a new note, unchanged on overwrite]' -r -f -a "user\t'The human said or wrote it'
+self\t'You (the agent) wrote it'
+external\t'It comes from elsewhere (a web page, a tool, another agent)'"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l old -d 'Text to replace; pairs with the --new at the same position (repeatable)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l new -d 'The replacement for the --old at the same position (repeatable; may be empty)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l edits -d 'Edits as JSON, as Pi\'s edit tool takes them: \'[{"oldText":"a","newText":"b"}]\'' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l origin -d 'Relabel who the content comes from' -r -f -a "user\t'The human said or wrote it'
+self\t'You (the agent) wrote it'
+external\t'It comes from elsewhere (a web page, a tool, another agent)'"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l replace-all -d 'Replace every occurrence of each old text instead of requiring exactly one'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l crumple -d 'Move the note to the wastebasket (keeps the first crumple time)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l smooth -d 'Take the note out of the wastebasket'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l offset -d 'Start at this code point; negative counts from the end' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l limit -d 'Code points to read (at most 50000)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l max-bytes -d 'The window\'s budget in UTF-8 bytes, as for a tool result' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -s p -l pattern -d 'Only addresses matching this glob (`*`, `**`, `?`), e.g. \'@project/**\' or \'**/MAP.md\'' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -s n -l limit -d 'At most this many notes' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l wastebasket -d 'List only crumpled notes'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s p -l pattern -d 'Only addresses matching this glob (`*`, `**`, `?`)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s n -l limit -d 'At most this many notes' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l max-matches -d 'At most this many matching lines per note' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l wastebasket -d 'Search only crumpled notes'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search note bodies for literal text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
@@ -158,7 +216,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __f
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l print-playbook -d 'Print the playbook (the built-in one, or --playbook) and exit'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l json -d 'Print one JSON object'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -166,11 +224,12 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l json -d 'Print one JSON object'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "doctor" -d 'Check the notes store without changing it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l json -d 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand tool" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
@@ -188,7 +247,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help 
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON description on stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "completions" -d 'Print shell completions'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -197,9 +256,9 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_s
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "write" -d 'Create or overwrite a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "edit" -d 'Apply exact text replacements, or crumple / smooth a note'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "read" -d 'Read a window of a note\'s body'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "search" -d 'Search note bodies for literal text'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "doctor" -d 'Check the notes store without changing it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'

@@ -8,22 +8,25 @@
  * `{"text", "details", "is_error"}` it prints into Pi's tool result. The protocol is
  * documented in the repository's docs/protocol.md.
  *
+ * It also owns the context-window lifecycle (lifecycle.ts): the `wipe_memory` and
+ * `get_context_remaining` tools, the boot block at every window head, the budget close-out, and
+ * the `/wipe-memory` and `/pi-context` commands (docs/lifecycle.md).
+ *
  * Environment:
  *   PI_CONTEXT_BIN   the binary to run (default: `pi-context` on PATH)
  *   PI_NOTES_HOME    notes home, passed to the binary as context.notes_home
  *   PI_NOTES_AGENT   agent name, passed to the binary as context.agent
  */
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-/** How to get the binary, named in every "missing binary" error. */
-export const INSTALL_HINT =
-  "Install it with `cargo install --path .` in a checkout of the pi-context repository " +
-  "(or set PI_CONTEXT_BIN to the path of the binary), then restart pi.";
+import { binaryPath, clip, failure, run } from "./binary.ts";
+import { registerLifecycle } from "./lifecycle.ts";
+
+export { binaryPath, INSTALL_HINT } from "./binary.ts";
 
 /**
  * The tools the extension registers when the binary cannot describe them (missing or broken),
@@ -43,8 +46,6 @@ const FALLBACK_TOOL_NAMES = [
 ];
 
 const SCHEMAS_TIMEOUT_MS = 15_000;
-const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
-const MAX_STDERR_CHARS = 4000;
 
 /** One entry of `pi-context tool --schemas`. */
 export interface ToolSchema {
@@ -74,116 +75,8 @@ export interface ToolCallContext {
   entries?: string[];
 }
 
-interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** Set when the process could not be started or was aborted. */
-  error?: NodeJS.ErrnoException;
-}
-
-/** The binary to run: `PI_CONTEXT_BIN` when set and non-empty, else `pi-context` on PATH. */
-export function binaryPath(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.PI_CONTEXT_BIN?.trim();
-  return configured ? configured : "pi-context";
-}
-
 function nonEmpty(value: string | undefined): string | null {
   return value !== undefined && value.trim() !== "" ? value : null;
-}
-
-/** Runs the binary with `input` on stdin; never rejects. */
-function run(bin: string, args: string[], input: string, signal?: AbortSignal, timeoutMs?: number): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let outBytes = 0;
-    let settled = false;
-    let error: NodeJS.ErrnoException | undefined;
-    const finish = (code: number | null, sig: NodeJS.Signals | null) => {
-      if (settled) return;
-      settled = true;
-      resolve({
-        code,
-        signal: sig,
-        stdout: Buffer.concat(stdout).toString("utf8"),
-        stderr: Buffer.concat(stderr).toString("utf8"),
-        error,
-      });
-    };
-    if (signal?.aborted) {
-      error = Object.assign(new Error("aborted"), { name: "AbortError", code: "ABORT_ERR" });
-      finish(null, null);
-      return;
-    }
-    let child;
-    try {
-      child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"], signal, windowsHide: true });
-    } catch (e) {
-      error = e as NodeJS.ErrnoException;
-      finish(null, null);
-      return;
-    }
-    // Our own timer (spawn's `timeout` option outlives a child that never started).
-    if (timeoutMs !== undefined) {
-      const timer = setTimeout(() => {
-        error ??= Object.assign(new Error(`timed out after ${timeoutMs} ms`), { code: "ETIMEDOUT" });
-        child.kill("SIGKILL");
-      }, timeoutMs);
-      timer.unref();
-      child.on("close", () => clearTimeout(timer));
-      child.on("error", () => clearTimeout(timer));
-    }
-    child.stdout.on("data", (chunk: Buffer) => {
-      outBytes += chunk.length;
-      if (outBytes > MAX_OUTPUT_BYTES) {
-        error = Object.assign(new Error(`output larger than ${MAX_OUTPUT_BYTES} bytes`), { code: "EOVERFLOW" });
-        child.kill("SIGKILL");
-        return;
-      }
-      stdout.push(chunk);
-    });
-    let errBytes = 0;
-    child.stderr.on("data", (chunk: Buffer) => {
-      errBytes += chunk.length;
-      if (errBytes <= MAX_OUTPUT_BYTES) stderr.push(chunk);
-    });
-    // The binary may exit before reading all of stdin (a usage error): not our failure.
-    child.stdin.on("error", () => {});
-    child.on("error", (e: NodeJS.ErrnoException) => {
-      error ??= e;
-      // A process that never started emits no "close".
-      if (child.pid === undefined) finish(null, null);
-    });
-    child.on("close", (code, sig) => finish(code, sig));
-    child.stdin.end(input);
-  });
-}
-
-function clip(text: string, max = MAX_STDERR_CHARS): string {
-  const t = text.trim();
-  return t.length > max ? `${t.slice(0, max)}… (${t.length - max} more characters)` : t;
-}
-
-/** Why a run failed, for a person reading a tool result; undefined when it succeeded. */
-function failure(bin: string, what: string, result: RunResult): string | undefined {
-  const e = result.error;
-  if (e?.code === "ENOENT") {
-    return bin === "pi-context"
-      ? `The pi-context binary was not found on PATH. ${INSTALL_HINT}`
-      : `The pi-context binary was not found at PI_CONTEXT_BIN=${bin}. ${INSTALL_HINT}`;
-  }
-  if (e?.code === "EACCES") return `The pi-context binary at ${bin} is not executable. ${INSTALL_HINT}`;
-  if (e?.name === "AbortError" || e?.code === "ABORT_ERR") return `${what} was aborted.`;
-  if (e && result.code === null && result.signal === null) return `${what} could not run: ${e.message}`;
-  if (e) return `${what} failed: ${e.message}${result.stderr.trim() ? `\n${clip(result.stderr)}` : ""}`;
-  if (result.code !== 0) {
-    const status = result.signal ? `was killed by ${result.signal}` : `failed with exit status ${result.code}`;
-    const stderr = clip(result.stderr);
-    return `${what} ${status}${stderr ? `:\n${stderr}` : " (no output on stderr)."}`;
-  }
-  return undefined;
 }
 
 /** Outcome of asking the binary for its tools. */
@@ -313,6 +206,9 @@ function register(pi: ExtensionAPI, tool: ToolSchema): void {
 
 export default async function piContext(pi: ExtensionAPI): Promise<void> {
   const bin = binaryPath();
+  // The lifecycle needs no schemas: wipe_memory, get_context_remaining and the commands work (and
+  // the boot falls back to a minimal one) even when the binary is missing.
+  registerLifecycle(pi, { bin });
   const loaded = await loadSchemas(bin);
   if (loaded.ok) {
     for (const tool of loaded.tools) register(pi, tool);

@@ -15,6 +15,8 @@ const AGENT_DIR = join(ROOT, "agent");
 mkdirSync(AGENT_DIR, { recursive: true });
 // Before Pi is imported: Pi reads these at import time.
 process.env.PI_CODING_AGENT_DIR = AGENT_DIR;
+// Boots and notes tools read the notes home: never the user's ~/.agents/notes.
+process.env.PI_NOTES_HOME ||= join(ROOT, "notes-home");
 process.env.PI_OFFLINE = "1";
 process.env.PI_TELEMETRY = "0";
 process.on("exit", () => {
@@ -41,10 +43,14 @@ export function tempDir(prefix = "t") {
   return dir;
 }
 
-/** A shell script standing in for the binary (for failure and logging tests). */
-export function script(body) {
+/**
+ * A shell script standing in for the binary (for failure and logging tests). `pi-context boot`
+ * (the boot block at every window head) is passed through to the real binary unless `ownBoot`.
+ */
+export function script(body, { ownBoot = false } = {}) {
   const path = join(tempDir("bin"), "pi-context");
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  const boot = ownBoot ? "" : `if [ "$1" = "boot" ]; then exec '${BIN}' "$@"; fi\n`;
+  writeFileSync(path, `#!/bin/sh\n${boot}${body}\n`);
   chmodSync(path, 0o755);
   return path;
 }
@@ -77,11 +83,23 @@ export function readLog(log) {
 }
 
 /**
- * Creates a session: a new file-backed one, an in-memory one (`inMemory`), or an existing session
- * file opened as Pi does with `--session` (`open`). `env` values are set on process.env before the extension loads (it reads
+ * Creates a session: a new file-backed one, an in-memory one (`inMemory`), an existing session
+ * file opened as Pi does with `--session` (`open`), or one `manager(cwd, sessionDir)` returns.
+ * `settings` are Pi settings (compaction defaults to disabled), `extensions` extra inline
+ * extension factories loaded after pi-context. `env` values are set on process.env before the extension loads (it reads
  * PI_CONTEXT_BIN at load, PI_NOTES_HOME and PI_NOTES_AGENT at every call); undefined deletes.
  */
-export async function createSession({ inMemory = false, open, bin = BIN, env = {}, contextWindow = 100_000 } = {}) {
+export async function createSession({
+  inMemory = false,
+  open,
+  bin = BIN,
+  env = {},
+  contextWindow = 100_000,
+  maxTokens = 4096,
+  settings = {},
+  extensions = [],
+  manager,
+} = {}) {
   const dir = tempDir("session");
   const cwd = join(dir, "work");
   const sessionDir = join(dir, "sessions");
@@ -94,7 +112,7 @@ export async function createSession({ inMemory = false, open, bin = BIN, env = {
 
   const faux = ai.fauxProvider({
     provider: "faux",
-    models: [{ id: "faux-1", contextWindow, maxTokens: 4096 }],
+    models: [{ id: "faux-1", contextWindow, maxTokens }],
   });
   const modelRuntime = await pi.ModelRuntime.create({
     authPath: join(AGENT_DIR, "auth.json"),
@@ -102,22 +120,27 @@ export async function createSession({ inMemory = false, open, bin = BIN, env = {
     refreshOnCreate: false,
   });
   modelRuntime.registerNativeProvider(faux.provider);
+  const { compaction = {}, ...rest } = settings;
   const settingsManager = pi.SettingsManager.inMemory({
-    compaction: { enabled: false },
     retry: { enabled: false },
+    ...rest,
+    compaction: { enabled: false, ...compaction },
   });
   const resourceLoader = new pi.DefaultResourceLoader({
     cwd,
     agentDir: AGENT_DIR,
     settingsManager,
     additionalExtensionPaths: [EXTENSION],
+    extensionFactories: extensions,
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
     noContextFiles: true,
   });
   await resourceLoader.reload();
-  const sessionManager = open
+  const sessionManager = manager
+    ? manager(cwd, sessionDir)
+    : open
     ? pi.SessionManager.open(open, sessionDir, cwd)
     : inMemory
       ? pi.SessionManager.inMemory(cwd)
@@ -133,10 +156,33 @@ export async function createSession({ inMemory = false, open, bin = BIN, env = {
     sessionManager,
     noTools: "builtin",
   });
-  await session.bindExtensions({});
+  const notices = [];
+  const errors = [];
+  await session.bindExtensions({ uiContext: recordingUi(notices), onError: (e) => errors.push(e) });
   const events = [];
   session.subscribe((e) => events.push(e));
-  return { session, faux, events, cwd, dir, sessionManager, dispose: () => session.dispose() };
+  return { session, faux, events, notices, errors, cwd, dir, sessionDir, sessionManager, settingsManager, dispose: () => session.dispose() };
+}
+
+/**
+ * A UI context that records every `notify(message, level)` into `notices` as `{message, level}`;
+ * every other UI call does nothing (dialogs answer "no").
+ */
+export function recordingUi(notices) {
+  const target = {
+    notify: (message, level = "info") => notices.push({ message, level }),
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    editor: async () => undefined,
+    custom: async () => undefined,
+    getEditorText: () => "",
+    getToolsExpanded: () => false,
+    getAllThemes: () => [],
+  };
+  return new Proxy(target, {
+    get: (t, key) => (key in t ? t[key] : typeof key === "string" ? () => undefined : undefined),
+  });
 }
 
 /** A model step that calls one tool. */

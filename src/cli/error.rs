@@ -39,11 +39,6 @@ impl CommandError {
         }
     }
 
-    pub fn not_implemented(what: &str) -> Self {
-        CommandError::usage(format!("`{what}` is not implemented yet"))
-            .with_hint("this release ships `history`, `tool`, `completions` and `man`")
-    }
-
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hints.push(hint.into());
         self

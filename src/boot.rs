@@ -1,0 +1,497 @@
+//! The boot block: the hidden text at the head of every context window (CONTRACT §6,
+//! `docs/lifecycle.md`).
+//!
+//! Three parts, separated by one blank line: the window identity (`<context_window>`), the
+//! recovery protocol (`<context_window_protocol>`), and the notes index (`# Your notes`): one
+//! section per readable home with its `MAP.md` body (capped at [`MAP_MAX_CHARS`] code points) and
+//! its most recently updated notes (at most [`RECENT_PER_HOME`], crumpled notes and `MAP.md`
+//! left out), then one line per home that could not be read, saying `notes_list` can retry.
+//!
+//! Rendering is pure: [`render`] takes a [`Boot`] (identity, window, and a snapshot of the five
+//! homes taken once) and returns the text. Relative times are measured from the window's
+//! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
+//! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
+
+use std::io::Read;
+
+use jiff::Timestamp;
+
+use crate::notes::frontmatter::{Document, Key};
+use crate::notes::{HomeSpec, Identity as NotesIdentity, Query, Store};
+use crate::text::char_len;
+
+/// A `MAP.md` body longer than this many code points is cut, with a notice naming the note.
+pub const MAP_MAX_CHARS: usize = 4096;
+/// At most this many recent notes are listed per home.
+pub const RECENT_PER_HOME: usize = 5;
+
+/// The five notes homes, in the order the boot lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HomeKind {
+    Human,
+    Agent,
+    Model,
+    Project,
+    Session,
+}
+
+impl HomeKind {
+    pub const ALL: [HomeKind; 5] = [
+        HomeKind::Human,
+        HomeKind::Agent,
+        HomeKind::Model,
+        HomeKind::Project,
+        HomeKind::Session,
+    ];
+
+    /// The home's label in `homes_unavailable` (CONTRACT §3.6).
+    pub fn label(self) -> &'static str {
+        match self {
+            HomeKind::Human => "@human",
+            HomeKind::Agent => "@self",
+            HomeKind::Model => "@model",
+            HomeKind::Project => "@project",
+            HomeKind::Session => "session",
+        }
+    }
+
+    /// The address of the home's `MAP.md`.
+    pub fn map_address(self) -> &'static str {
+        match self {
+            HomeKind::Human => "@human/MAP.md",
+            HomeKind::Agent => "@self/MAP.md",
+            HomeKind::Model => "@model/MAP.md",
+            HomeKind::Project => "@project/MAP.md",
+            HomeKind::Session => "MAP.md",
+        }
+    }
+
+    fn heading(self, identity: &Identity) -> String {
+        match self {
+            HomeKind::Human => "## The human | @human".to_string(),
+            HomeKind::Agent => format!("## You | @self → @agents/{}", identity.agent),
+            HomeKind::Model => format!("## Your model | @model → @models/{}", identity.model),
+            HomeKind::Project => match &identity.project_key {
+                Some(key) => format!("## This project | @project ({key})"),
+                None => "## This project | @project".to_string(),
+            },
+            HomeKind::Session => "## This session | bare paths".to_string(),
+        }
+    }
+}
+
+/// Who the window belongs to. Agent and model are slugs (as the notes store names their homes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub agent: String,
+    pub model: String,
+    pub project_key: Option<String>,
+}
+
+/// Why a window was opened; recorded in the identity block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    SessionStart,
+    WipeMemory,
+    Manual,
+    Budget,
+    HardReserve,
+    Overflow,
+    Repair,
+}
+
+impl Reason {
+    pub const NAMES: [&'static str; 7] = [
+        "session_start",
+        "wipe_memory",
+        "manual",
+        "budget",
+        "hard_reserve",
+        "overflow",
+        "repair",
+    ];
+
+    pub fn parse(name: &str) -> Option<Reason> {
+        Some(match name {
+            "session_start" => Reason::SessionStart,
+            "wipe_memory" => Reason::WipeMemory,
+            "manual" => Reason::Manual,
+            "budget" => Reason::Budget,
+            "hard_reserve" => Reason::HardReserve,
+            "overflow" => Reason::Overflow,
+            "repair" => Reason::Repair,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Reason::NAMES[self as usize]
+    }
+
+    fn phrase(self) -> &'static str {
+        match self {
+            Reason::SessionStart => "session start",
+            Reason::WipeMemory => "wipe_memory",
+            Reason::Manual => "/wipe-memory",
+            Reason::Budget => "budget close-out",
+            Reason::HardReserve => "hard reserve",
+            Reason::Overflow => "context overflow",
+            Reason::Repair => "repair of an unfinished reset",
+        }
+    }
+}
+
+/// The window being opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// The session's root window, `pcw:<first 8 chars of the session id>:root`.
+    pub first: String,
+    pub current: String,
+    /// The window before this one (null for the root window).
+    pub previous: Option<String>,
+    /// The snapshot time: relative times are measured from it.
+    pub opened_at: Timestamp,
+    pub reason: Reason,
+}
+
+/// A note in a home's recent list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentNote {
+    /// The canonical address (`@human/prefs.md`, `plan.md`, …).
+    pub address: String,
+    /// The body's size in UTF-8 bytes (what the store's listing knows without reading bodies).
+    pub bytes: usize,
+    /// When the note was last updated; `None` when its `updatedAt` is not a time.
+    pub updated_at: Option<Timestamp>,
+}
+
+/// What one home held when the snapshot was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HomeState {
+    Read {
+        /// The body of the home's uncrumpled `MAP.md`, when there is one.
+        map: Option<String>,
+        /// Uncrumpled notes other than `MAP.md`, most recently updated first (the renderer keeps
+        /// the first [`RECENT_PER_HOME`]).
+        recent: Vec<RecentNote>,
+    },
+    Unavailable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    pub kind: HomeKind,
+    pub state: HomeState,
+}
+
+/// Everything the boot block shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Boot {
+    pub identity: Identity,
+    pub window: Window,
+    /// The homes in any order; rendered in [`HomeKind::ALL`] order. A home missing here is
+    /// treated as empty.
+    pub homes: Vec<Home>,
+}
+
+impl Boot {
+    /// Labels of the homes that could not be read, in boot order.
+    pub fn homes_unavailable(&self) -> Vec<&'static str> {
+        HomeKind::ALL
+            .into_iter()
+            .filter(|kind| {
+                self.homes
+                    .iter()
+                    .any(|h| h.kind == *kind && h.state == HomeState::Unavailable)
+            })
+            .map(HomeKind::label)
+            .collect()
+    }
+}
+
+/// The recovery protocol, in our words. Tool names are the ones the extension registers.
+pub const PROTOCOL: &str = "\
+<context_window_protocol>
+You work in context windows. When a window ends, everything in it leaves your context: what you read, what you decided, what you were about to do. Your notes survive, and so does the whole session history.
+- Notes are markdown files you keep with notes_write, notes_edit, notes_read, notes_list and notes_search. Crumple a note that went stale (notes_edit with crumpled: true) instead of letting it mislead you later.
+- History: history_windows lists this session's windows; history_list and history_search page through and search everything said and done, in any window (window_id narrows them to one); history_read returns one item whole by its seq. Write down the seqs that matter.
+- Keep a checkpoint note current: the goal, the decisions and why, what is done, what is blocked, the next steps, how you work, the skills you still need, and pointers to other notes and to history seqs. Give notes names you will find again.
+- get_context_remaining tells you how much room this window has left; at zero it ends at once. You may end it yourself with wipe_memory when a task is done or the window is cluttered. Keep your notes current, so that an ending at any moment costs nothing.
+- Addresses: a bare path (plan.md) is this session's scratch space and ends with the session; @project/ holds durable decisions about this project, not diaries; @human/ is your long-term manual for the person you work with; @self/ is your private diary; @model/ holds notes for your model only. There is no other @ address, and addresses are not file paths: use the notes tools, not file tools.
+- Each home's MAP.md is shown below at the start of every window. Keep it a map of that home's durable notes, one line per note.
+</context_window_protocol>";
+
+/// Renders the boot block.
+pub fn render(boot: &Boot) -> String {
+    let mut out = String::new();
+    render_identity(&mut out, boot);
+    out.push_str("\n\n");
+    out.push_str(PROTOCOL);
+    out.push_str("\n\n");
+    render_notes(&mut out, boot);
+    out
+}
+
+fn render_identity(out: &mut String, boot: &Boot) {
+    let w = &boot.window;
+    let id = &boot.identity;
+    out.push_str("<context_window>\n");
+    out.push_str(&format!("Agent name: {} (brain: {})\n", id.agent, id.model));
+    if let Some(key) = &id.project_key {
+        out.push_str(&format!("Project key: {key}\n"));
+    }
+    out.push_str(&format!("First context window id: {}\n", w.first));
+    out.push_str(&format!("Current context window id: {}\n", w.current));
+    if let Some(previous) = &w.previous {
+        out.push_str(&format!("Previous context window id: {previous}\n"));
+    }
+    out.push_str(&format!(
+        "Opened: {} ({})\n",
+        w.opened_at,
+        w.reason.phrase()
+    ));
+    out.push_str("</context_window>");
+}
+
+fn render_notes(out: &mut String, boot: &Boot) {
+    out.push_str("# Your notes");
+    let mut sections = 0;
+    for kind in HomeKind::ALL {
+        let Some(home) = boot.homes.iter().find(|h| h.kind == kind) else {
+            continue;
+        };
+        let HomeState::Read { map, recent } = &home.state else {
+            continue;
+        };
+        let map = map.as_deref().filter(|body| !body.trim().is_empty());
+        if map.is_none() && recent.is_empty() {
+            continue;
+        }
+        sections += 1;
+        out.push_str("\n\n");
+        out.push_str(&kind.heading(&boot.identity));
+        if let Some(body) = map {
+            out.push_str("\n●  MAP.md\n");
+            out.push_str(&cap_map(body, kind.map_address()));
+        }
+        if !recent.is_empty() {
+            out.push_str("\n●  Recent notes");
+            for note in recent.iter().take(RECENT_PER_HOME) {
+                let when = note.updated_at.map_or_else(
+                    || "updated at an unknown time".to_string(),
+                    |t| relative_time(boot.window.opened_at, t),
+                );
+                out.push_str(&format!(
+                    "\n- {} | {} bytes | {when}",
+                    note.address, note.bytes
+                ));
+            }
+        }
+    }
+    let unavailable = boot.homes_unavailable();
+    if sections == 0 && unavailable.is_empty() {
+        out.push_str("\n\nNo notes yet.");
+    }
+    if !unavailable.is_empty() {
+        out.push('\n');
+        for label in unavailable {
+            let home = if label == "session" {
+                "The session home (bare paths)"
+            } else {
+                label
+            };
+            out.push_str(&format!(
+                "\n{home} could not be read for this index; notes_list can retry."
+            ));
+        }
+    }
+}
+
+/// A `MAP.md` body as shown in the boot: trailing whitespace trimmed, cut at [`MAP_MAX_CHARS`]
+/// code points with a notice naming the note and where its rest starts.
+pub fn cap_map(body: &str, address: &str) -> String {
+    let body = body.trim_end();
+    let total = char_len(body);
+    if total <= MAP_MAX_CHARS {
+        return body.to_string();
+    }
+    let cut = crate::text::char_slice(body, 0, MAP_MAX_CHARS);
+    format!(
+        "{cut}\n[MAP.md cut at {MAP_MAX_CHARS} of {total} characters: slim it down; the rest is at notes_read {address} with offset_chars {MAP_MAX_CHARS}]"
+    )
+}
+
+/// `then` relative to `now`: `just now`, else the largest whole unit of days, hours, minutes or
+/// seconds, as `3m ago` (past) or `in 3m` (future).
+pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
+    let seconds = now.as_second() - then.as_second();
+    if seconds == 0 {
+        return "just now".to_string();
+    }
+    let magnitude = seconds.unsigned_abs();
+    let (n, unit) = if magnitude >= 86_400 {
+        (magnitude / 86_400, "d")
+    } else if magnitude >= 3_600 {
+        (magnitude / 3_600, "h")
+    } else if magnitude >= 60 {
+        (magnitude / 60, "m")
+    } else {
+        (magnitude, "s")
+    };
+    if seconds > 0 {
+        format!("{n}{unit} ago")
+    } else {
+        format!("in {n}{unit}")
+    }
+}
+
+/// The boot's one snapshot of the five homes, through the notes store: per home, its uncrumpled
+/// `MAP.md` body and its uncrumpled notes, most recently updated first (`Store::list`). A home the
+/// store reports in `homes_unavailable`, or that fails to list, is [`HomeState::Unavailable`].
+/// Without a session id the session home is empty.
+///
+/// The `MAP.md` body is read from the file the listing found (never through a symlink, never a
+/// hard-linked file) and split with the store's frontmatter codec; unlike `Store::read` this
+/// records no access, so a boot never rewrites a note (which would move its mtime and count as
+/// new material for `dream`).
+pub fn snapshot(store: &Store) -> Vec<Home> {
+    let identity = store.identity();
+    HomeKind::ALL
+        .into_iter()
+        .map(|kind| Home {
+            kind,
+            state: snapshot_home(store, identity, kind),
+        })
+        .collect()
+}
+
+fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> HomeState {
+    let spec = match kind {
+        HomeKind::Human => HomeSpec::Human,
+        HomeKind::Agent => HomeSpec::Agent(None),
+        HomeKind::Model => HomeSpec::Model(None),
+        HomeKind::Project => HomeSpec::Project,
+        HomeKind::Session if identity.session_id.is_none() => {
+            return HomeState::Read {
+                map: None,
+                recent: Vec::new(),
+            }
+        }
+        HomeKind::Session => HomeSpec::Session,
+    };
+    let query = Query {
+        pattern: None,
+        home: Some(spec),
+        wastebasket: false,
+    };
+    let listing = match store.list(&query) {
+        Ok(listing) if listing.homes_unavailable.is_empty() => listing,
+        _ => return HomeState::Unavailable,
+    };
+    let mut map = None;
+    let mut recent = Vec::new();
+    for row in listing.rows {
+        if row.location.path == "MAP.md" {
+            let mut path = identity.home.clone();
+            for component in row.location.home.components() {
+                path.push(component);
+            }
+            path.push("MAP.md");
+            map = read_map_body(&path);
+        } else if recent.len() < RECENT_PER_HOME {
+            recent.push(RecentNote {
+                address: row.location.address(),
+                bytes: row.body_bytes,
+                updated_at: row.meta.updated_at.parse().ok(),
+            });
+        }
+    }
+    HomeState::Read { map, recent }
+}
+
+/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
+#[cfg(unix)]
+fn read_map_body(path: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.nlink() != 1 {
+        return None;
+    }
+    parse_map(file)
+}
+
+/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
+#[cfg(not(unix))]
+fn read_map_body(path: &std::path::Path) -> Option<String> {
+    if std::fs::symlink_metadata(path)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
+        return None;
+    }
+    parse_map(std::fs::File::open(path).ok()?)
+}
+
+fn parse_map(mut file: std::fs::File) -> Option<String> {
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    let doc = Document::parse(&text);
+    if doc.get(Key::CrumpledAt).is_some() {
+        return None;
+    }
+    Some(doc.body)
+}
+
+/// The root window of a session: `pcw:<first 8 chars of the session id>:root`.
+/// (The same rule as the history projection; JavaScript's `slice(0, 8)` agrees for the ASCII ids
+/// Pi mints.)
+pub fn root_window_id(session_id: &str) -> String {
+    let prefix: String = session_id.chars().take(8).collect();
+    format!("pcw:{prefix}:root")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn relative_times() {
+        let now = at("2026-03-01T09:00:00Z");
+        assert_eq!(relative_time(now, now), "just now");
+        assert_eq!(relative_time(now, at("2026-03-01T08:59:30Z")), "30s ago");
+        assert_eq!(relative_time(now, at("2026-03-01T08:57:00Z")), "3m ago");
+        assert_eq!(relative_time(now, at("2026-03-01T06:59:00Z")), "2h ago");
+        assert_eq!(relative_time(now, at("2026-02-20T09:00:00Z")), "9d ago");
+        assert_eq!(relative_time(now, at("2026-03-01T09:05:00Z")), "in 5m");
+    }
+
+    #[test]
+    fn map_cap_counts_code_points() {
+        let body = "é".repeat(MAP_MAX_CHARS);
+        assert_eq!(cap_map(&body, "@human/MAP.md"), body);
+        let longer = "é".repeat(MAP_MAX_CHARS + 3);
+        let capped = cap_map(&longer, "@human/MAP.md");
+        assert!(capped.starts_with(&body));
+        assert!(capped.ends_with(
+            "\n[MAP.md cut at 4096 of 4099 characters: slim it down; the rest is at notes_read @human/MAP.md with offset_chars 4096]"
+        ));
+    }
+
+    #[test]
+    fn reasons_round_trip() {
+        for name in Reason::NAMES {
+            assert_eq!(Reason::parse(name).unwrap().as_str(), name);
+        }
+        assert_eq!(Reason::parse("nope"), None);
+    }
+}
