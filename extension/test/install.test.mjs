@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { test } from "node:test";
 
@@ -34,7 +34,10 @@ test("cargo install + pi install ./extension: pi list shows it, pi -p calls its 
   // An environment where the only pi-context is the installed one.
   const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0" };
   delete env.PI_CONTEXT_BIN;
+  // The default notes home ($HOME/.agents/notes) must be a temp one: the boot block reads it.
   delete env.PI_NOTES_HOME;
+  env.HOME = join(dir, "home");
+  mkdirSync(env.HOME, { recursive: true });
   delete env.PI_NOTES_AGENT;
   env.PATH = [join(root, "bin"), dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter)].join(delimiter);
   const pi = (args, extra = {}) =>
