@@ -77,20 +77,10 @@ pub fn cut(
         content: rest[..ends[n]].to_string(),
     };
     let fits = |n: usize| header_len(&identity, start, n, total) + ends[n] <= budget;
-    if !fits(0) {
-        return Err(WindowError::HeaderTooLarge);
-    }
-    // The largest n that fits; the header grows by at most a few digits, so fits() is monotone.
-    let (mut lo, mut hi) = (0, ends.len() - 1);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Ok(window_for(lo))
+    // The header grows by at most a few digits as more is delivered, so fits() is monotone.
+    let delivered =
+        crate::wire::longest_fitting(ends.len() - 1, fits).ok_or(WindowError::HeaderTooLarge)?;
+    Ok(window_for(delivered))
 }
 
 fn header_len(identity: &[(&str, String)], start: usize, delivered: usize, total: usize) -> usize {

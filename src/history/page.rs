@@ -328,17 +328,12 @@ impl<'s> History<'s> {
             .map(|(i, _)| i)
             .chain([full.len()])
             .collect();
-        let (mut lo, mut hi) = (0, chars.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            row.content = full[..chars[mid]].to_string();
-            if fits(&build(&row), budget) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        row.content = full[..chars[lo]].to_string();
+        let keep = wire::longest_fitting(chars.len() - 1, |n| {
+            row.content = full[..chars[n]].to_string();
+            fits(&build(&row), budget)
+        })
+        .unwrap_or(0);
+        row.content = full[..chars[keep]].to_string();
         Ok(build(&row))
     }
 

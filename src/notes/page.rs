@@ -10,7 +10,7 @@ use super::error::NotesError;
 use super::store::{EditResult, Listing, Note, Row, SearchListing, WriteResult};
 use crate::readwindow::{self, ReadWindow, WindowError};
 use crate::text;
-use crate::wire;
+use crate::wire::{self, longest_fitting};
 
 /// A matching line longer than this many code points is shown from its earliest match, cut.
 pub const MATCH_PREVIEW_CHARS: usize = 1200;
@@ -324,23 +324,6 @@ fn fits<T: Serialize>(value: &T, budget: usize) -> bool {
     json_len(value) <= budget
 }
 
-/// The largest `n` in `0..=max` for which `fits(n)` holds (assumed monotone), or `None`.
-fn longest_fitting(max: usize, mut fits: impl FnMut(usize) -> bool) -> Option<usize> {
-    if !fits(0) {
-        return None;
-    }
-    let (mut lo, mut hi) = (0, max);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Some(lo)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,12 +406,5 @@ mod tests {
             SearchPage::of(&listing, None, None, 60).unwrap_err().code(),
             "output_too_large"
         );
-    }
-
-    #[test]
-    fn longest_fitting_finds_the_boundary() {
-        assert_eq!(longest_fitting(100, |n| n <= 37), Some(37));
-        assert_eq!(longest_fitting(10, |_| true), Some(10));
-        assert_eq!(longest_fitting(10, |_| false), None);
     }
 }

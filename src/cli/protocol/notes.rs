@@ -296,17 +296,12 @@ fn refusal(error: NotesError) -> Refusal {
     }
     let mut details = refusal.details.clone();
     details.insert("line_numbers_total".into(), json!(lines.len()));
-    let (mut lo, mut hi) = (0, lines.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        details.insert("line_numbers".into(), json!(lines[..mid]));
-        if text_len(&details) <= RESULT_BUDGET_BYTES {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    details.insert("line_numbers".into(), json!(lines[..lo]));
+    let keep = wire::longest_fitting(lines.len(), |n| {
+        details.insert("line_numbers".into(), json!(lines[..n]));
+        text_len(&details) <= RESULT_BUDGET_BYTES
+    })
+    .unwrap_or(0);
+    details.insert("line_numbers".into(), json!(lines[..keep]));
     refusal.details = details;
     refusal
 }

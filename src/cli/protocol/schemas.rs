@@ -157,9 +157,25 @@ fn page_properties() -> serde_json::Map<String, Value> {
         "window_id": {"type": "string", "minLength": 1, "description": "Only events of this window (ids from history_windows)."},
         "max_chars_per_item": {"type": "integer", "minimum": 1, "description": format!("Preview length per row in code points (default {DEFAULT_PREVIEW_CHARS}).")}
     });
-    match properties {
+    into_map(properties)
+}
+
+/// `query` of both searches: a non-empty string or a non-empty array of them.
+fn query_property() -> Value {
+    json!({
+        "anyOf": [
+            {"type": "string", "minLength": 1},
+            {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+        ],
+        "description": "Literal text to find, case-insensitive; an array means any of them."
+    })
+}
+
+/// The properties of a `json!` object literal.
+fn into_map(value: Value) -> serde_json::Map<String, Value> {
+    match value {
         Value::Object(map) => map,
-        _ => unreachable!("a literal object"),
+        _ => serde_json::Map::new(),
     }
 }
 
@@ -169,16 +185,7 @@ fn list_parameters() -> Value {
 
 fn search_parameters() -> Value {
     let mut properties = serde_json::Map::new();
-    properties.insert(
-        "query".into(),
-        json!({
-            "anyOf": [
-                {"type": "string", "minLength": 1},
-                {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-            ],
-            "description": "Literal text to find, case-insensitive; an array means any of them."
-        }),
-    );
+    properties.insert("query".into(), query_property());
     properties.extend(page_properties());
     object(Value::Object(properties), &["query"])
 }
@@ -258,10 +265,7 @@ fn notes_page_properties() -> serde_json::Map<String, Value> {
         "limit": {"type": "integer", "minimum": 1, "description": "At most this many notes (default: as many as fit the response)."},
         "wastebasket": {"type": "boolean", "description": "List only crumpled notes instead of only live ones."}
     });
-    match properties {
-        Value::Object(map) => map,
-        _ => unreachable!("a literal object"),
-    }
+    into_map(properties)
 }
 
 fn notes_list_parameters() -> Value {
@@ -270,16 +274,7 @@ fn notes_list_parameters() -> Value {
 
 fn notes_search_parameters() -> Value {
     let mut properties = serde_json::Map::new();
-    properties.insert(
-        "query".into(),
-        json!({
-            "anyOf": [
-                {"type": "string", "minLength": 1},
-                {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-            ],
-            "description": "Literal text to find, case-insensitive; an array means any of them."
-        }),
-    );
+    properties.insert("query".into(), query_property());
     properties.extend(notes_page_properties());
     properties.insert(
         "max_matches_per_file".into(),

@@ -1,8 +1,8 @@
 use clap::Args;
 use pi_context::history::ReadParams;
-use pi_context::wire::DEFAULT_READ_CHARS;
 
 use super::SessionArgs;
+use crate::cli::commands::WindowArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
 
@@ -14,18 +14,8 @@ pub struct ReadArgs {
     seq: u64,
     #[command(flatten)]
     session: SessionArgs,
-    /// Start at this code point; negative counts from the end
-    #[arg(
-        long = "offset",
-        value_name = "CHARS",
-        default_value_t = 0,
-        allow_negative_numbers = true
-    )]
-    offset_chars: i64,
-    /// Code points to read (at most 50000)
-    #[arg(long = "limit", value_name = "CHARS", default_value_t = DEFAULT_READ_CHARS as u64,
-          value_parser = clap::value_parser!(u64).range(1..=50_000))]
-    limit_chars: u64,
+    #[command(flatten)]
+    window: WindowArgs,
 }
 
 pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
@@ -33,8 +23,8 @@ pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     let history = super::project(&session, &args.session)?;
     let params = ReadParams {
         seq: args.seq,
-        offset_chars: args.offset_chars,
-        limit_chars: args.limit_chars as usize,
+        offset_chars: args.window.offset_chars,
+        limit_chars: args.window.limit_chars as usize,
     };
     let result = history.read(&params, args.session.max_bytes)?;
     args.session

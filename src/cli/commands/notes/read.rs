@@ -1,8 +1,9 @@
 use clap::Args;
 use pi_context::notes::read_window;
-use pi_context::wire::{DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
+use pi_context::wire::RESULT_BUDGET_BYTES;
 
 use super::CommonArgs;
+use crate::cli::commands::WindowArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
 
@@ -15,18 +16,8 @@ pub struct ReadArgs {
     /// The note's address (see `pi-context notes --help`)
     #[arg(value_name = "ADDRESS")]
     address: String,
-    /// Start at this code point; negative counts from the end
-    #[arg(
-        long = "offset",
-        value_name = "CHARS",
-        default_value_t = 0,
-        allow_negative_numbers = true
-    )]
-    offset_chars: i64,
-    /// Code points to read (at most 50000)
-    #[arg(long = "limit", value_name = "CHARS", default_value_t = DEFAULT_READ_CHARS as u64,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_READ_CHARS as u64))]
-    limit_chars: u64,
+    #[command(flatten)]
+    window: WindowArgs,
     /// The window's budget in UTF-8 bytes, as for a tool result
     #[arg(long, value_name = "BYTES", default_value_t = RESULT_BUDGET_BYTES)]
     max_bytes: usize,
@@ -39,8 +30,8 @@ pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     let note = store.read(&args.address)?;
     let window = read_window(
         &note,
-        args.offset_chars,
-        args.limit_chars as usize,
+        args.window.offset_chars,
+        args.window.limit_chars as usize,
         args.max_bytes,
     )?;
     args.common.printer(ui).read(ui.out(), &window)?;
