@@ -1,7 +1,6 @@
 //! Seq allocation, the branch walk, windows and call/result pairing.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::{HistoryError, Role};
@@ -76,7 +75,8 @@ pub struct History<'s> {
     /// Events sorted by seq.
     pub(super) events: Vec<Event>,
     /// A consumed result's seq → the seq of the call that shows it.
-    result_aliases: FxHashMap<u64, u64>,
+    /// Sorted by result seq.
+    result_aliases: Vec<(u64, u64)>,
 }
 
 /// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
@@ -141,7 +141,7 @@ impl<'s> History<'s> {
             highest_seq,
             branch_seqs: Vec::new(),
             events: Vec::new(),
-            result_aliases: FxHashMap::default(),
+            result_aliases: Vec::new(),
         };
         let items = history.raw_items(&branch, &seq_starts);
         history.pair(items);
@@ -182,7 +182,10 @@ impl<'s> History<'s> {
     }
 
     pub(super) fn alias_of(&self, seq: u64) -> Option<u64> {
-        self.result_aliases.get(&seq).copied()
+        self.result_aliases
+            .binary_search_by_key(&seq, |&(result, _)| result)
+            .ok()
+            .map(|i| self.result_aliases[i].1)
     }
 
     pub(super) fn event_at(&self, seq: u64) -> Option<&Event> {
@@ -274,25 +277,24 @@ impl<'s> History<'s> {
     /// Pairs each call with the first not-yet-consumed result of the same id after it.
     fn pair(&mut self, items: Vec<RawItem>) {
         let session = self.session;
-        let mut results_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (position, item) in items.iter().enumerate() {
+        // The first result of each call id, and for each result the next one with the same id:
+        // chains in position order without a vector per id.
+        let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut next_same: Vec<Option<usize>> = vec![None; items.len()];
+        for (position, item) in items.iter().enumerate().rev() {
             if let RawKind::Result { call_id: Some(id) } = &item.kind {
-                results_by_id
-                    .entry(session.atom(*id))
-                    .or_default()
-                    .push(position);
+                next_same[position] = first.insert(session.atom(*id), position);
             }
         }
         let mut consumed = vec![false; items.len()];
         let mut claimed: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Call { id: Some(id), .. } = &item.kind {
-                let result = results_by_id.get(session.atom(*id)).and_then(|candidates| {
-                    candidates
-                        .iter()
-                        .copied()
-                        .find(|&r| items[r].seq > item.seq && !consumed[r])
-                });
+                let chain =
+                    std::iter::successors(first.get(session.atom(*id)).copied(), |&r| next_same[r]);
+                let result = chain
+                    .into_iter()
+                    .find(|&r| items[r].seq > item.seq && !consumed[r]);
                 if let Some(r) = result {
                     consumed[r] = true;
                     claimed[position] = Some(r);
@@ -305,7 +307,7 @@ impl<'s> History<'s> {
                 RawKind::Event(role, source) => (*role, source.clone()),
                 RawKind::Call { index, .. } => {
                     let result = claimed[position].map(|r| {
-                        self.result_aliases.insert(items[r].seq, item.seq);
+                        self.result_aliases.push((items[r].seq, item.seq));
                         items[r].entry
                     });
                     (
@@ -328,6 +330,7 @@ impl<'s> History<'s> {
             });
         }
         self.events = events;
+        self.result_aliases.sort_unstable();
     }
 
     fn count_windows(&mut self) {
@@ -373,12 +376,12 @@ fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryErro
             .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
     };
     let mut branch = vec![start];
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
-    seen.insert(start);
+    let mut seen = vec![false; session.entries.len()];
+    seen[start] = true;
     let mut current = start;
     while let Some(parent) = session.entries[current].parent_id.as_ref() {
         match ids.get(session.entry_id(parent).as_ref()).copied() {
-            Some(p) if seen.insert(p) => {
+            Some(p) if !std::mem::replace(&mut seen[p], true) => {
                 branch.push(p);
                 current = p;
             }
