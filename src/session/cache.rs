@@ -22,6 +22,8 @@ use super::{Entry, Header, Session, Source};
 const FORMAT: u32 = 6;
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
+/// The index is rewritten once this many bytes were appended since it was written.
+const REWRITE_AFTER_BYTES: usize = 256 * 1024;
 /// Entries are stored in this many separately encoded chunks, decoded in parallel on load.
 const CHUNKS: usize = 4;
 
@@ -73,8 +75,12 @@ pub(super) fn open_indexed(
         load(&index_file, &key, metadata, bytes).unwrap_or_else(|| (Parser::default(), 0));
     if indexed_len < complete {
         parser.feed(&bytes[..complete], indexed_len);
-        // Best effort: a cache that cannot be written only costs speed.
-        let _ = save(&index_file, &key, metadata, &parser, &bytes[..complete]);
+        // Re-encoding the whole index costs more than parsing a small tail again, so the index is
+        // rewritten only once enough has been appended. Best effort: a cache that cannot be
+        // written only costs speed.
+        if indexed_len == 0 || complete - indexed_len >= REWRITE_AFTER_BYTES {
+            let _ = save(&index_file, &key, metadata, &parser, &bytes[..complete]);
+        }
     }
     // The partial last line (Pi may be writing it right now) is parsed but never indexed.
     parser.feed(bytes, complete);

@@ -181,6 +181,44 @@ mod index {
     }
 
     #[test]
+    fn the_index_is_rewritten_only_after_a_large_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
+        Session::open_with(&path, &options(dir.path())).unwrap();
+        let index = std::fs::read_dir(dir.path().join("cache"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let written = std::fs::read(&index).unwrap();
+
+        append(&path, &format!("{}\n", line("b", "a", "small")));
+        let small = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(small.entries.len(), 2, "the unindexed tail is parsed");
+        assert_eq!(
+            std::fs::read(&index).unwrap(),
+            written,
+            "a small tail leaves the index as it was"
+        );
+
+        let big = "x".repeat(300 * 1024);
+        append(&path, &format!("{}\n", line("c", "b", &big)));
+        let large = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(large.entries.len(), 3);
+        assert_ne!(
+            std::fs::read(&index).unwrap(),
+            written,
+            "a large tail rewrites the index"
+        );
+        assert_eq!(
+            fingerprint(&large),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+    }
+
+    #[test]
     fn a_rewritten_file_is_parsed_afresh() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
