@@ -4,23 +4,11 @@
 mod common;
 
 use common::session::{
-    folds, ok_json, refusal, request, request_at, rows, seq_contents, seqs, SessionBuilder,
+    folds, ok_json, refusal, request, request_at, rows, seq_contents, seqs, Fixture, SessionBuilder,
 };
-use common::TestEnv;
 use serde_json::{json, Value};
 
-struct Fixture {
-    env: TestEnv,
-    path: std::path::PathBuf,
-}
-
 impl Fixture {
-    fn new(session: &SessionBuilder) -> Self {
-        let env = TestEnv::new();
-        let path = session.write_to(env.work().join("session.jsonl"));
-        Fixture { env, path }
-    }
-
     fn rewrite(&self, session: &SessionBuilder) {
         session.write_to(&self.path);
     }

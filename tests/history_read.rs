@@ -5,24 +5,12 @@
 mod common;
 
 use common::session::{
-    chars, ok_json, parse_block, read_text, refusal, request, request_at, rows, Block,
-    SessionBuilder,
+    chars, ok_json, pairing_session, parse_block, read_text, refusal, request, request_at, rows,
+    Block, Fixture, SessionBuilder,
 };
-use common::TestEnv;
 use serde_json::{json, Value};
 
-struct Fixture {
-    env: TestEnv,
-    path: std::path::PathBuf,
-}
-
 impl Fixture {
-    fn new(session: &SessionBuilder) -> Self {
-        let env = TestEnv::new();
-        let path = session.write_to(env.work().join("session.jsonl"));
-        Fixture { env, path }
-    }
-
     fn response(&self, params: Value) -> Value {
         self.env.tool("history_read", &request(&self.path, params))
     }
@@ -321,23 +309,6 @@ fn a_multibyte_event_is_rebuilt_exactly_by_following_next_offset_chars() {
     }
     assert!(windows >= 3, "{windows} windows");
     assert_eq!(rebuilt, big);
-}
-
-/// §4.1 item 5's session: a paired call with an error result, a pending call, an orphan result.
-fn pairing_session() -> SessionBuilder {
-    let mut s = SessionBuilder::new();
-    s.assistant_with_calls(
-        "",
-        &[(
-            "call-paired",
-            "edit",
-            r#"{"path":"😀.md","oldText":"before"}"#,
-        )],
-    ); // 1, call 2
-    s.tool_result("call-paired", "edit", "replacement OK", true); // 3
-    s.assistant_with_calls("", &[("call-pending", "edit", r#"{"path":"pending.md"}"#)]); // 4, call 5
-    s.tool_result("call-orphan", "edit", "orphan output", false); // 6
-    s
 }
 
 #[test]

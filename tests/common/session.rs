@@ -597,3 +597,34 @@ pub fn tool_with_env(
     );
     response
 }
+
+/// A session file written into its own hermetic environment.
+pub struct Fixture {
+    pub env: super::TestEnv,
+    pub path: std::path::PathBuf,
+}
+
+impl Fixture {
+    pub fn new(session: &SessionBuilder) -> Self {
+        let env = super::TestEnv::new();
+        let path = session.write_to(env.work().join("session.jsonl"));
+        Fixture { env, path }
+    }
+}
+
+/// §4.1 item 5's session: a paired call with an error result, a pending call, an orphan result.
+pub fn pairing_session() -> SessionBuilder {
+    let mut s = SessionBuilder::new();
+    s.assistant_with_calls(
+        "",
+        &[(
+            "call-paired",
+            "edit",
+            r#"{"path":"😀.md","oldText":"before"}"#,
+        )],
+    ); // 1, call 2
+    s.tool_result("call-paired", "edit", "replacement OK", true); // 3
+    s.assistant_with_calls("", &[("call-pending", "edit", r#"{"path":"pending.md"}"#)]); // 4, call 5
+    s.tool_result("call-orphan", "edit", "orphan output", false); // 6
+    s
+}
