@@ -196,7 +196,12 @@ impl<'s> History<'s> {
     }
 
     fn raw_items(&mut self, branch: &[usize], seq_starts: &[u64]) -> Vec<RawItem> {
-        let mut items = Vec::new();
+        let seqs: usize = branch
+            .iter()
+            .map(|&i| seq_count(&self.session.entries[i]) as usize)
+            .sum();
+        let mut items = Vec::with_capacity(seqs);
+        self.branch_seqs.reserve(seqs);
         let mut window = 0;
         for &index in branch {
             let entry = &self.session.entries[index];

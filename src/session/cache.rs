@@ -130,21 +130,37 @@ fn decode_chunks(chunks: &[&[u8]]) -> Option<Vec<Entry>> {
         let handles: Vec<_> = chunks
             .iter()
             .skip(1)
-            .map(|chunk| scope.spawn(move || postcard::from_bytes::<Vec<Entry>>(chunk).ok()))
+            .map(|chunk| scope.spawn(move || decode_chunk(chunk)))
             .collect();
-        let first = chunks
-            .first()
-            .map(|c| postcard::from_bytes::<Vec<Entry>>(c).ok());
+        let first = chunks.first().map(|c| decode_chunk(c));
         first
             .into_iter()
             .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
             .collect()
     });
-    let mut entries = Vec::new();
-    for chunk in decoded {
-        entries.extend(chunk?);
+    let chunks: Vec<Vec<Entry>> = decoded.into_iter().collect::<Option<_>>()?;
+    // One allocation of the final size: growing a vector of this size page by page costs more
+    // (in fresh pages the kernel must zero) than decoding it.
+    let mut entries = Vec::with_capacity(chunks.iter().map(Vec::len).sum());
+    for mut chunk in chunks {
+        entries.append(&mut chunk);
     }
     Some(entries)
+}
+
+/// Decodes one chunk (a postcard sequence of entries) into a vector allocated once at its final
+/// size; serde's own sequence decoding would grow it step by step.
+fn decode_chunk(chunk: &[u8]) -> Option<Vec<Entry>> {
+    let (len, mut rest) = postcard::take_from_bytes::<u64>(chunk).ok()?;
+    // Every entry takes at least one byte, so a corrupt length cannot ask for more.
+    let len = usize::try_from(len).ok().filter(|&n| n <= rest.len())?;
+    let mut entries = Vec::with_capacity(len);
+    for _ in 0..len {
+        let (entry, tail) = postcard::take_from_bytes::<Entry>(rest).ok()?;
+        entries.push(entry);
+        rest = tail;
+    }
+    rest.is_empty().then_some(entries)
 }
 
 fn save(
