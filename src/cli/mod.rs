@@ -25,6 +25,10 @@ Environment:
   PI_NOTES_AGENT          agent name (default anonymous)
   PI_CONTEXT_MODEL        model id (default `default`)
   PI_CONTEXT_PI           the `pi` executable used by `dream`
+  PI_CODING_AGENT_DIR     Pi's agent directory, for settings.json (default ~/.pi/agent)
+  PI_CONTEXT_CACHE_DIR    cache directory (default $XDG_CACHE_HOME/pi-context or ~/.cache/pi-context)
+  PI_CONTEXT_SESSION_INDEX=off  do not index large sessions in the cache
+  PI_CONTEXT_NOW          a fixed clock (RFC 3339), for tests and reproducible runs
   NO_COLOR                disable colors
 
 Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
