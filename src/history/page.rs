@@ -438,7 +438,7 @@ impl<'s> History<'s> {
     }
 
     fn fold(&self, group: &[&Event]) -> Fold {
-        let mut tools = BTreeMap::new();
+        let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
         for event in group {
             if let Some(name) = self.tool_name(event) {
                 *tools.entry(name).or_insert(0) += 1;
@@ -449,7 +449,10 @@ impl<'s> History<'s> {
             first_seq: group[0].seq,
             last_seq: group[group.len() - 1].seq,
             count: group.len(),
-            tools,
+            tools: tools
+                .into_iter()
+                .map(|(name, n)| (name.to_string(), n))
+                .collect(),
         }
     }
 }

@@ -405,7 +405,7 @@ pub(super) struct ToolFacts {
     pub full_output_path: Option<String>,
 }
 
-impl History<'_> {
+impl<'s> History<'s> {
     /// The event's document: the single text that previews, search offsets and reads address.
     pub fn document(&self, event: &Event) -> String {
         let s = self.session;
@@ -431,7 +431,7 @@ impl History<'_> {
                 doc
             }
             Source::OrphanResult => {
-                let mut doc = tool_head(&self.result_name(event.entry), "{}");
+                let mut doc = tool_head(self.tool_name(event).unwrap_or("unknown"), "{}");
                 push_output(&mut doc, &self.result_text(event.entry));
                 doc
             }
@@ -469,6 +469,7 @@ impl History<'_> {
 
     pub(super) fn tool_facts(&self, event: &Event) -> Option<ToolFacts> {
         let s = self.session;
+        let name = self.tool_name(event)?.to_string();
         let result_facts = |entry: usize, name: String| match &s.entries[entry].kind {
             EntryKind::Message(Message::ToolResult {
                 is_error,
@@ -488,51 +489,43 @@ impl History<'_> {
                 full_output_path: None,
             },
         };
-        match &event.source {
-            Source::Content(_) | Source::Summary(_) => None,
-            Source::Call { index, result } => {
-                let name = match &s.entries[event.entry].kind {
-                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
-                        tool_calls[*index].name.map(|n| s.atom(n).to_string())
-                    }
-                    _ => None,
-                }
-                .unwrap_or_else(|| "unknown".into());
-                Some(match result {
-                    Some(r) => result_facts(*r, name),
-                    None => result_facts(event.entry, name),
-                })
-            }
-            Source::OrphanResult => Some(result_facts(event.entry, self.result_name(event.entry))),
-            Source::Bash => Some(match &s.entries[event.entry].kind {
+        Some(match &event.source {
+            Source::Content(_) | Source::Summary(_) => return None,
+            Source::Call { result, .. } => result_facts(result.unwrap_or(event.entry), name),
+            Source::OrphanResult => result_facts(event.entry, name),
+            Source::Bash => match &s.entries[event.entry].kind {
                 EntryKind::Message(Message::BashExecution {
                     truncated,
                     full_output_path,
                     ..
                 }) => ToolFacts {
-                    name: "bash".into(),
+                    name,
                     error: false,
                     output_truncated: *truncated,
                     full_output_path: s.string(*full_output_path).filter(|_| *truncated),
                 },
-                _ => result_facts(event.entry, "bash".into()),
-            }),
-        }
+                _ => result_facts(event.entry, name),
+            },
+        })
     }
 
-    /// The tool name of an event, for fold counts (`None` for non-tool events).
-    pub(super) fn tool_name(&self, event: &Event) -> Option<String> {
-        self.tool_facts(event).map(|f| f.name)
-    }
-
-    fn result_name(&self, entry: usize) -> String {
-        match &self.session.entries[entry].kind {
-            EntryKind::Message(Message::ToolResult {
-                tool_name: Some(name),
-                ..
-            }) => self.session.atom(*name).to_string(),
-            _ => "unknown".into(),
-        }
+    /// The tool name of an event (`None` for non-tool events): the call's name, else the
+    /// result's, else `unknown`. Cheap: fold rows count names of many events.
+    pub(super) fn tool_name(&self, event: &Event) -> Option<&'s str> {
+        let s = self.session;
+        let name = match (&event.source, &s.entries[event.entry].kind) {
+            (Source::Content(_) | Source::Summary(_), _) => return None,
+            (Source::Bash, _) => return Some("bash"),
+            (
+                Source::Call { index, .. },
+                EntryKind::Message(Message::Assistant { tool_calls, .. }),
+            ) => tool_calls.get(*index).and_then(|call| call.name),
+            (Source::OrphanResult, EntryKind::Message(Message::ToolResult { tool_name, .. })) => {
+                *tool_name
+            }
+            _ => None,
+        };
+        Some(name.map_or("unknown", |atom| s.atom(atom)))
     }
 
     fn result_text(&self, entry: usize) -> String {
