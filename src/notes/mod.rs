@@ -19,7 +19,7 @@ pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
 pub use identity::{model_slug, project_key, slugify, Identity, IdentityInput};
 pub use page::{
-    read_window, EditReceipt, ListFile, ListPage, SearchFile, SearchMatch, SearchPage,
+    read_window, EditReceipt, ListFile, ListPage, NotesPage, SearchFile, SearchMatch, SearchPage,
     WriteReceipt, MATCH_PREVIEW_CHARS,
 };
 pub use store::{

@@ -84,16 +84,38 @@ pub struct ListFile {
     pub project_key: Option<String>,
 }
 
+/// A recent-first snapshot of notes (`list` rows or `search` hits) cut to a limit and a budget.
 #[derive(Debug, Clone, Serialize)]
-pub struct ListPage {
-    pub files: Vec<ListFile>,
+pub struct NotesPage<F> {
+    pub files: Vec<F>,
     /// Matching notes left out by the limit or the budget.
     pub more: usize,
     pub crumpled_excluded: usize,
     pub homes_unavailable: Vec<String>,
-    /// Whether this lists the wastebasket (for printers; not on the wire).
+    /// Whether this shows the wastebasket (for printers; not on the wire).
     #[serde(skip)]
     pub wastebasket: bool,
+}
+
+pub type ListPage = NotesPage<ListFile>;
+pub type SearchPage = NotesPage<SearchFile>;
+
+impl<F> NotesPage<F> {
+    /// An empty page that counts every one of `rows` notes as left out.
+    fn empty(
+        rows: usize,
+        crumpled_excluded: usize,
+        unavailable: &[String],
+        wastebasket: bool,
+    ) -> Self {
+        NotesPage {
+            files: Vec::new(),
+            more: rows,
+            crumpled_excluded,
+            homes_unavailable: unavailable.to_vec(),
+            wastebasket,
+        }
+    }
 }
 
 impl ListPage {
@@ -103,13 +125,12 @@ impl ListPage {
         limit: Option<usize>,
         budget: usize,
     ) -> Result<ListPage, NotesError> {
-        let mut page = ListPage {
-            files: Vec::new(),
-            more: listing.rows.len(),
-            crumpled_excluded: listing.crumpled_excluded,
-            homes_unavailable: listing.homes_unavailable.clone(),
-            wastebasket: listing.wastebasket,
-        };
+        let mut page = ListPage::empty(
+            listing.rows.len(),
+            listing.crumpled_excluded,
+            &listing.homes_unavailable,
+            listing.wastebasket,
+        );
         let mut used = json_len(&page);
         for row in listing.rows.iter().take(limit.unwrap_or(usize::MAX)) {
             let file = list_file(row);
@@ -157,17 +178,6 @@ pub struct SearchFile {
     pub matches: Vec<SearchMatch>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchPage {
-    pub files: Vec<SearchFile>,
-    pub more: usize,
-    pub crumpled_excluded: usize,
-    pub homes_unavailable: Vec<String>,
-    /// Whether this searched the wastebasket (for printers; not on the wire).
-    #[serde(skip)]
-    pub wastebasket: bool,
-}
-
 impl SearchPage {
     /// The most recent matching notes, up to `limit`, each with at most `max_matches` lines,
     /// that fit `budget`. The first note shrinks to fit rather than be left out.
@@ -177,13 +187,12 @@ impl SearchPage {
         max_matches: Option<usize>,
         budget: usize,
     ) -> Result<SearchPage, NotesError> {
-        let mut page = SearchPage {
-            files: Vec::new(),
-            more: listing.rows.len(),
-            crumpled_excluded: listing.crumpled_excluded,
-            homes_unavailable: listing.homes_unavailable.clone(),
-            wastebasket: listing.wastebasket,
-        };
+        let mut page = SearchPage::empty(
+            listing.rows.len(),
+            listing.crumpled_excluded,
+            &listing.homes_unavailable,
+            listing.wastebasket,
+        );
         let mut used = json_len(&page);
         let cap = max_matches.unwrap_or(usize::MAX);
         for (index, hit) in listing

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::history::{Fold, Item, Page, ReadResult, Row, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::notes::{EditReceipt, ListPage, NotesPage, SearchPage, WriteReceipt};
 use pi_context::readwindow::ReadWindow;
 
 use super::{HistoryPrinter, NotesPrinter};
@@ -191,14 +191,9 @@ impl HumanPrinter {
     }
 
     /// Notices about what a page left out, and homes that could not be read (on stderr).
-    fn omissions(
-        &self,
-        out: &mut dyn Write,
-        more: usize,
-        crumpled: usize,
-        wastebasket: bool,
-        unavailable: &[String],
-    ) -> io::Result<()> {
+    fn omissions<F>(&self, out: &mut dyn Write, page: &NotesPage<F>) -> io::Result<()> {
+        let (more, crumpled) = (page.more, page.crumpled_excluded);
+        let (wastebasket, unavailable) = (page.wastebasket, &page.homes_unavailable);
         if more > 0 {
             writeln!(
                 out,
@@ -299,13 +294,7 @@ impl NotesPrinter for HumanPrinter {
                 self.bold(&file.address)
             )?;
         }
-        self.omissions(
-            out,
-            page.more,
-            page.crumpled_excluded,
-            page.wastebasket,
-            &page.homes_unavailable,
-        )
+        self.omissions(out, page)
     }
 
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
@@ -346,12 +335,6 @@ impl NotesPrinter for HumanPrinter {
                 )?;
             }
         }
-        self.omissions(
-            out,
-            page.more,
-            page.crumpled_excluded,
-            page.wastebasket,
-            &page.homes_unavailable,
-        )
+        self.omissions(out, page)
     }
 }

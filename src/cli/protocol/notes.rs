@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use pi_context::notes::{
-    read_window, Edit, EditReceipt, EditRequest, IdentityInput, ListPage, NotesError, Origin,
-    Query, SearchPage, Store, WriteReceipt,
+    read_window, Edit, EditReceipt, EditRequest, IdentityInput, ListPage, NotesError, NotesPage,
+    Origin, Query, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
@@ -163,12 +163,7 @@ impl Call {
             }
             Call::List { query, limit } => {
                 let page = ListPage::of(&store.list(&query)?, limit, RESULT_BUDGET_BYTES)?;
-                let details = page_details(
-                    page.files.len(),
-                    page.more,
-                    page.crumpled_excluded,
-                    &page.homes_unavailable,
-                );
+                let details = page_details(&page);
                 Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
             }
             Call::Search {
@@ -179,29 +174,19 @@ impl Call {
             } => {
                 let listing = store.search(&queries, &query)?;
                 let page = SearchPage::of(&listing, limit, max_matches, RESULT_BUDGET_BYTES)?;
-                let details = page_details(
-                    page.files.len(),
-                    page.more,
-                    page.crumpled_excluded,
-                    &page.homes_unavailable,
-                );
+                let details = page_details(&page);
                 Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
             }
         }
     }
 }
 
-fn page_details(
-    files: usize,
-    more: usize,
-    crumpled_excluded: usize,
-    unavailable: &[String],
-) -> Value {
+fn page_details<F>(page: &NotesPage<F>) -> Value {
     json!({
-        "files": files,
-        "more": more,
-        "crumpled_excluded": crumpled_excluded,
-        "homes_unavailable": unavailable,
+        "files": page.files.len(),
+        "more": page.more,
+        "crumpled_excluded": page.crumpled_excluded,
+        "homes_unavailable": page.homes_unavailable,
     })
 }
 
