@@ -153,9 +153,7 @@ fn playbook_flags() {
         "# My playbook\n\nOnly tidy the human notes.\n"
     );
     let pi = FakePi::done(&env.work(), "custom");
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
+    let output = forced_dream(&env, &pi.path)
         .arg("--playbook")
         .arg(&custom)
         .output()
@@ -225,12 +223,7 @@ fn the_dreamer_model_comes_from_the_flag_else_the_settings() {
     let settings = env.root().join("pi-agent/settings.json");
     let run = |extra: &[&str]| {
         let pi = FakePi::done(&env.work(), "ok");
-        let output = dream_cmd(&env)
-            .args(["--force", "--pi"])
-            .arg(&pi.path)
-            .args(extra)
-            .output()
-            .unwrap();
+        let output = forced_dream(&env, &pi.path).args(extra).output().unwrap();
         assert_exit(&output, 0);
         // Each run needs the lock free and leaves a report at the same stamp: clear it.
         fs::remove_dir_all(env.notes_home().join("dreams")).unwrap();
@@ -339,11 +332,7 @@ fn without_a_git_identity_the_commits_are_signed_by_pi_context_dream() {
     let home = env.notes_home();
     put(&home, "human/a.md", "a\n");
     let pi = FakePi::done(&env.work(), "ok");
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 0);
     // The temp HOME has no .gitconfig; a system-wide identity (if this machine has one) would
     // legitimately be used instead.
@@ -373,11 +362,7 @@ fn the_users_git_identity_signs_the_commits() {
     )
     .unwrap();
     let pi = FakePi::done(&env.work(), "ok");
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 0);
     let log = git_log(&home);
     assert_eq!(log.len(), 2);

@@ -70,11 +70,7 @@ fn a_failed_dreamer_is_committed_as_failed_and_restores_the_last_run() {
             set_last_run(&home, hours_before_now(30));
         }
         let pi = FakePi::new(&env.work(), failure.name, &failure.body);
-        let output = dream_cmd(&env)
-            .args(["--force", "--pi"])
-            .arg(&pi.path)
-            .output()
-            .unwrap();
+        let output = forced_dream(&env, &pi.path).output().unwrap();
         let name = failure.name;
         assert_exit(&output, 1);
         assert!(pi.ran(), "{name}");
@@ -174,11 +170,7 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     put(&home, ".git", "not a repository\n");
     let pi = FakePi::done(&env.work(), "should not run");
     let before = snapshot(&home);
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     assert!(!pi.ran(), "the dreamer started without a baseline");
     let err = stderr(&output);
@@ -193,10 +185,8 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     put(&home, "human/keep.md", "keep\n");
     let first = FakePi::done(&env.root().join("first"), "first");
     assert_exit(
-        &dream_cmd(&env)
+        &forced_dream(&env, &first.path)
             .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
-            .args(["--force", "--pi"])
-            .arg(&first.path)
             .output()
             .unwrap(),
         0,
@@ -205,11 +195,7 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     let last_run = mtime(&home.join(".dream.lock.last-run"));
     put(&home, ".git/index.lock", "");
     put(&home, "human/new.md", "new\n");
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     assert!(!pi.ran());
     assert!(stderr(&output).contains("baseline"), "{}", stderr(&output));
@@ -232,11 +218,7 @@ fn an_unwritable_report_fails_the_dream_but_commits_the_partial_writes() {
             emit_done("all fine")
         ),
     );
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     let err = stderr(&output);
     assert!(err.contains("report"), "{err}");
@@ -266,11 +248,7 @@ fn a_dreamer_that_breaks_the_repository_fails_the_final_audit() {
         "pi-breaks-git",
         &format!("rm -rf .git && echo broken > .git\n{}", emit_done("oops")),
     );
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     let err = stderr(&output);
     assert!(err.contains("audit"), "{err}");
@@ -297,11 +275,7 @@ fn a_failed_final_commit_is_recorded_in_the_report() {
             emit_done("all done")
         ),
     );
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     let err = stderr(&output);
     assert!(err.contains("final audit commit failed"), "{err}");
@@ -447,11 +421,7 @@ fn a_last_run_that_cannot_be_written_leaves_no_lock_behind() {
     let home = env.notes_home();
     fs::create_dir_all(home.join(".dream.lock.last-run")).unwrap();
     let pi = FakePi::done(&env.work(), "should not run");
-    let output = dream_cmd(&env)
-        .args(["--force", "--pi"])
-        .arg(&pi.path)
-        .output()
-        .unwrap();
+    let output = forced_dream(&env, &pi.path).output().unwrap();
     assert!(!output.status.success());
     assert!(!pi.ran());
     assert!(stderr(&output).contains("lock"), "{}", stderr(&output));

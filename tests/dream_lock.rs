@@ -395,10 +395,8 @@ fn a_dream_without_changes_still_commits_its_report() {
     // A first dream, then a second one a day later: the baseline of the second is clean, so
     // only its dream commit (with the report) is added.
     assert_exit(
-        &dream_cmd(&env)
+        &forced_dream(&env, &pi.path)
             .env("PI_CONTEXT_NOW", "2026-02-28T09:00:00Z")
-            .args(["--force", "--pi"])
-            .arg(&pi.path)
             .output()
             .unwrap(),
         0,
@@ -446,11 +444,7 @@ fn a_run_never_removes_a_lock_it_does_not_own() {
                 lock = sh_quote(successor),
             ),
         );
-        let output = dream_cmd(&env)
-            .args(["--force", "--pi"])
-            .arg(&pi.path)
-            .output()
-            .unwrap();
+        let output = forced_dream(&env, &pi.path).output().unwrap();
         assert_exit(&output, code);
         assert_eq!(
             fs::read_to_string(home.join(".dream.lock")).unwrap(),

@@ -260,6 +260,13 @@ pub fn dream_cmd(env: &TestEnv) -> assert_cmd::Command {
     cmd
 }
 
+/// `pi-context dream --force --pi <pi>`: a run past both gates with the given dreamer.
+pub fn forced_dream(env: &TestEnv, pi: &Path) -> assert_cmd::Command {
+    let mut cmd = dream_cmd(env);
+    cmd.args(["--force", "--pi"]).arg(pi);
+    cmd
+}
+
 /// `pi-context dream` as a `std` command (for runs spawned in the background), with the same
 /// hermetic environment as [`TestEnv::cmd`].
 pub fn std_dream_cmd(env: &TestEnv) -> std::process::Command {
