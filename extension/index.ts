@@ -24,7 +24,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import type { TSchema } from "typebox";
 
 import { binaryPath, clip, failure, run } from "./binary.ts";
-import { registerLifecycle } from "./lifecycle.ts";
+import { registerLifecycle } from "./lifecycle/index.ts";
 
 export { binaryPath, INSTALL_HINT } from "./binary.ts";
 

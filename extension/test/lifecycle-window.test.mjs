@@ -1,4 +1,4 @@
-// The pure parts of the lifecycle on their own (window.ts and lifecycle.ts loaded by Node's type
+// The pure parts of the lifecycle on their own (window.ts and lifecycle/ loaded by Node's type
 // stripping): branch inspection, window ids, settings resolution, the conflict name matcher.
 
 import assert from "node:assert/strict";
@@ -7,7 +7,11 @@ import { test } from "node:test";
 import "./harness.mjs";
 
 const win = await import("../window.ts");
-const life = await import("../lifecycle.ts");
+const life = {
+  ...(await import("../lifecycle/policy.ts")),
+  ...(await import("../lifecycle/guards.ts")),
+  ...(await import("../lifecycle/boot.ts")),
+};
 
 let n = 0;
 const id = () => `e${++n}`.padStart(8, "0");
