@@ -7,19 +7,10 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 
 import { clip, failure, run } from "../binary.ts";
-import {
-  BOOT_TYPE,
-  CONTINUATION_TYPE,
-  hasMarker,
-  inspectHead,
-  isBootEntry,
-  lastMarkerIndex,
-  markerIds,
-  rootWindowId,
-} from "../window.ts";
+import type { Facts } from "../facts.ts";
 import { notify, warnOnce } from "./notify.ts";
 import { branchOf, type LifecycleState, sessionIdOf } from "./state.ts";
-import { CONTINUATION } from "./texts.ts";
+import { CONTINUATION, notesIndexIncomplete, notesIndexUnavailable } from "./texts.ts";
 
 const BOOT_TIMEOUT_MS = 5_000;
 
@@ -34,16 +25,25 @@ function nonEmpty(value: string | undefined): string | null {
   return value !== undefined && value.trim() !== "" ? value : null;
 }
 
-/** A minimal boot, used only when `pi-context boot` cannot run (for example, a missing binary). */
-export function fallbackBoot(ids: { first: string; current: string; previous: string | null }, reason: string): string {
+/**
+ * A minimal boot, used only when `pi-context boot` cannot run (for example, a missing binary):
+ * the window identity header the binary writes (its tags and labels are facts), then why the
+ * notes index is missing.
+ */
+export function fallbackBoot(
+  facts: Facts,
+  ids: { first: string; current: string; previous: string | null },
+  reason: string,
+  binaryTools: boolean,
+): string {
   return [
-    "<context_window>",
-    `First context window id: ${ids.first}`,
-    `Current context window id: ${ids.current}`,
-    ...(ids.previous ? [`Previous context window id: ${ids.previous}`] : []),
-    "</context_window>",
+    facts.boot_header_open,
+    `${facts.first_window_label}: ${ids.first}`,
+    `${facts.current_window_label}: ${ids.current}`,
+    ...(ids.previous ? [`${facts.previous_window_label}: ${ids.previous}`] : []),
+    facts.boot_header_close,
     "",
-    `The notes index is unavailable (${reason}). notes_list can retry; history_windows, history_search and history_read reach earlier windows.`,
+    notesIndexUnavailable(reason, binaryTools),
   ].join("\n");
 }
 
@@ -56,7 +56,7 @@ export async function renderBoot(
   signal?: AbortSignal,
 ): Promise<BootRender> {
   const sessionId = sessionIdOf(ctx);
-  const first = rootWindowId(sessionId);
+  const first = s.win.rootWindowId(sessionId);
   const input = {
     reason,
     session_id: sessionId,
@@ -83,14 +83,14 @@ export async function renderBoot(
       why = `\`pi-context boot --json\` did not print JSON: ${clip(result.stdout, 200)}`;
     }
   }
-  return { text: fallbackBoot({ first, ...ids }, why.split("\n")[0]!), homesUnavailable: [], fallback: why };
+  return { text: fallbackBoot(s.facts, { first, ...ids }, why.split("\n")[0]!, s.binaryTools), homesUnavailable: [], fallback: why };
 }
 
 /** Tells the person when a boot fell back or its notes index is incomplete. */
 export function reportBoot(s: LifecycleState, ctx: ExtensionContext, boot: BootRender): void {
   if (boot.fallback) warnOnce(s, ctx, `pi-context: could not render the boot block; using a minimal one (${clip(boot.fallback, 300)}).`);
   if (boot.homesUnavailable.length > 0) {
-    notify(ctx, `pi-context: notes index incomplete for ${boot.homesUnavailable.join(", ")}; notes_list can retry after recovery.`, "warning");
+    notify(ctx, notesIndexIncomplete(boot.homesUnavailable), "warning");
   }
 }
 
@@ -113,41 +113,41 @@ export async function ensureHead(s: LifecycleState, ctx: ExtensionContext): Prom
   const gen = s.generation;
   const sessionId = sessionIdOf(ctx);
   const branch = branchOf(ctx);
-  const m = lastMarkerIndex(branch);
+  const m = s.win.lastMarkerIndex(branch);
   const still = () => s.active && gen === s.generation && sessionIdOf(ctx) === sessionId && s.enabled;
 
   if (m < 0) {
-    const rootId = rootWindowId(sessionId);
-    if (branch.some((e) => isBootEntry(e, rootId))) return;
+    const rootId = s.win.rootWindowId(sessionId);
+    if (branch.some((e) => s.win.isBootEntry(e, rootId))) return;
     const boot = await renderBoot(s, ctx, { current: rootId, previous: null }, "session_start");
-    if (!still() || hasMarker(branchOf(ctx)) || branchOf(ctx).some((e) => isBootEntry(e, rootId))) return;
+    if (!still() || s.win.hasMarker(branchOf(ctx)) || branchOf(ctx).some((e) => s.win.isBootEntry(e, rootId))) return;
     reportBoot(s, ctx, boot);
     s.pi.sendMessage(
-      { customType: BOOT_TYPE, content: boot.text, display: false, details: bootDetails(rootId, "session_start", null) },
+      { customType: s.facts.boot_type, content: boot.text, display: false, details: bootDetails(rootId, "session_start", null) },
       { triggerTurn: false },
     );
     return;
   }
 
-  const head = inspectHead(branch, m);
+  const head = s.win.inspectHead(branch, m);
   if (head.blocked || head.continuation) return;
   const needBoot = !head.boot;
   let bootText: string | undefined;
-  const ids = markerIds(branch);
-  const previous = ids.length >= 2 ? ids[ids.length - 2]! : rootWindowId(sessionId);
+  const ids = s.win.markerIds(branch);
+  const previous = ids.length >= 2 ? ids[ids.length - 2]! : s.win.rootWindowId(sessionId);
   if (needBoot) {
     const boot = await renderBoot(s, ctx, { current: head.windowId, previous }, "repair");
     if (!still()) return;
-    const again = inspectHead(branchOf(ctx), lastMarkerIndex(branchOf(ctx)));
+    const again = s.win.inspectHead(branchOf(ctx), s.win.lastMarkerIndex(branchOf(ctx)));
     if (again.windowId !== head.windowId || again.blocked || again.boot || again.continuation) return;
     reportBoot(s, ctx, boot);
     bootText = boot.text;
   }
   if (bootText !== undefined) {
     s.pi.sendMessage(
-      { customType: BOOT_TYPE, content: bootText, display: false, details: bootDetails(head.windowId, "repair", previous) },
+      { customType: s.facts.boot_type, content: bootText, display: false, details: bootDetails(head.windowId, "repair", previous) },
       { triggerTurn: false },
     );
   }
-  s.pi.sendMessage({ customType: CONTINUATION_TYPE, content: CONTINUATION, display: false }, { triggerTurn: false });
+  s.pi.sendMessage({ customType: s.facts.continuation_type, content: CONTINUATION, display: false }, { triggerTurn: false });
 }

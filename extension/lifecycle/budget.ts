@@ -8,17 +8,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEvent, ExtensionContext, SessionBoundaryDraft } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-import {
-  currentWindowId,
-  estimateMessages,
-  GUIDANCE_TYPE,
-  inspectHead,
-  lastMarkerIndex,
-  MARKER_TYPE,
-  rootWindowId,
-  WARNING_TYPE,
-  windowHasMessage,
-} from "../window.ts";
+import { estimateMessages } from "../window.ts";
 import { notify } from "./notify.ts";
 import { type Policy, policyOf } from "./policy.ts";
 import { NO_PARAMETERS, textResult } from "./result.ts";
@@ -29,14 +19,14 @@ import { NOTICES, reminderText, WARNING } from "./texts.ts";
 export const WARNING_RUNWAY_TOKENS = 12_288;
 
 /** Tokens in the current window and the model's context window; tokens null when unknown. */
-function usage(ctx: ExtensionContext): { tokens: number | null; contextWindow: number } | undefined {
+function usage(s: LifecycleState, ctx: ExtensionContext): { tokens: number | null; contextWindow: number } | undefined {
   const u = ctx.getContextUsage();
   if (!u) return undefined;
   if (u.tokens !== null) return { tokens: u.tokens, contextWindow: u.contextWindow };
   // Right after our checkpoint Pi knows no usage until the model answers: estimate the projection.
   const branch = branchOf(ctx);
-  const m = lastMarkerIndex(branch);
-  if (m < 0 || !inspectHead(branch, m).checkpointBacked) return { tokens: null, contextWindow: u.contextWindow };
+  const m = s.win.lastMarkerIndex(branch);
+  if (m < 0 || !s.win.inspectHead(branch, m).checkpointBacked) return { tokens: null, contextWindow: u.contextWindow };
   try {
     return { tokens: estimateMessages(ctx.sessionManager.buildSessionProjection().messages), contextWindow: u.contextWindow };
   } catch {
@@ -45,15 +35,15 @@ function usage(ctx: ExtensionContext): { tokens: number | null; contextWindow: n
 }
 
 /** Tokens left in the current window (the reserve not yet taken off), or null when unknown. */
-export function remaining(ctx: ExtensionContext): number | null {
-  const u = usage(ctx);
+export function remaining(s: LifecycleState, ctx: ExtensionContext): number | null {
+  const u = usage(s, ctx);
   return !u || u.tokens === null ? null : u.contextWindow - u.tokens;
 }
 
 /** The hard reserve is reached (automatic compaction on): the safety reset is due. */
-export function hardReserveDue(ctx: ExtensionContext, p: Policy): boolean {
+export function hardReserveDue(s: LifecycleState, ctx: ExtensionContext, p: Policy): boolean {
   if (!p.automatic) return false;
-  const left = remaining(ctx);
+  const left = remaining(s, ctx);
   return left !== null && left <= p.reserve;
 }
 
@@ -64,26 +54,26 @@ export function hardReserveDue(ctx: ExtensionContext, p: Policy): boolean {
  */
 export function onContext(s: LifecycleState, event: ContextEvent, ctx: ExtensionContext) {
   if (!s.active || !s.enabled) return undefined;
-  const left = remaining(ctx);
+  const left = remaining(s, ctx);
   if (left === null) return undefined;
   const p = policyOf(s, ctx);
   const branch = branchOf(ctx);
-  const windowId = currentWindowId(branch, sessionIdOf(ctx));
-  const warningDone = windowHasMessage(branch, WARNING_TYPE) || s.stagedWarning?.windowId === windowId;
+  const windowId = s.win.currentWindowId(branch, sessionIdOf(ctx));
+  const warningDone = s.win.windowHasMessage(branch, s.facts.warning_type) || s.stagedWarning?.windowId === windowId;
   if (p.automatic && left <= p.reserve + WARNING_RUNWAY_TOKENS) {
     // Re-armed on every eligible request, so an aborted attempt is retried.
     if (!s.request || s.request.windowId !== windowId) s.request = { kind: "closeout", windowId };
     if (warningDone) return undefined;
     s.stagedReminder = undefined;
-    s.stagedWarning = { windowId, customType: WARNING_TYPE, content: WARNING };
+    s.stagedWarning = { windowId, customType: s.facts.warning_type, content: WARNING };
     s.warningNotices.add(windowId);
-    const transient = { role: "custom", customType: WARNING_TYPE, content: WARNING, display: false, timestamp: Date.now() };
+    const transient = { role: "custom", customType: s.facts.warning_type, content: WARNING, display: false, timestamp: Date.now() };
     return { messages: [...event.messages, transient as unknown as AgentMessage] };
   }
   if (warningDone) return undefined;
-  if (windowHasMessage(branch, GUIDANCE_TYPE) || s.stagedReminder?.windowId === windowId) return undefined;
+  if (s.win.windowHasMessage(branch, s.facts.guidance_type) || s.stagedReminder?.windowId === windowId) return undefined;
   if (left <= p.reserve + p.margin) {
-    s.stagedReminder = { windowId, customType: GUIDANCE_TYPE, content: reminderText(Math.max(0, left - p.reserve)) };
+    s.stagedReminder = { windowId, customType: s.facts.guidance_type, content: reminderText(Math.max(0, left - p.reserve)) };
   }
   return undefined;
 }
@@ -102,10 +92,10 @@ export function notifyWarnings(s: LifecycleState, ctx: ExtensionContext, settled
   if (s.warningNotices.size === 0) return;
   // Which windows on the branch hold a persisted warning.
   const withWarning = new Set<string>();
-  let w = rootWindowId(sessionIdOf(ctx));
+  let w = s.win.rootWindowId(sessionIdOf(ctx));
   for (const e of branchOf(ctx)) {
-    if (e.type === "custom" && e.customType === MARKER_TYPE) w = (e.data as { windowId: string }).windowId;
-    else if (e.type === "custom_message" && e.customType === WARNING_TYPE) withWarning.add(w);
+    if (e.type === "custom" && e.customType === s.facts.marker_type) w = (e.data as { windowId: string }).windowId;
+    else if (e.type === "custom_message" && e.customType === s.facts.warning_type) withWarning.add(w);
   }
   for (const windowId of [...s.warningNotices]) {
     if (withWarning.has(windowId)) {
@@ -126,7 +116,7 @@ export function registerContextRemaining(s: LifecycleState): void {
     promptSnippet: "Tokens left in this context window before it is wiped.",
     parameters: NO_PARAMETERS as unknown as TSchema,
     async execute(_id, _params, _signal, _onUpdate, ctx) {
-      const left = remaining(ctx);
+      const left = remaining(s, ctx);
       const p = policyOf(s, ctx);
       return textResult({ remaining_tokens: left === null ? null : Math.max(0, left - p.reserve) });
     },

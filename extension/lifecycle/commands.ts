@@ -2,7 +2,6 @@
 
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-import { hasMarker } from "../window.ts";
 import { ensureHead } from "./boot.ts";
 import { remaining } from "./budget.ts";
 import { notify } from "./notify.ts";
@@ -41,11 +40,11 @@ export function registerCommands(s: LifecycleState): void {
 
 /** `pi-context: on · window <id> · <n> tokens before the reset line`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
-  const windowId = windowOf(ctx);
+  const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
-  if (!s.enabled && hasMarker(branchOf(ctx))) parts.push("its reset marker stays in force");
+  if (!s.enabled && s.win.hasMarker(branchOf(ctx))) parts.push("its reset marker stays in force");
   if (s.enabled) {
-    const left = remaining(ctx);
+    const left = remaining(s, ctx);
     if (left !== null) parts.push(`${Math.max(0, left - policyOf(s, ctx).reserve)} tokens before the reset line`);
   }
   return parts.join(" · ");

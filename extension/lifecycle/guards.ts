@@ -15,20 +15,7 @@ import type {
   SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 
-import {
-  currentWindowId,
-  hasMarker,
-  headConfirmed,
-  headTokens,
-  inspectHead,
-  lastMarkerIndex,
-  MANUAL_WIPE_TYPE,
-  projectRootWindow,
-  rootWindowId,
-  systemFirst,
-  windowHasConversation,
-  type WindowHead,
-} from "../window.ts";
+import { headConfirmed, systemFirst, type WindowHead } from "../window.ts";
 import { notify, warnOnce } from "./notify.ts";
 import type { Policy } from "./policy.ts";
 import { branchOf, type LifecycleState, sessionIdOf } from "./state.ts";
@@ -67,9 +54,9 @@ export function headProblem(s: LifecycleState, head: WindowHead): string | undef
 /** "memory cleared", once per window this process reset, and only for a confirmed head. */
 export function notifyCleared(s: LifecycleState, ctx: ExtensionContext): void {
   const branch = branchOf(ctx);
-  const m = lastMarkerIndex(branch);
+  const m = s.win.lastMarkerIndex(branch);
   if (m < 0) return;
-  const head = inspectHead(branch, m);
+  const head = s.win.inspectHead(branch, m);
   if (!s.proposed.has(head.windowId) || s.clearedNotified.has(head.windowId)) return;
   if (!headConfirmed(head) || headProblem(s, head)) return;
   s.clearedNotified.add(head.windowId);
@@ -85,12 +72,12 @@ export function failClosed(s: LifecycleState, event: ContextWithSystemEvent, ctx
   if (!s.active) return undefined;
   const branch = branchOf(ctx);
   const sessionId = sessionIdOf(ctx);
-  const m = lastMarkerIndex(branch);
+  const m = s.win.lastMarkerIndex(branch);
   if (m < 0) {
-    const projected = projectRootWindow(event.messages, rootWindowId(sessionId));
+    const projected = s.win.projectRootWindow(event.messages, s.win.rootWindowId(sessionId));
     return projected ? { messages: projected } : undefined;
   }
-  const head = inspectHead(branch, m);
+  const head = s.win.inspectHead(branch, m);
   const problem = headProblem(s, head);
   if (!problem) {
     const reordered = systemFirst(event.messages);
@@ -100,8 +87,8 @@ export function failClosed(s: LifecycleState, event: ContextWithSystemEvent, ctx
   // A /wipe-memory in a broken window gets its one turn with nothing but the system prompt and
   // the request, so a proper boundary can replace the broken one.
   if (s.request?.kind === "manual" && s.request.windowId === head.windowId) {
-    const ask = event.messages.filter((msg) => (msg as { customType?: string }).customType === MANUAL_WIPE_TYPE).slice(-1);
-    const tail = ask.length > 0 ? ask : [{ role: "custom", customType: MANUAL_WIPE_TYPE, content: MANUAL_WIPE, display: false, timestamp: Date.now() } as unknown as AgentMessage];
+    const ask = event.messages.filter((msg) => (msg as { customType?: string }).customType === s.facts.manual_wipe_type).slice(-1);
+    const tail = ask.length > 0 ? ask : [{ role: "custom", customType: s.facts.manual_wipe_type, content: MANUAL_WIPE, display: false, timestamp: Date.now() } as unknown as AgentMessage];
     return { messages: system ? [system, ...tail] : tail };
   }
   ctx.abort();
@@ -123,7 +110,7 @@ export function failClosed(s: LifecycleState, event: ContextWithSystemEvent, ctx
 export function holdOffCompaction(s: LifecycleState, event: SessionBeforeCompactEvent, ctx: ExtensionContext) {
   if (!s.active) return undefined;
   if (event.signal.aborted) return { cancel: true };
-  if (s.enabled || hasMarker(branchOf(ctx))) {
+  if (s.enabled || s.win.hasMarker(branchOf(ctx))) {
     if (event.reason === "manual") notify(ctx, NOTICES.compactDisabled, "warning");
     return { cancel: true };
   }
@@ -139,7 +126,7 @@ export function skipTreeSummary(s: LifecycleState, event: SessionBeforeTreeEvent
   } catch {
     target = [];
   }
-  if (!hasMarker(branchOf(ctx)) && !hasMarker(target)) return undefined;
+  if (!s.win.hasMarker(branchOf(ctx)) && !s.win.hasMarker(target)) return undefined;
   notify(ctx, NOTICES.treeSummarySkipped, "info");
   return { summary: { summary: "" } };
 }
@@ -153,17 +140,17 @@ export function skipTreeSummary(s: LifecycleState, event: SessionBeforeTreeEvent
  */
 export function automaticResetAllowed(s: LifecycleState, ctx: ExtensionContext, p: Policy): boolean {
   const branch = branchOf(ctx);
-  if (!windowHasConversation(branch)) return false;
+  if (!s.win.windowHasConversation(branch)) return false;
   const u = ctx.getContextUsage();
   if (!u) return true;
   let head = 0;
   try {
-    head = headTokens(ctx.sessionManager.buildSessionProjection().messages);
+    head = s.win.headTokens(ctx.sessionManager.buildSessionProjection().messages);
   } catch {
     return true;
   }
   if (u.contextWindow - head > p.reserve) return true;
-  const windowId = currentWindowId(branch, sessionIdOf(ctx));
+  const windowId = s.win.currentWindowId(branch, sessionIdOf(ctx));
   if (!s.loopReported.has(windowId)) {
     s.loopReported.add(windowId);
     notify(

@@ -5,18 +5,19 @@
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 
+import type { Facts } from "../facts.ts";
 import { warnOnce } from "./notify.ts";
 import { type LifecycleState, transition } from "./state.ts";
 
+/** Pi's default `compaction.reserveTokens`. (The default reminder margin is a fact: facts.ts.) */
 export const DEFAULT_RESERVE_TOKENS = 16_384;
-export const DEFAULT_REMINDER_MARGIN_TOKENS = 24_576;
 
 export interface Policy {
   /** `compaction.reserveTokens` (the active model's override wins). */
   reserve: number;
   /** `compaction.enabled`: gates the warning, the close-out, the hard reserve and overflow recovery. */
   automatic: boolean;
-  /** `pi-context.reminderMarginTokens`. */
+  /** `pi-context.reminderMarginTokens` (section and key are facts). */
   margin: number;
   warnings: string[];
 }
@@ -29,7 +30,7 @@ const isNonNegativeInteger = (v: unknown): v is number => typeof v === "number" 
  * settings files merged per key, project winning, exactly as Pi reads them). Invalid values fall
  * back to the defaults with one warning each; nothing throws.
  */
-export function resolvePolicy(settings: unknown, model: { provider: string; id: string } | undefined): Policy {
+export function resolvePolicy(facts: Facts, settings: unknown, model: { provider: string; id: string } | undefined): Policy {
   const warnings: string[] = [];
   const s = (settings ?? {}) as Record<string, unknown>;
   const compaction = (typeof s.compaction === "object" && s.compaction !== null ? s.compaction : {}) as Record<string, unknown>;
@@ -48,19 +49,22 @@ export function resolvePolicy(settings: unknown, model: { provider: string; id: 
     else warnings.push(`pi-context: compaction.modelOverrides["${model!.provider}/${model!.id}"].reserveTokens must be a non-negative integer; ignoring it.`);
   }
 
-  let margin = DEFAULT_REMINDER_MARGIN_TOKENS;
-  const ours = s["pi-context"];
+  let margin = facts.default_reminder_margin_tokens;
+  const section = facts.settings_section;
+  const ours = s[section];
   if (ours !== undefined) {
     if (typeof ours !== "object" || ours === null || Array.isArray(ours)) {
-      warnings.push("pi-context: the pi-context settings must be an object; using the defaults.");
+      warnings.push(`pi-context: the ${section} settings must be an object; using the defaults.`);
     } else {
       const o = ours as Record<string, unknown>;
-      if (o.reminderMarginTokens !== undefined) {
-        if (isPositiveInteger(o.reminderMarginTokens)) margin = o.reminderMarginTokens;
-        else warnings.push("pi-context: pi-context.reminderMarginTokens must be a positive integer; using the default reminder margin.");
+      const marginValue = o[facts.reminder_margin_setting];
+      if (marginValue !== undefined) {
+        if (isPositiveInteger(marginValue)) margin = marginValue;
+        else warnings.push(`pi-context: ${section}.${facts.reminder_margin_setting} must be a positive integer; using the default reminder margin.`);
       }
-      if (o.dreamer !== undefined && !(typeof o.dreamer === "string" && o.dreamer.trim() !== "")) {
-        warnings.push("pi-context: pi-context.dreamer must be a non-empty string; ignoring it.");
+      const dreamer = o[facts.dreamer_setting];
+      if (dreamer !== undefined && !(typeof dreamer === "string" && dreamer.trim() !== "")) {
+        warnings.push(`pi-context: ${section}.${facts.dreamer_setting} must be a non-empty string; ignoring it.`);
       }
     }
   }
@@ -79,7 +83,7 @@ export function policyOf(s: LifecycleState, ctx: ExtensionContext): Policy {
   } catch (e) {
     warnOnce(s, ctx, `pi-context: could not read settings; using defaults (${String(e)}).`);
   }
-  const p = resolvePolicy(settings, modelKey(ctx));
+  const p = resolvePolicy(s.facts, settings, modelKey(ctx));
   for (const w of p.warnings) warnOnce(s, ctx, w);
   return p;
 }

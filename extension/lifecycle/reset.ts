@@ -16,16 +16,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-import {
-  BOOT_TYPE,
-  CONTINUATION_TYPE,
-  currentWindowId,
-  lastNotesWrite,
-  MANUAL_WIPE_TYPE,
-  MARKER_TYPE,
-  mintWindowId,
-  windowHasConversation,
-} from "../window.ts";
+import { NOTES_SAVE_TOOLS } from "../window.ts";
 import { bootDetails, type BootRender, renderBoot, reportBoot } from "./boot.ts";
 import { hardReserveDue, takeStaged } from "./budget.ts";
 import { automaticResetAllowed } from "./guards.ts";
@@ -33,7 +24,7 @@ import { notify } from "./notify.ts";
 import { policyOf } from "./policy.ts";
 import { NO_PARAMETERS, textResult } from "./result.ts";
 import { branchOf, clearTransient, type LifecycleState, type ResetReason, sessionIdOf, windowOf } from "./state.ts";
-import { CONTINUATION, MANUAL_WIPE, NOTICES } from "./texts.ts";
+import { CONTINUATION, MANUAL_WIPE, NOTICES, REFUSALS } from "./texts.ts";
 
 // -- building a reset ----------------------------------------------------------------------------
 
@@ -45,10 +36,10 @@ async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: Rese
   const gen = s.generation;
   const sessionId = sessionIdOf(ctx);
   const branch = branchOf(ctx);
-  const oldWindow = currentWindowId(branch, sessionId);
-  const newWindow = mintWindowId(sessionId, branch, s.random);
+  const oldWindow = s.win.currentWindowId(branch, sessionId);
+  const newWindow = s.win.mintWindowId(sessionId, branch, s.random);
   const isCurrent = () =>
-    s.active && gen === s.generation && s.enabled && ctx.signal?.aborted !== true && sessionIdOf(ctx) === sessionId && windowOf(ctx) === oldWindow;
+    s.active && gen === s.generation && s.enabled && ctx.signal?.aborted !== true && sessionIdOf(ctx) === sessionId && windowOf(s, ctx) === oldWindow;
   let boot: BootRender;
   try {
     boot = await renderBoot(s, ctx, { current: newWindow, previous: oldWindow }, reason, ctx.signal);
@@ -61,9 +52,9 @@ async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: Rese
   s.proposed.set(newWindow, { boot: boot.text, continuation: CONTINUATION });
   return [
     { type: "compaction", summary: "", firstKeptEntryId: null },
-    { type: "custom", customType: MARKER_TYPE, data: { windowId: newWindow } },
-    { type: "custom_message", customType: BOOT_TYPE, content: boot.text, display: false, details: bootDetails(newWindow, reason, oldWindow) },
-    { type: "custom_message", customType: CONTINUATION_TYPE, content: CONTINUATION, display: false },
+    { type: "custom", customType: s.facts.marker_type, data: { windowId: newWindow } },
+    { type: "custom_message", customType: s.facts.boot_type, content: boot.text, display: false, details: bootDetails(newWindow, reason, oldWindow) },
+    { type: "custom_message", customType: s.facts.continuation_type, content: CONTINUATION, display: false },
   ];
 }
 
@@ -93,7 +84,7 @@ const isOverflowLike = (message: AgentMessage, ctx: ExtensionContext): boolean =
  */
 export async function onTurnEnd(s: LifecycleState, event: TurnEndEvent, ctx: ExtensionContext) {
   if (!s.active) return undefined;
-  const windowId = windowOf(ctx);
+  const windowId = windowOf(s, ctx);
   const aborted = isAborted(event.outcome, event.message, ctx);
   const failed = event.outcome === "error";
   const staged = takeStaged(s, windowId);
@@ -124,7 +115,7 @@ export async function onTurnEnd(s: LifecycleState, event: TurnEndEvent, ctx: Ext
     return commit(s, ctx, entries, r.kind === "tool" ? "wipe_memory" : "manual");
   }
   const p = policyOf(s, ctx);
-  if (hardReserveDue(ctx, p) && automaticResetAllowed(s, ctx, p)) return commit(s, ctx, entries, "hard_reserve");
+  if (hardReserveDue(s, ctx, p) && automaticResetAllowed(s, ctx, p)) return commit(s, ctx, entries, "hard_reserve");
   return result();
 }
 
@@ -138,7 +129,7 @@ export async function onAgentBeforeSettle(s: LifecycleState, event: AgentBeforeS
     clearTransient(s);
     return undefined;
   }
-  const windowId = windowOf(ctx);
+  const windowId = windowOf(s, ctx);
   const queued = event.context.pendingMessages.length > 0 || ctx.hasPendingMessages();
   if (s.overflow === "pending" || s.overflow === "pending-spent") {
     if (queued) return undefined;
@@ -186,33 +177,32 @@ export function registerWipeMemory(s: LifecycleState): void {
 function wipeMemory(s: LifecycleState, ctx: ExtensionContext) {
   if (!s.enabled) return textResult({ error: NOTICES.offError }, true);
   const branch = branchOf(ctx);
-  const windowId = currentWindowId(branch, sessionIdOf(ctx));
+  const windowId = s.win.currentWindowId(branch, sessionIdOf(ctx));
   if (s.request && s.request.windowId === windowId && s.request.kind !== "closeout") {
     return textResult({ status: "already_pending", window_id: windowId, message: "A reset of this window is already scheduled for the end of this turn." }, false, true);
   }
   const given = s.refusals.get(windowId) ?? new Set<string>();
   s.refusals.set(windowId, given);
-  if (!windowHasConversation(branch) && !given.has("empty")) {
+  if (!s.win.windowHasConversation(branch) && !given.has("empty")) {
     given.add("empty");
     return textResult(
       {
         error: {
           code: "empty_window",
-          message: "This window has no conversation yet: there is nothing to wipe. Call wipe_memory again if you still want a fresh window.",
+          message: REFUSALS.emptyWindow,
         },
       },
       true,
     );
   }
-  const save = s.notesSaves.get(windowId) ?? lastNotesWrite(branch);
+  const save = s.notesSaves.get(windowId) ?? s.win.lastNotesWrite(branch);
   if (save?.failed && !given.has(`notes:${save.id}`)) {
     given.add(`notes:${save.id}`);
     return textResult(
       {
         error: {
           code: "notes_save_failed",
-          message:
-            "Your last notes save in this window failed, so your state may not be saved. Retry the save (notes_write or notes_edit), then call wipe_memory; call it again now to reset anyway.",
+          message: REFUSALS.notesSaveFailed,
         },
       },
       true,
@@ -228,9 +218,9 @@ function wipeMemory(s: LifecycleState, ctx: ExtensionContext) {
 
 /** `tool_execution_end`: remembers the last notes save per window (a failed one makes wipe_memory refuse once). */
 export function trackNotesSave(s: LifecycleState, event: ToolExecutionEndEvent, ctx: ExtensionContext): void {
-  if (event.toolName !== "notes_write" && event.toolName !== "notes_edit") return;
+  if (!NOTES_SAVE_TOOLS.has(event.toolName)) return;
   if (event.parentToolCallId) return;
-  s.notesSaves.set(windowOf(ctx), { id: event.toolCallId, failed: event.isError === true });
+  s.notesSaves.set(windowOf(s, ctx), { id: event.toolCallId, failed: event.isError === true });
 }
 
 /**
@@ -242,7 +232,7 @@ export function requestManualWipe(s: LifecycleState, ctx: ExtensionContext): voi
     notify(ctx, NOTICES.wipeNeedsOn, "error");
     return;
   }
-  const windowId = windowOf(ctx);
+  const windowId = windowOf(s, ctx);
   if (s.request && s.request.windowId === windowId && s.request.kind === "manual") {
     notify(ctx, `pi-context: a fresh window is already requested for ${windowId}.`, "info");
     return;
@@ -250,7 +240,7 @@ export function requestManualWipe(s: LifecycleState, ctx: ExtensionContext): voi
   s.request = { kind: "manual", windowId };
   if (ctx.isIdle()) {
     notify(ctx, `pi-context: wipe requested · ${windowId}; the agent saves its notes in one turn, then a fresh window starts.`, "info");
-    s.pi.sendMessage({ customType: MANUAL_WIPE_TYPE, content: MANUAL_WIPE, display: false }, { triggerTurn: true });
+    s.pi.sendMessage({ customType: s.facts.manual_wipe_type, content: MANUAL_WIPE, display: false }, { triggerTurn: true });
   } else {
     notify(ctx, `pi-context: wipe requested · ${windowId}; the window resets when the current turn completes.`, "info");
   }

@@ -10,10 +10,15 @@ import { randomUUID } from "node:crypto";
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-import { currentWindowId } from "../window.ts";
+import type { Facts } from "../facts.ts";
+import { type Windows, windowsOf } from "../window.ts";
 
 export interface LifecycleOptions {
   bin: string;
+  /** The facts shared with the binary (its own, or the extension's fallback copy). */
+  facts: Facts;
+  /** Whether the binary's tools are registered (false: it could not describe them at load). */
+  binaryTools: boolean;
   env?: NodeJS.ProcessEnv;
   /** Random source for window ids (tests). */
   random?: () => string;
@@ -48,6 +53,11 @@ export interface LifecycleState {
   readonly pi: ExtensionAPI;
   /** The binary that renders boots. */
   readonly bin: string;
+  readonly facts: Facts;
+  /** The window readers for those facts. */
+  readonly win: Windows;
+  /** Whether the binary's tools are registered: without them the fallback boot says so. */
+  readonly binaryTools: boolean;
   /** Read at every boot (`PI_NOTES_AGENT`, `PI_NOTES_HOME`). */
   readonly env: NodeJS.ProcessEnv;
   /** Random source for window ids. */
@@ -88,6 +98,9 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
   return {
     pi,
     bin: options.bin,
+    facts: options.facts,
+    win: windowsOf(options.facts),
+    binaryTools: options.binaryTools,
     env: options.env ?? process.env,
     random: options.random ?? (() => randomUUID().replaceAll("-", "")),
     enabled: true,
@@ -133,4 +146,4 @@ export function transition(s: LifecycleState): void {
 
 export const branchOf = (ctx: ExtensionContext) => ctx.sessionManager.getBranch();
 export const sessionIdOf = (ctx: ExtensionContext) => ctx.sessionManager.getSessionId();
-export const windowOf = (ctx: ExtensionContext) => currentWindowId(branchOf(ctx), sessionIdOf(ctx));
+export const windowOf = (s: LifecycleState, ctx: ExtensionContext) => s.win.currentWindowId(branchOf(ctx), sessionIdOf(ctx));

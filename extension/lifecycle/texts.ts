@@ -26,6 +26,24 @@ export const MANUAL_WIPE = `<context_window_guidance>
 The person asked for a fresh context window: this one is wiped at the end of this turn. In this turn, write the current state into your notes (the goal, what changed, blockers, next steps, the notes and docs to read first), fix or crumple stale notes, and record the seqs of the history items that matter.
 </context_window_guidance>`;
 
+/** The last line of the minimal boot (when `pi-context boot` cannot run). */
+export function notesIndexUnavailable(reason: string, binaryTools: boolean): string {
+  return binaryTools
+    ? `The notes index is unavailable (${reason}). notes_list can retry; history_windows, history_search and history_read reach earlier windows.`
+    : `The notes index is unavailable (${reason}). The notes and history tools are missing from this session too: tell the person, who can install the pi-context binary and restart pi.`;
+}
+
+/** The messages of `wipe_memory`'s one-time refusals. */
+export const REFUSALS = {
+  emptyWindow: "This window has no conversation yet: there is nothing to wipe. Call wipe_memory again if you still want a fresh window.",
+  notesSaveFailed:
+    "Your last notes save in this window failed, so your state may not be saved. Retry the save (notes_write or notes_edit), then call wipe_memory; call it again now to reset anyway.",
+};
+
+export function notesIndexIncomplete(homes: readonly string[]): string {
+  return `pi-context: notes index incomplete for ${homes.join(", ")}; notes_list can retry after recovery.`;
+}
+
 export const NOTICES = {
   compactDisabled: "pi-context: /compact is disabled while context windows are active; use /wipe-memory to start a fresh window.",
   treeSummarySkipped: "pi-context: skipped branch summary across a reset window; navigation continues without erased history.",
