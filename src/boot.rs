@@ -209,6 +209,14 @@ impl Boot {
     }
 }
 
+// The window identity block. The extension's minimal boot (when this binary cannot run) uses the
+// same tags and labels, read from `pi-context tool --schemas` (`facts`).
+pub const IDENTITY_OPEN: &str = "<context_window>";
+pub const IDENTITY_CLOSE: &str = "</context_window>";
+pub const FIRST_WINDOW_LABEL: &str = "First context window id";
+pub const CURRENT_WINDOW_LABEL: &str = "Current context window id";
+pub const PREVIOUS_WINDOW_LABEL: &str = "Previous context window id";
+
 /// The recovery protocol, in our words. Tool names are the ones the extension registers.
 pub const PROTOCOL: &str = "\
 <context_window_protocol>
@@ -235,22 +243,22 @@ pub fn render(boot: &Boot) -> String {
 fn render_identity(out: &mut String, boot: &Boot) {
     let w = &boot.window;
     let id = &boot.identity;
-    out.push_str("<context_window>\n");
+    out.push_str(&format!("{IDENTITY_OPEN}\n"));
     out.push_str(&format!("Agent name: {} (brain: {})\n", id.agent, id.model));
     if let Some(key) = &id.project_key {
         out.push_str(&format!("Project key: {key}\n"));
     }
-    out.push_str(&format!("First context window id: {}\n", w.first));
-    out.push_str(&format!("Current context window id: {}\n", w.current));
+    out.push_str(&format!("{FIRST_WINDOW_LABEL}: {}\n", w.first));
+    out.push_str(&format!("{CURRENT_WINDOW_LABEL}: {}\n", w.current));
     if let Some(previous) = &w.previous {
-        out.push_str(&format!("Previous context window id: {previous}\n"));
+        out.push_str(&format!("{PREVIOUS_WINDOW_LABEL}: {previous}\n"));
     }
     out.push_str(&format!(
         "Opened: {} ({})\n",
         w.opened_at,
         w.reason.phrase()
     ));
-    out.push_str("</context_window>");
+    out.push_str(IDENTITY_CLOSE);
 }
 
 fn render_notes(out: &mut String, boot: &Boot) {
@@ -448,13 +456,7 @@ fn parse_map(mut file: std::fs::File) -> Option<String> {
     Some(doc.body)
 }
 
-/// The root window of a session: `pcw:<first 8 chars of the session id>:root`.
-/// (The same rule as the history projection; JavaScript's `slice(0, 8)` agrees for the ASCII ids
-/// Pi mints.)
-pub fn root_window_id(session_id: &str) -> String {
-    let prefix: String = session_id.chars().take(8).collect();
-    format!("pcw:{prefix}:root")
-}
+pub use crate::history::root_window_id;
 
 #[cfg(test)]
 mod tests {

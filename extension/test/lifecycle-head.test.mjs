@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createSession, fauxAssistantMessage, pi, say, script } from "./harness.mjs";
+import { createSession, fauxAssistantMessage, observe, pi, say, script } from "./harness.mjs";
 import {
   assertBoundary,
   assertFreshRequest,
@@ -19,6 +19,7 @@ import {
   noticesMatching,
   recordingModel,
   requestText,
+  tools,
   userTexts,
   wipe,
 } from "./lifecycle-lib.mjs";
@@ -277,6 +278,32 @@ test("a boot hidden by a later context edit is not replaced; requests fail close
     await s.session.waitForIdle();
     assert.equal(model.requests.length, 0);
     assert.equal(noticesMatching(s.notices, /a context edit hides or replaces its boot or continuation/, "error").length, 1);
+  } finally {
+    s.dispose();
+  }
+});
+
+test("without the binary the lifecycle still runs: a minimal boot that says the tools are missing, wipe_memory, get_context_remaining", async () => {
+  const s = await createSession({ settings: TINY, bin: "/nonexistent/pi-context" });
+  try {
+    const model = recordingModel(s.faux);
+    const seen = [];
+    model.script([say("ok"), tools(["get_context_remaining", {}]), observe(seen, wipe()), say("fresh")]);
+    await s.session.prompt("SENTINEL-NOBIN");
+    await s.session.prompt("how much room, then wipe");
+    assert.equal(seen[0].toolName, "get_context_remaining");
+    assert.equal(seen[0].isError, false);
+    assert.equal(typeof JSON.parse(seen[0].text).remaining_tokens, "number");
+    const entries = branch(s.session);
+    const boots = customMessages(entries, BOOT);
+    assert.equal(boots.length, 2, "the root boot and the reset boot");
+    for (const b of boots) {
+      assert.match(b.content, /^<context_window>\nFirst context window id: pcw:/);
+      assert.match(b.content, /The notes and history tools are missing from this session too/);
+      assert.ok(!b.content.includes("notes_list can retry"), b.content);
+    }
+    assertBoundary(assert, entries, entries.indexOf(markers(entries)[0]) - 1);
+    assertFreshRequest(assert, model.requests.at(-1), "SENTINEL-NOBIN");
   } finally {
     s.dispose();
   }
