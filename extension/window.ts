@@ -59,6 +59,32 @@ export function windowsOf(facts: Facts) {
   /** A metadata entry, or a `custom` entry other than a marker (extension state, not model input). */
   const isMetadata = (entry: Entry): boolean => METADATA_TYPES.has(entry.type) || (entry.type === "custom" && !isMarker(entry));
 
+  /**
+   * The marker at `index` is checkpoint-backed when the last entry before it on the branch other
+   * than metadata is a retain-none checkpoint. Metadata between the two (a model change written
+   * when a session is reopened, before an interrupted reset is repaired) reaches no model.
+   */
+  const isCheckpointBacked = (branch: readonly Entry[], index: number): boolean => {
+    if (!isMarker(branch[index])) return false;
+    for (let i = index - 1; i >= 0; i--) {
+      const entry = branch[i]!;
+      if (!isMetadata(entry)) return isRetainNone(entry);
+    }
+    return false;
+  };
+
+  /**
+   * A reset interrupted right after its first entry: the index of a retain-none checkpoint that
+   * no marker follows, with nothing but metadata after it; -1 when the branch does not end so.
+   */
+  const unfinishedCheckpoint = (branch: readonly Entry[]): number => {
+    for (let i = branch.length - 1; i >= 0; i--) {
+      const entry = branch[i]!;
+      if (!isMetadata(entry)) return isRetainNone(entry) ? i : -1;
+    }
+    return -1;
+  };
+
   const isBootEntry = (entry: Entry, windowId?: string): boolean =>
     entry.type === "custom_message" &&
     entry.customType === facts.boot_type &&
@@ -151,6 +177,24 @@ export function windowsOf(facts: Facts) {
         (e.message.role === "user" || e.message.role === "toolResult" || e.message.role === "bashExecution"),
     );
 
+  /**
+   * The person's last message in the current window (what an overflow reset retries): its text
+   * and how many images it carried. Undefined when the window has none (it was opened by a reset
+   * and the model has been working on its own since).
+   */
+  const lastRequest = (branch: readonly Entry[]): { text: string; images: number } | undefined => {
+    const slice = windowSlice(branch);
+    for (let i = slice.length - 1; i >= 0; i--) {
+      const e = slice[i]!;
+      if (e.type !== "message" || e.message.role !== "user") continue;
+      const content = e.message.content;
+      if (typeof content === "string") return { text: content, images: 0 };
+      const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+      return { text, images: content.filter((b) => b.type === "image").length };
+    }
+    return undefined;
+  };
+
   /** The last notes save (`NOTES_SAVE_TOOLS`) result in the current window, if any. */
   const lastNotesWrite = (branch: readonly Entry[]): { id: string; failed: boolean } | undefined => {
     const slice = windowSlice(branch);
@@ -222,6 +266,8 @@ export function windowsOf(facts: Facts) {
     headTokens,
     projectRootWindow,
     isCheckpointBacked,
+    unfinishedCheckpoint,
+    lastRequest,
     headConfirmed,
     estimateMessages,
     systemFirst,
@@ -240,22 +286,11 @@ function isOurMessageEntry(entry: Entry, customType: string): boolean {
 }
 
 /**
- * The marker at `index` is checkpoint-backed when the entry just before it on the branch is its
- * parent and is a retain-none checkpoint: a compaction with an empty summary whose
- * `firstKeptEntryId` is its own id.
+ * A retain-none checkpoint: a compaction with an empty summary whose `firstKeptEntryId` is its
+ * own id (Pi's projection keeps nothing before it).
  */
-export function isCheckpointBacked(branch: readonly Entry[], index: number): boolean {
-  const marker = branch[index];
-  const checkpoint = branch[index - 1];
-  return (
-    index > 0 &&
-    marker !== undefined &&
-    checkpoint !== undefined &&
-    marker.parentId === checkpoint.id &&
-    checkpoint.type === "compaction" &&
-    checkpoint.summary === "" &&
-    checkpoint.firstKeptEntryId === checkpoint.id
-  );
+export function isRetainNone(entry: Entry | undefined): boolean {
+  return entry?.type === "compaction" && entry.summary === "" && entry.firstKeptEntryId === entry.id;
 }
 
 /** A head is confirmed when it is checkpoint-backed and has its hidden boot and continuation. */

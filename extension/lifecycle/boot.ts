@@ -1,7 +1,7 @@
 /**
  * The boot block at every window head: rendering it with `pi-context boot` (or a minimal one
- * when the binary cannot), the root boot at session start, and the repair of a partial tail.
- * Reset boots travel inside the boundary drafts (reset.ts).
+ * when the binary cannot), and the root boot at session start. Reset boots travel inside the
+ * boundary drafts (reset.ts); an interrupted reset gets its boot from repair.ts.
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -10,7 +10,7 @@ import { clip, failure, run } from "../binary.ts";
 import type { Facts } from "../facts.ts";
 import { notify, warnOnce } from "./notify.ts";
 import { branchOf, type LifecycleState, sessionIdOf } from "./state.ts";
-import { CONTINUATION, notesIndexIncomplete, notesIndexUnavailable } from "./texts.ts";
+import { notesIndexIncomplete, notesIndexUnavailable } from "./texts.ts";
 
 const BOOT_TIMEOUT_MS = 5_000;
 
@@ -104,50 +104,23 @@ export function bootDetails(windowId: string, reason: string, previous: string |
 }
 
 /**
- * Root boot and tail repair (session start, /tree, /pi-context on). A root window without its
- * boot gets one; a reset window whose marker is followed only by metadata gets its missing boot
- * and/or continuation. Sent hidden, without a model turn, never twice (the branch is checked
- * again after the boot is rendered).
+ * The root boot: a root window (no marker on the branch) without its boot gets one, hidden and
+ * without a model turn, never twice (the branch is checked again after the boot is rendered).
  */
-export async function ensureHead(s: LifecycleState, ctx: ExtensionContext): Promise<void> {
+export async function ensureRootBoot(s: LifecycleState, ctx: ExtensionContext): Promise<void> {
   const gen = s.generation;
   const sessionId = sessionIdOf(ctx);
-  const branch = branchOf(ctx);
-  const m = s.win.lastMarkerIndex(branch);
-  const still = () => s.active && gen === s.generation && sessionIdOf(ctx) === sessionId && s.enabled;
+  const rootId = s.win.rootWindowId(sessionId);
+  const present = () => branchOf(ctx).some((e) => s.win.isBootEntry(e, rootId));
+  if (s.win.hasMarker(branchOf(ctx)) || present()) return;
+  const boot = await renderBoot(s, ctx, { current: rootId, previous: null }, "session_start");
+  const still = s.active && gen === s.generation && sessionIdOf(ctx) === sessionId && s.enabled;
+  if (!still || s.win.hasMarker(branchOf(ctx)) || present()) return;
+  reportBoot(s, ctx, boot);
+  sendHidden(s, s.facts.boot_type, boot.text, bootDetails(rootId, "session_start", null));
+}
 
-  if (m < 0) {
-    const rootId = s.win.rootWindowId(sessionId);
-    if (branch.some((e) => s.win.isBootEntry(e, rootId))) return;
-    const boot = await renderBoot(s, ctx, { current: rootId, previous: null }, "session_start");
-    if (!still() || s.win.hasMarker(branchOf(ctx)) || branchOf(ctx).some((e) => s.win.isBootEntry(e, rootId))) return;
-    reportBoot(s, ctx, boot);
-    s.pi.sendMessage(
-      { customType: s.facts.boot_type, content: boot.text, display: false, details: bootDetails(rootId, "session_start", null) },
-      { triggerTurn: false },
-    );
-    return;
-  }
-
-  const head = s.win.inspectHead(branch, m);
-  if (head.blocked || head.continuation) return;
-  const needBoot = !head.boot;
-  let bootText: string | undefined;
-  const ids = s.win.markerIds(branch);
-  const previous = ids.length >= 2 ? ids[ids.length - 2]! : s.win.rootWindowId(sessionId);
-  if (needBoot) {
-    const boot = await renderBoot(s, ctx, { current: head.windowId, previous }, "repair");
-    if (!still()) return;
-    const again = s.win.inspectHead(branchOf(ctx), s.win.lastMarkerIndex(branchOf(ctx)));
-    if (again.windowId !== head.windowId || again.blocked || again.boot || again.continuation) return;
-    reportBoot(s, ctx, boot);
-    bootText = boot.text;
-  }
-  if (bootText !== undefined) {
-    s.pi.sendMessage(
-      { customType: s.facts.boot_type, content: bootText, display: false, details: bootDetails(head.windowId, "repair", previous) },
-      { triggerTurn: false },
-    );
-  }
-  s.pi.sendMessage({ customType: s.facts.continuation_type, content: CONTINUATION, display: false }, { triggerTurn: false });
+/** Appends a hidden custom message without a model turn. */
+export function sendHidden(s: LifecycleState, customType: string, content: string, details?: unknown): void {
+  s.pi.sendMessage({ customType, content, display: false, ...(details === undefined ? {} : { details }) }, { triggerTurn: false });
 }

@@ -2,7 +2,7 @@
 
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-import { ensureHead } from "./boot.ts";
+import { ensureHead } from "./repair.ts";
 import { remaining } from "./budget.ts";
 import { notify } from "./notify.ts";
 import { policyOf, switchOff, switchOn } from "./policy.ts";

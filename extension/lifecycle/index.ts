@@ -4,7 +4,8 @@
  *
  * - state.ts    what the lifecycle remembers between hooks, and when it forgets it
  * - policy.ts   whether it acts (`/pi-context on|off`) and the settings it follows
- * - boot.ts     the boot block at every window head: rendering, the root boot, tail repair
+ * - boot.ts     the boot block at every window head: rendering it, the root boot
+ * - repair.ts   the head a branch needs when it is opened: the root boot, or an interrupted reset finished
  * - budget.ts   tokens left: the reminder, the warning, the hard reserve, `get_context_remaining`
  * - reset.ts    what asks for a reset, when it commits, and the boundary drafts
  * - guards.ts   fail-closed head checks, compaction and `/tree` guards, loop safety, conflicts
@@ -14,7 +15,7 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 
-import { ensureHead } from "./boot.ts";
+import { ensureHead } from "./repair.ts";
 import { notifyWarnings, onContext, registerContextRemaining } from "./budget.ts";
 import { registerCommands } from "./commands.ts";
 import { failClosed, holdOffCompaction, notifyCleared, scanConflicts, skipTreeSummary } from "./guards.ts";

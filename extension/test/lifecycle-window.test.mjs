@@ -80,6 +80,31 @@ test("inspectHead: confirmed, missing pieces, blocked, edited, not checkpoint-ba
   assert.equal(win.inspectHead(entries, win.lastMarkerIndex(entries)).laterCompaction, true);
 });
 
+test("an interrupted reset: a checkpoint without its marker; metadata between a checkpoint and its marker", () => {
+  const w = "pcw:s:33333333";
+  const modelChange = { type: "model_change", provider: "p", modelId: "m" };
+  let entries = checkpointed();
+  assert.equal(win.unfinishedCheckpoint(entries), 2, "the checkpoint ends the branch");
+  assert.equal(win.unfinishedCheckpoint(checkpointed(modelChange)), 2, "metadata may follow it");
+  assert.equal(win.unfinishedCheckpoint(checkpointed(user("work"))), -1, "work followed it");
+  assert.equal(win.unfinishedCheckpoint(checkpointed(marker(w))), -1, "its marker was written");
+  assert.equal(win.unfinishedCheckpoint(chain(user("a"), { type: "compaction", summary: "native", firstKeptEntryId: "x" })), -1, "not retain-none");
+
+  entries = checkpointed(modelChange, marker(w), boot(w), continuation());
+  const head = win.inspectHead(entries, win.lastMarkerIndex(entries));
+  assert.ok(head.checkpointBacked && win.headConfirmed(head), "a model change between checkpoint and marker");
+  entries = checkpointed(user("between"), marker(w), boot(w), continuation());
+  assert.equal(win.inspectHead(entries, win.lastMarkerIndex(entries)).checkpointBacked, false, "a message between them");
+});
+
+test("the last request of the current window", () => {
+  const w = "pcw:s:44444444";
+  const blocks = { type: "message", message: { role: "user", content: [{ type: "text", text: "look" }, { type: "image", data: "", mimeType: "image/png" }, { type: "text", text: "here" }] } };
+  assert.deepEqual(win.lastRequest(chain(user("first"), assistant("a"), user("second"), assistant("b"))), { text: "second", images: 0 });
+  assert.deepEqual(win.lastRequest(chain(blocks)), { text: "look\nhere", images: 1 });
+  assert.equal(win.lastRequest(checkpointed(marker(w), boot(w), continuation(), assistant("working"))), undefined, "none in this window");
+});
+
 test("fresh windows, window messages, the last notes save", () => {
   const w = "pcw:s:22222222";
   let entries = checkpointed(marker(w), boot(w), continuation(), assistant("hello"));
