@@ -51,16 +51,17 @@ export function headProblem(s: LifecycleState, head: WindowHead): string | undef
   return undefined;
 }
 
-/** "memory cleared", once per window this process reset, and only for a confirmed head. */
+/** The reset's one notice ("memory cleared"), once per window this process reset, and only for a confirmed head. */
 export function notifyCleared(s: LifecycleState, ctx: ExtensionContext): void {
   const branch = branchOf(ctx);
   const m = s.win.lastMarkerIndex(branch);
   if (m < 0) return;
   const head = s.win.inspectHead(branch, m);
-  if (!s.proposed.has(head.windowId) || s.clearedNotified.has(head.windowId)) return;
+  const proposed = s.proposed.get(head.windowId);
+  if (!proposed || s.clearedNotified.has(head.windowId)) return;
   if (!headConfirmed(head) || headProblem(s, head)) return;
   s.clearedNotified.add(head.windowId);
-  notify(ctx, `pi-context: memory cleared · ${head.windowId}`, "info");
+  notify(ctx, proposed.notice, "info");
 }
 
 /**

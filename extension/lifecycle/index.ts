@@ -8,6 +8,7 @@
  * - repair.ts   the head a branch needs when it is opened: the root boot, or an interrupted reset finished
  * - budget.ts   tokens left: the reminder, the warning, the hard reserve, `get_context_remaining`
  * - reset.ts    what asks for a reset, when it commits, and the boundary drafts
+ * - overflow.ts a request too long for the context window: the reset that retries it, bounded
  * - guards.ts   fail-closed head checks, compaction and `/tree` guards, loop safety, conflicts
  * - commands.ts `/wipe-memory` and `/pi-context`
  * - texts.ts    the fixed texts the model and the person read; notify.ts how notices are shown

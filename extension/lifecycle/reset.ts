@@ -1,12 +1,11 @@
 /**
  * Resets: what asks for one (the `wipe_memory` tool, `/wipe-memory`, the budget close-out, the
  * hard reserve, provider overflow), when it commits (`turn_end` or `agent_before_settle`, never on
- * abort or error), and the boundary drafts it proposes: a retain-none checkpoint, the marker, the
- * hidden boot and the hidden continuation.
+ * abort, nor on an error other than an overflow), and the boundary drafts it proposes: a
+ * retain-none checkpoint, the marker, the hidden boot and the hidden continuation.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai";
 import type {
   AgentBeforeSettleEvent,
   ExtensionContext,
@@ -21,18 +20,25 @@ import { bootDetails, type BootRender, renderBoot, reportBoot } from "./boot.ts"
 import { hardReserveDue, takeStaged } from "./budget.ts";
 import { automaticResetAllowed } from "./guards.ts";
 import { notify } from "./notify.ts";
+import { isOverflowLike, retryContinuation, startRetry } from "./overflow.ts";
 import { policyOf } from "./policy.ts";
 import { NO_PARAMETERS, textResult } from "./result.ts";
-import { branchOf, clearTransient, type LifecycleState, type ResetReason, sessionIdOf, windowOf } from "./state.ts";
-import { CONTINUATION, MANUAL_WIPE, NOTICES, REFUSALS } from "./texts.ts";
+import { branchOf, clearTransient, type LifecycleState, type Request, type ResetReason, sessionIdOf, windowOf } from "./state.ts";
+import { clearedNotice, CONTINUATION, MANUAL_WIPE, NOTICES, REFUSALS } from "./texts.ts";
 
 // -- building a reset ----------------------------------------------------------------------------
+
+/** What a reset opens: the drafts of its boundary and the id of its window. */
+interface Reset {
+  drafts: SessionBoundaryDraft[];
+  windowId: string;
+}
 
 /**
  * The reset drafts for the current window, or undefined when the lifecycle moved on while the
  * boot was rendered (then only the incoming entries are kept and nothing continues).
  */
-async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: ResetReason): Promise<SessionBoundaryDraft[] | undefined> {
+async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: ResetReason, continuation: string): Promise<Reset | undefined> {
   const gen = s.generation;
   const sessionId = sessionIdOf(ctx);
   const branch = branchOf(ctx);
@@ -49,22 +55,27 @@ async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: Rese
   }
   if (!isCurrent()) return undefined;
   reportBoot(s, ctx, boot);
-  s.proposed.set(newWindow, { boot: boot.text, continuation: CONTINUATION });
-  return [
-    { type: "compaction", summary: "", firstKeptEntryId: null },
-    { type: "custom", customType: s.facts.marker_type, data: { windowId: newWindow } },
-    { type: "custom_message", customType: s.facts.boot_type, content: boot.text, display: false, details: bootDetails(newWindow, reason, oldWindow) },
-    { type: "custom_message", customType: s.facts.continuation_type, content: CONTINUATION, display: false },
-  ];
+  s.proposed.set(newWindow, { boot: boot.text, continuation, notice: clearedNotice(newWindow, continuation !== CONTINUATION) });
+  return {
+    windowId: newWindow,
+    drafts: [
+      { type: "compaction", summary: "", firstKeptEntryId: null },
+      { type: "custom", customType: s.facts.marker_type, data: { windowId: newWindow } },
+      { type: "custom_message", customType: s.facts.boot_type, content: boot.text, display: false, details: bootDetails(newWindow, reason, oldWindow) },
+      { type: "custom_message", customType: s.facts.continuation_type, content: continuation, display: false },
+    ],
+  };
 }
 
-/** The hook result that commits a reset after `entries`, or keeps only `entries` when it cannot. */
-async function commit(s: LifecycleState, ctx: ExtensionContext, entries: SessionBoundaryDraft[], reason: ResetReason) {
-  const reset = await buildReset(s, ctx, reason);
-  if (!reset) return { entries };
+/**
+ * The hook result that commits a reset after `entries`, or keeps only `entries` when it cannot;
+ * with the window it opened.
+ */
+async function commit(s: LifecycleState, ctx: ExtensionContext, entries: SessionBoundaryDraft[], reason: ResetReason, continuation = CONTINUATION) {
+  const reset = await buildReset(s, ctx, reason, continuation);
+  if (!reset) return { result: { entries }, windowId: undefined };
   s.request = undefined;
-  s.overflow = s.overflow === "pending" || s.overflow === "pending-spent" ? "spent" : s.overflow;
-  return { entries: [...entries, ...reset], continue: true };
+  return { result: { entries: [...entries, ...reset.drafts], continue: true }, windowId: reset.windowId };
 }
 
 // -- when a reset commits ------------------------------------------------------------------------
@@ -72,15 +83,11 @@ async function commit(s: LifecycleState, ctx: ExtensionContext, entries: Session
 const isAborted = (outcome: string, message: AgentMessage | undefined, ctx: ExtensionContext) =>
   outcome === "aborted" || (message as { stopReason?: string } | undefined)?.stopReason === "aborted" || ctx.signal?.aborted === true;
 
-const isOverflowLike = (message: AgentMessage, ctx: ExtensionContext): boolean => {
-  if ((message as { role: string }).role !== "assistant") return false;
-  const m = message as Parameters<typeof isContextOverflow>[0];
-  return isContextOverflow(m, ctx.model?.contextWindow) || (ctx.model !== undefined && isRecoverableLength(m, ctx.model.maxTokens));
-};
+const reasonOf = (r: Request): ResetReason => (r.kind === "tool" ? "wipe_memory" : r.kind === "manual" ? "manual" : "budget");
 
 /**
  * `turn_end`: persists the staged budget messages, commits a requested wipe or the hard reserve
- * after a successful turn, and starts an overflow chain after an overflow-like response.
+ * after a successful turn, and resets after an overflow-like response (overflow.ts).
  */
 export async function onTurnEnd(s: LifecycleState, event: TurnEndEvent, ctx: ExtensionContext) {
   if (!s.active) return undefined;
@@ -95,33 +102,40 @@ export async function onTurnEnd(s: LifecycleState, event: TurnEndEvent, ctx: Ext
     return undefined;
   }
   const queued = event.context.pendingMessages.length > 0 || ctx.hasPendingMessages();
-  if (isOverflowLike(event.message, ctx)) {
-    const spent = s.overflow === "spent" || s.overflow === "pending-spent";
-    const p = policyOf(s, ctx);
-    const pending = s.enabled && p.automatic && !queued;
-    s.overflow = pending ? (spent ? "pending-spent" : "pending") : spent ? "spent" : "idle";
-    if (s.request?.kind !== "manual") s.request = undefined;
-    return result();
-  }
+  if (isOverflowLike(event.message, ctx)) return (await resetAfterOverflow(s, event, ctx, entries, queued)) ?? result();
   if (failed || !s.enabled) {
     s.request = undefined;
-    if (!s.enabled) s.overflow = "idle";
     return result();
   }
-  s.overflow = "idle";
   const r = s.request && s.request.windowId === windowId ? s.request : undefined;
   if (s.request && s.request.windowId !== windowId) s.request = undefined;
-  if (r && (r.kind === "tool" || r.kind === "manual")) {
-    return commit(s, ctx, entries, r.kind === "tool" ? "wipe_memory" : "manual");
-  }
+  if (r && (r.kind === "tool" || r.kind === "manual")) return (await commit(s, ctx, entries, reasonOf(r))).result;
   const p = policyOf(s, ctx);
-  if (hardReserveDue(s, ctx, p) && automaticResetAllowed(s, ctx, p)) return commit(s, ctx, entries, "hard_reserve");
+  if (hardReserveDue(s, ctx, p) && automaticResetAllowed(s, ctx, p)) return (await commit(s, ctx, entries, "hard_reserve")).result;
   return result();
 }
 
 /**
- * `agent_before_settle`: the overflow reset (once per failure chain), a wipe requested after the
- * run's last turn, and the budget close-out at a successful normal stop.
+ * After an overflow-like response, nothing queued: the reset that retries the turn. Automatic
+ * (reason `overflow`) when automatic compaction is on and loop safety allows it; a wipe already
+ * asked for in this window (`/wipe-memory` while streaming) commits here too, as itself. After a
+ * failed request Pi ends the run, so the retry is left to `agent_before_settle`.
+ */
+async function resetAfterOverflow(s: LifecycleState, event: TurnEndEvent, ctx: ExtensionContext, entries: SessionBoundaryDraft[], queued: boolean) {
+  const windowId = windowOf(s, ctx);
+  const explicit = s.request?.windowId === windowId && s.request.kind !== "closeout" ? s.request : undefined;
+  if (!explicit) s.request = undefined;
+  if (!s.enabled || queued) return undefined;
+  const p = policyOf(s, ctx);
+  if (!explicit && !(p.automatic && automaticResetAllowed(s, ctx, p))) return undefined;
+  const { result, windowId: opened } = await commit(s, ctx, entries, explicit ? reasonOf(explicit) : "overflow", retryContinuation(s, ctx));
+  if (opened !== undefined && event.outcome === "error") s.retry = opened;
+  return result;
+}
+
+/**
+ * `agent_before_settle`: the retry after an overflow reset, a wipe requested after the run's last
+ * turn, and the budget close-out at a successful normal stop.
  */
 export async function onAgentBeforeSettle(s: LifecycleState, event: AgentBeforeSettleEvent, ctx: ExtensionContext) {
   if (!s.active) return undefined;
@@ -131,14 +145,7 @@ export async function onAgentBeforeSettle(s: LifecycleState, event: AgentBeforeS
   }
   const windowId = windowOf(s, ctx);
   const queued = event.context.pendingMessages.length > 0 || ctx.hasPendingMessages();
-  if (s.overflow === "pending" || s.overflow === "pending-spent") {
-    if (queued) return undefined;
-    const spent = s.overflow === "pending-spent";
-    s.overflow = "spent";
-    const p = policyOf(s, ctx);
-    if (spent || !s.enabled || !p.automatic || !automaticResetAllowed(s, ctx, p)) return undefined;
-    return commit(s, ctx, event.entries, "overflow");
-  }
+  if (s.retry !== undefined) return startRetry(s, event, ctx, queued);
   const r = s.request && s.request.windowId === windowId ? s.request : undefined;
   if (event.outcome === "error" || !s.enabled || !r) {
     s.request = undefined;
@@ -147,13 +154,13 @@ export async function onAgentBeforeSettle(s: LifecycleState, event: AgentBeforeS
   if (queued) return undefined;
   // A wipe requested after the run's last turn ended (a /wipe-memory that arrived late) still
   // commits, before the run settles.
-  if (r.kind === "manual" || r.kind === "tool") return commit(s, ctx, event.entries, r.kind === "tool" ? "wipe_memory" : "manual");
+  if (r.kind === "manual" || r.kind === "tool") return (await commit(s, ctx, event.entries, reasonOf(r))).result;
   const p = policyOf(s, ctx);
   if (!p.automatic || !automaticResetAllowed(s, ctx, p)) {
     s.request = undefined;
     return undefined;
   }
-  return commit(s, ctx, event.entries, "budget");
+  return (await commit(s, ctx, event.entries, "budget")).result;
 }
 
 // -- asking for a reset --------------------------------------------------------------------------

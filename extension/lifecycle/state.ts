@@ -32,13 +32,6 @@ export interface Request {
   windowId: string;
 }
 
-/**
- * The provider-overflow chain: `pending` after an overflow-like turn (the reset waits for
- * `agent_before_settle`), `spent` once this failure chain had its one reset, `pending-spent` when
- * a further overflow arrives in a spent chain (it settles without another reset).
- */
-export type Overflow = "idle" | "pending" | "spent" | "pending-spent";
-
 /** A budget message (reminder or warning) waiting for the next `turn_end` to persist it. */
 export interface Staged {
   windowId: string;
@@ -71,14 +64,21 @@ export interface LifecycleState {
   generation: number;
   /** The pending reset, if any (transient). */
   request: Request | undefined;
-  overflow: Overflow;
+  /**
+   * The window an overflow reset just opened after a failed request: Pi ends a run after a failed
+   * turn whatever `turn_end` asks, so `agent_before_settle` starts the retry there (transient).
+   */
+  retry: string | undefined;
   stagedReminder: Staged | undefined;
   stagedWarning: Staged | undefined;
 
   /** Windows whose warning was staged: notify once when it is durable. */
   readonly warningNotices: Set<string>;
-  /** Boundaries this process committed: window id → the exact boot and continuation it proposed. */
-  readonly proposed: Map<string, { boot: string; continuation: string }>;
+  /**
+   * Boundaries this process committed: window id → the exact boot and continuation it proposed,
+   * and the notice shown once its head is confirmed.
+   */
+  readonly proposed: Map<string, { boot: string; continuation: string; notice: string }>;
   /** Windows whose "memory cleared" notice was shown. */
   readonly clearedNotified: Set<string>;
   /** Windows whose broken head was reported. */
@@ -107,7 +107,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     active: true,
     generation: 0,
     request: undefined,
-    overflow: "idle",
+    retry: undefined,
     stagedReminder: undefined,
     stagedWarning: undefined,
     warningNotices: new Set(),
@@ -129,10 +129,10 @@ export function clearStaged(s: LifecycleState): void {
   s.stagedWarning = undefined;
 }
 
-/** Drops the pending request, the overflow chain and the staged budget messages. */
+/** Drops the pending request, a pending overflow retry and the staged budget messages. */
 export function clearTransient(s: LifecycleState): void {
   s.request = undefined;
-  s.overflow = "idle";
+  s.retry = undefined;
   clearStaged(s);
 }
 

@@ -7,6 +7,51 @@ export const CONTINUATION = `<context_window_continuation>
 Your memory was just wiped: this is a fresh context window, and nothing from the previous one is in your context. Nothing is lost: your notes are indexed above, and history_search, history_list and history_read reach everything said and done before (history_windows lists the windows). Read your checkpoint notes, recover what you need, then carry on with the task.
 </context_window_continuation>`;
 
+/** The person's last request as an overflow continuation repeats it (overflow.ts decides the cut). */
+export interface CarriedRequest {
+  /** The text repeated: the whole request, or its first `shown` characters. */
+  text: string;
+  /** Its length in characters. */
+  total: number;
+  /** Fewer characters than `total` when it was cut. */
+  shown: number;
+  images: number;
+}
+
+/**
+ * The continuation of a window opened because the provider refused a request as too long: the
+ * fresh window retries the turn, so it repeats the person's last request (or its start, and
+ * where the rest is).
+ */
+export function overflowContinuation(previousWindowId: string, request: CarriedRequest | undefined): string {
+  const head = `<context_window_continuation>
+Your memory was just wiped: the last request in the previous window (${previousWindowId}) was too long for the model's context window, so this fresh window retries it. Nothing from the previous window is in your context, and there was no chance to save notes before it ended. Nothing is lost: your notes are indexed above, and history_search, history_list and history_read reach everything said and done before (history_windows lists the windows).`;
+  const tail = "</context_window_continuation>";
+  if (!request) {
+    return `${head}
+
+Find in history what you were working on at the end of that window, then carry on with it.
+${tail}`;
+  }
+  const notes: string[] = [];
+  if (request.shown < request.total) {
+    notes.push(
+      `its first ${request.shown} of ${request.total} characters; history_list with window_id ${previousWindowId} and roles ["user"] shows it last, and history_read reads it whole`,
+    );
+  }
+  if (request.images > 0) notes.push(`${request.images === 1 ? "its image is" : `its ${request.images} images are`} not repeated here`);
+  const about = notes.length > 0 ? ` (${notes.join("; ")})` : "";
+  return `${head}
+
+The person's last message, repeated from the previous window${about}:
+<request>
+${request.text}
+</request>
+
+Find in history what you had already done for it, then carry on with it.
+${tail}`;
+}
+
 export function reminderText(tokensLeft: number): string {
   return `<context_window_guidance>
 About ${tokensLeft} tokens are left in this context window before it is wiped. Start closing out: write down what is only in your head (the goal, decisions, current state, next steps) with notes_write or notes_edit, crumple notes that went stale, and keep each MAP.md honest. Call wipe_memory yourself when you reach a good stopping point.
@@ -42,6 +87,13 @@ export const REFUSALS = {
 
 export function notesIndexIncomplete(homes: readonly string[]): string {
   return `pi-context: notes index incomplete for ${homes.join(", ")}; notes_list can retry after recovery.`;
+}
+
+/** The one notice of a reset, shown once its head is confirmed. */
+export function clearedNotice(windowId: string, overflowed: boolean): string {
+  return overflowed
+    ? `pi-context: the request was too long for the model's context window; memory cleared · ${windowId}, retrying it in the fresh window.`
+    : `pi-context: memory cleared · ${windowId}`;
 }
 
 export const NOTICES = {
