@@ -36,9 +36,11 @@ interface Reset {
 
 /**
  * The reset drafts for the current window, or undefined when the lifecycle moved on while the
- * boot was rendered (then only the incoming entries are kept and nothing continues).
+ * boot was rendered (then only the incoming entries are kept and nothing continues). `retry` is
+ * the continuation of a window that retries an overflowing request (overflow.ts).
  */
-async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: ResetReason, continuation: string): Promise<Reset | undefined> {
+async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: ResetReason, retry?: string): Promise<Reset | undefined> {
+  const continuation = retry ?? CONTINUATION;
   const gen = s.generation;
   const sessionId = sessionIdOf(ctx);
   const branch = branchOf(ctx);
@@ -55,7 +57,7 @@ async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: Rese
   }
   if (!isCurrent()) return undefined;
   reportBoot(s, ctx, boot);
-  s.proposed.set(newWindow, { boot: boot.text, continuation, notice: clearedNotice(newWindow, continuation !== CONTINUATION) });
+  s.proposed.set(newWindow, { boot: boot.text, continuation, notice: clearedNotice(newWindow, retry !== undefined) });
   return {
     windowId: newWindow,
     drafts: [
@@ -71,8 +73,8 @@ async function buildReset(s: LifecycleState, ctx: ExtensionContext, reason: Rese
  * The hook result that commits a reset after `entries`, or keeps only `entries` when it cannot;
  * with the window it opened.
  */
-async function commit(s: LifecycleState, ctx: ExtensionContext, entries: SessionBoundaryDraft[], reason: ResetReason, continuation = CONTINUATION) {
-  const reset = await buildReset(s, ctx, reason, continuation);
+async function commit(s: LifecycleState, ctx: ExtensionContext, entries: SessionBoundaryDraft[], reason: ResetReason, retry?: string) {
+  const reset = await buildReset(s, ctx, reason, retry);
   if (!reset) return { result: { entries }, windowId: undefined };
   s.request = undefined;
   return { result: { entries: [...entries, ...reset.drafts], continue: true }, windowId: reset.windowId };
