@@ -10,14 +10,16 @@ mod page;
 mod prefilter;
 mod project;
 mod read;
+mod run;
 
 use serde::Serialize;
 
 pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
-pub use prefilter::{scan_in_parallel, PendingScan, RawScan, Scanner};
+pub use prefilter::{RawScan, Scanner};
 pub use project::{Event, History, Leaf, WindowInfo};
 pub use read::ReadParams;
+pub use run::{with_history, Branch, SessionInput};
 
 /// The four event roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]

@@ -170,9 +170,9 @@ impl<'s> History<'s> {
         self.search_scanned(params, budget, scan.as_ref())
     }
 
-    /// `history search` with the raw-byte scan already done (see [`scan_in_parallel`]).
+    /// `history search` with the raw-byte scan already done (see [`with_history`]).
     ///
-    /// [`scan_in_parallel`]: super::scan_in_parallel
+    /// [`with_history`]: super::with_history
     pub fn search_scanned(
         &self,
         params: &SearchParams,

@@ -13,8 +13,6 @@
 //! (`unknown`, `bash`, `{}`, `--- output ---`, …): when a run could match those, every tool event
 //! is a candidate.
 
-use std::path::Path;
-
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::project::{Event, History, Source};
@@ -75,44 +73,6 @@ impl Scanner {
             tools_always: self.tools_always,
         }
     }
-
-    /// Scans a session file through its own memory map; `None` if it cannot be read.
-    pub fn scan_file(&self, path: &Path) -> Option<RawScan> {
-        let file = std::fs::File::open(path).ok()?;
-        if file.metadata().ok()?.len() == 0 {
-            return Some(self.scan(&[]));
-        }
-        // SAFETY: read-only map of a file Pi only appends to; bounds are checked on every access.
-        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        Some(self.scan(&map))
-    }
-}
-
-/// A scan running on another thread while the caller loads and projects the session.
-pub struct PendingScan<'scope> {
-    handle: Option<std::thread::ScopedJoinHandle<'scope, Option<RawScan>>>,
-}
-
-impl PendingScan<'_> {
-    /// Waits for the scan; `None` when there is nothing to prefilter with.
-    pub fn wait(self) -> Option<RawScan> {
-        self.handle.and_then(|h| h.join().ok()).flatten()
-    }
-}
-
-/// Runs `work` while the raw bytes of `path` are scanned for `queries` on another thread.
-pub fn scan_in_parallel<T>(
-    path: &Path,
-    queries: &[String],
-    work: impl FnOnce(PendingScan) -> T,
-) -> T {
-    let scanner = Scanner::new(queries);
-    std::thread::scope(|scope| {
-        let handle = scanner
-            .as_ref()
-            .map(|scanner| scope.spawn(move || scanner.scan_file(path)));
-        work(PendingScan { handle })
-    })
 }
 
 pub(super) struct Prefilter {
