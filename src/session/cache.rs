@@ -132,6 +132,7 @@ fn load(
         skipped: index.skipped,
         lines: index.lines,
         atoms: index.atoms,
+        ..Parser::default()
     };
     Some((parser, indexed_len))
 }

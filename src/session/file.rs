@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::guard::GuardedMap;
+use super::guard::{Canary, GuardedMap};
 use super::{OpenOptions, Session, SessionError, Source};
 
 /// How many times an operation runs before a file that keeps changing is reported.
@@ -69,6 +69,8 @@ pub struct SessionFile {
 struct Opened {
     file: File,
     metadata: Metadata,
+    /// Recognizes a truncation during the read even when the file grew back to the same bytes.
+    canary: Option<Canary>,
     /// The first and last bytes of what was read, and where the last ones start.
     head: Vec<u8>,
     tail: Vec<u8>,
@@ -105,9 +107,13 @@ impl SessionFile {
             Some(map) => Source::Mapped(Arc::new(map)),
             None => Source::Owned(Arc::new(read_at_most(&file, len).map_err(io_error)?)),
         };
+        // The canary is touched before the ends are copied and anything is parsed, so any
+        // truncation after it is seen, and the bytes read before it are these ends' version.
+        let canary = Canary::new(&file, len);
         let bytes = source.bytes();
         let tail_at = bytes.len().saturating_sub(CHECK_BYTES);
         let opened = Opened {
+            canary,
             head: bytes[..bytes.len().min(CHECK_BYTES)].to_vec(),
             tail: bytes[tail_at..].to_vec(),
             tail_at: tail_at as u64,
@@ -162,6 +168,7 @@ impl SessionFile {
             return true;
         };
         !self.source.damaged()
+            && !opened.canary.as_ref().is_some_and(Canary::tripped)
             && opened
                 .file
                 .metadata()

@@ -83,6 +83,11 @@ impl GuardedMap {
     /// Maps the first `len` bytes of `file` (`len > 0`). `None` when the map or its guard cannot
     /// be set up; the caller then reads the file instead.
     pub fn map(file: &File, len: usize) -> Option<GuardedMap> {
+        GuardedMap::map_range(file, 0, len)
+    }
+
+    /// Maps `len` bytes of `file` from `offset`, a multiple of the page size.
+    fn map_range(file: &File, offset: u64, len: usize) -> Option<GuardedMap> {
         if len == 0 || !install_handler() {
             return None;
         }
@@ -91,7 +96,12 @@ impl GuardedMap {
         // is turned into zeros by the SIGBUS handler (the slot is live before any read), and
         // every access goes through bounds-checked, UTF-8-validated slices, so changed bytes
         // give garbage, never undefined behaviour; `damaged` and the caller's checks catch it.
-        let map = match unsafe { memmap2::MmapOptions::new().len(len).map(file) } {
+        let map = match unsafe {
+            memmap2::MmapOptions::new()
+                .offset(offset)
+                .len(len)
+                .map(file)
+        } {
             Ok(map) => map,
             Err(_) => {
                 slot.state.store(FREE, Ordering::Release);
@@ -114,6 +124,61 @@ impl GuardedMap {
     pub fn damaged(&self) -> bool {
         self.slot.damaged.load(Ordering::Acquire)
     }
+}
+
+/// A one-page map of a file's last page, touched once when the file is opened and never again:
+/// truncating the file below that page (every in-place rewrite starts with a truncation to
+/// zero) removes the page from the page tables of every map of it, this one included, and it
+/// stays absent even when the file grows back. So a truncation during a read is recognized
+/// even when the file was restored to the same bytes before the read ended.
+pub(super) struct Canary {
+    map: GuardedMap,
+}
+
+impl Canary {
+    /// Maps and touches the page holding the last of the file's first `len` bytes.
+    pub fn new(file: &File, len: usize) -> Option<Canary> {
+        let page = PAGE_SIZE.load(Ordering::Relaxed).max(1);
+        let last_page = len.checked_sub(1)? / page * page;
+        let map = GuardedMap::map_range(file, last_page as u64, len - last_page)?;
+        // SAFETY: an in-bounds read of the map; a fault past the end is turned into zeros.
+        unsafe { std::ptr::read_volatile(map.bytes().as_ptr()) };
+        Some(Canary { map })
+    }
+
+    /// Whether the file may have been truncated below the page since it was touched: the page
+    /// left the page tables, or reading it faulted. Without a way to tell (no
+    /// `/proc/self/pagemap`), only the fault counts.
+    pub fn tripped(&self) -> bool {
+        self.map.damaged() || page_present(self.map.bytes().as_ptr() as usize) == Some(false)
+    }
+}
+
+impl std::fmt::Debug for Canary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Canary")
+            .field("tripped", &self.tripped())
+            .finish()
+    }
+}
+
+/// Whether the page holding `address` is in this process's page tables (bit 63 of its
+/// `/proc/self/pagemap` entry, readable without privileges); `None` when that cannot be told.
+#[cfg(target_os = "linux")]
+fn page_present(address: usize) -> Option<bool> {
+    use std::os::unix::fs::FileExt;
+    let page = PAGE_SIZE.load(Ordering::Relaxed);
+    let pagemap = File::open("/proc/self/pagemap").ok()?;
+    let mut entry = [0; 8];
+    pagemap
+        .read_exact_at(&mut entry, (address / page * 8) as u64)
+        .ok()?;
+    Some(u64::from_ne_bytes(entry) >> 63 == 1)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn page_present(_address: usize) -> Option<bool> {
+    None
 }
 
 impl Drop for GuardedMap {

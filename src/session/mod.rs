@@ -251,12 +251,27 @@ impl Session {
         self.source.bytes()
     }
 
-    /// The raw JSON text of a span (empty if the span no longer holds UTF-8).
-    pub fn raw(&self, span: Span) -> &str {
-        self.bytes()
-            .get(span.start..span.end)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+    /// The raw JSON text of a span (empty if the span no longer holds UTF-8). The bytes of a
+    /// mapped file are copied first: they can change under the map (a rewrite in place), and
+    /// text that was checked to be UTF-8 must stay what was checked.
+    pub fn raw(&self, span: Span) -> Cow<'_, str> {
+        let Some(bytes) = self.bytes().get(span.start..span.end) else {
+            return Cow::Borrowed("");
+        };
+        match &self.source {
+            Source::Mapped(_) => Cow::Owned(String::from_utf8(bytes.to_vec()).unwrap_or_default()),
+            Source::Empty | Source::Owned(_) => {
+                Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or(""))
+            }
+        }
+    }
+
+    /// Decodes the JSON string a span holds; `None` when it holds something else.
+    fn decoded(&self, span: Span) -> Option<Cow<'_, str>> {
+        match self.raw(span) {
+            Cow::Borrowed(raw) => decode_json_string(raw),
+            Cow::Owned(raw) => decode_json_string(&raw).map(|s| Cow::Owned(s.into_owned())),
+        }
     }
 
     /// Entry indices by id (a repeated id: the later line wins).
@@ -287,7 +302,7 @@ impl Session {
 
     /// Decodes a JSON string held as a span.
     pub fn str(&self, s: JsonStr) -> Cow<'_, str> {
-        decode_json_string(self.raw(s.0)).unwrap_or(Cow::Borrowed(""))
+        self.decoded(s.0).unwrap_or(Cow::Borrowed(""))
     }
 
     /// The entry whose line holds byte `offset`.
@@ -301,13 +316,13 @@ impl Session {
     pub fn timestamp(&self, entry: &Entry) -> Option<String> {
         entry
             .timestamp
-            .and_then(|span| decode_json_string(self.raw(span)))
+            .and_then(|span| self.decoded(span))
             .map(Cow::into_owned)
     }
 
     /// Decodes a JSON string value; anything else (null, number, missing) is empty.
     pub fn string_value(&self, span: Option<Span>) -> Cow<'_, str> {
-        span.and_then(|s| decode_json_string(self.raw(s)))
+        span.and_then(|s| self.decoded(s))
             .unwrap_or(Cow::Borrowed(""))
     }
 
@@ -319,8 +334,8 @@ impl Session {
         };
         let raw = self.raw(span);
         match raw.as_bytes().first() {
-            Some(b'"') => decode_json_string(raw).unwrap_or(Cow::Borrowed("")),
-            Some(b'[') => Cow::Owned(join_text_blocks(raw)),
+            Some(b'"') => self.decoded(span).unwrap_or(Cow::Borrowed("")),
+            Some(b'[') => Cow::Owned(join_text_blocks(&raw)),
             _ => Cow::Borrowed(""),
         }
     }
@@ -331,7 +346,7 @@ impl Session {
         let raw = self.raw(span);
         match raw.as_bytes().first() {
             Some(b'"') => raw == "\"\"",
-            Some(b'[') => parse::text_blocks(raw).iter().all(|t| t.get() == "\"\""),
+            Some(b'[') => parse::text_blocks(&raw).iter().all(|t| t.get() == "\"\""),
             _ => true,
         }
     }

@@ -391,6 +391,34 @@ mod rewrite {
     }
 
     #[test]
+    fn a_rewrite_back_to_the_same_bytes_is_still_recognized() {
+        let content = text('a', 3);
+        let (_dir, path, file) = opened(&content);
+        let _ = file.session(&OpenOptions::default());
+        write_in_place(&path, &text('b', 5));
+        write_in_place(&path, &content);
+        assert_eq!(std::fs::read(&path).unwrap(), content);
+        assert!(
+            !file.is_consistent(),
+            "the read may have seen the other version in between"
+        );
+
+        let (_dir, path, file) = opened(&content);
+        truncate(&path, 100);
+        write_in_place(&path, &content);
+        assert!(!file.is_consistent(), "a truncation, then the same bytes");
+    }
+
+    fn truncate(path: &Path, len: u64) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+    }
+
+    #[test]
     fn read_consistently_retries_then_reports_a_file_that_keeps_changing() {
         let content = text('a', 3);
         let dir = tempfile::tempdir().unwrap();
