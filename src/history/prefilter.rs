@@ -19,7 +19,7 @@ use super::project::{Event, History, Source};
 use crate::text::LiteralMatcher;
 
 /// The scan copies about this many bytes at a time (more when a line is longer).
-const SCAN_CHUNK_BYTES: usize = 1 << 20;
+const SCAN_CHUNK_BYTES: usize = 128 << 10;
 
 /// Text that tool documents contain without it being in the session bytes.
 const SYNTHESIZED: [&str; 5] = [

@@ -9,9 +9,9 @@
 //!
 //! An append keeps the read consistent: the bytes that were read are still the file's first
 //! bytes. A rewrite is recognized by a read that faulted past the end, a file now shorter than
-//! what was read, or a change in the first or last 4 KiB of what was read (the first holds the
-//! header, which Pi's migrations change). A rewrite that keeps both ends and the length of what
-//! was read and changes only its middle is not recognized; Pi writes no such rewrite.
+//! what was read, a change in the first or last 4 KiB of what was read, or the canary page
+//! leaving the page tables (see [`Canary`]): every in-place rewrite starts with a truncation,
+//! which the canary sees even when the file was restored to the same bytes before the check.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
