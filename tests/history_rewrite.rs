@@ -375,11 +375,12 @@ fn reads_survive_a_session_rewritten_and_truncated_in_place() {
         let (versions, path) = (Arc::clone(&versions), path.clone());
         move |stop: &AtomicBool| {
             while !stop.load(Ordering::Relaxed) {
+                // Each version stays a while, so that some reads see one version throughout.
                 for version in versions.iter() {
                     rewrite_in_place(&path, &version.text);
-                    std::thread::sleep(Duration::from_millis(3));
+                    std::thread::sleep(Duration::from_millis(60));
                     truncate_to(&path, version.text.len() / 2);
-                    std::thread::sleep(Duration::from_millis(3));
+                    std::thread::sleep(Duration::from_millis(2));
                 }
             }
         }
