@@ -1,5 +1,7 @@
 //! Seq allocation, the branch walk, windows and call/result pairing.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -432,7 +434,8 @@ impl<'s> History<'s> {
                     }
                     _ => (None, None),
                 };
-                let mut doc = tool_head(name.unwrap_or("unknown"), arguments.unwrap_or("{}"));
+                let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
+                let mut doc = tool_head(name.unwrap_or("unknown"), &arguments);
                 if let Some(result) = result {
                     push_output(&mut doc, &self.result_text(*result));
                 }

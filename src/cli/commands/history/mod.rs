@@ -8,8 +8,9 @@ mod windows;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
-use pi_context::history::{History, Leaf, ListParams, Role};
-use pi_context::session::Session;
+use pi_context::history::{
+    with_history, Branch, History, HistoryError, Leaf, ListParams, RawScan, Role, SessionInput,
+};
 use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
 
 use crate::cli::error::{CommandError, Outcome};
@@ -66,29 +67,28 @@ pub struct SessionArgs {
 }
 
 impl SessionArgs {
-    fn load(&self) -> Result<Session, CommandError> {
-        Session::open_with(&self.session, &crate::cli::config::session_open_options()).map_err(
-            |e| {
-                CommandError::io(
-                    format!("cannot read session file {}", self.session.display()),
-                    e,
-                )
-            },
-        )
+    /// Runs `op` on the session's branch, read consistently (see [`with_history`]); with
+    /// `scan_for`, the raw bytes are scanned for those queries while the session loads.
+    fn with_history<T>(
+        &self,
+        scan_for: Option<&[String]>,
+        op: impl FnMut(&History, Option<&RawScan>) -> Result<T, HistoryError>,
+    ) -> Result<T, CommandError> {
+        let options = crate::cli::config::session_open_options();
+        let input = SessionInput::File {
+            path: &self.session,
+            options: &options,
+        };
+        let branch = Branch {
+            leaf: &Leaf::from_wire(self.leaf.as_deref()),
+            session_id: self.session_id.as_deref(),
+        };
+        Ok(with_history(input, branch, scan_for, op)?)
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
         printer::history(self.json, ui.color)
     }
-}
-
-/// Projects the branch of a loaded session.
-fn project<'s>(session: &'s Session, args: &SessionArgs) -> Result<History<'s>, CommandError> {
-    Ok(History::project(
-        session,
-        &Leaf::from_wire(args.leaf.as_deref()),
-        args.session_id.as_deref(),
-    )?)
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
