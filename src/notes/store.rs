@@ -19,6 +19,7 @@ use super::lock::LockError;
 use super::{clock, frontmatter, lock, walk};
 use crate::beneath::Dir;
 use crate::text::{self, LiteralMatcher};
+use crate::wire;
 
 /// The largest note, serialized, in UTF-8 bytes.
 pub const MAX_NOTE_BYTES: usize = 1_000_000;
@@ -963,16 +964,7 @@ fn line_numbers(text: &str, starts: &[usize]) -> Vec<usize> {
 }
 
 fn matcher<S: AsRef<str>>(queries: &[S]) -> Result<LiteralMatcher, NotesError> {
-    if queries.is_empty() {
-        return Err(NotesError::InvalidQuery(
-            "query must be a string or a non-empty array of strings".into(),
-        ));
-    }
-    if queries.iter().any(|q| q.as_ref().is_empty()) {
-        return Err(NotesError::InvalidQuery(
-            "query strings must be non-empty: an empty query matches everything".into(),
-        ));
-    }
+    wire::check_queries(queries).map_err(|e| NotesError::InvalidQuery(e.to_string()))?;
     LiteralMatcher::new(queries)
         .map_err(|e| NotesError::InvalidQuery(format!("query cannot be compiled: {e}")))
 }
