@@ -20,6 +20,26 @@ fn big_body(env: &TestEnv) -> String {
     text[start..].to_string()
 }
 
+/// `notes_edit` through the tool protocol, under the hang guard.
+fn tool_guarded(env: &TestEnv, params: serde_json::Value) -> serde_json::Value {
+    let request = json!({"params": params, "context": context(env)});
+    let output = env
+        .cmd()
+        .args(["tool", "notes_edit"])
+        .write_stdin(request.to_string())
+        .timeout(HANG_GUARD)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let response: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(text(&response).len() <= 32 * 1024);
+    response
+}
+
 fn write_big(env: &TestEnv, body: &str) {
     notes(env, &["write", "@human/big"])
         .write_stdin(body)
@@ -73,9 +93,8 @@ fn a_tool_edit_of_a_huge_interleaved_change_returns_a_cut_diff_that_matches_the_
     let env = TestEnv::new();
     // Changed lines between unchanged ones: the shape that makes a minimal diff search costly.
     write_big(&env, &"a\n\n".repeat(330_000));
-    let response = notes_support::tool(
+    let response = tool_guarded(
         &env,
-        "notes_edit",
         json!({"address": "@human/big", "edits": [{"oldText": "a", "newText": "b"}], "replace_all": true}),
     );
     assert_eq!(response["is_error"], false, "{}", response["text"]);
@@ -99,10 +118,9 @@ fn a_tool_edit_of_a_huge_interleaved_change_returns_a_cut_diff_that_matches_the_
     }
     assert_eq!(big_body(&env), "b\n\n".repeat(330_000));
     // The landed change is what the next edit sees.
-    let again = tool_ok(
+    let again = tool_guarded(
         &env,
-        "notes_edit",
         json!({"address": "@human/big", "edits": [{"oldText": "b\n\nb", "newText": "c\n\nc"}], "replace_all": true}),
     );
-    assert_eq!(again["applied"], 1);
+    assert_eq!(again["details"]["applied"], 1, "{}", again["text"]);
 }
