@@ -175,6 +175,7 @@ mod tests {
         fs::write(human.join("skip.txt"), "").unwrap();
         fs::write(human.join(".pi-context.1.2.3.tmp"), "").unwrap();
         fs::write(human.join("bad@name.md"), "").unwrap();
+        fs::write(human.join("zero\u{200B}width.md"), "").unwrap();
         fs::write(human.join("linked.md"), "").unwrap();
         fs::hard_link(human.join("linked.md"), human.join("linked-too.md")).unwrap();
         std::os::unix::fs::symlink(human.join("a.md"), human.join("sym.md")).unwrap();
