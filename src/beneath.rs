@@ -122,18 +122,19 @@ pub struct Meta {
 }
 
 impl Meta {
+    // The field types of `stat` differ between architectures; the casts are lossless on each.
+    #[allow(clippy::unnecessary_cast)]
     fn of(stat: &rfs::Stat) -> Meta {
         Meta {
-            kind: Kind::of(FileType::from_raw_mode(stat.st_mode)),
+            kind: Kind::of(FileType::from_raw_mode(stat.st_mode as u32)),
             len: u64::try_from(stat.st_size).unwrap_or(0),
-            mode: stat.st_mode & 0o7777,
-            nlink: stat.st_nlink,
-            modified: modified(stat.st_mtime, stat.st_mtime_nsec),
+            mode: (stat.st_mode as u32) & 0o7777,
+            nlink: stat.st_nlink as u64,
+            modified: modified(stat.st_mtime as i64, stat.st_mtime_nsec),
         }
     }
 }
 
-#[allow(clippy::unnecessary_cast)]
 fn modified(seconds: i64, nanos: impl TryInto<u32>) -> Option<SystemTime> {
     let nanos = nanos.try_into().ok()?;
     if seconds >= 0 {

@@ -252,7 +252,7 @@ fn fifos_sockets_and_directories_where_notes_should_be_are_refused_or_skipped() 
     let human = env.notes_home().join("human");
     rustix::fs::mkfifoat(
         CWD,
-        &human.join("pipe.md"),
+        human.join("pipe.md"),
         rustix::fs::Mode::from_raw_mode(0o644),
     )
     .unwrap();

@@ -182,7 +182,7 @@ mod tests {
         std::os::unix::fs::symlink(dir.path(), human.join("loop")).unwrap();
         rustix::fs::mkfifoat(
             rustix::fs::CWD,
-            &human.join("fifo.md"),
+            human.join("fifo.md"),
             rustix::fs::Mode::from_raw_mode(0o644),
         )
         .unwrap();
