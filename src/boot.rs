@@ -12,11 +12,9 @@
 //! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
 //! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
 
-use std::io::Read;
 
 use jiff::Timestamp;
 
-use crate::notes::frontmatter::{Document, Key};
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Query, Store};
 use crate::text::char_len;
 
@@ -350,8 +348,8 @@ pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
 /// store reports in `homes_unavailable`, or that fails to list, is [`HomeState::Unavailable`].
 /// Without a session id the session home is empty.
 ///
-/// The `MAP.md` body is read from the file the listing found (never through a symlink, never a
-/// hard-linked file) and split with the store's frontmatter codec; unlike `Store::read` this
+/// The `MAP.md` body is read with `Store::peek` (through the notes home's directory handles,
+/// never through a link, never a hard-linked or non-regular file); unlike `Store::read` this
 /// records no access, so a boot never rewrites a note (which would move its mtime and count as
 /// new material for `dream`).
 pub fn snapshot(store: &Store) -> Vec<Home> {
@@ -392,12 +390,10 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
     let mut recent = Vec::new();
     for row in listing.rows {
         if row.location.path == "MAP.md" {
-            let mut path = identity.home.clone();
-            for component in row.location.home.components() {
-                path.push(component);
-            }
-            path.push("MAP.md");
-            map = read_map_body(&path);
+            map = match store.peek(&row.location) {
+                Ok(Some((meta, body))) if meta.crumpled_at.is_none() => Some(body),
+                _ => None,
+            };
         } else if recent.len() < RECENT_PER_HOME {
             recent.push(RecentNote {
                 address: row.location.address(),
@@ -407,45 +403,6 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
         }
     }
     HomeState::Read { map, recent }
-}
-
-/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
-#[cfg(unix)]
-fn read_map_body(path: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.nlink() != 1 {
-        return None;
-    }
-    parse_map(file)
-}
-
-/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
-#[cfg(not(unix))]
-fn read_map_body(path: &std::path::Path) -> Option<String> {
-    if std::fs::symlink_metadata(path)
-        .ok()?
-        .file_type()
-        .is_symlink()
-    {
-        return None;
-    }
-    parse_map(std::fs::File::open(path).ok()?)
-}
-
-fn parse_map(mut file: std::fs::File) -> Option<String> {
-    let mut text = String::new();
-    file.read_to_string(&mut text).ok()?;
-    let doc = Document::parse(&text);
-    if doc.get(Key::CrumpledAt).is_some() {
-        return None;
-    }
-    Some(doc.body)
 }
 
 /// The root window of a session: `pcw:<first 8 chars of the session id>:root`.

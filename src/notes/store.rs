@@ -635,6 +635,23 @@ impl Store {
         })
     }
 
+    /// A note's metadata and body as they are on disk, without recording the access (the boot
+    /// block reads `MAP.md` this way: a boot never rewrites a note). `None` when it is missing.
+    pub fn peek(&self, location: &Location) -> Result<Option<(Meta, String)>, NotesError> {
+        let Some(root) = self.open_root()? else {
+            return Ok(None);
+        };
+        let Some(disk) = self.load(&root, &self.note_path(location))? else {
+            return Ok(None);
+        };
+        let doc = Document::parse(&disk.text);
+        let modified = disk.modified.and_then(|m| Timestamp::try_from(m).ok());
+        let meta = Meta::with_fallback(&doc, &|| {
+            modified.map_or_else(String::new, clock::local_iso)
+        });
+        Ok(Some((meta, doc.body)))
+    }
+
     /// Notes in the homes the query selects, most recently updated first.
     pub fn list(&self, query: &Query) -> Result<Listing, NotesError> {
         let (root, candidates, homes_unavailable) = self.candidates(query)?;
