@@ -222,14 +222,13 @@ impl Dir {
         &self.path
     }
 
-    /// A second handle on the same directory.
+    /// A second handle on the same directory, with a listing position of its own.
     pub fn try_clone(&self) -> Result<Dir, BeneathError> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let fd = rfs::openat(&self.fd, ".", flags, Mode::empty())
+            .map_err(|e| io_error("open", &self.path, e))?;
         Ok(Dir {
-            fd: self.fd.try_clone().map_err(|e| BeneathError::Io {
-                action: "open",
-                path: self.path.clone(),
-                source: e,
-            })?,
+            fd,
             path: self.path.clone(),
         })
     }
@@ -425,24 +424,30 @@ impl Dir {
         }
     }
 
-    /// The entries of this directory (without `.` and `..`), with their `lstat` types.
-    pub fn entries(&self) -> Result<Vec<Entry>, BeneathError> {
+    /// The entries of this directory (without `.` and `..`), with their `lstat` types. Listing
+    /// reads through this handle's own descriptor (from its start), hence `&mut`.
+    pub fn entries(&mut self) -> Result<Vec<Entry>, BeneathError> {
         let fail = |e: Errno| io_error("read", &self.path, e);
-        let mut dir = rfs::Dir::read_from(&self.fd).map_err(fail)?;
+        rfs::seek(&self.fd, rfs::SeekFrom::Start(0)).map_err(fail)?;
+        let mut buffer = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
+        let mut listing = rfs::RawDir::new(&self.fd, &mut buffer);
         let mut entries = Vec::new();
-        while let Some(entry) = dir.read() {
+        while let Some(entry) = listing.next() {
             let entry = entry.map_err(fail)?;
             let bytes = entry.file_name().to_bytes();
             if bytes == b"." || bytes == b".." {
                 continue;
             }
-            let name = OsString::from_vec(bytes.to_vec());
-            let kind = match Kind::of(entry.file_type()) {
-                // Some file systems leave the type out of the listing.
-                Kind::Unknown => self.stat(&name)?.map_or(Kind::Unknown, |m| m.kind),
-                kind => kind,
-            };
-            entries.push(Entry { name, kind });
+            entries.push(Entry {
+                name: OsString::from_vec(bytes.to_vec()),
+                kind: Kind::of(entry.file_type()),
+            });
+        }
+        // Some file systems leave the type out of the listing.
+        for entry in &mut entries {
+            if entry.kind == Kind::Unknown {
+                entry.kind = self.stat(&entry.name)?.map_or(Kind::Unknown, |m| m.kind);
+            }
         }
         Ok(entries)
     }
@@ -554,7 +559,7 @@ mod tests {
 
     #[test]
     fn replace_is_atomic_keeps_the_mode_and_leaves_no_temp() {
-        let (temp, dir) = root();
+        let (temp, mut dir) = root();
         dir.replace_file("a.md", b"one", None).unwrap();
         dir.replace_file("a.md", b"two", Some(0o600)).unwrap();
         assert_eq!(fs::read(temp.path().join("a.md")).unwrap(), b"two");
@@ -674,7 +679,7 @@ mod tests {
 
     #[test]
     fn entries_lock_files_and_removal() {
-        let (temp, dir) = root();
+        let (temp, mut dir) = root();
         dir.create_dir("sub").unwrap();
         symlink("sub", temp.path().join("ln")).unwrap();
         let file = dir.open_or_create_file("x.lock").unwrap();
@@ -698,6 +703,9 @@ mod tests {
                 ("x.lock".into(), Kind::File)
             ]
         );
+        // A second listing, and one through a clone, start from the beginning again.
+        assert_eq!(dir.entries().unwrap().len(), 3);
+        assert_eq!(dir.try_clone().unwrap().entries().unwrap().len(), 3);
         assert!(dir.remove_file("x.lock").unwrap());
         assert!(!dir.remove_file("x.lock").unwrap());
         assert_eq!(dir.stat("ln").unwrap().unwrap().kind, Kind::Symlink);

@@ -12,7 +12,6 @@
 //! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
 //! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
 
-
 use jiff::Timestamp;
 
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Query, Store};

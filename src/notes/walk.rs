@@ -24,17 +24,17 @@ pub struct Candidate {
 /// has none; one that cannot be read (or is reached through a symlink) is an error.
 pub fn notes_in(root: &Dir, home: &Home) -> Result<Vec<Candidate>, BeneathError> {
     let components = home.components();
-    let Some(dir) = root.open_dirs(&components)? else {
+    let Some(mut dir) = root.open_dirs(&components)? else {
         return Ok(Vec::new());
     };
     let components = components.into_iter().map(str::to_string).collect();
     let mut found = Vec::new();
-    walk(&dir, components, "", home, &mut found)?;
+    walk(&mut dir, components, "", home, &mut found)?;
     Ok(found)
 }
 
 fn walk(
-    dir: &Dir,
+    dir: &mut Dir,
     components: Vec<String>,
     prefix: &str,
     home: &Home,
@@ -69,19 +69,19 @@ fn walk(
         }
     }
     for (name, relative) in subdirs {
-        let Some(child) = dir.open_dir(&name)? else {
+        let Some(mut child) = dir.open_dir(&name)? else {
             continue;
         };
         let mut below = components.clone();
         below.push(name);
-        walk(&child, below, &relative, home, found)?;
+        walk(&mut child, below, &relative, home, found)?;
     }
     Ok(())
 }
 
 /// The slug-named home directories under `agents/` or `models/`, sorted.
 pub fn home_names(root: &Dir, namespace: &str) -> Result<Vec<String>, BeneathError> {
-    let Some(dir) = root.open_dir(namespace)? else {
+    let Some(mut dir) = root.open_dir(namespace)? else {
         return Ok(Vec::new());
     };
     let mut names: Vec<String> = dir
@@ -95,30 +95,37 @@ pub fn home_names(root: &Dir, namespace: &str) -> Result<Vec<String>, BeneathErr
     Ok(names)
 }
 
-/// The directory of each candidate in turn, opened from the notes home once per run of
-/// siblings. `None` for a directory that cannot be opened (its notes are skipped).
+/// The directory of each candidate in turn, opened from the notes home through the chain of its
+/// parents. The chain stays open between lookups, so walking candidates in walk order opens each
+/// directory about once. `None` for a directory that cannot be opened (its notes are skipped).
 pub struct DirCache<'a> {
     root: &'a Dir,
-    current: Option<(Arc<[String]>, Option<Dir>)>,
+    /// `open[i]` is the directory `components[..=i]` of the last lookup.
+    open: Vec<(String, Dir)>,
 }
 
 impl<'a> DirCache<'a> {
     pub fn new(root: &'a Dir) -> Self {
         DirCache {
             root,
-            current: None,
+            open: Vec::new(),
         }
     }
 
-    pub fn get(&mut self, dir: &Arc<[String]>) -> Option<&Dir> {
-        let hit = matches!(&self.current, Some((open, _)) if Arc::ptr_eq(open, dir));
-        if !hit {
-            let opened = self.root.open_dirs(dir).ok().flatten();
-            self.current = Some((Arc::clone(dir), opened));
+    pub fn get(&mut self, dir: &[String]) -> Option<&Dir> {
+        let shared = self
+            .open
+            .iter()
+            .zip(dir)
+            .take_while(|((open, _), wanted)| open == *wanted)
+            .count();
+        self.open.truncate(shared);
+        for name in &dir[shared..] {
+            let parent = self.open.last().map_or(self.root, |(_, d)| d);
+            let child = parent.open_dir(name).ok().flatten()?;
+            self.open.push((name.clone(), child));
         }
-        self.current
-            .as_ref()
-            .and_then(|(_, opened)| opened.as_ref())
+        Some(self.open.last().map_or(self.root, |(_, d)| d))
     }
 }
 
