@@ -258,7 +258,19 @@ fn fifos_sockets_and_directories_where_notes_should_be_are_refused_or_skipped() 
     .unwrap();
     let _socket = std::os::unix::net::UnixListener::bind(human.join("sock.md")).unwrap();
     std::fs::create_dir(human.join("dir.md")).unwrap();
-    for name in ["pipe", "sock"] {
+    let mut names = vec!["pipe", "sock"];
+    // A character device (/dev/zero's numbers) where the system allows making one (root).
+    let zero = rustix::fs::mknodat(
+        CWD,
+        &human.join("zero.md"),
+        rustix::fs::FileType::CharacterDevice,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        rustix::fs::makedev(1, 5),
+    );
+    if zero.is_ok() {
+        names.push("zero");
+    }
+    for name in names {
         let address = format!("@human/{name}");
         for args in [
             vec!["read", address.as_str()],
