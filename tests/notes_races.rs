@@ -262,7 +262,7 @@ fn fifos_sockets_and_directories_where_notes_should_be_are_refused_or_skipped() 
     // A character device (/dev/zero's numbers) where the system allows making one (root).
     let zero = rustix::fs::mknodat(
         CWD,
-        &human.join("zero.md"),
+        human.join("zero.md"),
         rustix::fs::FileType::CharacterDevice,
         rustix::fs::Mode::from_raw_mode(0o644),
         rustix::fs::makedev(1, 5),
