@@ -385,6 +385,23 @@ impl Dir {
         })
     }
 
+    /// Moves `name` to `to_name` in the directory `to` (this one or another below the same root),
+    /// replacing what is there, with one `renameat`: at every instant the file is at exactly one
+    /// of the two names. Both directories are fsynced.
+    pub fn rename_to(
+        &self,
+        name: impl AsRef<OsStr>,
+        to: &Dir,
+        to_name: impl AsRef<OsStr>,
+    ) -> Result<(), BeneathError> {
+        let name = self.checked(name.as_ref())?;
+        let to_name = to.checked(to_name.as_ref())?;
+        rfs::renameat(&self.fd, name, &to.fd, to_name)
+            .map_err(|e| io_error("move", &self.path.join(name), e))?;
+        rfs::fsync(&to.fd).map_err(|e| io_error("sync", &to.path, e))?;
+        rfs::fsync(&self.fd).map_err(|e| io_error("sync", &self.path, e))
+    }
+
     /// Opens the regular file `name` for locking, creating it (empty, `0666 & ~umask`) when it
     /// is missing. Never through a link, never blocking, and never truncating.
     pub fn open_or_create_file(&self, name: impl AsRef<OsStr>) -> Result<File, BeneathError> {

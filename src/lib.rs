@@ -7,6 +7,7 @@
 
 pub mod beneath;
 pub mod boot;
+pub mod clock;
 pub mod dream;
 pub mod history;
 pub mod notes;

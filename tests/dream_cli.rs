@@ -46,7 +46,7 @@ fn the_dreamer_is_pi_in_json_mode_jailed_in_the_notes_home() {
         "json",
         "--no-session",
         "--tools",
-        "read,grep,find,ls,write,edit",
+        "read,grep,find,ls,write,edit,notes_move",
         "--no-extensions",
     ];
     assert_eq!(&args[..expected_prefix.len()], expected_prefix, "{args:?}");

@@ -17,7 +17,7 @@ use super::interrupt::Interrupt;
 /// The jail extension, embedded so the binary is self-contained.
 const JAIL_EXTENSION: &str = include_str!("jail.ts");
 /// The only tools the dreamer gets.
-const DREAMER_TOOLS: &str = "read,grep,find,ls,write,edit";
+const DREAMER_TOOLS: &str = "read,grep,find,ls,write,edit,notes_move";
 
 /// How to start the dreamer.
 pub struct DreamerCommand<'a> {
@@ -27,6 +27,11 @@ pub struct DreamerCommand<'a> {
     pub writable: &'a [String],
     pub model: Option<&'a str>,
     pub prompt: &'a str,
+    /// The dreamer's agent slug and model slug (its `notes_move` acts as them).
+    pub agent: &'a str,
+    pub model_slug: &'a str,
+    /// The running dream's lock token: the store does not journal the dreamer's own moves.
+    pub token: &'a str,
     /// Set by SIGINT, SIGTERM or SIGHUP: the dreamer is stopped and the run fails.
     pub interrupt: &'a Interrupt,
 }
@@ -44,13 +49,25 @@ pub struct ToolUse {
     /// What a `write` call wrote.
     #[serde(skip)]
     pub content: Option<String>,
+    /// The `from` and `to` paths of a `notes_move` call.
+    #[serde(skip)]
+    pub moved: Option<(String, String)>,
 }
 
 impl ToolUse {
     /// A write or edit that may have changed a file: it succeeded, or its end was never seen.
     /// A refused or failed call touched nothing.
     pub fn may_have_written(&self) -> bool {
-        matches!(self.tool.as_str(), "write" | "edit") && (!self.finished || !self.is_error)
+        matches!(self.tool.as_str(), "write" | "edit" | "notes_move")
+            && (!self.finished || !self.is_error)
+    }
+
+    /// The paths the call may have changed, as the dreamer named them.
+    pub fn written_paths(&self) -> Vec<&str> {
+        match &self.moved {
+            Some((from, to)) => vec![from.as_str(), to.as_str()],
+            None => self.path.iter().map(String::as_str).collect(),
+        }
     }
 }
 
@@ -176,6 +193,9 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
             "PI_CONTEXT_DREAM_WRITABLE",
             serde_json::to_string(command.writable).unwrap_or_default(),
         )
+        .env(crate::notes::journal::DREAMER_TOKEN_VAR, command.token)
+        .env("PI_NOTES_AGENT", command.agent)
+        .env("PI_CONTEXT_MODEL", command.model_slug)
         .args(["--mode", "json", "--no-session", "--tools", DREAMER_TOOLS])
         .args([
             "--no-extensions",
@@ -189,6 +209,9 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
     // Its own process group: a terminal's Ctrl-C reaches only this process, which stops the
     // dreamer and then audits and commits; and the dreamer dies with this process if it is
     // killed outright, rather than writing on unaudited.
+    if let Ok(bin) = std::env::current_exe() {
+        cmd.env("PI_CONTEXT_BIN", bin);
+    }
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
     // SAFETY: prctl is async-signal-safe and touches only the child's own state.
@@ -227,14 +250,24 @@ impl EventStream {
         match event["type"].as_str().unwrap_or_default() {
             "tool_execution_start" => {
                 let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
-                let path = event["args"]["path"].as_str().map(str::to_string);
+                let args = &event["args"];
+                let path = args["path"].as_str().map(str::to_string);
+                let moved = (tool == "notes_move")
+                    .then(|| {
+                        Some((
+                            args["from"].as_str()?.to_string(),
+                            args["to"].as_str()?.to_string(),
+                        ))
+                    })
+                    .flatten();
                 let content = (tool == "write")
                     .then(|| event["args"]["content"].as_str().map(str::to_string))
                     .flatten();
                 let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
                 observer.tool_started(
                     &tool,
-                    path.as_deref(),
+                    path.as_deref()
+                        .or(moved.as_ref().map(|(from, _)| from.as_str())),
                     self.run.tools.len() + self.pending.len() + 1,
                 );
                 self.pending.push((
@@ -246,6 +279,7 @@ impl EventStream {
                         refused: None,
                         finished: false,
                         content,
+                        moved,
                     },
                 ));
             }

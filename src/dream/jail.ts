@@ -6,6 +6,7 @@
 // and outside `.git/`, `.dream.lock*`, `dreams/` and `pi/session/`. Hard-linked files are refused.
 // The run's home and writable prefixes come from PI_CONTEXT_DREAM_HOME and
 // PI_CONTEXT_DREAM_WRITABLE (a JSON array such as ["human/", "project/", "agents/me/"]).
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -102,7 +103,67 @@ export function refusal(requested: string, home = realHome(), writable = writabl
   return null;
 }
 
+/** The note file `requested` names, relative to the notes home (after the checks of `refusal`). */
+function homeRelative(requested: string, home: string): string {
+  const target = realPathOf(path.resolve(home, asPiReadsIt(requested)));
+  return path.relative(home, target).split(path.sep).join("/");
+}
+
+function failed(text: string) {
+  return { content: [{ type: "text", text }], details: {}, isError: true };
+}
+
+/**
+ * `notes_move`: moves a note through `pi-context notes move --files`, so the move is atomic,
+ * takes the notes' locks like every live agent's write, and keeps the note's metadata. Both the
+ * source and the target must pass the same checks as a write: moving a note away changes its
+ * home as much as writing it.
+ */
+function registerMove(pi: any) {
+  pi.registerTool({
+    name: "notes_move",
+    label: "Move a note",
+    description:
+      "Move a note file to another path below the notes home, in one atomic step, keeping its metadata (creation time, origin, " +
+      "access counts); its update time becomes now. Use it to rename a note or file it in the right home instead of copying and " +
+      "crumpling. Both paths must be in your writable homes. A crumpled note at the target is replaced; a live one is refused.",
+    parameters: {
+      type: "object",
+      properties: {
+        from: { type: "string", description: "The note file now, relative to the notes home (e.g. human/old.md)" },
+        to: { type: "string", description: "Its new path, relative to the notes home (e.g. human/topic/new.md)" },
+      },
+      required: ["from", "to"],
+      additionalProperties: false,
+    },
+    async execute(_toolCallId: string, params: any) {
+      const home = realHome();
+      const files: string[] = [];
+      for (const requested of [params?.from, params?.to]) {
+        if (typeof requested !== "string" || requested.length === 0) return failed("write jail: the call names no path");
+        let reason: string | null;
+        try {
+          reason = refusal(requested, home);
+        } catch (error) {
+          reason = `write jail: cannot check ${requested}: ${(error as Error).message}`;
+        }
+        if (reason) return failed(reason);
+        files.push(homeRelative(requested, home));
+      }
+      const bin = process.env.PI_CONTEXT_BIN;
+      if (!bin) return failed("notes_move is unavailable: PI_CONTEXT_BIN is not set");
+      const args = ["notes", "move", "--files", "--json", "--notes-home", home];
+      if (process.env.PI_NOTES_AGENT) args.push("--agent", process.env.PI_NOTES_AGENT);
+      if (process.env.PI_CONTEXT_MODEL) args.push("--model", process.env.PI_CONTEXT_MODEL);
+      const run = spawnSync(bin, [...args, "--", files[0], files[1]], { encoding: "utf8", timeout: 60_000 });
+      if (run.status === 0) return { content: [{ type: "text", text: run.stdout.trim() }], details: {} };
+      return failed((run.stderr || run.stdout || String(run.error ?? "pi-context failed")).trim());
+    },
+  });
+}
+
 export default function (pi: any) {
+  registerMove(pi);
   pi.on("tool_call", async (event: any) => {
     if (!GUARDED_TOOLS.has(event.toolName)) return undefined;
     const requested = event.input?.path;

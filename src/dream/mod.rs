@@ -33,6 +33,7 @@ use snapshot::Snapshot;
 
 use crate::notes::journal;
 use crate::notes::layout::DREAMS_DIR;
+use crate::notes::purge::{self, Purged};
 
 /// The compiled-in playbook; `--playbook` overrides it.
 pub const DEFAULT_PLAYBOOK: &str = include_str!("../../playbook/playbook.md");
@@ -54,6 +55,8 @@ pub struct DreamOptions {
     pub agent: String,
     /// The dreamer model's slug (its writable `models/<model>/`).
     pub model_slug: String,
+    /// Notes crumpled longer ago than this are removed from the wastebasket after the audit.
+    pub purge_after: std::time::Duration,
     /// The user's home directory (what `~` means in the dreamer's paths).
     pub user_home: PathBuf,
     /// Set by SIGINT, SIGTERM or SIGHUP; an interrupted run fails cleanly.
@@ -95,6 +98,8 @@ pub struct DreamOutcome {
     pub violations: Vec<Violation>,
     /// Notes both the dreamer and a live agent wrote during the run.
     pub conflicts: Vec<Conflict>,
+    /// Notes the wastebasket gave up (crumpled longer ago than `--purge-after`).
+    pub purged: Vec<Purged>,
     pub gates: Vec<Gate>,
     /// Why the run failed (every reason, in the order they happened).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -175,6 +180,7 @@ pub fn dream(
         changes: Vec::new(),
         violations: Vec::new(),
         conflicts: Vec::new(),
+        purged: Vec::new(),
         gates,
         error: None,
         writable: writable_homes(options),
@@ -266,6 +272,9 @@ fn run_locked(
             writable: &outcome.writable,
             model: options.model.as_deref(),
             prompt: &prompt,
+            agent: &options.agent,
+            model_slug: &options.model_slug,
+            token,
             interrupt: &options.interrupt,
         },
         observer,
@@ -293,6 +302,12 @@ fn run_locked(
         ),
         Ok(true) => {}
     }
+    if audited.is_ok() {
+        match empty_wastebasket(options) {
+            Ok(purged) => outcome.purged = purged,
+            Err(e) => push_failure(&mut failure, format!("cannot empty the wastebasket: {e}")),
+        }
+    }
     let report_path = home.join(DREAMS_DIR).join(format!("{stamp}.md"));
     let report = report::render(&report::Report {
         stamp: &stamp,
@@ -302,6 +317,8 @@ fn run_locked(
         changes: audited.is_ok().then_some(outcome.changes.as_slice()),
         violations: &outcome.violations,
         conflicts: &outcome.conflicts,
+        purged: &outcome.purged,
+        now: options.now,
     });
     match restore::write_file(
         home,
@@ -353,6 +370,15 @@ fn run_locked(
     };
     outcome.error = failure;
     Ok(())
+}
+
+/// Removes the notes crumpled longer ago than `--purge-after`.
+fn empty_wastebasket(options: &DreamOptions) -> Result<Vec<Purged>, crate::notes::NotesError> {
+    let now = jiff::Timestamp::try_from(options.now).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let after =
+        jiff::SignedDuration::try_from(options.purge_after).unwrap_or(jiff::SignedDuration::MAX);
+    let cutoff = now.checked_sub(after).unwrap_or(jiff::Timestamp::MIN);
+    purge::purge_crumpled(&options.home, cutoff)
 }
 
 /// The dreamer's calls the jail refused (they touched nothing).

@@ -252,32 +252,41 @@ impl<'a> Targets<'a> {
             if tool.tool == "write" {
                 targets.writes.push(tool);
             }
-            let Some(requested) = tool.path.as_deref() else {
-                continue;
-            };
-            let lexical = resolve::pi_target(requested, run.home, run.user_home);
-            let real = resolve::through_links(&lexical);
-            let mut inside_home = false;
-            for (path, home) in [
-                (Some(&lexical), run.home),
-                (real.as_ref(), real_home.as_path()),
-            ] {
-                if let Some(rel) = path.and_then(|p| relative(p, home)) {
-                    inside_home = true;
-                    targets.inside.entry(rel).or_default().push(tool);
-                }
-            }
-            if !inside_home {
-                findings.escaped = true;
-                let shown = real.unwrap_or(lexical);
-                findings.violations.push(Violation {
-                    kind: "outside",
-                    path: shown.display().to_string(),
-                    reason: format!("the dreamer's {} call ({requested}) wrote outside the notes home; the audit cannot put it back, check it by hand", tool.tool),
-                });
+            for requested in tool.written_paths() {
+                targets.resolve(run, &real_home, tool, requested, findings);
             }
         }
         targets
+    }
+
+    /// Records where the path `requested` of `tool` lands: inside the home, or outside it (a
+    /// violation the audit cannot undo).
+    fn resolve(
+        &mut self,
+        run: &Run,
+        real_home: &Path,
+        tool: &'a ToolUse,
+        requested: &str,
+        findings: &mut Findings,
+    ) {
+        let lexical = resolve::pi_target(requested, run.home, run.user_home);
+        let real = resolve::through_links(&lexical);
+        let mut inside_home = false;
+        for (path, home) in [(Some(&lexical), run.home), (real.as_ref(), real_home)] {
+            if let Some(rel) = path.and_then(|p| relative(p, home)) {
+                inside_home = true;
+                self.inside.entry(rel).or_default().push(tool);
+            }
+        }
+        if !inside_home {
+            findings.escaped = true;
+            let shown = real.unwrap_or(lexical);
+            findings.violations.push(Violation {
+                kind: "outside",
+                path: shown.display().to_string(),
+                reason: format!("the dreamer's {} call ({requested}) wrote outside the notes home; the audit cannot put it back, check it by hand", tool.tool),
+            });
+        }
     }
 
     /// Whether the dreamer wrote the protected file `path`, which now holds `now`.

@@ -2,6 +2,7 @@
 
 use super::audit::Change;
 use super::{Conflict, Violation};
+use crate::notes::purge::Purged;
 
 /// What a report says.
 pub struct Report<'a> {
@@ -13,6 +14,9 @@ pub struct Report<'a> {
     pub changes: Option<&'a [Change]>,
     pub violations: &'a [Violation],
     pub conflicts: &'a [Conflict],
+    pub purged: &'a [Purged],
+    /// When the run started (for the wastebasket's ages).
+    pub now: std::time::SystemTime,
 }
 
 pub fn render(report: &Report) -> String {
@@ -51,6 +55,17 @@ pub fn render(report: &Report) -> String {
                 one_line(&v.path),
                 one_line(&v.reason)
             ));
+        }
+    }
+    if !report.purged.is_empty() {
+        out.push_str("\n## Wastebasket\n\n");
+        let now = jiff::Timestamp::try_from(report.now).ok();
+        for p in report.purged {
+            let age = now
+                .zip(crate::notes::clock::parse(&p.crumpled_at))
+                .map(|(now, at)| format!("crumpled {}", crate::notes::clock::age(at, now)))
+                .unwrap_or_else(|| format!("crumpled {}", p.crumpled_at));
+            out.push_str(&format!("- purged: {} ({age})\n", one_line(&p.path)));
         }
     }
     if !report.conflicts.is_empty() {
@@ -110,6 +125,8 @@ mod tests {
             changes: Some(&changes),
             violations: &violations,
             conflicts: &[],
+            purged: &[],
+            now: std::time::SystemTime::UNIX_EPOCH,
         });
         assert!(report.contains("- added: human/a\\nb.md\n"), "{report}");
         assert!(

@@ -186,6 +186,50 @@ impl Location {
         format!("{}{}", self.home.spelled_out_prefix(), self.path)
     }
 
+    /// A note named by its file path below the notes home, as the dreamer (which works with
+    /// files) names it: `human/<p>.md`, `project/<key>/<p>.md`, `agents/<agent>/<p>.md`,
+    /// `models/<model>/<p>.md` or `pi/session/<id>/<p>.md`. The current agent's and model's
+    /// homes are those of `identity`.
+    pub fn from_home_path(file: &str, identity: &Identity) -> Result<Location, NotesError> {
+        let invalid =
+            |why: &str| NotesError::address(format!("invalid note path {}: {why}", shown(file)));
+        let segments: Vec<&str> = file.split('/').collect();
+        let (home, rest) = match segments.as_slice() {
+            ["human", rest @ ..] => (Home::Human, rest),
+            ["project", key, rest @ ..] if is_directory_name(key) => {
+                (Home::Project((*key).to_string()), rest)
+            }
+            ["agents", name, rest @ ..] if is_slug(name) => (
+                Home::Agent {
+                    name: (*name).to_string(),
+                    current: *name == identity.agent,
+                },
+                rest,
+            ),
+            ["models", name, rest @ ..] if is_slug(name) => (
+                Home::Model {
+                    name: (*name).to_string(),
+                    current: *name == identity.model,
+                },
+                rest,
+            ),
+            ["pi", "session", id, rest @ ..] if is_directory_name(id) => {
+                (Home::Session((*id).to_string()), rest)
+            }
+            _ => {
+                return Err(invalid(
+                    "expected human/…, project/<key>/…, agents/<agent>/…, models/<model>/… or pi/session/<id>/…",
+                ))
+            }
+        };
+        let path = rest.join("/");
+        if !path.ends_with(".md") {
+            return Err(invalid("a note file ends in .md"));
+        }
+        validate_path(&path, file)?;
+        Ok(Location { home, path })
+    }
+
     /// Refuses writes to another agent's or model's home.
     pub fn check_writable(&self) -> Result<(), NotesError> {
         if self.home.is_writable() {
@@ -197,6 +241,15 @@ impl Location {
             self.home.label()
         )))
     }
+}
+
+/// A project key or session id as a directory name: one plain, visible component.
+fn is_directory_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['\\', '\0'])
+        && !name.chars().any(char::is_control)
 }
 
 /// Splits `@head/…` (or a bare path) into its home and the rest.

@@ -20,6 +20,8 @@ pub enum NotesError {
     NoMatch { edit_index: usize, reason: String },
     #[error("nothing to do: provide edits, or at least one of origin and crumpled")]
     NothingToDo,
+    #[error("nothing to do: {0}")]
+    NothingToMove(String),
     #[error("note path exceeds {limit} UTF-8 bytes (got {actual})")]
     PathTooLarge { actual: usize, limit: usize },
     #[error("note exceeds {limit} UTF-8 bytes once serialized (got {actual})")]
@@ -59,7 +61,7 @@ impl NotesError {
             NotesError::AlreadyExists(_) => "already_exists",
             NotesError::AmbiguousEdit { .. } => "ambiguous_edit",
             NotesError::NoMatch { .. } => "no_match",
-            NotesError::NothingToDo => "nothing_to_do",
+            NotesError::NothingToDo | NotesError::NothingToMove(_) => "nothing_to_do",
             NotesError::PathTooLarge { .. }
             | NotesError::NoteTooLarge { .. }
             | NotesError::FileTooLarge { .. } => "too_large",

@@ -47,6 +47,11 @@ fn is_token(token: &str) -> bool {
         && token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
+/// Set in the dreamer's environment (and so in every `pi-context` its tools run) to the running
+/// dream's token: the dreamer's own changes through the store (its `notes_move` tool) are not a
+/// live agent's.
+pub const DREAMER_TOKEN_VAR: &str = "PI_CONTEXT_DREAM_TOKEN";
+
 /// Records a change to the note at `relative` (below the notes home `root`) when a dream is
 /// running. Called under the note's lock, after the change is on disk. Never fails.
 pub fn record(root: &Dir, relative: &str, before: Option<&str>, after: Option<&str>) {
@@ -56,6 +61,9 @@ pub fn record(root: &Dir, relative: &str, before: Option<&str>, after: Option<&s
     let Some(token) = running_dream(root) else {
         return;
     };
+    if std::env::var(DREAMER_TOKEN_VAR).is_ok_and(|own| own == token) {
+        return;
+    }
     let entry = JournalEntry {
         path: relative.to_string(),
         before: before.map(str::to_string),

@@ -14,6 +14,7 @@ pub mod journal;
 pub mod layout;
 pub mod lock;
 mod page;
+pub mod purge;
 mod store;
 mod walk;
 
@@ -21,8 +22,8 @@ pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
 pub use identity::{model_slug, project_key, slugify, Identity, IdentityInput};
 pub use page::{
-    read_window, EditReceipt, ListFile, ListPage, NotesPage, SearchFile, SearchMatch, SearchPage,
-    WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
+    read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile, SearchMatch,
+    SearchPage, WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
 };
 pub use store::{
     Change, ChangeKind, Counters, Diff, Edit, EditRequest, EditResult, LineMatch, Listing, Meta,

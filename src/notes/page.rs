@@ -7,7 +7,9 @@
 use serde::Serialize;
 
 use super::error::NotesError;
-use super::store::{Counters, EditResult, Listing, Note, Row, SearchListing, WriteResult};
+use super::store::{
+    Counters, EditResult, Listing, MoveResult, Note, Row, SearchListing, WriteResult,
+};
 use crate::readwindow::{self, ReadWindow, WindowError};
 use crate::text;
 use crate::wire::{self, longest_fitting};
@@ -29,6 +31,32 @@ impl WriteReceipt {
             address: result.location.address(),
             outcome: result.outcome.as_str(),
             project_key: result.location.home.project_key().map(str::to_string),
+        }
+    }
+}
+
+/// What `notes_move` returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveReceipt {
+    pub from: String,
+    pub to: String,
+    /// `moved`, or `replaced_crumpled` when a crumpled note at the target is gone.
+    pub outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_key: Option<String>,
+}
+
+impl MoveReceipt {
+    pub fn of(result: &MoveResult) -> MoveReceipt {
+        MoveReceipt {
+            from: result.from.address(),
+            to: result.to.address(),
+            outcome: if result.replaced_crumpled {
+                "replaced_crumpled"
+            } else {
+                "moved"
+            },
+            project_key: result.to.home.project_key().map(str::to_string),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan};
+use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_BYTES};
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
@@ -115,6 +115,16 @@ impl WriteOutcome {
 pub struct WriteResult {
     pub location: Location,
     pub outcome: WriteOutcome,
+    pub meta: Meta,
+}
+
+/// What a move did.
+#[derive(Debug, Clone)]
+pub struct MoveResult {
+    pub from: Location,
+    pub to: Location,
+    /// A crumpled note was at the target and is gone.
+    pub replaced_crumpled: bool,
     pub meta: Meta,
 }
 
@@ -497,6 +507,111 @@ impl Store {
             meta: Meta::of(&doc, &now_iso),
             location,
             outcome,
+        })
+    }
+
+    /// Moves a note from one address to another (both in writable homes). The note keeps its
+    /// creation time, origin, access counts and every unknown frontmatter line; `updatedAt`
+    /// moves to now, and `project` follows the session boundary (set when the note enters a
+    /// session home, removed when it leaves one). A crumpled note at the target is replaced; a
+    /// live one is refused.
+    pub fn move_note(&self, from: &str, to: &str) -> Result<MoveResult, NotesError> {
+        let from = self.locate_writable(from)?;
+        let to = self.locate_writable(to)?;
+        self.move_location(from, to)
+    }
+
+    /// [`Store::move_note`] with notes named by their file paths below the notes home
+    /// (`human/a.md`, `project/<key>/b.md`, …): how the dreamer, which works with files, names
+    /// them.
+    pub fn move_files(&self, from: &str, to: &str) -> Result<MoveResult, NotesError> {
+        let locate = |file: &str| -> Result<Location, NotesError> {
+            let location = Location::from_home_path(file, &self.identity)?;
+            if location.path.len() > MAX_PATH_BYTES + ".md".len() {
+                return Err(NotesError::PathTooLarge {
+                    actual: location.path.len() - ".md".len(),
+                    limit: MAX_PATH_BYTES,
+                });
+            }
+            location.check_writable()?;
+            Ok(location)
+        };
+        self.move_location(locate(from)?, locate(to)?)
+    }
+
+    fn move_location(&self, from: Location, to: Location) -> Result<MoveResult, NotesError> {
+        let now_iso = clock::local_iso(clock::now()?);
+        let (source, target) = (self.note_path(&from), self.note_path(&to));
+        if source.relative == target.relative {
+            return Err(NotesError::NothingToMove(format!(
+                "{} and {} are the same note",
+                from.address(),
+                to.address()
+            )));
+        }
+        let not_found = || NotesError::NotFound {
+            address: from.address(),
+        };
+        if !self.precheck(self.open_root()?.as_ref(), &source)? {
+            return Err(not_found());
+        }
+        self.precheck(self.open_root()?.as_ref(), &target)?;
+        let root = files::create_root(&self.identity.home)?;
+        // Both locks, always in the same order, so two moves never wait on each other.
+        let (first, second) = if source.relative < target.relative {
+            (&source, &target)
+        } else {
+            (&target, &source)
+        };
+        let _first = lock::lock(&root, &first.relative)?;
+        let _second = lock::lock(&root, &second.relative)?;
+        let disk = self.load(&root, &source)?.ok_or_else(not_found)?;
+        let replaced = match self.load(&root, &target)? {
+            Some(existing)
+                if Document::parse(&existing.text)
+                    .get(Key::CrumpledAt)
+                    .is_some() =>
+            {
+                Some(existing.text)
+            }
+            Some(_) => {
+                return Err(NotesError::AlreadyExists(format!(
+                    "{} is a live note; crumple it first or pick another address",
+                    to.address()
+                )))
+            }
+            None => None,
+        };
+        let mut doc = Document::parse(&disk.text);
+        doc.set(Key::UpdatedAt, &now_iso);
+        match (&from.home, &to.home) {
+            (Home::Session(_), Home::Session(_)) => {}
+            (_, Home::Session(_)) => doc.set(Key::Project, &self.identity.project_key),
+            (Home::Session(_), _) => doc.remove(Key::Project),
+            _ => {}
+        }
+        complete(&mut doc, &fallback_time(Some(&disk), &now_iso));
+        let text = doc.render();
+        // One rename moves the note: a reader finds it at exactly one of the two addresses.
+        // Then its metadata is brought up to date in place, atomically.
+        let source_dir = files::open_dirs(&root, &source.dir_refs())?.ok_or_else(not_found)?;
+        let target_dir = files::create_dirs(&root, &target.dir_refs())?;
+        source_dir
+            .rename_to(&source.file_name, &target_dir, &target.file_name)
+            .map_err(files::notes_error)?;
+        files::write_atomic(
+            &target_dir,
+            &target.file_name,
+            text.as_bytes(),
+            Some(disk.mode),
+        )?;
+        journal::record(&root, &source.relative, Some(&disk.text), None);
+        journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
+        Ok(MoveResult {
+            meta: Meta::of(&doc, &now_iso),
+            from,
+            to,
+            replaced_crumpled: replaced.is_some(),
         })
     }
 

@@ -430,10 +430,11 @@ pub fn ev_write(id: &str, path: &str, content: &str) -> [String; 2] {
 }
 
 /// Shell code running `pi-context` as a live agent of session `session` (inside a fake dreamer,
-/// whose environment is the test's hermetic one).
+/// whose environment is the test's hermetic one, without the dreamer's own token: a live agent
+/// is another process tree).
 pub fn live_agent(session: &str, args: &str) -> String {
     format!(
-        "PI_CONTEXT_SESSION_ID={} {} {args}",
+        "env -u PI_CONTEXT_DREAM_TOKEN PI_CONTEXT_SESSION_ID={} {} {args}",
         sh_quote(session),
         sh_quote(assert_cmd::cargo::cargo_bin("pi-context"))
     )

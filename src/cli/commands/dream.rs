@@ -63,6 +63,9 @@ struct RunArgs {
         default_value = "anonymous"
     )]
     agent: String,
+    /// Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)
+    #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_purge_after)]
+    purge_after: std::time::Duration,
     /// A playbook file to use instead of the built-in one
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
     playbook: Option<PathBuf>,
@@ -191,9 +194,15 @@ fn options(args: &RunArgs) -> Result<DreamOptions, CommandError> {
         playbook: dream::load_playbook(args.playbook.as_deref()).map_err(dream_error)?,
         agent: pi_context::text::slugify(&args.agent),
         model_slug,
+        purge_after: args.purge_after,
         user_home: config::home_dir(),
         interrupt: interrupt_on_signals()?,
     })
+}
+
+fn parse_purge_after(text: &str) -> Result<std::time::Duration, String> {
+    pi_context::clock::parse_span(text)
+        .ok_or_else(|| format!("{text:?} is not an age such as 30d, 12h, 4w or 0"))
 }
 
 /// SIGINT, SIGTERM and SIGHUP stop the dreamer; the run then audits, commits `(failed)`, puts
@@ -261,6 +270,9 @@ fn print_outcome(
                 }
                 for v in &outcome.violations {
                     writeln!(ui.out(), "violation ({}): {}", v.kind, v.path)?;
+                }
+                for p in &outcome.purged {
+                    writeln!(ui.out(), "purged: {} (crumpled {})", p.path, p.crumpled_at)?;
                 }
                 for c in &outcome.conflicts {
                     writeln!(

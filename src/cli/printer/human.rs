@@ -4,13 +4,18 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::history::{Fold, Item, Page, ReadResult, Row, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, NotesPage, SearchPage, WriteReceipt, COUNTERS_KEY};
+use pi_context::notes::clock;
+use pi_context::notes::{
+    EditReceipt, ListPage, MoveReceipt, NotesPage, SearchPage, WriteReceipt, COUNTERS_KEY,
+};
 use pi_context::readwindow::ReadWindow;
 
 use super::{HistoryPrinter, NotesPrinter};
 
 pub struct HumanPrinter {
     pub color: bool,
+    /// Now, for ages ("crumpled 3 days ago"); without it, times are shown as written.
+    pub now: Option<jiff::Timestamp>,
 }
 
 impl HumanPrinter {
@@ -221,6 +226,20 @@ impl HumanPrinter {
 }
 
 impl NotesPrinter for HumanPrinter {
+    fn moved(&self, out: &mut dyn Write, receipt: &MoveReceipt) -> io::Result<()> {
+        let replaced = if receipt.outcome == "replaced_crumpled" {
+            self.dim(" (replaced a crumpled note)")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "moved {} -> {}{replaced}",
+            self.bold(&receipt.from),
+            self.bold(&receipt.to)
+        )
+    }
+
     fn written(&self, out: &mut dyn Write, receipt: &WriteReceipt) -> io::Result<()> {
         let project = receipt
             .project_key
@@ -290,7 +309,13 @@ impl NotesPrinter for HumanPrinter {
             let crumpled = file
                 .crumpled_at
                 .as_ref()
-                .map(|at| self.dim(&format!("  (crumpled {at})")))
+                .map(|at| {
+                    let when = self
+                        .now
+                        .zip(clock::parse(at))
+                        .map_or_else(|| at.clone(), |(now, at)| clock::age(at, now));
+                    self.dim(&format!("  (crumpled {when})"))
+                })
                 .unwrap_or_default();
             writeln!(
                 out,

@@ -3,7 +3,9 @@
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt, COUNTERS_KEY};
+use pi_context::notes::{
+    EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt, COUNTERS_KEY,
+};
 use pi_context::readwindow::ReadWindow;
 use serde_json::{json, Map, Value};
 
@@ -72,6 +74,10 @@ impl NotesPrinter for JsonPrinter {
     }
 
     fn edited(&self, out: &mut dyn Write, receipt: &EditReceipt) -> io::Result<()> {
+        emit(out, receipt)
+    }
+
+    fn moved(&self, out: &mut dyn Write, receipt: &MoveReceipt) -> io::Result<()> {
         emit(out, receipt)
     }
 

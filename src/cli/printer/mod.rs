@@ -7,7 +7,7 @@ mod json;
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
 use pi_context::readwindow::ReadWindow;
 
 pub use json::{notes_read_details, read_details};
@@ -27,13 +27,14 @@ pub fn history(json: bool, color: bool) -> Box<dyn HistoryPrinter> {
     if json {
         Box::new(json::JsonPrinter)
     } else {
-        Box::new(human::HumanPrinter { color })
+        Box::new(human::HumanPrinter { color, now: None })
     }
 }
 
 pub trait NotesPrinter {
     fn written(&self, out: &mut dyn Write, receipt: &WriteReceipt) -> io::Result<()>;
     fn edited(&self, out: &mut dyn Write, receipt: &EditReceipt) -> io::Result<()>;
+    fn moved(&self, out: &mut dyn Write, receipt: &MoveReceipt) -> io::Result<()>;
     fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()>;
     fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()>;
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()>;
@@ -43,6 +44,9 @@ pub fn notes(json: bool, color: bool) -> Box<dyn NotesPrinter> {
     if json {
         Box::new(json::JsonPrinter)
     } else {
-        Box::new(human::HumanPrinter { color })
+        Box::new(human::HumanPrinter {
+            color,
+            now: pi_context::notes::clock::now().ok(),
+        })
     }
 }

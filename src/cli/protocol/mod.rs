@@ -143,9 +143,8 @@ pub fn answer(name: &str, request: ToolRequest) -> Result<ToolResponse, String> 
         "history_windows" | "history_list" | "history_read" | "history_search" => {
             history::answer(name, &request.params, &request.context)
         }
-        "notes_write" | "notes_edit" | "notes_read" | "notes_list" | "notes_search" => {
-            notes::answer(name, &request.params, &request.context)
-        }
+        "notes_write" | "notes_edit" | "notes_move" | "notes_read" | "notes_list"
+        | "notes_search" => notes::answer(name, &request.params, &request.context),
         _ => return Err(format!("unknown tool {name:?}")),
     };
     Ok(outcome.unwrap_or_else(ToolResponse::refusal))

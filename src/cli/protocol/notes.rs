@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use pi_context::notes::{
-    read_window, Edit, EditReceipt, EditRequest, IdentityInput, ListPage, NotesError, NotesPage,
-    Origin, Query, SearchPage, Store, WriteReceipt,
+    read_window, Edit, EditReceipt, EditRequest, IdentityInput, ListPage, MoveReceipt, NotesError,
+    NotesPage, Origin, Query, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
@@ -42,6 +42,10 @@ enum Call {
     Edit {
         address: String,
         request: EditRequest,
+    },
+    Move {
+        from: String,
+        to: String,
     },
     Read {
         address: String,
@@ -86,6 +90,13 @@ impl Call {
                         // Never more diff text than the result can show.
                         diff_max_bytes: Some(RESULT_BUDGET_BYTES),
                     },
+                }
+            }
+            "notes_move" => {
+                let params = Params::new(value, &["from", "to"])?;
+                Call::Move {
+                    from: required(&params, "from")?,
+                    to: required(&params, "to")?,
                 }
             }
             "notes_read" => {
@@ -150,6 +161,13 @@ impl Call {
                     "diff_truncated": receipt.diff_truncated,
                 });
                 Ok(ToolResponse::ok(wire::to_compact_json(&receipt), details))
+            }
+            Call::Move { from, to } => {
+                let receipt = MoveReceipt::of(&store.move_note(&from, &to)?);
+                Ok(ToolResponse::ok(
+                    wire::to_compact_json(&receipt),
+                    json!(receipt),
+                ))
             }
             Call::Read {
                 address,

@@ -77,6 +77,17 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         execution_mode: "sequential",
     },
     Tool {
+        name: "notes_move",
+        label: "Notes move",
+        description: "Move a note to another address, in one atomic step: it is never at both addresses or at neither. It keeps \
+its creation time, origin, access counts and any other metadata; its update time becomes now. Use it to rename a note or to file it \
+in the right home (for example a session note that turned out to matter to the whole project: `plan` to `@project/plan`). A \
+crumpled note at the target is replaced; a live note there is refused (crumple it first or pick another address). Both homes must be \
+yours.",
+        parameters: notes_move_parameters,
+        execution_mode: "sequential",
+    },
+    Tool {
         name: "notes_read",
         label: "Notes read",
         description: "Read a note's body as a READ WINDOW: the address and metadata lines, the chars range, next_offset_chars, \
@@ -223,6 +234,16 @@ fn notes_write_parameters() -> Value {
             "origin": origin_property()
         }),
         &["address", "content"],
+    )
+}
+
+fn notes_move_parameters() -> Value {
+    object(
+        json!({
+            "from": {"type": "string", "minLength": 1, "description": "The note's address now."},
+            "to": {"type": "string", "minLength": 1, "description": "Its new address."}
+        }),
+        &["from", "to"],
     )
 }
 

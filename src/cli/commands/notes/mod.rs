@@ -2,6 +2,7 @@
 
 mod edit;
 mod list;
+mod r#move;
 mod read;
 mod search;
 mod write;
@@ -35,6 +36,7 @@ Examples:
   echo 'Use sqlite for the cache.' | pi-context notes write @project/decisions
   pi-context notes edit @project/decisions --old sqlite --new 'sqlite (WAL mode)'
   pi-context notes edit @project/decisions --crumple
+  pi-context notes move plan @project/plan
   pi-context notes search cache --pattern '@project/**'
   pi-context notes read @project/decisions --offset -200";
 
@@ -50,6 +52,7 @@ pub struct NotesArgs {
 enum NotesCommand {
     Write(write::WriteArgs),
     Edit(edit::EditArgs),
+    Move(r#move::MoveArgs),
     Read(read::ReadArgs),
     List(list::ListArgs),
     Search(search::SearchArgs),
@@ -59,6 +62,7 @@ pub fn run(args: NotesArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     match args.command {
         NotesCommand::Write(args) => write::run(args, ui),
         NotesCommand::Edit(args) => edit::run(args, ui),
+        NotesCommand::Move(args) => r#move::run(args, ui),
         NotesCommand::Read(args) => read::run(args, ui),
         NotesCommand::List(args) => list::run(args, ui),
         NotesCommand::Search(args) => search::run(args, ui),
