@@ -204,6 +204,12 @@ impl Session {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Session::default()),
             Err(e) => return Err(e),
         };
+        Session::open_file(file, path, options)
+    }
+
+    /// Reads a session from a file the caller opened (for example with `O_NONBLOCK`, after
+    /// checking that it is a regular file); `path` names its index entry.
+    pub fn open_file(file: File, path: &Path, options: &OpenOptions) -> io::Result<Session> {
         let metadata = file.metadata()?;
         if metadata.len() == 0 {
             return Ok(Session::default());

@@ -1,0 +1,686 @@
+//! Recall across every past session (CONTRACT §10): finding Pi's session files, a full-text
+//! index of their events (tantivy) kept up to date incrementally, ranked search with previews
+//! read back from the session files, and the session list.
+//!
+//! Every `list` and `search` refreshes the index first; a process that finds another one
+//! refreshing answers from the last commit with `stale: true` instead of waiting. The index is
+//! a cache: a corrupt one is rebuilt, and deleting it is always safe.
+
+mod catalog;
+mod discover;
+mod error;
+mod events;
+mod preview;
+mod query;
+mod refresh;
+mod resolve;
+mod roots;
+mod schema;
+mod search;
+mod store;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::DocAddress;
+
+pub use catalog::SessionInfo;
+pub use error::RecallError;
+pub use query::{MAX_ALTERNATIVES, MAX_QUERY_BYTES};
+pub use refresh::{project_key_of, Progress, FIRST_USER_PREVIEW_CHARS};
+pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
+pub use roots::{session_roots, settings_session_dir, RootsInput};
+pub use search::{recency, role_boost, PROJECT_BOOST};
+
+use crate::history::Role;
+use crate::session::OpenOptions;
+use catalog::{Catalog, FileRecord};
+use store::{Snapshot, Store};
+
+/// Default number of sessions `search` returns.
+pub const DEFAULT_SEARCH_LIMIT: usize = 8;
+/// Default number of hits per session.
+pub const DEFAULT_HITS: usize = 3;
+/// Default number of sessions `list` returns.
+pub const DEFAULT_LIST_LIMIT: usize = 20;
+/// Default preview length of a hit, in code points.
+pub const DEFAULT_PREVIEW_CHARS: usize = 400;
+
+/// Where the index lives and where sessions are.
+#[derive(Debug, Clone)]
+pub struct Recall {
+    /// `<cache>/recall`.
+    pub dir: PathBuf,
+    pub roots: Vec<PathBuf>,
+    /// How session files are opened (the shared session cache).
+    pub session_options: OpenOptions,
+    /// Now, in Unix milliseconds (recency and `--since` are measured from it).
+    pub now_ms: i64,
+}
+
+/// Which sessions a list or search covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Sessions of one project key.
+    Project(String),
+    /// Every session; the current project's (if known) are boosted in search.
+    All { current: Option<String> },
+}
+
+#[derive(Debug, Clone)]
+pub struct ListParams {
+    pub scope: Scope,
+    pub since_ms: Option<i64>,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchParams {
+    pub queries: Vec<String>,
+    pub scope: Scope,
+    pub since_ms: Option<i64>,
+    pub roles: Option<Vec<Role>>,
+    pub all_branches: bool,
+    pub limit: usize,
+    pub hits: usize,
+    pub preview_chars: usize,
+}
+
+/// A session as `sessions list` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedSession {
+    pub session_id: String,
+    pub session_file: String,
+    pub cwd: Option<String>,
+    pub project_key: Option<String>,
+    pub name: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub entries: usize,
+    pub bytes: u64,
+    pub first_user_preview: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListResult {
+    pub sessions: Vec<ListedSession>,
+    pub more: usize,
+    pub indexed_sessions: usize,
+    pub stale: bool,
+    pub unreadable: usize,
+}
+
+/// One hit: an event, with a preview starting shortly before the first match.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub seq: u64,
+    pub entry_id: String,
+    pub leaf_id: Option<String>,
+    pub window_id: String,
+    pub role: Role,
+    pub created_at: Option<String>,
+    pub on_branch: bool,
+    pub score: f32,
+    pub offset_chars: usize,
+    pub content: String,
+    pub truncated: bool,
+    pub total_chars: usize,
+    /// Matches inside `content`, `(start, end)` in code points (for highlighting).
+    #[serde(skip)]
+    pub highlights: Vec<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionHits {
+    pub session_id: String,
+    pub session_file: String,
+    pub cwd: Option<String>,
+    pub project_key: Option<String>,
+    pub name: Option<String>,
+    pub updated_at: Option<String>,
+    pub score: f32,
+    pub hits: Vec<Hit>,
+    /// For human output: the first user message.
+    #[serde(skip)]
+    pub first_user_preview: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    pub sessions: Vec<SessionHits>,
+    pub more: usize,
+    pub indexed_sessions: usize,
+    pub stale: bool,
+    pub unreadable: usize,
+}
+
+/// What `sessions index` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexResult {
+    pub sessions: usize,
+    pub events: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub unreadable: usize,
+    /// Sessions (re)indexed by this run.
+    #[serde(skip)]
+    pub refreshed: usize,
+}
+
+/// The index after a refresh: a consistent snapshot (none when no index could be opened).
+struct View {
+    store: Option<Store>,
+    snapshot: Option<Snapshot>,
+    stale: bool,
+    unreadable: usize,
+}
+
+impl Recall {
+    /// `sessions index`: brings the index up to date (`rebuild`: from nothing).
+    pub fn index(
+        &self,
+        rebuild: bool,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<IndexResult, RecallError> {
+        let started = Instant::now();
+        let (view, refreshed) = self.refresh(rebuild, progress)?;
+        let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
+        let files: Vec<&FileRecord> = catalog
+            .map(|c| c.files.iter().filter(|r| self.under_roots(r)).collect())
+            .unwrap_or_default();
+        Ok(IndexResult {
+            sessions: files.len(),
+            events: files.iter().map(|r| r.events).sum(),
+            bytes: files.iter().map(|r| r.stat.size).sum(),
+            seconds: started.elapsed().as_secs_f64(),
+            unreadable: view.unreadable,
+            refreshed,
+        })
+    }
+
+    /// `sessions list`: sessions in scope, most recently updated first.
+    pub fn list(&self, params: &ListParams) -> Result<ListResult, RecallError> {
+        let (view, _) = self.refresh(false, None)?;
+        let empty = Catalog::empty();
+        let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
+        let mut files: Vec<&FileRecord> = catalog
+            .files
+            .iter()
+            .filter(|r| self.under_roots(r) && in_scope(r, &params.scope))
+            .filter(|r| params.since_ms.is_none_or(|s| r.info.updated_ms >= s))
+            .collect();
+        files.sort_by(|a, b| {
+            b.info
+                .updated_ms
+                .cmp(&a.info.updated_ms)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        let more = files.len().saturating_sub(params.limit);
+        files.truncate(params.limit);
+        Ok(ListResult {
+            sessions: files.into_iter().map(listed).collect(),
+            more,
+            indexed_sessions: catalog.files.len(),
+            stale: view.stale,
+            unreadable: view.unreadable,
+        })
+    }
+
+    /// `sessions search`.
+    pub fn search(&self, params: &SearchParams) -> Result<SearchResult, RecallError> {
+        let alternatives = query::parse(&params.queries)?;
+        if params.limit == 0 || params.hits == 0 || params.preview_chars == 0 {
+            return Err(RecallError::InvalidParams(
+                "limit, hits and preview length must be at least 1".into(),
+            ));
+        }
+        let (view, _) = self.refresh(false, None)?;
+        let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
+            return Ok(SearchResult {
+                sessions: Vec::new(),
+                more: 0,
+                indexed_sessions: 0,
+                stale: view.stale,
+                unreadable: view.unreadable,
+            });
+        };
+        let catalog = &snapshot.catalog;
+        let filter = self.filter(catalog, params);
+        let per_file = params.hits + 2;
+        let by_file = search::candidates(
+            &snapshot.searcher,
+            &store.fields,
+            &alternatives,
+            &filter,
+            per_file,
+        )?;
+        let mut ranked: Vec<(u64, Vec<search::Candidate>)> = by_file.into_iter().collect();
+        ranked.sort_by(|(fa, a), (fb, b)| {
+            let (a, b) = (a[0], b[0]);
+            (b.tier, b.score)
+                .partial_cmp(&(a.tier, a.score))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| {
+                    let ua = catalog.by_id(*fa).map_or(0, |r| r.info.updated_ms);
+                    let ub = catalog.by_id(*fb).map_or(0, |r| r.info.updated_ms);
+                    ub.cmp(&ua)
+                })
+                .then(fa.cmp(fb))
+        });
+        let matching = ranked.len();
+        let mut sessions = Vec::new();
+        let reader = HitReader::new(&snapshot.searcher, &store.fields)?;
+        for (file_id, candidates) in ranked {
+            if sessions.len() == params.limit {
+                break;
+            }
+            let Some(record) = catalog.by_id(file_id) else {
+                continue;
+            };
+            if let Some(session) = open_hits(record, &candidates, &reader, &alternatives, params) {
+                sessions.push(session);
+            }
+        }
+        let shown = sessions.len();
+        Ok(SearchResult {
+            sessions,
+            more: matching.saturating_sub(shown),
+            indexed_sessions: catalog.files.len(),
+            stale: view.stale,
+            unreadable: view.unreadable,
+        })
+    }
+
+    /// The catalog as last committed, refreshed first (for id resolution and the boot block).
+    pub fn sessions(&self) -> Result<(Vec<SessionInfoWithPath>, bool), RecallError> {
+        let (view, _) = self.refresh(false, None)?;
+        let files = view
+            .snapshot
+            .map(|s| s.catalog.files)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| self.under_roots(r))
+            .map(|r| SessionInfoWithPath {
+                path: PathBuf::from(&r.path),
+                info: r.info,
+            })
+            .collect();
+        Ok((files, view.stale))
+    }
+
+    fn under_roots(&self, record: &FileRecord) -> bool {
+        let path = Path::new(&record.path);
+        self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    fn filter(&self, catalog: &Catalog, params: &SearchParams) -> search::Filter {
+        let size = catalog
+            .files
+            .iter()
+            .map(|r| r.file_id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut files = vec![false; size];
+        let mut boosted = vec![false; size];
+        let current = match &params.scope {
+            Scope::All { current } => current.as_deref(),
+            Scope::Project(_) => None,
+        };
+        for record in &catalog.files {
+            let id = record.file_id as usize;
+            files[id] = self.under_roots(record) && in_scope(record, &params.scope);
+            boosted[id] = current.is_some() && record.info.project_key.as_deref() == current;
+        }
+        search::Filter {
+            files,
+            boosted,
+            roles: params.roles.clone(),
+            all_branches: params.all_branches,
+            since_ms: params.since_ms,
+            now_ms: self.now_ms,
+        }
+    }
+
+    /// Refreshes the index and returns a view of it, and how many files were (re)indexed.
+    fn refresh(
+        &self,
+        rebuild: bool,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<(View, usize), RecallError> {
+        let discovery = discover::discover(&self.roots);
+        let mut unreadable = discovery.unreadable;
+        let opened = match Store::open(&self.dir) {
+            Ok(store) => match store.snapshot() {
+                Ok(snapshot) => Some((store, snapshot)),
+                Err(RecallError::Corrupt(_)) => None,
+                Err(e) => return Err(e),
+            },
+            Err(RecallError::Corrupt(_) | RecallError::Busy) => None,
+            Err(e) => return Err(e),
+        };
+        if let Some((store, snapshot)) = &opened {
+            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+            if changes.is_empty() && !rebuild {
+                let (store, snapshot) = opened.expect("checked");
+                return Ok((
+                    View {
+                        store: Some(store),
+                        snapshot: Some(snapshot),
+                        stale: false,
+                        unreadable: unreadable + skipped,
+                    },
+                    0,
+                ));
+            }
+            let _ = store;
+        }
+        let Some(lock) = store::try_lock(&self.dir)? else {
+            // Another process is indexing: answer from the last commit.
+            let (store, snapshot) = match opened {
+                Some((store, snapshot)) => (Some(store), Some(snapshot)),
+                None => (None, None),
+            };
+            let skipped = snapshot
+                .as_ref()
+                .map_or(0, |s| self.plan(&s.catalog, &discovery).1);
+            return Ok((
+                View {
+                    store,
+                    snapshot,
+                    stale: true,
+                    unreadable: unreadable + skipped,
+                },
+                0,
+            ));
+        };
+        drop(opened);
+        store::with_private_umask(|| {
+            let store = match (rebuild, Store::open(&self.dir)) {
+                (false, Ok(store)) => match store.snapshot() {
+                    Ok(_) => store,
+                    Err(RecallError::Corrupt(_)) => Store::recreate(&self.dir, &lock)?,
+                    Err(e) => return Err(e),
+                },
+                (true, _) | (false, Err(RecallError::Corrupt(_) | RecallError::Busy)) => {
+                    Store::recreate(&self.dir, &lock)?
+                }
+                (false, Err(e)) => return Err(e),
+            };
+            let snapshot = store.snapshot()?;
+            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+            unreadable += skipped;
+            let mut refreshed = 0;
+            if !changes.is_empty() {
+                let big: u64 = changes
+                    .iter()
+                    .map(|c| match c {
+                        refresh::ChangeRef::Index(i) => discovery.files[*i].stat.size,
+                        refresh::ChangeRef::Drop(_) => 0,
+                    })
+                    .sum();
+                let (threads, budget) = writer_size(big);
+                let mut writer = store.writer(threads, budget)?;
+                let segments = snapshot.searcher.segment_readers().len();
+                if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
+                    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+                }
+                drop(snapshot);
+                let stats = refresh::apply(
+                    &store,
+                    &mut writer,
+                    store.snapshot()?.catalog,
+                    &discovery,
+                    &changes,
+                    &self.session_options,
+                    progress,
+                )?;
+                unreadable += stats.unreadable;
+                refreshed = stats.files_indexed;
+                writer
+                    .wait_merging_threads()
+                    .map_err(RecallError::corrupt)?;
+            }
+            let snapshot = store.snapshot()?;
+            drop(lock);
+            Ok((
+                View {
+                    store: Some(store),
+                    snapshot: Some(snapshot),
+                    stale: false,
+                    unreadable,
+                },
+                refreshed,
+            ))
+        })
+    }
+
+    /// The changes to make, and how many new files are unreadable (those are not changes).
+    fn plan(
+        &self,
+        catalog: &Catalog,
+        discovery: &discover::Discovery,
+    ) -> (Vec<refresh::ChangeRef>, usize) {
+        let mut skipped = 0;
+        let changes = refresh::plan(catalog, discovery, &self.roots)
+            .into_iter()
+            .filter(|change| match change {
+                refresh::ChangeRef::Index(i) => {
+                    let found = &discovery.files[*i];
+                    let known = catalog.get(&found.path.to_string_lossy()).is_some();
+                    let readable = discover::open_regular(&found.path).is_ok();
+                    if !readable && !known {
+                        skipped += 1;
+                    }
+                    readable || known
+                }
+                refresh::ChangeRef::Drop(_) => true,
+            })
+            .collect();
+        (changes, skipped)
+    }
+}
+
+/// A refresh indexing more than this runs the writer with two threads and lets segments merge.
+const LARGE_REFRESH_BYTES: u64 = 32 << 20;
+/// Past this many segments, even a small refresh merges.
+const MAX_SEGMENTS_BEFORE_MERGE: usize = 16;
+
+fn writer_size(bytes: u64) -> (usize, usize) {
+    if bytes >= LARGE_REFRESH_BYTES {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        (threads, threads * (64 << 20))
+    } else {
+        (1, 20 << 20)
+    }
+}
+
+/// A session's catalog entry with its file.
+#[derive(Debug, Clone)]
+pub struct SessionInfoWithPath {
+    pub path: PathBuf,
+    pub info: SessionInfo,
+}
+
+fn in_scope(record: &FileRecord, scope: &Scope) -> bool {
+    match scope {
+        Scope::All { .. } => true,
+        Scope::Project(key) => record.info.project_key.as_deref() == Some(key.as_str()),
+    }
+}
+
+fn listed(record: &FileRecord) -> ListedSession {
+    let info = &record.info;
+    ListedSession {
+        session_id: info.session_id.clone(),
+        session_file: record.path.clone(),
+        cwd: info.cwd.clone(),
+        project_key: info.project_key.clone(),
+        name: info.name.clone(),
+        created_at: info.created_at.clone(),
+        updated_at: info.updated_at.clone(),
+        entries: info.entries,
+        bytes: info.bytes,
+        first_user_preview: info.first_user_preview.clone(),
+    }
+}
+
+/// Fast-field access to what opening a hit needs.
+struct HitReader {
+    segments: Vec<SegmentColumns>,
+}
+
+struct SegmentColumns {
+    seq: Column<u64>,
+    flags: Column<u64>,
+    entry_start: Column<u64>,
+    entry_len: Column<u64>,
+    result_start: Column<u64>,
+    result_len: Column<u64>,
+    line: Column<u64>,
+    window: Option<StrColumn>,
+    leaf: Option<StrColumn>,
+}
+
+impl HitReader {
+    fn new(
+        searcher: &tantivy::Searcher,
+        fields: &schema::Fields,
+    ) -> Result<HitReader, RecallError> {
+        let schema = searcher.schema();
+        let name = |f| schema.get_field_name(f).to_string();
+        let segments = searcher
+            .segment_readers()
+            .iter()
+            .map(|reader| {
+                let fast = reader.fast_fields();
+                Ok(SegmentColumns {
+                    seq: fast.u64(&name(fields.seq))?,
+                    flags: fast.u64(&name(fields.flags))?,
+                    entry_start: fast.u64(&name(fields.entry_start))?,
+                    entry_len: fast.u64(&name(fields.entry_len))?,
+                    result_start: fast.u64(&name(fields.result_start))?,
+                    result_len: fast.u64(&name(fields.result_len))?,
+                    line: fast.u64(&name(fields.line))?,
+                    window: fast.str(&name(fields.window))?,
+                    leaf: fast.str(&name(fields.leaf))?,
+                })
+            })
+            .collect::<tantivy::Result<Vec<_>>>()
+            .map_err(RecallError::corrupt)?;
+        Ok(HitReader { segments })
+    }
+
+    fn read(&self, doc: DocAddress) -> Option<StoredHit> {
+        let columns = self.segments.get(doc.segment_ord as usize)?;
+        let d = doc.doc_id;
+        let string = |column: &Option<StrColumn>| {
+            let column = column.as_ref()?;
+            let ord = column.term_ords(d).next()?;
+            let mut text = String::new();
+            column.ord_to_str(ord, &mut text).ok()?;
+            Some(text)
+        };
+        let result_start = columns.result_start.first(d).unwrap_or(0);
+        Some(StoredHit {
+            seq: columns.seq.first(d)?,
+            flags: schema::Flags::decode(columns.flags.first(d)?),
+            entry: (columns.entry_start.first(d)?, columns.entry_len.first(d)?),
+            result: (result_start > 0)
+                .then(|| (result_start - 1, columns.result_len.first(d).unwrap_or(0))),
+            line: columns.line.first(d).unwrap_or(0),
+            window: string(&columns.window),
+            leaf: string(&columns.leaf),
+        })
+    }
+}
+
+struct StoredHit {
+    seq: u64,
+    flags: schema::Flags,
+    entry: (u64, u64),
+    result: Option<(u64, u64)>,
+    line: u64,
+    window: Option<String>,
+    leaf: Option<String>,
+}
+
+/// Opens a session's candidates: rebuilds each event from the file, finds the match again and
+/// cuts the preview. `None` when no candidate can be shown.
+fn open_hits(
+    record: &FileRecord,
+    candidates: &[search::Candidate],
+    reader: &HitReader,
+    alternatives: &[query::Alternative],
+    params: &SearchParams,
+) -> Option<SessionHits> {
+    let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
+    let mut hits = Vec::new();
+    for candidate in candidates {
+        if hits.len() == params.hits {
+            break;
+        }
+        let Some(stored) = reader.read(candidate.doc) else {
+            continue;
+        };
+        let located = preview::Located {
+            flags: stored.flags,
+            entry: stored.entry,
+            result: stored.result,
+            line: stored.line,
+            version: record.version,
+        };
+        let Some(rebuilt) = preview::rebuild(&file, &located) else {
+            continue;
+        };
+        let Some(found) = preview::find(&rebuilt.document, alternatives) else {
+            continue;
+        };
+        let total_chars = crate::text::char_len(&rebuilt.document);
+        let start = preview::preview_start(&rebuilt.document, found.first);
+        let content =
+            crate::text::char_slice(&rebuilt.document, start, params.preview_chars).to_string();
+        let end = start + crate::text::char_len(&content);
+        let highlights = found
+            .ranges
+            .iter()
+            .filter(|(a, b)| *a >= start && *b <= end)
+            .map(|(a, b)| (a - start, b - start))
+            .collect();
+        hits.push(Hit {
+            seq: stored.seq,
+            entry_id: rebuilt.entry_id,
+            leaf_id: stored.leaf,
+            window_id: stored
+                .window
+                .unwrap_or_else(|| crate::history::root_window_id(&record.info.session_id)),
+            role: stored.flags.role,
+            created_at: rebuilt.created_at,
+            on_branch: stored.flags.on_branch,
+            score: round_score(candidate.score),
+            offset_chars: start,
+            truncated: start > 0 || end < total_chars,
+            total_chars,
+            content,
+            highlights,
+        });
+    }
+    let best = hits.first()?.score;
+    let info = &record.info;
+    Some(SessionHits {
+        session_id: info.session_id.clone(),
+        session_file: record.path.clone(),
+        cwd: info.cwd.clone(),
+        project_key: info.project_key.clone(),
+        name: info.name.clone(),
+        updated_at: info.updated_at.clone(),
+        score: best,
+        hits,
+        first_user_preview: info.first_user_preview.clone(),
+    })
+}
+
+fn round_score(score: f32) -> f32 {
+    (score * 1000.0).round() / 1000.0
+}
