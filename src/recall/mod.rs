@@ -101,6 +101,9 @@ pub struct ListedSession {
     pub entries: usize,
     pub bytes: u64,
     pub first_user_preview: Option<String>,
+    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
+    #[serde(skip)]
+    pub short_id: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -145,6 +148,9 @@ pub struct SessionHits {
     /// For human output: the first user message.
     #[serde(skip)]
     pub first_user_preview: Option<String>,
+    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
+    #[serde(skip)]
+    pub short_id: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -219,8 +225,9 @@ impl Recall {
         });
         let more = files.len().saturating_sub(params.limit);
         files.truncate(params.limit);
+        let prefixes = short_ids(catalog);
         Ok(ListResult {
-            sessions: files.into_iter().map(listed).collect(),
+            sessions: files.into_iter().map(|r| listed(r, &prefixes)).collect(),
             more,
             indexed_sessions: catalog.files.len(),
             stale: view.stale,
@@ -230,13 +237,22 @@ impl Recall {
 
     /// `sessions search`.
     pub fn search(&self, params: &SearchParams) -> Result<SearchResult, RecallError> {
+        self.search_with_progress(params, None)
+    }
+
+    /// `sessions search`, reporting the progress of a refresh that must index much.
+    pub fn search_with_progress(
+        &self,
+        params: &SearchParams,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<SearchResult, RecallError> {
         let alternatives = query::parse(&params.queries)?;
         if params.limit == 0 || params.hits == 0 || params.preview_chars == 0 {
             return Err(RecallError::InvalidParams(
                 "limit, hits and preview length must be at least 1".into(),
             ));
         }
-        let (view, _) = self.refresh(false, None)?;
+        let (view, _) = self.refresh(false, progress)?;
         let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
             return Ok(SearchResult {
                 sessions: Vec::new(),
@@ -281,6 +297,12 @@ impl Recall {
             };
             if let Some(session) = open_hits(record, &candidates, &reader, &alternatives, params) {
                 sessions.push(session);
+            }
+        }
+        let prefixes = short_ids(catalog);
+        for session in &mut sessions {
+            if let Some(short) = prefixes.get(&session.session_id) {
+                session.short_id = short.clone();
             }
         }
         let shown = sessions.len();
@@ -510,7 +532,20 @@ fn in_scope(record: &FileRecord, scope: &Scope) -> bool {
     }
 }
 
-fn listed(record: &FileRecord) -> ListedSession {
+/// Every indexed session id → its shortest unique prefix.
+fn short_ids(catalog: &Catalog) -> rustc_hash::FxHashMap<String, String> {
+    let ids: Vec<&str> = catalog
+        .files
+        .iter()
+        .map(|r| r.info.session_id.as_str())
+        .collect();
+    ids.iter()
+        .map(|id| id.to_string())
+        .zip(shortest_unique_prefixes(&ids))
+        .collect()
+}
+
+fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>) -> ListedSession {
     let info = &record.info;
     ListedSession {
         session_id: info.session_id.clone(),
@@ -523,6 +558,10 @@ fn listed(record: &FileRecord) -> ListedSession {
         entries: info.entries,
         bytes: info.bytes,
         first_user_preview: info.first_user_preview.clone(),
+        short_id: prefixes
+            .get(&info.session_id)
+            .cloned()
+            .unwrap_or_else(|| info.session_id.clone()),
     }
 }
 
@@ -678,9 +717,65 @@ fn open_hits(
         score: best,
         hits,
         first_user_preview: info.first_user_preview.clone(),
+        short_id: info.session_id.clone(),
     })
 }
 
 fn round_score(score: f32) -> f32 {
     (score * 1000.0).round() / 1000.0
+}
+
+/// `--since`: `30m`, `12h`, `7d`, `4w` before now, or an RFC 3339 date-time, or a date
+/// (`2026-02-01`, midnight in the local time zone). Returns Unix milliseconds.
+pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, RecallError> {
+    let text = text.trim();
+    let invalid = || {
+        RecallError::InvalidParams(format!(
+            "since {text:?} is not a duration (30m, 12h, 7d, 4w) or an RFC 3339 date"
+        ))
+    };
+    if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
+        let number = &text[..text.len() - 1];
+        if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+            let n: i64 = number.parse().map_err(|_| invalid())?;
+            let unit_ms: i64 = match unit {
+                'm' => 60_000,
+                'h' => 3_600_000,
+                'd' => 86_400_000,
+                'w' => 7 * 86_400_000,
+                _ => return Err(invalid()),
+            };
+            return Ok(now_ms.saturating_sub(n.saturating_mul(unit_ms)));
+        }
+    }
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    if let Ok(date) = text.parse::<jiff::civil::Date>() {
+        let zoned = date
+            .to_zoned(jiff::tz::TimeZone::system())
+            .map_err(|_| invalid())?;
+        return Ok(zoned.timestamp().as_millisecond());
+    }
+    Err(invalid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_durations_and_dates() {
+        let now = 1_000_000_000_000;
+        assert_eq!(parse_since("30m", now).unwrap(), now - 1_800_000);
+        assert_eq!(parse_since("2d", now).unwrap(), now - 2 * 86_400_000);
+        assert_eq!(parse_since("1w", now).unwrap(), now - 7 * 86_400_000);
+        assert_eq!(
+            parse_since("2026-03-01T09:00:00Z", now).unwrap(),
+            1_772_355_600_000
+        );
+        assert!(parse_since("2026-03-01", now).is_ok());
+        assert!(parse_since("5y", now).is_err());
+        assert!(parse_since("soon", now).is_err());
+    }
 }

@@ -5,9 +5,10 @@ use std::io::{self, Write};
 use pi_context::history::{Page, ReadResult, WindowsResult};
 use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
 use pi_context::readwindow::ReadWindow;
+use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::{json, Map, Value};
 
-use super::{HistoryPrinter, NotesPrinter};
+use super::{HistoryPrinter, NotesPrinter, SessionsPrinter};
 
 pub struct JsonPrinter;
 
@@ -84,5 +85,19 @@ impl NotesPrinter for JsonPrinter {
 
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
         emit(out, page)
+    }
+}
+
+impl SessionsPrinter for JsonPrinter {
+    fn list(&self, out: &mut dyn Write, result: &ListResult) -> io::Result<()> {
+        emit(out, result)
+    }
+
+    fn search(&self, out: &mut dyn Write, result: &SearchResult) -> io::Result<()> {
+        emit(out, result)
+    }
+
+    fn indexed(&self, out: &mut dyn Write, result: &IndexResult) -> io::Result<()> {
+        emit(out, result)
     }
 }

@@ -24,8 +24,9 @@ pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         list: args.page.params()?,
     };
     // The raw bytes are scanned on another thread while the session loads and projects.
-    let page = scan_in_parallel(&args.session.session, &params.queries, |scan| {
-        let session = args.session.load()?;
+    let path = args.session.path()?;
+    let page = scan_in_parallel(&path, &params.queries, |scan| {
+        let session = args.session.load_from(&path)?;
         let history = super::project(&session, &args.session)?;
         let page = history.search_scanned(&params, args.session.max_bytes, scan.wait().as_ref())?;
         Ok::<_, CommandError>(page)
