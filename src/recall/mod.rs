@@ -191,7 +191,7 @@ impl Recall {
         progress: Option<&mut dyn Progress>,
     ) -> Result<IndexResult, RecallError> {
         let started = Instant::now();
-        let (view, refreshed) = self.refresh(rebuild, progress)?;
+        let (view, refreshed) = self.refresh(rebuild, true, progress)?;
         let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
         let files: Vec<&FileRecord> = catalog
             .map(|c| c.files.iter().filter(|r| self.under_roots(r)).collect())
@@ -208,7 +208,7 @@ impl Recall {
 
     /// `sessions list`: sessions in scope, most recently updated first.
     pub fn list(&self, params: &ListParams) -> Result<ListResult, RecallError> {
-        let (view, _) = self.refresh(false, None)?;
+        let (view, _) = self.refresh(false, false, None)?;
         let empty = Catalog::empty();
         let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
         let mut files: Vec<&FileRecord> = catalog
@@ -252,7 +252,7 @@ impl Recall {
                 "limit, hits and preview length must be at least 1".into(),
             ));
         }
-        let (view, _) = self.refresh(false, progress)?;
+        let (view, _) = self.refresh(false, false, progress)?;
         let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
             return Ok(SearchResult {
                 sessions: Vec::new(),
@@ -317,7 +317,7 @@ impl Recall {
 
     /// The catalog as last committed, refreshed first (for id resolution and the boot block).
     pub fn sessions(&self) -> Result<(Vec<SessionInfoWithPath>, bool), RecallError> {
-        let (view, _) = self.refresh(false, None)?;
+        let (view, _) = self.refresh(false, false, None)?;
         let files = view
             .snapshot
             .map(|s| s.catalog.files)
@@ -366,9 +366,21 @@ impl Recall {
     }
 
     /// Refreshes the index and returns a view of it, and how many files were (re)indexed.
+    /// Every file the index creates, readers' lock files included, is private (umask 077).
+    /// `wait`: wait for another process's refresh rather than answer from the last commit.
     fn refresh(
         &self,
         rebuild: bool,
+        wait: bool,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<(View, usize), RecallError> {
+        store::with_private_umask(|| self.refresh_private(rebuild, wait, progress))
+    }
+
+    fn refresh_private(
+        &self,
+        rebuild: bool,
+        wait: bool,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
         let discovery = discover::discover(&self.roots);
@@ -398,7 +410,12 @@ impl Recall {
             }
             let _ = store;
         }
-        let Some(lock) = store::try_lock(&self.dir)? else {
+        let lock = if wait {
+            Some(store::lock(&self.dir)?)
+        } else {
+            store::try_lock(&self.dir)?
+        };
+        let Some(lock) = lock else {
             // Another process is indexing: answer from the last commit.
             let (store, snapshot) = match opened {
                 Some((store, snapshot)) => (Some(store), Some(snapshot)),
@@ -418,7 +435,7 @@ impl Recall {
             ));
         };
         drop(opened);
-        store::with_private_umask(|| {
+        {
             let store = match (rebuild, Store::open(&self.dir)) {
                 (false, Ok(store)) => match store.snapshot() {
                     Ok(_) => store,
@@ -475,7 +492,7 @@ impl Recall {
                 },
                 refreshed,
             ))
-        })
+        }
     }
 
     /// The changes to make, and how many new files are unreadable (those are not changes).

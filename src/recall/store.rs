@@ -157,8 +157,14 @@ impl Store {
 
 pub type IndexWriter = tantivy::IndexWriter<TantivyDocument>;
 
-/// Takes the writer lock without waiting; `None` when another process holds it.
-pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
+/// Takes the writer lock, waiting for another process to release it.
+pub fn lock(dir: &Path) -> Result<WriterLock, RecallError> {
+    let (file, path) = lock_file(dir)?;
+    fs2::FileExt::lock_exclusive(&file).map_err(|e| RecallError::io(&path, e))?;
+    Ok(WriterLock { _file: file })
+}
+
+fn lock_file(dir: &Path) -> Result<(fs::File, PathBuf), RecallError> {
     create_private_dir(dir)?;
     let path = dir.join("writer.lock");
     let file = fs::OpenOptions::new()
@@ -169,6 +175,12 @@ pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
         .mode(0o600)
         .open(&path)
         .map_err(|e| RecallError::io(&path, e))?;
+    Ok((file, path))
+}
+
+/// Takes the writer lock without waiting; `None` when another process holds it.
+pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
+    let (file, path) = lock_file(dir)?;
     match fs2::FileExt::try_lock_exclusive(&file) {
         Ok(()) => Ok(Some(WriterLock { _file: file })),
         Err(e) if e.kind() == fs2::lock_contended_error().kind() => Ok(None),
