@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past Pi session: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -48,8 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;windows' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -60,8 +61,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;list' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -80,8 +81,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;read' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -94,8 +95,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;search' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -264,6 +265,77 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;notes;help;help' {
             break
         }
+        'pi-context;sessions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;sessions;list' {
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The sessions of this project key')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The sessions of the project holding this directory [default: the current directory]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions (the current project''s rank higher)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;search' {
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The sessions of this project key')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The sessions of the project holding this directory [default: the current directory]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Only events of this role (repeatable)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only events of this role (repeatable)')
+            [CompletionResult]::new('--branches', '--branches', [CompletionResultType]::ParameterName, '`current`: each session''s default branch; `all`: abandoned branches too')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--hits', '--hits', [CompletionResultType]::ParameterName, 'At most this many hits per session')
+            [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Code points of preview per hit')
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions (the current project''s rank higher)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;index' {
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--rebuild', '--rebuild', [CompletionResultType]::ParameterName, 'Start from an empty index')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;sessions;help;list' {
+            break
+        }
+        'pi-context;sessions;help;search' {
+            break
+        }
+        'pi-context;sessions;help;index' {
+            break
+        }
+        'pi-context;sessions;help;help' {
+            break
+        }
         'pi-context;dream' {
             [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
             [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'Skip unless this many hours passed since the last run')
@@ -331,6 +403,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;help' {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past Pi session: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -379,6 +452,21 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;notes;search' {
+            break
+        }
+        'pi-context;help;sessions' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            break
+        }
+        'pi-context;help;sessions;list' {
+            break
+        }
+        'pi-context;help;sessions;search' {
+            break
+        }
+        'pi-context;help;sessions;index' {
             break
         }
         'pi-context;help;dream' {
