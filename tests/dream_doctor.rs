@@ -307,3 +307,45 @@ fn usage_errors_exit_2() {
         .unwrap();
     assert_exit(&output, 2);
 }
+
+#[test]
+fn notes_the_store_reads_are_never_reported_as_missing_frontmatter() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(
+        &home,
+        "human/bom.md",
+        &format!("\u{feff}{}", note("with a byte order mark")),
+    );
+    put(
+        &home,
+        "human/spaced.md",
+        &note("spaced fences").replace("---\n", "  ---  \n"),
+    );
+    put(&home, "human/crlf.md", &note("crlf").replace('\n', "\r\n"));
+    // The store reads each one's metadata.
+    let listed = env
+        .cmd()
+        .args([
+            "notes",
+            "list",
+            "--pattern",
+            "@human/*",
+            "--json",
+            "--notes-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let files = listed["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3, "{listed}");
+    for file in files {
+        assert_eq!(
+            file["updated_at"], "2026-01-01T10:00:00.000+01:00",
+            "{file}"
+        );
+    }
+    let output = doctor(&env, &home, false);
+    assert_exit(&output, 0);
+}

@@ -163,7 +163,7 @@ fn a_missing_pi_is_a_failed_dream() {
 
 #[test]
 fn a_failed_baseline_stops_before_the_dreamer() {
-    // `.git` is a file.
+    // `.git` is a file: refused before the lock is taken, with a hint.
     let env = TestEnv::new();
     let home = env.notes_home();
     put(&home, "human/keep.md", "keep\n");
@@ -174,12 +174,13 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     assert_exit(&output, 1);
     assert!(!pi.ran(), "the dreamer started without a baseline");
     let err = stderr(&output);
-    assert!(err.contains("baseline"), "{err}");
+    assert!(err.contains("repository"), "{err}");
+    assert!(err.contains("hint:"), "{err}");
     assert!(!home.join("dreams").exists());
     // No lock, no last-run time, nothing else changed.
     assert_same_tree(&before, &snapshot(&home));
 
-    // A repository whose index is locked by a crashed git.
+    // A repository whose branch is locked by a crashed git.
     let env = TestEnv::new();
     let home = env.notes_home();
     put(&home, "human/keep.md", "keep\n");
@@ -193,7 +194,12 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     );
     let subjects = git_subjects(&home);
     let last_run = mtime(&home.join(".dream.lock.last-run"));
-    put(&home, ".git/index.lock", "");
+    let head = fs::read_to_string(home.join(".git/HEAD")).unwrap();
+    let branch = head
+        .trim()
+        .strip_prefix("ref: ")
+        .expect("HEAD names a branch");
+    put(&home, &format!(".git/{branch}.lock"), "");
     put(&home, "human/new.md", "new\n");
     let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);

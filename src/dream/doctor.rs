@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::lock::{self, LockState, LAST_RUN_FILE, LOCK_FILE};
 use crate::notes::address::{Address, HomeSpec};
+use crate::notes::frontmatter::Document;
 use crate::notes::identity::is_slug;
 
 /// One problem found, at a path relative to the home (`.` for the home itself).
@@ -326,7 +327,10 @@ impl Doctor<'_> {
             Ok(Err(_)) => return self.issue(path, "not_utf8", "not UTF-8 text"),
             Err(e) => return self.issue(path, "cannot_inspect", format!("cannot read: {e}")),
         };
-        let Some((fields, body)) = split_frontmatter(&text) else {
+        // Parsed exactly as the store parses it (a byte order mark and spaces around the fences
+        // included), so doctor never flags what the store reads fine.
+        let doc = Document::parse(&text);
+        let Some(fields) = doc.fields() else {
             return self.issue(
                 path,
                 "frontmatter",
@@ -336,7 +340,9 @@ impl Doctor<'_> {
         for problem in field_problems(&fields) {
             self.issue(path, problem.0, problem.1);
         }
-        for (address, problem) in reference_problems(body, name == "MAP.md", self.home, context) {
+        for (address, problem) in
+            reference_problems(&doc.body, name == "MAP.md", self.home, context)
+        {
             self.issue(path, problem.0, format!("{address}: {}", problem.1));
         }
     }
@@ -348,42 +354,6 @@ fn is_project_key(name: &str) -> bool {
             && hex.len() == 8
             && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })
-}
-
-/// The `key: value` lines of a frontmatter block that opens at byte 0 and is closed, and the
-/// body after it.
-fn split_frontmatter(text: &str) -> Option<(Vec<(String, String)>, &str)> {
-    let mut lines = text.split_inclusive('\n');
-    if lines.next()?.trim_end_matches(['\r', '\n']) != "---" {
-        return None;
-    }
-    let mut consumed = text.find('\n')? + 1;
-    let mut fields = Vec::new();
-    for line in lines {
-        consumed += line.len();
-        let content = line.trim_end_matches(['\r', '\n']);
-        if content == "---" {
-            return Some((fields, &text[consumed..]));
-        }
-        if let Some((key, value)) = content.split_once(':') {
-            if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                fields.push((key.to_string(), unquote(value.trim()).to_string()));
-            }
-        }
-    }
-    None
-}
-
-fn unquote(value: &str) -> &str {
-    for quote in ['"', '\''] {
-        if let Some(inner) = value
-            .strip_prefix(quote)
-            .and_then(|v| v.strip_suffix(quote))
-        {
-            return inner;
-        }
-    }
-    value
 }
 
 fn field_problems(fields: &[(String, String)]) -> Vec<(&'static str, String)> {
@@ -525,11 +495,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn frontmatter_must_open_at_byte_zero_and_close() {
-        assert!(split_frontmatter("---\norigin: user\n---\nbody").is_some());
-        assert!(split_frontmatter(" ---\norigin: user\n---\n").is_none());
-        assert!(split_frontmatter("\u{feff}---\norigin: user\n---\n").is_none());
-        assert!(split_frontmatter("---\norigin: user\n").is_none());
+    fn frontmatter_is_read_as_the_store_reads_it() {
+        let fields = |text: &str| Document::parse(text).fields();
+        let origin = Some(vec![("origin".to_string(), "user".to_string())]);
+        assert_eq!(fields("---\norigin: user\n---\nbody"), origin);
+        assert_eq!(fields("  ---  \norigin: user\n  ---  \n"), origin);
+        assert_eq!(fields("\u{feff}---\norigin: user\n---\n"), origin);
+        assert_eq!(fields("---\norigin: user\n"), None);
+        assert_eq!(fields("no block"), None);
     }
 
     #[test]

@@ -2,11 +2,17 @@
 //! read as it arrives.
 
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
+
+use super::interrupt::Interrupt;
 
 /// The jail extension, embedded so the binary is self-contained.
 const JAIL_EXTENSION: &str = include_str!("jail.ts");
@@ -21,6 +27,8 @@ pub struct DreamerCommand<'a> {
     pub writable: &'a [String],
     pub model: Option<&'a str>,
     pub prompt: &'a str,
+    /// Set by SIGINT, SIGTERM or SIGHUP: the dreamer is stopped and the run fails.
+    pub interrupt: &'a Interrupt,
 }
 
 /// A tool call the dreamer made, as the event stream reported it.
@@ -31,6 +39,19 @@ pub struct ToolUse {
     pub is_error: bool,
     /// The refusal text when the write jail blocked the call.
     pub refused: Option<String>,
+    /// Whether the stream reported the call's end (a cut stream leaves calls unfinished).
+    pub finished: bool,
+    /// What a `write` call wrote.
+    #[serde(skip)]
+    pub content: Option<String>,
+}
+
+impl ToolUse {
+    /// A write or edit that may have changed a file: it succeeded, or its end was never seen.
+    /// A refused or failed call touched nothing.
+    pub fn may_have_written(&self) -> bool {
+        matches!(self.tool.as_str(), "write" | "edit") && (!self.finished || !self.is_error)
+    }
 }
 
 /// What a dreamer run produced.
@@ -60,6 +81,11 @@ pub fn run(command: &DreamerCommand, observer: &mut dyn DreamerObserver) -> Drea
     if let Err(e) = std::fs::write(&jail, JAIL_EXTENSION) {
         return failed(format!("cannot write the write jail extension: {e}"));
     }
+    if let Some(signal) = command.interrupt.signal() {
+        return failed(format!(
+            "interrupted by {signal} before the dreamer started"
+        ));
+    }
     let mut child = match build(command, &jail).spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -76,6 +102,8 @@ pub fn run(command: &DreamerCommand, observer: &mut dyn DreamerObserver) -> Drea
             text
         })
     });
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = stop_on_interrupt(child.id(), command.interrupt.clone(), done.clone());
     let mut stream = EventStream::default();
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
@@ -83,8 +111,51 @@ pub fn run(command: &DreamerCommand, observer: &mut dyn DreamerObserver) -> Drea
         }
     }
     let status = child.wait();
+    done.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
     let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-    stream.finish(status, &stderr)
+    let mut run = stream.finish(status, &stderr);
+    if let Some(signal) = command.interrupt.signal() {
+        let detail = run
+            .failure
+            .take()
+            .map(|f| format!(" ({f})"))
+            .unwrap_or_default();
+        run.failure = Some(format!(
+            "interrupted by {signal}: the dreamer was stopped{detail}"
+        ));
+    }
+    run
+}
+
+/// How long the dreamer gets to exit after SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// A thread that, once `interrupt` is set, stops the dreamer's whole process group (SIGTERM,
+/// then SIGKILL after a grace period). It ends when `done` is set.
+fn stop_on_interrupt(
+    pid: u32,
+    interrupt: Interrupt,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let group = -(pid as libc::pid_t);
+        while !done.load(Ordering::SeqCst) {
+            if interrupt.signal().is_some() {
+                // SAFETY: kill(2) on the dreamer's own process group (it was started as leader).
+                unsafe { libc::kill(group, libc::SIGTERM) };
+                let deadline = Instant::now() + STOP_GRACE;
+                while !done.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                if !done.load(Ordering::SeqCst) {
+                    unsafe { libc::kill(group, libc::SIGKILL) };
+                }
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
 }
 
 fn failed(reason: String) -> DreamerRun {
@@ -115,6 +186,20 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
         ])
         .arg("--extension")
         .arg(jail);
+    // Its own process group: a terminal's Ctrl-C reaches only this process, which stops the
+    // dreamer and then audits and commits; and the dreamer dies with this process if it is
+    // killed outright, rather than writing on unaudited.
+    cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     if let Some(model) = command.model {
         cmd.args(["--model", model]);
     }
@@ -143,6 +228,9 @@ impl EventStream {
             "tool_execution_start" => {
                 let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
                 let path = event["args"]["path"].as_str().map(str::to_string);
+                let content = (tool == "write")
+                    .then(|| event["args"]["content"].as_str().map(str::to_string))
+                    .flatten();
                 let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
                 observer.tool_started(
                     &tool,
@@ -156,6 +244,8 @@ impl EventStream {
                         path,
                         is_error: false,
                         refused: None,
+                        finished: false,
+                        content,
                     },
                 ));
             }
@@ -174,6 +264,7 @@ impl EventStream {
             return;
         };
         let (_, mut tool) = self.pending.remove(position);
+        tool.finished = true;
         tool.is_error = event["isError"].as_bool().unwrap_or(false);
         let text = content_text(&event["result"]["content"]);
         if tool.is_error && text.contains("write jail:") {

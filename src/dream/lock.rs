@@ -11,8 +11,7 @@ use std::time::SystemTime;
 
 use fs2::FileExt;
 
-pub const LOCK_FILE: &str = ".dream.lock";
-pub const LAST_RUN_FILE: &str = ".dream.lock.last-run";
+pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
 
 /// A held lock. Dropping it without [`DreamLock::release`] or [`DreamLock::fail`] leaves the
 /// lock file in place, as a crash would.
@@ -71,6 +70,11 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
 }
 
 impl DreamLock {
+    /// The lock's token (the uuid after the pid): names the live-write journal of this run.
+    pub fn token(&self) -> &str {
+        self.content.split_whitespace().nth(1).unwrap_or_default()
+    }
+
     fn stamp_last_run(&self, now: SystemTime) -> io::Result<()> {
         let stamp = jiff::Timestamp::try_from(now)
             .map(|t| t.to_string())

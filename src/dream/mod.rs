@@ -9,10 +9,14 @@ pub mod audit;
 pub mod doctor;
 pub mod dreamer;
 pub mod gates;
+pub mod interrupt;
 pub mod lock;
+mod postrun;
 mod report;
+mod resolve;
+mod restore;
+mod snapshot;
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,9 +24,15 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use audit::{Audit, Change};
-use dreamer::{DreamerCommand, DreamerObserver, ToolUse};
+use audit::{Audit, Change, RepositoryError};
+use dreamer::{DreamerCommand, DreamerObserver};
 use gates::Gate;
+pub use interrupt::Interrupt;
+pub use postrun::Conflict;
+use snapshot::Snapshot;
+
+use crate::notes::journal;
+use crate::notes::layout::DREAMS_DIR;
 
 /// The compiled-in playbook; `--playbook` overrides it.
 pub const DEFAULT_PLAYBOOK: &str = include_str!("../../playbook/playbook.md");
@@ -44,6 +54,10 @@ pub struct DreamOptions {
     pub agent: String,
     /// The dreamer model's slug (its writable `models/<model>/`).
     pub model_slug: String,
+    /// The user's home directory (what `~` means in the dreamer's paths).
+    pub user_home: PathBuf,
+    /// Set by SIGINT, SIGTERM or SIGHUP; an interrupted run fails cleanly.
+    pub interrupt: Interrupt,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
@@ -61,10 +75,12 @@ pub enum Status {
     Planned,
 }
 
-/// A write the run refused or undid.
+/// A write the run refused, undid, or could not undo.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Violation {
-    /// `refused` (the jail blocked it) or `restored` (it happened and was put back).
+    /// `refused` (the jail blocked it), `restored` (it happened and was put back), `kept` (it
+    /// happened, but the file changed again after it, not by the dreamer), or `outside` (it
+    /// wrote outside the notes home, where the audit cannot put it back).
     pub kind: &'static str,
     pub path: String,
     pub reason: String,
@@ -77,8 +93,10 @@ pub struct DreamOutcome {
     pub commits: Vec<String>,
     pub changes: Vec<Change>,
     pub violations: Vec<Violation>,
+    /// Notes both the dreamer and a live agent wrote during the run.
+    pub conflicts: Vec<Conflict>,
     pub gates: Vec<Gate>,
-    /// Why the run failed.
+    /// Why the run failed (every reason, in the order they happened).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The homes the dreamer may write (relative prefixes).
@@ -91,10 +109,22 @@ pub enum DreamError {
     Home { path: PathBuf, source: io::Error },
     #[error("cannot take the dream lock in {path}")]
     Lock { path: PathBuf, source: io::Error },
+    #[error("the notes home's repository cannot carry the audit trail")]
+    Repository(#[source] RepositoryError),
     #[error("the baseline audit commit failed, so the dreamer did not start")]
-    Baseline(#[source] git2::Error),
+    Baseline(#[source] Box<dyn std::error::Error + Send + Sync>),
     #[error("cannot read the playbook {path}")]
     Playbook { path: PathBuf, source: io::Error },
+}
+
+impl DreamError {
+    /// What to do about it, when there is something to do.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            DreamError::Repository(e) => e.hint(),
+            _ => None,
+        }
+    }
 }
 
 /// Progress while the dream runs (the library never prints).
@@ -144,6 +174,7 @@ pub fn dream(
         commits: Vec::new(),
         changes: Vec::new(),
         violations: Vec::new(),
+        conflicts: Vec::new(),
         gates,
         error: None,
         writable: writable_homes(options),
@@ -151,11 +182,19 @@ pub fn dream(
     if !options.force && outcome.gates.iter().any(|g| !g.ok) {
         return Ok(outcome);
     }
+    if home.exists() {
+        audit::check(home).map_err(DreamError::Repository)?;
+    }
     if options.dry_run {
         outcome.status = match lock::state(home) {
             lock::LockState::Absent => Status::Planned,
             _ => Status::Locked,
         };
+        return Ok(outcome);
+    }
+    if let Some(signal) = options.interrupt.signal() {
+        outcome.status = Status::Failed;
+        outcome.error = Some(format!("interrupted by {signal} before the dream started"));
         return Ok(outcome);
     }
     let Some(held) = lock::acquire(home, options.now).map_err(|source| DreamError::Lock {
@@ -166,7 +205,7 @@ pub fn dream(
         outcome.status = Status::Locked;
         return Ok(outcome);
     };
-    let result = run_locked(options, &mut outcome, observer);
+    let result = run_locked(options, held.token(), &mut outcome, observer);
     let released = match (&result, outcome.status) {
         (Ok(()), Status::Ran) => held.release(),
         _ => held.fail(),
@@ -174,22 +213,42 @@ pub fn dream(
     result?;
     if let Err(e) = released {
         outcome.status = Status::Failed;
-        outcome.error = Some(format!("cannot release the dream lock: {e}"));
+        push_failure(
+            &mut outcome.error,
+            format!("cannot release the dream lock: {e}"),
+        );
     }
     Ok(outcome)
 }
 
+fn push_failure(error: &mut Option<String>, reason: String) {
+    *error = Some(match error.take() {
+        Some(earlier) => format!("{earlier}; {reason}"),
+        None => reason,
+    });
+}
+
 fn run_locked(
     options: &DreamOptions,
+    token: &str,
     outcome: &mut DreamOutcome,
     observer: &mut dyn DreamObserver,
 ) -> Result<(), DreamError> {
     let home = &options.home;
     let stamp = stamp(options.now);
-    let audit = Audit::open_or_init(home).map_err(DreamError::Baseline)?;
-    let (baseline_commit, baseline) = audit
-        .commit_all(&format!("baseline {stamp}"))
-        .map_err(DreamError::Baseline)?;
+    // What an earlier, crashed run's live agents recorded is of no use to this one.
+    let _ = journal::clear(home);
+    let audit = Audit::open_or_init(home).map_err(|e| match e {
+        RepositoryError::Refused { .. } => DreamError::Repository(e),
+        other => DreamError::Baseline(Box::new(other)),
+    })?;
+    let before =
+        Snapshot::take(audit.repo(), home).map_err(|e| DreamError::Baseline(Box::new(e)))?;
+    let protected_before =
+        snapshot::protected(home).map_err(|e| DreamError::Baseline(Box::new(e)))?;
+    let (baseline_commit, baseline_tree) = audit
+        .commit(&before, &format!("baseline {stamp}"))
+        .map_err(|e| DreamError::Baseline(Box::new(e)))?;
     outcome
         .commits
         .extend(baseline_commit.map(|c| c.to_string()));
@@ -207,48 +266,66 @@ fn run_locked(
             writable: &outcome.writable,
             model: options.model.as_deref(),
             prompt: &prompt,
+            interrupt: &options.interrupt,
         },
         observer,
     );
     observer.dreamer_finished();
 
     let mut failure = run.failure.clone();
-    let audited = match post_run_audit(&audit, baseline, home, &outcome.writable, &run.tools) {
-        Ok((changes, violations)) => {
-            outcome.changes = changes;
-            outcome.violations = violations;
-            true
-        }
-        Err(e) => {
-            failure.get_or_insert(format!("the post-run audit failed: {e}"));
-            false
-        }
+    outcome.violations = refusals(&run.tools);
+    let writable = outcome.writable.clone();
+    let post = postrun::Run {
+        home,
+        user_home: &options.user_home,
+        writable: &writable,
+        tools: &run.tools,
+        stamp: &stamp,
+        started: options.now,
+        token: Some(token),
     };
-    let failed = failure.is_some();
-    let report_path = home.join("dreams").join(format!("{stamp}.md"));
-    let report = report::render(
-        &stamp,
-        failed,
-        &run.answer,
-        failure.as_deref(),
-        audited.then_some(outcome.changes.as_slice()),
-        &outcome.violations,
-    );
-    let written = fs::create_dir_all(report_path.parent().unwrap_or(home))
-        .and_then(|()| fs::write(&report_path, report));
-    if let Err(e) = written {
-        failure.get_or_insert(format!(
-            "cannot write the report {}: {e}",
-            report_path.display()
-        ));
-    } else {
-        outcome.report = Some(report_path);
+    let audited = post_run_audit(&post, &before, &protected_before, baseline_tree, outcome);
+    match &audited {
+        Err(e) => push_failure(&mut failure, format!("the post-run audit failed: {e}")),
+        Ok(false) => push_failure(
+            &mut failure,
+            "the dreamer wrote outside the notes home (see the violations)".into(),
+        ),
+        Ok(true) => {}
+    }
+    let report_path = home.join(DREAMS_DIR).join(format!("{stamp}.md"));
+    let report = report::render(&report::Report {
+        stamp: &stamp,
+        failed: failure.is_some(),
+        answer: &run.answer,
+        error: failure.as_deref(),
+        changes: audited.is_ok().then_some(outcome.changes.as_slice()),
+        violations: &outcome.violations,
+        conflicts: &outcome.conflicts,
+    });
+    match restore::write_file(
+        home,
+        &format!("{DREAMS_DIR}/{stamp}.md"),
+        report.as_bytes(),
+        None,
+    ) {
+        Ok(()) => outcome.report = Some(report_path),
+        Err(e) => push_failure(
+            &mut failure,
+            format!("cannot write the report {}: {e}", report_path.display()),
+        ),
     }
     let message = format!(
         "dream {stamp}{}",
         if failure.is_some() { " (failed)" } else { "" }
     );
-    match audit.commit_all(&message) {
+    let committed = Audit::open_or_init(home)
+        .map_err(|e| e.to_string())
+        .and_then(|audit| {
+            let last = Snapshot::take(audit.repo(), home).map_err(|e| e.to_string())?;
+            audit.commit(&last, &message).map_err(|e| e.to_string())
+        });
+    match committed {
         Ok((commit, _)) => outcome.commits.extend(commit.map(|c| c.to_string())),
         Err(e) => {
             let error = format!("the final audit commit failed: {e}");
@@ -265,9 +342,10 @@ fn run_locked(
                         )
                     });
             }
-            failure.get_or_insert(error);
+            push_failure(&mut failure, error);
         }
     }
+    let _ = journal::clear(home);
     outcome.status = if failure.is_some() {
         Status::Failed
     } else {
@@ -277,18 +355,9 @@ fn run_locked(
     Ok(())
 }
 
-/// Diffs the home against the baseline; puts back what the dreamer changed outside its
-/// writable homes. Changes nobody can attribute to the dreamer (live agents keep writing session
-/// notes during a dream) are kept and committed as they are.
-fn post_run_audit(
-    audit: &Audit,
-    baseline: git2::Oid,
-    home: &Path,
-    writable: &[String],
-    tools: &[ToolUse],
-) -> Result<(Vec<Change>, Vec<Violation>), git2::Error> {
-    let touched = touched_paths(home, tools);
-    let mut violations: Vec<Violation> = tools
+/// The dreamer's calls the jail refused (they touched nothing).
+fn refusals(tools: &[dreamer::ToolUse]) -> Vec<Violation> {
+    tools
         .iter()
         .filter_map(|t| {
             Some(Violation {
@@ -297,51 +366,40 @@ fn post_run_audit(
                 reason: t.refused.clone()?,
             })
         })
-        .collect();
-    let after = audit.stage_all()?;
-    for change in audit.changes(baseline, after)? {
-        if touched.contains(&change.path) && !is_writable(&change.path, writable) {
-            audit.restore(baseline, &change.path)?;
-            violations.push(Violation {
-                kind: "restored",
-                path: change.path.clone(),
-                reason: format!(
-                    "{} outside the dreamer's writable homes; put back as it was",
-                    change.kind
-                ),
-            });
-        }
-    }
-    let after = audit.stage_all()?;
-    Ok((audit.changes(baseline, after)?, violations))
-}
-
-/// The home-relative paths the dreamer's write and edit calls named (symlinks resolved).
-fn touched_paths(home: &Path, tools: &[ToolUse]) -> BTreeSet<String> {
-    let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    tools
-        .iter()
-        .filter(|t| matches!(t.tool.as_str(), "write" | "edit"))
-        .filter_map(|t| t.path.as_deref())
-        .filter_map(|p| {
-            let joined = real_home.join(p.strip_prefix('@').unwrap_or(p));
-            let resolved = fs::canonicalize(&joined).unwrap_or(joined);
-            let relative = resolved.strip_prefix(&real_home).ok()?;
-            Some(relative.to_string_lossy().replace('\\', "/"))
-        })
         .collect()
 }
 
-fn is_writable(path: &str, writable: &[String]) -> bool {
-    writable.iter().any(|home| is_inside(path, home))
-}
-
-/// Whether `path` lies inside the home `home` (`a/b/`, where a `*` segment matches any one
-/// segment): the path has more segments, and the home's segments are its first ones.
-fn is_inside(path: &str, home: &str) -> bool {
-    let home: Vec<&str> = home.split('/').filter(|s| !s.is_empty()).collect();
-    let path: Vec<&str> = path.split('/').collect();
-    path.len() > home.len() && home.iter().zip(&path).all(|(h, p)| *h == "*" || h == p)
+/// Puts back what the dreamer must not have changed (see [`postrun`]) and fills in the changes,
+/// violations and conflicts of `outcome`. `Ok(false)`: the dreamer wrote outside the home.
+fn post_run_audit(
+    run: &postrun::Run,
+    before: &Snapshot,
+    protected_before: &snapshot::Protected,
+    baseline_tree: git2::Oid,
+    outcome: &mut DreamOutcome,
+) -> Result<bool, String> {
+    let home = run.home;
+    // The protected files first, without git: a rewritten .git/config must not steer the rest.
+    outcome
+        .violations
+        .extend(postrun::restore_protected(run, protected_before)?);
+    let audit = Audit::open_or_init(home).map_err(|e| e.to_string())?;
+    let take = || Snapshot::take(audit.repo(), home).map_err(|e| e.to_string());
+    let after = take()?;
+    let findings = postrun::audit(audit.repo(), run, before, &after)?;
+    outcome.violations.extend(findings.violations);
+    outcome.conflicts = findings.conflicts;
+    let tree = take()?
+        .content_tree(audit.repo())
+        .map_err(|e| e.to_string())?;
+    let ours = format!("{DREAMS_DIR}/{}", run.stamp);
+    outcome.changes = audit
+        .changes(baseline_tree, tree)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|c| !c.path.starts_with(&ours))
+        .collect();
+    Ok(!findings.escaped)
 }
 
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
@@ -398,16 +456,6 @@ pub fn load_playbook(path: Option<&Path>) -> Result<String, DreamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn project_homes_are_writable_but_not_the_project_root() {
-        let writable = ["human/".to_string(), "project/*/".to_string()];
-        assert!(is_writable("project/app-1a2b3c4d/notes.md", &writable));
-        assert!(is_writable("human/MAP.md", &writable));
-        assert!(!is_writable("project/stray.md", &writable));
-        assert!(!is_writable("humans/x.md", &writable));
-        assert!(!is_writable("human", &writable));
-    }
 
     #[test]
     fn stamp_replaces_colons_and_dots() {

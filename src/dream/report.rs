@@ -1,49 +1,73 @@
 //! The dream report, `dreams/<stamp>.md`.
 
 use super::audit::Change;
-use super::Violation;
+use super::{Conflict, Violation};
 
-pub fn render(
-    stamp: &str,
-    failed: bool,
-    answer: &str,
-    error: Option<&str>,
-    changes: Option<&[Change]>,
-    violations: &[Violation],
-) -> String {
+/// What a report says.
+pub struct Report<'a> {
+    pub stamp: &'a str,
+    pub failed: bool,
+    pub answer: &'a str,
+    pub error: Option<&'a str>,
+    /// `None`: the post-run audit failed, so the changes are unknown.
+    pub changes: Option<&'a [Change]>,
+    pub violations: &'a [Violation],
+    pub conflicts: &'a [Conflict],
+}
+
+pub fn render(report: &Report) -> String {
     let mut out = format!(
-        "# Dream {stamp}{}\n\n",
-        if failed { " (failed)" } else { "" }
+        "# Dream {}{}\n\n",
+        report.stamp,
+        if report.failed { " (failed)" } else { "" }
     );
-    if let Some(error) = error {
+    if let Some(error) = report.error {
         out.push_str(&format!("Error: {error}\n\n"));
     }
-    let answer = answer.trim();
+    let answer = report.answer.trim();
     if !answer.is_empty() {
         out.push_str(answer);
         out.push_str("\n\n");
-    } else if error.is_none() {
+    } else if report.error.is_none() {
         out.push_str("(the dreamer gave no final text)\n\n");
     }
     out.push_str("## Changes\n\n");
-    let Some(changes) = changes else {
-        out.push_str("- unknown: the post-run audit failed; see `git status` in the notes home\n");
-        return out;
-    };
-    if changes.is_empty() {
-        out.push_str("- no changes\n");
+    match report.changes {
+        None => out
+            .push_str("- unknown: the post-run audit failed; see `git status` in the notes home\n"),
+        Some([]) => out.push_str("- no changes\n"),
+        Some(changes) => {
+            for change in changes {
+                out.push_str(&format!("- {}: {}\n", change.kind, one_line(&change.path)));
+            }
+        }
     }
-    for change in changes {
-        out.push_str(&format!("- {}: {}\n", change.kind, one_line(&change.path)));
-    }
-    if !violations.is_empty() {
+    if !report.violations.is_empty() {
         out.push_str("\n## Violations\n\n");
-        for v in violations {
+        for v in report.violations {
             out.push_str(&format!(
                 "- {}: {} ({})\n",
                 v.kind,
                 one_line(&v.path),
                 one_line(&v.reason)
+            ));
+        }
+    }
+    if !report.conflicts.is_empty() {
+        out.push_str("\n## Conflicts\n\n");
+        for c in report.conflicts {
+            let other = match &c.other {
+                Some(copy) => format!("the other version is kept in {}", one_line(copy)),
+                None => "the other version was a deletion".to_string(),
+            };
+            out.push_str(&format!(
+                "- {}: written by the dreamer and by a live agent during the dream; the note keeps the {} version, {other}\n",
+                one_line(&c.path),
+                match c.kept {
+                    "live" => "live agent's",
+                    "dreamer" => "dreamer's",
+                    _ => "baseline",
+                },
             ));
         }
     }
@@ -78,7 +102,15 @@ mod tests {
             path: "human/x\0.md".into(),
             reason: "write jail: no".into(),
         }];
-        let report = render("s", false, "done", None, Some(&changes), &violations);
+        let report = render(&Report {
+            stamp: "s",
+            failed: false,
+            answer: "done",
+            error: None,
+            changes: Some(&changes),
+            violations: &violations,
+            conflicts: &[],
+        });
         assert!(report.contains("- added: human/a\\nb.md\n"), "{report}");
         assert!(
             report.contains("- refused: human/x\\u{0}.md (write jail: no)\n"),

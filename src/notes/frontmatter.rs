@@ -118,6 +118,23 @@ impl Document {
         out
     }
 
+    /// Every `key: value` line of the block, in order, duplicates included, values unquoted as
+    /// for known keys; `None` without a block. What `dream doctor` checks, parsed exactly as the
+    /// store parses it.
+    pub fn fields(&self) -> Option<Vec<(String, String)>> {
+        let block = self.block.as_ref()?;
+        Some(
+            block
+                .lines
+                .iter()
+                .filter_map(|line| {
+                    let name = key_name(&line.raw)?;
+                    Some((name.to_string(), unquote(&line.raw[name.len() + 1..])))
+                })
+                .collect(),
+        )
+    }
+
     /// The block alone, fences included (the before/after of a metadata-only diff).
     pub fn frontmatter_text(&self) -> String {
         let mut text = self.block.as_ref().map(Block::fenced).unwrap_or_default();
@@ -291,23 +308,28 @@ fn starts_with_blank_line(text: &str) -> bool {
     blank_line_len(text) > 0
 }
 
-/// The known key a `key: value` line starts with (at column 0).
-fn key_of(raw: &str) -> Option<Key> {
+/// The key a `key: value` line starts with (at column 0), when it is a well-formed name.
+fn key_name(raw: &str) -> Option<&str> {
     let (name, _) = raw.split_once(':')?;
     let mut chars = name.chars();
     let first = chars.next()?;
     let well_formed = (first.is_ascii_alphabetic() || first == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if well_formed {
-        Key::from_name(name)
-    } else {
-        None
-    }
+    well_formed.then_some(name)
+}
+
+/// The known key a `key: value` line starts with (at column 0).
+fn key_of(raw: &str) -> Option<Key> {
+    key_name(raw).and_then(Key::from_name)
 }
 
 /// The value after `key:`, trimmed, with JSON double quotes or single quotes removed.
 fn value_of(raw: &str, key: Key) -> String {
-    let value = raw[key.name().len() + 1..].trim();
+    unquote(&raw[key.name().len() + 1..])
+}
+
+fn unquote(value: &str) -> String {
+    let value = value.trim();
     if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
         if let Ok(decoded) = serde_json::from_str::<String>(value) {
             return decoded;

@@ -10,6 +10,8 @@ mod error;
 mod files;
 pub mod frontmatter;
 pub mod identity;
+pub mod journal;
+pub mod layout;
 pub mod lock;
 mod page;
 mod store;

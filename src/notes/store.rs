@@ -15,7 +15,7 @@ use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
 use super::identity::{is_slug, Identity};
-use super::{clock, frontmatter, lock, walk};
+use super::{clock, frontmatter, journal, lock, walk};
 use crate::text::{self, LiteralMatcher};
 
 /// The largest note, serialized, in UTF-8 bytes.
@@ -343,9 +343,12 @@ impl Store {
         files::read_note(&path.dir(home).join(&path.file_name))
     }
 
+    /// Replaces the note at `path` with `doc` (its content was `before`), and records the change
+    /// in a running dream's live-write journal.
     fn save(
         &self,
         path: &NotePath,
+        before: Option<&str>,
         doc: &Document,
         mode: Option<u32>,
         capped: bool,
@@ -359,7 +362,9 @@ impl Store {
         }
         let home = &self.identity.home;
         files::ensure_dirs(home, &path.dir_refs())?;
-        files::write_atomic(&path.dir(home), &path.file_name, text.as_bytes(), mode)
+        files::write_atomic(&path.dir(home), &path.file_name, text.as_bytes(), mode)?;
+        journal::record(home, &path.relative, before, Some(&text));
+        Ok(())
     }
 
     /// Creates or overwrites a note. A leading frontmatter block in `content` is dropped; the
@@ -403,7 +408,13 @@ impl Store {
         doc.set(Key::UpdatedAt, &now_iso);
         doc.remove(Key::CrumpledAt);
         complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
-        self.save(&path, &doc, mode, true)?;
+        self.save(
+            &path,
+            existing.as_ref().map(|d| d.text.as_str()),
+            &doc,
+            mode,
+            true,
+        )?;
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
@@ -465,7 +476,7 @@ impl Store {
                 doc.set(Key::UpdatedAt, &now_iso);
             }
             complete(&mut doc, &fallback_time(Some(&disk), &now_iso));
-            self.save(&path, &doc, Some(disk.mode), true)?;
+            self.save(&path, Some(&disk.text), &doc, Some(disk.mode), true)?;
         }
         let change = match kind {
             ChangeKind::None => Change {
@@ -518,7 +529,7 @@ impl Store {
         let fallback = fallback_time(Some(&disk), &now_iso);
         complete(&mut doc, &fallback);
         // Reading never fails for size: the cap is enforced where content is written.
-        self.save(&path, &doc, Some(disk.mode), false)?;
+        self.save(&path, Some(&disk.text), &doc, Some(disk.mode), false)?;
         Ok(Note {
             meta: Meta::of(&doc, &fallback),
             body: doc.body,

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, SystemTime};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::pi::{sh_quote, write_script};
+pub use super::pi::sh_quote;
+use super::pi::write_script;
 use super::TestEnv;
 
 /// The report stamp of a run at [`super::FIXED_NOW`].
@@ -408,4 +409,50 @@ impl FakePi {
     pub fn prompt(&self) -> String {
         self.arg_after("--").expect("a prompt after --")
     }
+}
+
+/// A tool call with these arguments that ended as given (`error`: its result text, and the call
+/// failed; a jail refusal starts with `write jail:`).
+pub fn ev_call(id: &str, tool: &str, args: Value, error: Option<&str>) -> [String; 2] {
+    let text = error.unwrap_or("ok");
+    [
+        json!({"type": "tool_execution_start", "toolCallId": id, "toolName": tool, "args": args})
+            .to_string(),
+        json!({"type": "tool_execution_end", "toolCallId": id, "toolName": tool,
+            "isError": error.is_some(), "result": {"content": [{"type": "text", "text": text}]}})
+        .to_string(),
+    ]
+}
+
+/// A successful `write` of `content` to `path`, as the dreamer's event stream reports it.
+pub fn ev_write(id: &str, path: &str, content: &str) -> [String; 2] {
+    ev_call(id, "write", json!({"path": path, "content": content}), None)
+}
+
+/// Shell code running `pi-context` as a live agent of session `session` (inside a fake dreamer,
+/// whose environment is the test's hermetic one).
+pub fn live_agent(session: &str, args: &str) -> String {
+    format!(
+        "PI_CONTEXT_SESSION_ID={} {} {args}",
+        sh_quote(session),
+        sh_quote(assert_cmd::cargo::cargo_bin("pi-context"))
+    )
+}
+
+/// The `violations` of a `--json` dream result as `kind: path` lines, sorted.
+pub fn violations(out: &Value) -> Vec<String> {
+    let mut lines: Vec<String> = out["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| {
+            format!(
+                "{}: {}",
+                v["kind"].as_str().unwrap(),
+                v["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
 }

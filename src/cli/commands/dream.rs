@@ -8,7 +8,9 @@ use clap::{Args, Subcommand, ValueHint};
 use indicatif::{ProgressBar, ProgressStyle};
 use pi_context::dream::dreamer::{self, DreamerObserver};
 use pi_context::dream::gates::Gate;
-use pi_context::dream::{self, DreamError, DreamObserver, DreamOptions, DreamOutcome, Status};
+use pi_context::dream::{
+    self, DreamError, DreamObserver, DreamOptions, DreamOutcome, Interrupt, Status,
+};
 
 use crate::cli::config;
 use crate::cli::error::{exit, CommandError, Outcome};
@@ -189,18 +191,38 @@ fn options(args: &RunArgs) -> Result<DreamOptions, CommandError> {
         playbook: dream::load_playbook(args.playbook.as_deref()).map_err(dream_error)?,
         agent: pi_context::text::slugify(&args.agent),
         model_slug,
+        user_home: config::home_dir(),
+        interrupt: interrupt_on_signals()?,
     })
+}
+
+/// SIGINT, SIGTERM and SIGHUP stop the dreamer; the run then audits, commits `(failed)`, puts
+/// back the last-run time and removes its lock, instead of dying with the lock held.
+fn interrupt_on_signals() -> Result<Interrupt, CommandError> {
+    let interrupt = Interrupt::new();
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register_usize(signal, interrupt.flag(), signal as usize)
+            .map_err(|e| CommandError::io("cannot install the dream's signal handlers", e))?;
+    }
+    Ok(interrupt)
 }
 
 fn dream_error(e: DreamError) -> CommandError {
     let exit_code = match e {
-        DreamError::Baseline(_) => exit::NEGATIVE,
+        DreamError::Baseline(_) | DreamError::Repository(_) => exit::NEGATIVE,
         _ => exit::USAGE,
     };
     let mut error = CommandError::usage(e.to_string());
     error.exit = exit_code;
     if let Some(source) = std::error::Error::source(&e) {
         error = error.with_cause(source);
+    }
+    if let Some(hint) = e.hint() {
+        error = error.with_hint(hint);
     }
     error
 }
@@ -239,6 +261,14 @@ fn print_outcome(
                 }
                 for v in &outcome.violations {
                     writeln!(ui.out(), "violation ({}): {}", v.kind, v.path)?;
+                }
+                for c in &outcome.conflicts {
+                    writeln!(
+                        ui.out(),
+                        "conflict: {} (kept the {} version)",
+                        c.path,
+                        c.kept
+                    )?;
                 }
             }
             if let Some(error) = &outcome.error {

@@ -1,0 +1,191 @@
+//! The live-write journal: what agents wrote through the store while a dream was running.
+//!
+//! A dream's post-run audit must tell its dreamer's writes from those of live agents, which keep
+//! writing notes during a dream. Every change the store makes to a note (write, edit, the counter
+//! bump of a read) checks, under the note's lock, whether a dream holds `.dream.lock`; if one does,
+//! the change is recorded with the note's content before and after it in
+//! `.dream.journal/<the lock's token>/`. The audit then knows every version a live agent wrote,
+//! so it never puts back a note over a live write, and it can keep both versions when the dreamer
+//! and a live agent wrote the same note.
+//!
+//! Recording is best effort: a journal that cannot be written must never fail a live write.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use super::layout::{DREAM_LOCK, JOURNAL_DIR};
+
+/// One change a live agent made to a note during a dream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// The note, relative to the notes home, `/`-separated.
+    pub path: String,
+    /// The file before the change (`None`: it did not exist).
+    pub before: Option<String>,
+    /// The file after the change (`None`: removed).
+    pub after: Option<String>,
+}
+
+/// The token of the dream that holds the lock right now, if one does: the second word of the
+/// lock file (`<pid> <uuid>`).
+pub fn running_dream(home: &Path) -> Option<String> {
+    let content = read_small(&home.join(DREAM_LOCK))?;
+    let token = content.split_whitespace().nth(1)?;
+    is_token(token).then(|| token.to_string())
+}
+
+/// Lock tokens are uuids; anything else is never used as a directory name.
+fn is_token(token: &str) -> bool {
+    !token.is_empty()
+        && token.len() <= 64
+        && token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+}
+
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(256).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// The journal directory of the dream with `token`.
+pub fn dir(home: &Path, token: &str) -> PathBuf {
+    home.join(JOURNAL_DIR).join(token)
+}
+
+/// Records a change to the note at `relative` when a dream is running. Called under the note's
+/// lock, after the change is on disk. Never fails.
+pub fn record(home: &Path, relative: &str, before: Option<&str>, after: Option<&str>) {
+    if before == after {
+        return;
+    }
+    let Some(token) = running_dream(home) else {
+        return;
+    };
+    let entry = JournalEntry {
+        path: relative.to_string(),
+        before: before.map(str::to_string),
+        after: after.map(str::to_string),
+    };
+    let _ = write_entry(&dir(home, &token), &entry);
+}
+
+fn write_entry(dir: &Path, entry: &JournalEntry) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let name = entry_name();
+    let temp = dir.join(format!(".{name}.tmp"));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(&serde_json::to_vec(entry)?)?;
+        file.sync_all()?;
+        fs::rename(&temp, dir.join(format!("{name}.json")))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Entry names sort in the order they were written (wall clock, then pid and a counter); the
+/// note lock serializes the changes of one note, so its entries keep their order.
+fn entry_name() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{nanos:024}-{:010}-{n:06}", std::process::id())
+}
+
+/// Every entry of the dream with `token`, oldest first. Unreadable entries are skipped.
+pub fn read(home: &Path, token: &str) -> Vec<JournalEntry> {
+    let Ok(listing) = fs::read_dir(dir(home, token)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = listing
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .filter_map(|name| {
+            let bytes = fs::read(dir(home, token).join(name)).ok()?;
+            serde_json::from_slice(&bytes).ok()
+        })
+        .collect()
+}
+
+/// Removes the journal of every dream (the running one's included: call it when that dream is
+/// done with it).
+pub fn clear(home: &Path) -> std::io::Result<()> {
+    match fs::remove_dir_all(home.join(JOURNAL_DIR)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_only_while_a_dream_holds_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        record(home, "human/a.md", None, Some("x"));
+        assert!(!home.join(JOURNAL_DIR).exists());
+        let token = "0b2f6a8e-1c1d-4c8e-9a51-5f0c2d4e7a10";
+        fs::write(home.join(DREAM_LOCK), format!("123 {token}")).unwrap();
+        record(home, "human/a.md", None, Some("one"));
+        record(home, "human/a.md", Some("one"), Some("two"));
+        record(home, "human/b.md", Some("same"), Some("same"));
+        let entries = read(home, token);
+        assert_eq!(
+            entries,
+            vec![
+                JournalEntry {
+                    path: "human/a.md".into(),
+                    before: None,
+                    after: Some("one".into())
+                },
+                JournalEntry {
+                    path: "human/a.md".into(),
+                    before: Some("one".into()),
+                    after: Some("two".into())
+                },
+            ]
+        );
+        clear(home).unwrap();
+        assert!(read(home, token).is_empty());
+    }
+
+    #[test]
+    fn a_lock_without_a_token_means_no_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(DREAM_LOCK), "123 ../../etc").unwrap();
+        assert_eq!(running_dream(dir.path()), None);
+        fs::write(dir.path().join(DREAM_LOCK), "").unwrap();
+        assert_eq!(running_dream(dir.path()), None);
+    }
+}

@@ -1,0 +1,24 @@
+//! The fixed names in a notes home besides the notes themselves, in one place: the store, the
+//! dream, its audit and `dream doctor` all read them from here.
+
+/// Per-note lock files (`<home>/.locks/<sha1>.lock`).
+pub const LOCK_DIR: &str = ".locks";
+/// The dream lock, created with `O_CREAT|O_EXCL` by the run that holds it.
+pub const DREAM_LOCK: &str = ".dream.lock";
+/// Its mtime is when the last dream that took the lock started (the time gate).
+pub const LAST_RUN: &str = ".dream.lock.last-run";
+/// What live agents wrote while a dream ran, for that dream's audit (`<dir>/<lock token>/`).
+pub const JOURNAL_DIR: &str = ".dream.journal";
+/// Dream reports (`dreams/<stamp>.md`) and the versions a dream kept aside on a conflict.
+pub const DREAMS_DIR: &str = "dreams";
+/// The git repository of the audit trail.
+pub const GIT_DIR: &str = ".git";
+
+/// Temp files of the atomic writes are `.pi-context.<pid>.<nanos>.<n>.tmp`: hidden, never `.md`.
+pub const TEMP_PREFIX: &str = ".pi-context.";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Whether a file name is a temp file of an atomic write in progress (or of a killed writer).
+pub fn is_temp_file(name: &str) -> bool {
+    name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
+}
