@@ -399,6 +399,7 @@ export function registerLifecycle(pi: ExtensionAPI, options: LifecycleOptions): 
       agent: nonEmpty(env.PI_NOTES_AGENT),
       model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
       notes_home: nonEmpty(env.PI_NOTES_HOME),
+      session_dir: nonEmpty(typeof ctx.sessionManager.getSessionDir === "function" ? ctx.sessionManager.getSessionDir() : undefined),
     };
     const result = await run(options.bin, ["boot", "--json"], JSON.stringify(input), signal, BOOT_TIMEOUT_MS);
     if (signal?.aborted) throw new Error("aborted");

@@ -33,17 +33,26 @@ pub fn recall(
     sessions_dirs: &[PathBuf],
     live_session_dir: Option<PathBuf>,
 ) -> Result<pi_context::recall::Recall, crate::cli::error::CommandError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    recall_at(sessions_dirs, &cwd, live_session_dir)
+}
+
+/// [`recall`] for a given working directory (a tool call's `cwd`).
+pub fn recall_at(
+    sessions_dirs: &[PathBuf],
+    cwd: &std::path::Path,
+    live_session_dir: Option<PathBuf>,
+) -> Result<pi_context::recall::Recall, crate::cli::error::CommandError> {
     let dir = cache_root()
         .map(|root| root.join("recall"))
         .ok_or_else(|| {
             crate::cli::error::CommandError::usage("no cache directory")
                 .with_hint("set PI_CONTEXT_CACHE_DIR or HOME")
         })?;
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let now = now().map_err(crate::cli::error::CommandError::usage)?;
     Ok(pi_context::recall::Recall {
         dir,
-        roots: session_roots(sessions_dirs, &cwd, live_session_dir),
+        roots: session_roots(sessions_dirs, cwd, live_session_dir),
         session_options: session_open_options(),
         now_ms: jiff::Timestamp::try_from(now)
             .map(|t| t.as_millisecond())

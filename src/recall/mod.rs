@@ -315,21 +315,37 @@ impl Recall {
         })
     }
 
-    /// The catalog as last committed, refreshed first (for id resolution and the boot block).
-    pub fn sessions(&self) -> Result<(Vec<SessionInfoWithPath>, bool), RecallError> {
-        let (view, _) = self.refresh(false, false, None)?;
-        let files = view
-            .snapshot
-            .map(|s| s.catalog.files)
-            .unwrap_or_default()
-            .into_iter()
+    /// The most recently updated sessions of a project other than `exclude`, for the boot
+    /// block. The index is refreshed only when that costs little (at most `max_refresh_bytes`
+    /// to read); otherwise the last commit answers. No index yet: none.
+    pub fn recent_sessions(
+        &self,
+        project_key: &str,
+        exclude: Option<&str>,
+        count: usize,
+        max_refresh_bytes: u64,
+    ) -> Result<Vec<ListedSession>, RecallError> {
+        let (view, _) = store::with_private_umask(|| {
+            self.refresh_private(false, false, Some(max_refresh_bytes), None)
+        })?;
+        let Some(snapshot) = view.snapshot else {
+            return Ok(Vec::new());
+        };
+        let catalog = &snapshot.catalog;
+        let prefixes = short_ids(catalog);
+        let mut files: Vec<&FileRecord> = catalog
+            .files
+            .iter()
             .filter(|r| self.under_roots(r))
-            .map(|r| SessionInfoWithPath {
-                path: PathBuf::from(&r.path),
-                info: r.info,
-            })
+            .filter(|r| r.info.project_key.as_deref() == Some(project_key))
+            .filter(|r| Some(r.info.session_id.as_str()) != exclude)
             .collect();
-        Ok((files, view.stale))
+        files.sort_by(|a, b| b.info.updated_ms.cmp(&a.info.updated_ms));
+        Ok(files
+            .into_iter()
+            .take(count)
+            .map(|r| listed(r, &prefixes))
+            .collect())
     }
 
     fn under_roots(&self, record: &FileRecord) -> bool {
@@ -374,13 +390,14 @@ impl Recall {
         wait: bool,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
-        store::with_private_umask(|| self.refresh_private(rebuild, wait, progress))
+        store::with_private_umask(|| self.refresh_private(rebuild, wait, None, progress))
     }
 
     fn refresh_private(
         &self,
         rebuild: bool,
         wait: bool,
+        max_bytes: Option<u64>,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
         let discovery = discover::discover(&self.roots);
@@ -396,6 +413,19 @@ impl Recall {
         };
         if let Some((store, snapshot)) = &opened {
             let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+            let too_much = max_bytes.is_some_and(|max| change_bytes(&changes, &discovery) > max);
+            if too_much && !rebuild {
+                let (store, snapshot) = opened.expect("checked");
+                return Ok((
+                    View {
+                        store: Some(store),
+                        snapshot: Some(snapshot),
+                        stale: true,
+                        unreadable: unreadable + skipped,
+                    },
+                    0,
+                ));
+            }
             if changes.is_empty() && !rebuild {
                 let (store, snapshot) = opened.expect("checked");
                 return Ok((
@@ -452,13 +482,7 @@ impl Recall {
             unreadable += skipped;
             let mut refreshed = 0;
             if !changes.is_empty() {
-                let big: u64 = changes
-                    .iter()
-                    .map(|c| match c {
-                        refresh::ChangeRef::Index(i) => discovery.files[*i].stat.size,
-                        refresh::ChangeRef::Drop(_) => 0,
-                    })
-                    .sum();
+                let big = change_bytes(&changes, &discovery);
                 let (threads, budget) = writer_size(big);
                 let mut writer = store.writer(threads, budget)?;
                 let segments = snapshot.searcher.segment_readers().len();
@@ -521,6 +545,17 @@ impl Recall {
     }
 }
 
+/// Bytes of the files a set of changes (re)indexes.
+fn change_bytes(changes: &[refresh::ChangeRef], discovery: &discover::Discovery) -> u64 {
+    changes
+        .iter()
+        .map(|c| match c {
+            refresh::ChangeRef::Index(i) => discovery.files[*i].stat.size,
+            refresh::ChangeRef::Drop(_) => 0,
+        })
+        .sum()
+}
+
 /// A refresh indexing more than this runs the writer with two threads and lets segments merge.
 const LARGE_REFRESH_BYTES: u64 = 32 << 20;
 /// Past this many segments, even a small refresh merges.
@@ -533,13 +568,6 @@ fn writer_size(bytes: u64) -> (usize, usize) {
     } else {
         (1, 20 << 20)
     }
-}
-
-/// A session's catalog entry with its file.
-#[derive(Debug, Clone)]
-pub struct SessionInfoWithPath {
-    pub path: PathBuf,
-    pub info: SessionInfo,
 }
 
 fn in_scope(record: &FileRecord, scope: &Scope) -> bool {

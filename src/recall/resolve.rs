@@ -40,14 +40,15 @@ pub fn resolve_session(roots: &[PathBuf], query: &str) -> Result<SessionRef, Rec
 
 fn pick(sessions: Vec<SessionRef>, query: &str) -> Result<SessionRef, RecallError> {
     let exact: Vec<&SessionRef> = sessions.iter().filter(|s| s.session_id == query).collect();
-    let matching: Vec<&SessionRef> = if exact.is_empty() {
-        sessions
-            .iter()
-            .filter(|s| s.session_id.starts_with(query))
-            .collect()
-    } else {
-        exact
-    };
+    let matching: Vec<&SessionRef> =
+        if exact.is_empty() && query.chars().count() >= MIN_PREFIX_CHARS {
+            sessions
+                .iter()
+                .filter(|s| s.session_id.starts_with(query))
+                .collect()
+        } else {
+            exact
+        };
     match matching.as_slice() {
         [] => Err(RecallError::UnknownSession {
             query: query.to_string(),
