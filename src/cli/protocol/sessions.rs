@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use pi_context::history::Role;
 use pi_context::recall::{
-    self, ListParams, ListResult, Recall, Scope, SearchParams, SearchResult, DEFAULT_HITS,
-    DEFAULT_LIST_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_SEARCH_LIMIT,
+    self, ListParams, ListResult, Recall, Scope, SearchParams, SearchResult, SessionHits,
+    DEFAULT_HITS, DEFAULT_LIST_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_SEARCH_LIMIT,
 };
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
@@ -175,40 +175,43 @@ fn fit_search(result: &mut SearchResult) {
     }
     let all = std::mem::take(&mut result.sessions);
     let total = all.len() + result.more;
+    // Whether the page fits with `session` added (and `more` counting the rest).
+    let fits_with = |result: &mut SearchResult, session: &SessionHits| {
+        result.sessions.push(session.clone());
+        result.more = total - result.sessions.len();
+        let ok = fits(result);
+        result.sessions.pop();
+        result.more = total - result.sessions.len();
+        ok
+    };
+    result.more = total;
     for mut session in all {
         let hits = std::mem::take(&mut session.hits);
-        let mut kept = false;
-        for n in (1..=hits.len()).rev() {
+        let most = (1..=hits.len()).rev().find(|&n| {
             session.hits = hits[..n].to_vec();
-            result.sessions.push(session.clone());
-            if fits(result) {
-                kept = true;
+            fits_with(result, &session)
+        });
+        if let Some(n) = most {
+            session.hits = hits[..n].to_vec();
+        } else {
+            // One hit with its preview cut to what fits, or the page ends here.
+            let Some(mut first) = hits.into_iter().next() else {
                 break;
-            }
-            result.sessions.pop();
+            };
+            let chars: Vec<char> = first.content.chars().collect();
+            first.truncated = true;
+            let keep = wire::longest_fitting(chars.len(), |n| {
+                first.content = chars[..n].iter().collect();
+                session.hits = vec![first.clone()];
+                fits_with(result, &session)
+            });
+            let Some(n) = keep.filter(|&n| n > 0) else {
+                break;
+            };
+            first.content = chars[..n].iter().collect();
+            session.hits = vec![first];
         }
-        if !kept {
-            if let Some(mut first) = hits.into_iter().next() {
-                // One hit with its preview cut to what fits.
-                let chars: Vec<char> = first.content.chars().collect();
-                let keep = wire::longest_fitting(chars.len(), |n| {
-                    first.content = chars[..n].iter().collect();
-                    session.hits = vec![first.clone()];
-                    result.sessions.push(session.clone());
-                    let ok = fits(result);
-                    result.sessions.pop();
-                    ok
-                });
-                if let Some(n) = keep.filter(|&n| n > 0) {
-                    first.content = chars[..n].iter().collect();
-                    first.truncated = true;
-                    session.hits = vec![first];
-                    result.sessions.push(session);
-                    continue;
-                }
-            }
-            break;
-        }
+        result.sessions.push(session);
+        result.more = total - result.sessions.len();
     }
-    result.more = total - result.sessions.len();
 }
