@@ -32,7 +32,7 @@ test("a later session finds an earlier one's words and reads the hit", async () 
     const seen = [];
     let hit;
     second.faux.setResponses([
-      observe(seen, call("sessions_search", { query: "zebra mango", scope: "all" })),
+      call("sessions_search", { query: "zebra mango", scope: "all" }),
       observe(seen, () => {
         const result = JSON.parse(seen.at(-1).text);
         const session = result.sessions.find((s) => s.session_id === firstId);
