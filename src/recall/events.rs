@@ -86,6 +86,58 @@ pub fn describe(session: &Session, entries: usize, session_id: &str) -> Vec<Even
     events
 }
 
+/// What an append changed, when it only extended the default branch: the file's last indexed
+/// entry is on the new default branch and so is every appended entry (the common case: Pi
+/// appending to the current branch). Then no indexed event moved off the branch, no window or
+/// leaf changed, and the only indexed events that change are calls whose result was appended.
+pub struct Append {
+    /// Indexed events whose document changed (a call that got its result).
+    pub changed: Vec<EventDesc>,
+    /// Events of the appended entries.
+    pub added: Vec<EventDesc>,
+}
+
+/// The events of an append that only extended the default branch; `None` for any other
+/// change (the caller then describes the file before and after in full).
+pub fn describe_append(
+    session: &Session,
+    old_entries: usize,
+    entries: usize,
+    session_id: &str,
+) -> Option<Append> {
+    let entries = entries.min(session.entries.len());
+    if old_entries == 0 || old_entries > entries {
+        return None;
+    }
+    let parents = parents(session, entries);
+    let path = path_to(&parents, entries - 1);
+    let appended_on_path = path.iter().filter(|&&i| i >= old_entries).count();
+    if !path.contains(&(old_entries - 1)) || appended_on_path != entries - old_entries {
+        return None;
+    }
+    let history = History::project_path(session, entries, path, Some(session_id));
+    let mut append = Append {
+        changed: Vec::new(),
+        added: Vec::new(),
+    };
+    for event in history.events() {
+        if !indexed(session, event.entry()) {
+            continue;
+        }
+        if event.entry() >= old_entries {
+            append.added.push(desc(&history, event, true, None));
+        } else if let EventSource::Call {
+            result: Some(r), ..
+        } = event.source()
+        {
+            if *r >= old_entries {
+                append.changed.push(desc(&history, event, true, None));
+            }
+        }
+    }
+    Some(append)
+}
+
 fn desc(
     history: &History,
     event: &crate::history::Event,
@@ -236,6 +288,65 @@ mod tests {
         let before = describe(&s, 4, "s1");
         assert!(before.iter().all(|e| e.seq != 5));
         assert!(before.iter().find(|e| e.seq == 2).unwrap().on_branch);
+    }
+
+    /// The cheap delta of an append, applied to the events as indexed before it, gives exactly
+    /// the events of the whole file, at every split of real and branchy sessions.
+    #[test]
+    fn an_append_delta_equals_the_full_description() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sessions");
+        let mut branchy = vec![
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#.to_string(),
+        ];
+        let mut parent = "null".to_string();
+        for i in 0..60 {
+            // Every 7th entry goes back two steps (a branch); calls and results interleave.
+            let id = format!("e{i}");
+            let line = match i % 3 {
+                0 => format!(
+                    r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{i}","name":"ls","arguments":{{}}}}]}}}}"#
+                ),
+                1 => format!(
+                    r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01Z","message":{{"role":"toolResult","toolCallId":"c{}","toolName":"ls","content":[{{"type":"text","text":"out"}}]}}}}"#,
+                    i - 1
+                ),
+                _ => format!(
+                    r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01Z","message":{{"role":"user","content":"u{i}"}}}}"#
+                ),
+            };
+            branchy.push(line);
+            parent = if i % 7 == 6 {
+                format!("\"e{}\"", i - 2)
+            } else {
+                format!("\"{id}\"")
+            };
+        }
+        let mut sessions = vec![Session::from_lines(&branchy)];
+        for name in ["pi-mono-large-session.jsonl", "kuato-pi-session.jsonl"] {
+            let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+            sessions.push(Session::from_bytes(bytes));
+        }
+        let mut fast = 0;
+        for s in &sessions {
+            let n = s.entries.len();
+            let full = describe(s, n, "sid");
+            for old in (1..n).step_by(1.max(n / 50)) {
+                let Some(append) = describe_append(s, old, n, "sid") else {
+                    continue;
+                };
+                fast += 1;
+                let changed: FxHashSet<u64> = append.changed.iter().map(|e| e.seq).collect();
+                let mut merged: Vec<EventDesc> = describe(s, old, "sid")
+                    .into_iter()
+                    .filter(|e| !changed.contains(&e.seq))
+                    .chain(append.changed)
+                    .chain(append.added)
+                    .collect();
+                merged.sort_by_key(|e| e.seq);
+                assert_eq!(merged, full, "split at {old} of {n}");
+            }
+        }
+        assert!(fast > 10, "the fast path was exercised {fast} times");
     }
 
     #[test]

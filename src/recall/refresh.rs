@@ -228,17 +228,12 @@ fn index_file(
             && checks(&bytes[..r.indexed_len as usize]) == (r.head_check, r.tail_check)
     });
     let session_id = session_id(&session, &found.path);
-    let new = events::describe(&session, entries, &session_id);
-    let old = match grown_from {
-        Some(r) if r.indexed_entries == entries => new.clone(),
-        Some(r) => events::describe(&session, r.indexed_entries, &session_id),
-        None => Vec::new(),
-    };
+    let changes = describe_changes(&session, grown_from, entries, &session_id);
     if grown_from.is_none() && record.is_some() {
         writer.delete_term(Term::from_field_u64(fields.file, file_id));
     }
-    let (stale, added) = diff(&old, &new);
-    delete_seqs(writer, fields, file_id, &stale)?;
+    let (stale, added) = (&changes.stale, &changes.added);
+    delete_seqs(writer, fields, file_id, stale)?;
     let version = session.header.as_ref().and_then(|h| h.version);
     let created_ms = session
         .header
@@ -246,15 +241,20 @@ fn index_file(
         .and_then(|h| h.timestamp.as_deref())
         .and_then(parse_ms)
         .unwrap_or(0);
-    for event in &added {
+    for event in added {
         let doc = document(&session, fields, file_id, event, created_ms);
         writer.add_document(doc).map_err(RecallError::corrupt)?;
     }
+    let first_user = match (&changes.first_user, grown_from) {
+        (Some(event), _) => Some(first_user_preview(&session, event)),
+        (None, Some(r)) => r.info.first_user_preview.clone(),
+        (None, None) => None,
+    };
     let info = session_info(
         &session,
         entries,
         &session_id,
-        &new,
+        first_user,
         stat.size,
         project_keys,
     );
@@ -271,10 +271,92 @@ fn index_file(
         head_check,
         tail_check,
         version,
-        events: new.len() as u64,
+        events: changes.total,
         info,
     };
     Ok(Some((record, added.len() as u64)))
+}
+
+/// The documents a refresh of one file deletes and adds.
+struct Changes {
+    /// Indexed seqs whose documents go.
+    stale: Vec<u64>,
+    /// Events to index.
+    added: Vec<EventDesc>,
+    /// Events of the file in the index afterwards.
+    total: u64,
+    /// The default branch's first user event, when this refresh knows it (else the previous
+    /// record's preview stands).
+    first_user: Option<EventDesc>,
+}
+
+/// What to delete and add for a file: everything (a new or rewritten file), the cheap delta of
+/// an append that only extended the default branch, or the difference between the file's
+/// events as indexed and as they are now.
+fn describe_changes(
+    session: &Session,
+    grown_from: Option<&FileRecord>,
+    entries: usize,
+    session_id: &str,
+) -> Changes {
+    let first_user = |events: &[EventDesc]| {
+        events
+            .iter()
+            .find(|e| e.on_branch && e.role == Role::User)
+            .cloned()
+    };
+    let Some(record) = grown_from else {
+        let events = events::describe(session, entries, session_id);
+        return Changes {
+            stale: Vec::new(),
+            total: events.len() as u64,
+            first_user: first_user(&events),
+            added: events,
+        };
+    };
+    if record.indexed_entries == entries {
+        return Changes {
+            stale: Vec::new(),
+            added: Vec::new(),
+            total: record.events,
+            first_user: None,
+        };
+    }
+    if let Some(append) =
+        events::describe_append(session, record.indexed_entries, entries, session_id)
+    {
+        let first = record
+            .info
+            .first_user_preview
+            .is_none()
+            .then(|| first_user(&append.added))
+            .flatten();
+        let mut stale: Vec<u64> = append.changed.iter().map(|e| e.seq).collect();
+        stale.sort_unstable();
+        let total = record.events + append.added.len() as u64;
+        let mut added = append.changed;
+        added.extend(append.added);
+        return Changes {
+            stale,
+            added,
+            total,
+            first_user: first,
+        };
+    }
+    let new = events::describe(session, entries, session_id);
+    let old = events::describe(session, record.indexed_entries, session_id);
+    let (stale, added) = diff(&old, &new);
+    Changes {
+        stale,
+        added: added.into_iter().cloned().collect(),
+        total: new.len() as u64,
+        first_user: first_user(&new),
+    }
+}
+
+fn first_user_preview(session: &Session, event: &EventDesc) -> String {
+    let text = event_document(session, event.entry, &event.source);
+    crate::text::char_slice(&text, 0, FIRST_USER_PREVIEW_CHARS).to_string()
 }
 
 /// The events to delete (old seqs whose description changed or vanished) and to add.
@@ -399,7 +481,7 @@ fn session_info(
     session: &Session,
     entries: usize,
     session_id: &str,
-    events: &[EventDesc],
+    first_user_preview: Option<String>,
     bytes: u64,
     project_keys: &mut FxHashMap<String, String>,
 ) -> SessionInfo {
@@ -415,13 +497,6 @@ fn session_info(
         .iter()
         .rev()
         .find_map(|e| session.timestamp(e));
-    let first_user_preview = events
-        .iter()
-        .find(|e| e.on_branch && e.role == Role::User)
-        .map(|e| {
-            let text = event_document(session, e.entry, &e.source);
-            crate::text::char_slice(&text, 0, FIRST_USER_PREVIEW_CHARS).to_string()
-        });
     SessionInfo {
         session_id: session_id.to_string(),
         cwd,
