@@ -1,14 +1,15 @@
 /**
  * pi-context: the Pi extension.
  *
- * A thin shell around the `pi-context` binary. At load it asks the binary for its tools
- * (`pi-context tool --schemas`) and registers each one with Pi exactly as described there
- * (name, label, description, JSON Schema parameters, execution mode). Every call spawns
+ * A thin shell around the `pi-context` binary. At load it asks the binary for its tools and the
+ * facts it shares with the extension (`pi-context tool --schemas`) and registers each tool with
+ * Pi exactly as described there (name, label, description, JSON Schema parameters, execution
+ * mode); it keeps no list of tools of its own. Every call spawns
  * `pi-context tool <name>`, writes `{"params", "context"}` to its stdin and turns the
  * `{"text", "details", "is_error"}` it prints into Pi's tool result. The protocol is
  * documented in the repository's docs/protocol.md.
  *
- * It also owns the context-window lifecycle (lifecycle.ts): the `wipe_memory` and
+ * It also owns the context-window lifecycle (lifecycle/): the `wipe_memory` and
  * `get_context_remaining` tools, the boot block at every window head, the budget close-out, and
  * the `/wipe-memory` and `/pi-context` commands (docs/lifecycle.md).
  *
@@ -23,27 +24,17 @@ import { existsSync } from "node:fs";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-import { binaryPath, clip, failure, run } from "./binary.ts";
-import { registerLifecycle } from "./lifecycle.ts";
+import { binaryPath, clip, failure, INSTALL_HINT, run } from "./binary.ts";
+import { FALLBACK_FACTS, type Facts, readFacts } from "./facts.ts";
+import { registerLifecycle } from "./lifecycle/index.ts";
 
 export { binaryPath, INSTALL_HINT } from "./binary.ts";
 
 /**
- * The tools the extension registers when the binary cannot describe them (missing or broken),
- * so the model still finds them and every call explains what is wrong. When the binary works,
- * this list is not used: the tools are whatever `--schemas` returns.
+ * The one tool registered in place of the binary's when it cannot describe them at load: it
+ * says why and how to install the binary.
  */
-const FALLBACK_TOOL_NAMES = [
-  "history_windows",
-  "history_list",
-  "history_read",
-  "history_search",
-  "notes_write",
-  "notes_edit",
-  "notes_read",
-  "notes_list",
-  "notes_search",
-];
+export const UNAVAILABLE_TOOL = "pi_context_unavailable";
 
 const SCHEMAS_TIMEOUT_MS = 15_000;
 
@@ -81,8 +72,11 @@ function nonEmpty(value: string | undefined): string | null {
   return value !== undefined && value.trim() !== "" ? value : null;
 }
 
-/** Outcome of asking the binary for its tools. */
-export type SchemaLoad = { ok: true; tools: ToolSchema[] } | { ok: false; reason: string };
+/**
+ * Outcome of asking the binary for its tools and facts. `factsWarning` says which facts fell back
+ * to the extension's own values.
+ */
+export type SchemaLoad = { ok: true; tools: ToolSchema[]; facts: Facts; factsWarning?: string } | { ok: false; reason: string };
 
 /** Runs `<bin> tool --schemas` and checks the answer's shape. */
 export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoad> {
@@ -105,7 +99,8 @@ export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoa
       typeof t.parameters === "object" &&
       t.parameters !== null,
   );
-  return { ok: true, tools: valid };
+  const { facts, warning } = readFacts((parsed as { facts?: unknown }).facts);
+  return { ok: true, tools: valid, facts, ...(warning ? { factsWarning: warning } : {}) };
 }
 
 /** The serialized session for a session Pi keeps only in memory: header first, then every entry. */
@@ -207,27 +202,44 @@ function register(pi: ExtensionAPI, tool: ToolSchema): void {
   });
 }
 
+/**
+ * Without the binary's schemas no binary tool can be registered (the extension keeps no list of
+ * them). One tool takes their place so the model learns why its memory tools are missing and can
+ * tell the person how to install the binary; tools register at load, so pi must restart after.
+ */
+function registerUnavailable(pi: ExtensionAPI, reason: string): void {
+  const text = `The pi-context binary could not be loaded, so the history and notes tools are missing from this session. ${reason}` +
+    (reason.includes(INSTALL_HINT) ? "" : `\n${INSTALL_HINT}`);
+  pi.registerTool({
+    name: UNAVAILABLE_TOOL,
+    label: "pi-context unavailable",
+    description:
+      "The pi-context binary could not be loaded when this session started, so the history_* and notes_* tools are missing. Call this (no parameters) to learn why and how to install it, then tell the person.",
+    promptSnippet: "Why the pi-context history and notes tools are missing, and how to install the binary.",
+    parameters: { type: "object", properties: {}, additionalProperties: false } as unknown as TSchema,
+    async execute() {
+      return errorResult(text, { error: "binary_unavailable" });
+    },
+  });
+}
+
 export default async function piContext(pi: ExtensionAPI): Promise<void> {
   const bin = binaryPath();
-  // The lifecycle needs no schemas: wipe_memory, get_context_remaining and the commands work (and
-  // the boot falls back to a minimal one) even when the binary is missing.
-  registerLifecycle(pi, { bin });
   const loaded = await loadSchemas(bin);
+  // The lifecycle needs the facts, not the tools: wipe_memory, get_context_remaining and the
+  // commands work (and the boot falls back to a minimal one) even when the binary is missing.
+  registerLifecycle(pi, { bin, facts: loaded.ok ? loaded.facts : { ...FALLBACK_FACTS }, binaryTools: loaded.ok });
+  const warning = loaded.ok
+    ? loaded.factsWarning
+    : `pi-context: the history and notes tools are unavailable in this session. ${loaded.reason}`;
   if (loaded.ok) {
     for (const tool of loaded.tools) register(pi, tool);
-    return;
+  } else {
+    registerUnavailable(pi, loaded.reason);
   }
-  // Without the binary's schemas, register the known tools with open parameters: each call still
-  // tries the binary (it may have been installed since) and otherwise says how to install it.
-  for (const name of FALLBACK_TOOL_NAMES) {
-    register(pi, {
-      name,
-      label: name,
-      description: `pi-context tool ${name} (unavailable: ${loaded.reason})`,
-      parameters: { type: "object" },
+  if (warning) {
+    pi.on("session_start", (_event, ctx) => {
+      if (ctx.hasUI) ctx.ui.notify(warning, "warning");
     });
   }
-  pi.on("session_start", (_event, ctx) => {
-    if (ctx.hasUI) ctx.ui.notify(`pi-context: ${loaded.reason}`, "warning");
-  });
 }

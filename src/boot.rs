@@ -3,9 +3,10 @@
 //!
 //! Three parts, separated by one blank line: the window identity (`<context_window>`), the
 //! recovery protocol (`<context_window_protocol>`), and the notes index (`# Your notes`): one
-//! section per readable home with its `MAP.md` body (capped at [`MAP_MAX_CHARS`] code points) and
-//! its most recently updated notes (at most [`RECENT_PER_HOME`], crumpled notes and `MAP.md`
-//! left out), then one line per home that could not be read, saying `notes_list` can retry.
+//! section per readable home with its `MAP.md` body first (capped at [`MAP_MAX_CHARS`] code
+//! points), then its most recently updated notes with their size in characters (at most
+//! [`HomeKind::recent_limit`]: 5, 3 for `@model`; crumpled notes and `MAP.md` left out), then one
+//! line per home that could not be read, saying `notes_list` can retry.
 //!
 //! Rendering is pure: [`render`] takes a [`Boot`] (identity, window, and a snapshot of the five
 //! homes taken once) and returns the text. Relative times are measured from the window's
@@ -22,8 +23,10 @@ use crate::text::char_len;
 
 /// A `MAP.md` body longer than this many code points is cut, with a notice naming the note.
 pub const MAP_MAX_CHARS: usize = 4096;
-/// At most this many recent notes are listed per home.
+/// At most this many recent notes are listed per home ([`HomeKind::recent_limit`])…
 pub const RECENT_PER_HOME: usize = 5;
+/// …and this many for the model's home, as the seed lists them.
+pub const RECENT_FOR_MODEL: usize = 3;
 
 /// The five notes homes, in the order the boot lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,6 +55,14 @@ impl HomeKind {
             HomeKind::Model => "@model",
             HomeKind::Project => "@project",
             HomeKind::Session => "session",
+        }
+    }
+
+    /// How many recent notes the boot lists for this home.
+    pub fn recent_limit(self) -> usize {
+        match self {
+            HomeKind::Model => RECENT_FOR_MODEL,
+            _ => RECENT_PER_HOME,
         }
     }
 
@@ -159,8 +170,9 @@ pub struct Window {
 pub struct RecentNote {
     /// The canonical address (`@human/prefs.md`, `plan.md`, …).
     pub address: String,
-    /// The body's size in UTF-8 bytes (what the store's listing knows without reading bodies).
-    pub bytes: usize,
+    /// The body's size in characters (code points); `None` when the note could not be read
+    /// again for the count (it changed under the listing).
+    pub chars: Option<usize>,
     /// When the note was last updated; `None` when its `updatedAt` is not a time.
     pub updated_at: Option<Timestamp>,
 }
@@ -172,7 +184,7 @@ pub enum HomeState {
         /// The body of the home's uncrumpled `MAP.md`, when there is one.
         map: Option<String>,
         /// Uncrumpled notes other than `MAP.md`, most recently updated first (the renderer keeps
-        /// the first [`RECENT_PER_HOME`]).
+        /// the first [`HomeKind::recent_limit`]).
         recent: Vec<RecentNote>,
     },
     Unavailable,
@@ -226,6 +238,14 @@ impl Boot {
             .collect()
     }
 }
+
+// The window identity block. The extension's minimal boot (when this binary cannot run) uses the
+// same tags and labels, read from `pi-context tool --schemas` (`facts`).
+pub const IDENTITY_OPEN: &str = "<context_window>";
+pub const IDENTITY_CLOSE: &str = "</context_window>";
+pub const FIRST_WINDOW_LABEL: &str = "First context window id";
+pub const CURRENT_WINDOW_LABEL: &str = "Current context window id";
+pub const PREVIOUS_WINDOW_LABEL: &str = "Previous context window id";
 
 /// The recovery protocol, in our words. Tool names are the ones the extension registers.
 pub const PROTOCOL: &str = "\
@@ -294,22 +314,22 @@ fn one_line(text: &str, max: usize) -> String {
 fn render_identity(out: &mut String, boot: &Boot) {
     let w = &boot.window;
     let id = &boot.identity;
-    out.push_str("<context_window>\n");
+    out.push_str(&format!("{IDENTITY_OPEN}\n"));
     out.push_str(&format!("Agent name: {} (brain: {})\n", id.agent, id.model));
     if let Some(key) = &id.project_key {
         out.push_str(&format!("Project key: {key}\n"));
     }
-    out.push_str(&format!("First context window id: {}\n", w.first));
-    out.push_str(&format!("Current context window id: {}\n", w.current));
+    out.push_str(&format!("{FIRST_WINDOW_LABEL}: {}\n", w.first));
+    out.push_str(&format!("{CURRENT_WINDOW_LABEL}: {}\n", w.current));
     if let Some(previous) = &w.previous {
-        out.push_str(&format!("Previous context window id: {previous}\n"));
+        out.push_str(&format!("{PREVIOUS_WINDOW_LABEL}: {previous}\n"));
     }
     out.push_str(&format!(
         "Opened: {} ({})\n",
         w.opened_at,
         w.reason.phrase()
     ));
-    out.push_str("</context_window>");
+    out.push_str(IDENTITY_CLOSE);
 }
 
 fn render_notes(out: &mut String, boot: &Boot) {
@@ -335,15 +355,17 @@ fn render_notes(out: &mut String, boot: &Boot) {
         }
         if !recent.is_empty() {
             out.push_str("\n●  Recent notes");
-            for note in recent.iter().take(RECENT_PER_HOME) {
+            for note in recent.iter().take(kind.recent_limit()) {
                 let when = note.updated_at.map_or_else(
                     || "updated at an unknown time".to_string(),
                     |t| relative_time(boot.window.opened_at, t),
                 );
-                out.push_str(&format!(
-                    "\n- {} | {} bytes | {when}",
-                    note.address, note.bytes
-                ));
+                match note.chars {
+                    Some(chars) => {
+                        out.push_str(&format!("\n- {} | {chars} chars | {when}", note.address))
+                    }
+                    None => out.push_str(&format!("\n- {} | {when}", note.address)),
+                }
             }
         }
     }
@@ -409,10 +431,11 @@ pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
 /// store reports in `homes_unavailable`, or that fails to list, is [`HomeState::Unavailable`].
 /// Without a session id the session home is empty.
 ///
-/// The `MAP.md` body is read from the file the listing found (never through a symlink, never a
-/// hard-linked file) and split with the store's frontmatter codec; unlike `Store::read` this
-/// records no access, so a boot never rewrites a note (which would move its mtime and count as
-/// new material for `dream`).
+/// The `MAP.md` body, and the bodies of the recent notes shown (for their size in characters; the
+/// listing reads only frontmatter), are read from the files the listing found (never through a
+/// symlink, never a hard-linked file) and split with the store's frontmatter codec; unlike
+/// `Store::read` this records no access, so a boot never rewrites a note (which would move its
+/// mtime and count as new material for `dream`).
 pub fn snapshot(store: &Store) -> Vec<Home> {
     let identity = store.identity();
     HomeKind::ALL
@@ -450,17 +473,17 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
     let mut map = None;
     let mut recent = Vec::new();
     for row in listing.rows {
+        let mut path = identity.home.clone();
+        for component in row.location.home.components() {
+            path.push(component);
+        }
+        path.push(&row.location.path);
         if row.location.path == "MAP.md" {
-            let mut path = identity.home.clone();
-            for component in row.location.home.components() {
-                path.push(component);
-            }
-            path.push("MAP.md");
-            map = read_map_body(&path);
-        } else if recent.len() < RECENT_PER_HOME {
+            map = read_live_body(&path);
+        } else if recent.len() < kind.recent_limit() {
             recent.push(RecentNote {
                 address: row.location.address(),
-                bytes: row.body_bytes,
+                chars: read_live_body(&path).map(|body| char_len(&body)),
                 updated_at: row.meta.updated_at.parse().ok(),
             });
         }
@@ -468,9 +491,12 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
     HomeState::Read { map, recent }
 }
 
-/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
+/// The store never reads a larger note file either.
+const MAX_READ_BYTES: u64 = 64 << 20;
+
+/// The body of an uncrumpled note; `None` when it cannot be read as one.
 #[cfg(unix)]
-fn read_map_body(path: &std::path::Path) -> Option<String> {
+fn read_live_body(path: &std::path::Path) -> Option<String> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -478,26 +504,23 @@ fn read_map_body(path: &std::path::Path) -> Option<String> {
         .open(path)
         .ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.nlink() != 1 {
+    if !meta.is_file() || meta.nlink() != 1 || meta.len() > MAX_READ_BYTES {
         return None;
     }
-    parse_map(file)
+    parse_live(file)
 }
 
-/// The body of an uncrumpled `MAP.md`; `None` when it cannot be read as a note.
+/// The body of an uncrumpled note; `None` when it cannot be read as one.
 #[cfg(not(unix))]
-fn read_map_body(path: &std::path::Path) -> Option<String> {
-    if std::fs::symlink_metadata(path)
-        .ok()?
-        .file_type()
-        .is_symlink()
-    {
+fn read_live_body(path: &std::path::Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() || meta.len() > MAX_READ_BYTES {
         return None;
     }
-    parse_map(std::fs::File::open(path).ok()?)
+    parse_live(std::fs::File::open(path).ok()?)
 }
 
-fn parse_map(mut file: std::fs::File) -> Option<String> {
+fn parse_live(mut file: std::fs::File) -> Option<String> {
     let mut text = String::new();
     file.read_to_string(&mut text).ok()?;
     let doc = Document::parse(&text);
@@ -507,13 +530,7 @@ fn parse_map(mut file: std::fs::File) -> Option<String> {
     Some(doc.body)
 }
 
-/// The root window of a session: `pcw:<first 8 chars of the session id>:root`.
-/// (The same rule as the history projection; JavaScript's `slice(0, 8)` agrees for the ASCII ids
-/// Pi mints.)
-pub fn root_window_id(session_id: &str) -> String {
-    let prefix: String = session_id.chars().take(8).collect();
-    format!("pcw:{prefix}:root")
-}
+pub use crate::history::root_window_id;
 
 #[cfg(test)]
 mod tests {
@@ -544,6 +561,49 @@ mod tests {
         assert!(capped.ends_with(
             "\n[MAP.md cut at 4096 of 4099 characters: slim it down; the rest is at notes_read @human/MAP.md with offset_chars 4096]"
         ));
+    }
+
+    #[test]
+    fn recent_rows_per_home_and_an_unknown_size() {
+        let now = at("2026-03-01T09:00:00Z");
+        let note = |address: &str, chars| RecentNote {
+            address: address.to_string(),
+            chars,
+            updated_at: Some(at("2026-03-01T08:00:00Z")),
+        };
+        let boot = Boot {
+            identity: Identity {
+                agent: "a".into(),
+                model: "m".into(),
+                project_key: None,
+            },
+            window: Window {
+                first: "pcw:s:root".into(),
+                current: "pcw:s:root".into(),
+                previous: None,
+                opened_at: now,
+                reason: Reason::SessionStart,
+            },
+            homes: vec![Home {
+                kind: HomeKind::Model,
+                state: HomeState::Read {
+                    map: None,
+                    recent: vec![
+                        note("@model/a.md", Some(3)),
+                        note("@model/b.md", None),
+                        note("@model/c.md", Some(1)),
+                        note("@model/d.md", Some(1)),
+                    ],
+                },
+            }],
+            sessions: Vec::new(),
+        };
+        let text = render(&boot);
+        assert!(text.ends_with(
+            "●  Recent notes\n- @model/a.md | 3 chars | 1h ago\n- @model/b.md | 1h ago\n- @model/c.md | 1 chars | 1h ago"
+        ));
+        assert_eq!(HomeKind::Model.recent_limit(), 3);
+        assert_eq!(HomeKind::Session.recent_limit(), 5);
     }
 
     #[test]

@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// pi-context's section in Pi's settings files, and its keys.
+pub const SECTION: &str = "pi-context";
+pub const REMINDER_MARGIN_KEY: &str = "reminderMarginTokens";
+pub const DREAMER_KEY: &str = "dreamer";
+
 pub const DEFAULT_REMINDER_MARGIN_TOKENS: u64 = 24_576;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +56,7 @@ fn apply_file(settings: &mut Settings, file: &Path) {
         return;
     };
     let section = match serde_json::from_str::<Value>(&text) {
-        Ok(value) => value.get("pi-context").cloned(),
+        Ok(value) => value.get(SECTION).cloned(),
         Err(e) => {
             settings.warnings.push(format!(
                 "{}: not valid JSON ({e}); its settings are ignored",
@@ -63,24 +68,24 @@ fn apply_file(settings: &mut Settings, file: &Path) {
     let Some(section) = section else { return };
     let warn = |key: &str, why: &str| {
         format!(
-            "{}: pi-context.{key} {why}; using the default",
+            "{}: {SECTION}.{key} {why}; using the default",
             file.display()
         )
     };
-    if let Some(value) = section.get("reminderMarginTokens") {
+    if let Some(value) = section.get(REMINDER_MARGIN_KEY) {
         match value.as_u64().filter(|n| *n > 0) {
             Some(n) => settings.reminder_margin_tokens = n,
             None => settings
                 .warnings
-                .push(warn("reminderMarginTokens", "must be a positive integer")),
+                .push(warn(REMINDER_MARGIN_KEY, "must be a positive integer")),
         }
     }
-    if let Some(value) = section.get("dreamer") {
+    if let Some(value) = section.get(DREAMER_KEY) {
         match value.as_str().filter(|s| !s.trim().is_empty()) {
             Some(s) => settings.dreamer = Some(s.to_string()),
             None => settings
                 .warnings
-                .push(warn("dreamer", "must be a non-empty string")),
+                .push(warn(DREAMER_KEY, "must be a non-empty string")),
         }
     }
 }

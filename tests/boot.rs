@@ -111,7 +111,7 @@ fn renders_identity_protocol_and_the_notes_index_exactly() {
     write(
         &env,
         "@self/diary",
-        "Day one: ünïcode counts as bytes here.\n",
+        "Day one: ünïcode counts as characters here.\n",
         "2026-02-28T07:00:00.000Z",
     );
     write(&env, "@self/old", "stale\n", "2026-02-27T07:00:00.000Z");
@@ -142,11 +142,11 @@ fn renders_identity_protocol_and_the_notes_index_exactly() {
 ●  MAP.md
 - @human/prefs.md: how the human likes things
 ●  Recent notes
-- @human/prefs.md | 18 bytes | 3m ago
+- @human/prefs.md | 18 chars | 3m ago
 
 ## You | @self → @agents/tester
 ●  Recent notes
-- @self/diary.md | 41 bytes | 1d ago
+- @self/diary.md | 44 chars | 1d ago
 
 ## This project | @project (proj-1234abcd)
 ●  MAP.md
@@ -154,8 +154,8 @@ fn renders_identity_protocol_and_the_notes_index_exactly() {
 
 ## This session | bare paths
 ●  Recent notes
-- plan.md | 16 bytes | 30s ago
-- notes/scratch.md | 2 bytes | 3h ago
+- plan.md | 16 chars | 30s ago
+- notes/scratch.md | 2 chars | 3h ago
 "
     );
     assert_eq!(text, expected);
@@ -231,13 +231,69 @@ fn a_crumpled_map_is_left_out_and_at_most_five_recent_notes_show() {
     assert_eq!(
         rows,
         [
-            "- @human/n6.md | 2 bytes | 3h ago",
-            "- @human/n5.md | 2 bytes | 4h ago",
-            "- @human/n4.md | 2 bytes | 5h ago",
-            "- @human/n3.md | 2 bytes | 6h ago",
-            "- @human/n2.md | 2 bytes | 7h ago",
+            "- @human/n6.md | 2 chars | 3h ago",
+            "- @human/n5.md | 2 chars | 4h ago",
+            "- @human/n4.md | 2 chars | 5h ago",
+            "- @human/n3.md | 2 chars | 6h ago",
+            "- @human/n2.md | 2 chars | 7h ago",
         ]
     );
+}
+
+#[test]
+fn rows_as_the_seed_shows_them_map_first_sizes_in_characters_three_for_the_model() {
+    let env = TestEnv::new();
+    // The MAP is the oldest note of its home and six newer notes follow: it still leads.
+    write(
+        &env,
+        "@project/MAP",
+        "- a.md: the map\n",
+        "2026-02-01T00:00:00.000Z",
+    );
+    for i in 0..6 {
+        write(
+            &env,
+            &format!("@project/p{i}"),
+            "日本語😀\n",
+            &format!("2026-03-01T0{i}:00:00.000Z"),
+        );
+    }
+    // A MAP.md in a folder is an ordinary note, listed by its time like the others.
+    write(
+        &env,
+        "@project/area/MAP",
+        "- b.md\n",
+        "2026-02-02T00:00:00.000Z",
+    );
+    for i in 0..5 {
+        write(
+            &env,
+            &format!("@model/m{i}"),
+            "ü\n",
+            &format!("2026-03-01T0{i}:00:00.000Z"),
+        );
+    }
+    let text = boot(&env, &request(&env), false);
+    let project = "## This project | @project (proj-1234abcd)
+●  MAP.md
+- a.md: the map
+●  Recent notes
+- @project/p5.md | 5 chars | 4h ago
+- @project/p4.md | 5 chars | 5h ago
+- @project/p3.md | 5 chars | 6h ago
+- @project/p2.md | 5 chars | 7h ago
+- @project/p1.md | 5 chars | 8h ago
+";
+    assert!(text.contains(project), "{text}");
+    let model = "## Your model | @model → @models/faux-1
+●  Recent notes
+- @model/m4.md | 2 chars | 5h ago
+- @model/m3.md | 2 chars | 6h ago
+- @model/m2.md | 2 chars | 7h ago
+
+";
+    assert!(text.contains(model), "{text}");
+    assert!(!text.contains("area/MAP.md"), "older than the five shown");
 }
 
 #[test]
@@ -255,7 +311,7 @@ fn a_home_that_cannot_be_read_is_left_out_with_a_retry_line() {
     assert!(text.contains("## The human | @human\n●  Recent notes\n- @human/prefs.md"));
     assert!(!text.contains("## This project"), "{text}");
     assert!(text.ends_with(
-        "- @human/prefs.md | 6 bytes | 1h ago\n\n@project could not be read for this index; notes_list can retry.\n"
+        "- @human/prefs.md | 6 chars | 1h ago\n\n@project could not be read for this index; notes_list can retry.\n"
     ));
     let out: Value = serde_json::from_str(&boot(&env, &request(&env), true)).unwrap();
     assert_eq!(out["homes_unavailable"], json!(["@project"]));

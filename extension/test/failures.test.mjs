@@ -14,21 +14,12 @@ import {
   fauxToolCall,
   observe,
   say,
+  schemaNames,
   script,
   tempDir,
 } from "./harness.mjs";
 
-const FALLBACK = [
-  "history_windows",
-  "history_list",
-  "history_read",
-  "history_search",
-  "notes_write",
-  "notes_edit",
-  "notes_read",
-  "notes_list",
-  "notes_search",
-];
+const { UNAVAILABLE_TOOL } = await import("../index.ts");
 
 /** Runs one scripted call of `tool` and returns what the model received. */
 async function callOnce(session, faux, tool, args) {
@@ -39,30 +30,39 @@ async function callOnce(session, faux, tool, args) {
   return seen[0];
 }
 
-test("a missing PI_CONTEXT_BIN: every tool is registered and says how to install the binary", async () => {
+test("a missing PI_CONTEXT_BIN: no binary tool is registered; one tool says why and how to install the binary", async () => {
   const missing = join(tempDir("nobin"), "pi-context");
-  const { session, faux, dispose } = await createSession({ bin: missing });
+  const { session, faux, notices, dispose } = await createSession({ bin: missing });
   try {
     const names = session.getAllTools().map((t) => t.name);
-    for (const n of FALLBACK) assert.ok(names.includes(n), `${n} registered without the binary`);
-    for (const tool of ["history_search", "notes_write"]) {
-      const r = await callOnce(session, faux, tool, { query: "x" });
-      assert.equal(r.isError, true);
-      assert.match(r.text, /cargo install --path \./);
-      assert.ok(r.text.includes(`PI_CONTEXT_BIN=${missing}`), r.text);
-    }
+    const binaryTools = await schemaNames();
+    assert.deepEqual(binaryTools.filter((n) => names.includes(n)), [], `no binary tool registered: ${names}`);
+    assert.ok(names.includes(UNAVAILABLE_TOOL), `${UNAVAILABLE_TOOL} registered: ${names}`);
+    assert.ok(session.getActiveToolNames().includes(UNAVAILABLE_TOOL), "and active, so the model sees it");
+    const r = await callOnce(session, faux, UNAVAILABLE_TOOL, {});
+    assert.equal(r.isError, true);
+    assert.match(r.text, /history and notes tools are missing/);
+    assert.match(r.text, /cargo install --path \./);
+    assert.ok(r.text.includes(`PI_CONTEXT_BIN=${missing}`), r.text);
+    assert.equal(r.details.error, "binary_unavailable");
+    // A binary tool the model calls anyway is unknown to Pi: an error result, not a crash.
+    const unknown = await callOnce(session, faux, binaryTools[0], {});
+    assert.equal(unknown.isError, true);
+    const shown = notices.filter((n) => n.level === "warning" && n.message.includes("history and notes tools are unavailable"));
+    assert.equal(shown.length, 1, JSON.stringify(notices));
+    assert.ok(shown[0].message.includes(`PI_CONTEXT_BIN=${missing}`));
   } finally {
     dispose();
   }
 });
 
-test("pi-context missing from PATH: the error says so and how to install it", async () => {
+test("pi-context missing from PATH: the unavailable tool says so and how to install it", async () => {
   const path = process.env.PATH;
   process.env.PATH = tempDir("emptypath");
   try {
     const { session, faux, dispose } = await createSession({ bin: "" });
     try {
-      const r = await callOnce(session, faux, "history_list", {});
+      const r = await callOnce(session, faux, UNAVAILABLE_TOOL, {});
       assert.equal(r.isError, true);
       assert.match(r.text, /not found on PATH/);
       assert.match(r.text, /cargo install --path \./);
@@ -109,16 +109,18 @@ echo "some warning" >&2`);
   }
 });
 
-test("a failing --schemas at load: fallback tools whose calls surface the failure", async () => {
+test("a failing --schemas at load: the unavailable tool surfaces the failure and how to reinstall", async () => {
   const bin = script(`echo "error: schemas exploded" >&2; exit 2`);
   const { session, faux, dispose } = await createSession({ bin });
   try {
     const names = session.getAllTools().map((t) => t.name);
-    for (const n of FALLBACK) assert.ok(names.includes(n), `${n} registered`);
-    const r = await callOnce(session, faux, "notes_list", {});
+    const binaryTools = await schemaNames();
+    assert.deepEqual(binaryTools.filter((n) => names.includes(n)), [], `no binary tool registered: ${names}`);
+    const r = await callOnce(session, faux, UNAVAILABLE_TOOL, {});
     assert.equal(r.isError, true);
     assert.match(r.text, /exit status 2/);
     assert.match(r.text, /schemas exploded/);
+    assert.match(r.text, /cargo install --path \./);
   } finally {
     dispose();
   }

@@ -238,9 +238,13 @@ export function readJsonl(path) {
     .map((l) => JSON.parse(l));
 }
 
+/** What `pi-context tool --schemas` prints for the real binary: `{tools, facts}`. */
+export async function schemas() {
+  const { execFileSync } = await import("node:child_process");
+  return JSON.parse(execFileSync(BIN, ["tool", "--schemas"], { encoding: "utf8" }));
+}
+
 /** The names of the tools `--schemas` lists for the real binary. */
 export async function schemaNames() {
-  const { execFileSync } = await import("node:child_process");
-  const out = execFileSync(BIN, ["tool", "--schemas"], { encoding: "utf8" });
-  return JSON.parse(out).tools.map((t) => t.name);
+  return (await schemas()).tools.map((t) => t.name);
 }

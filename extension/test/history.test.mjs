@@ -17,11 +17,9 @@ import {
   tempDir,
 } from "./harness.mjs";
 
-const HISTORY_TOOLS = ["history_windows", "history_list", "history_search", "history_read"];
-
-test("--schemas lists the four history tools and Pi registers what it lists", async () => {
+test("Pi registers and activates every tool --schemas lists", async () => {
   const names = await schemaNames();
-  for (const name of HISTORY_TOOLS) assert.ok(names.includes(name), `${name} missing from --schemas: ${names}`);
+  assert.ok(names.length > 0, "--schemas lists tools");
   const { session, dispose } = await createSession();
   try {
     const registered = session.getAllTools().map((t) => t.name);
@@ -63,10 +61,11 @@ test("the model calls every history tool and gets the binary's answers", async (
     assert.equal(faux.getPendingResponseCount(), 0, "the whole script ran");
 
     const [windows, list, search, read] = seen;
-    assert.deepEqual(
-      seen.map((s) => [s.toolName, s.isError]),
-      HISTORY_TOOLS.map((n) => [n, false]),
-    );
+    assert.equal(windows.toolName, "history_windows");
+    assert.equal(list.toolName, "history_list");
+    assert.equal(search.toolName, "history_search");
+    assert.equal(read.toolName, "history_read");
+    assert.deepEqual(seen.map((s) => s.isError), [false, false, false, false]);
 
     const w = JSON.parse(windows.text);
     assert.equal(w.session_id, session.sessionId);
@@ -98,7 +97,7 @@ test("the model calls every history tool and gets the binary's answers", async (
     const results = entries.filter((e) => e.type === "message" && e.message.role === "toolResult");
     assert.deepEqual(
       results.map((e) => e.message.toolName),
-      HISTORY_TOOLS,
+      seen.map((r) => r.toolName),
     );
     for (const [i, e] of results.entries()) {
       assert.equal(e.message.content[0].text, seen[i].text, `${e.message.toolName} result on disk`);

@@ -1,17 +1,17 @@
-// Window heads: provider overflow recovery, repair of a partial tail, the fail-closed boundary
-// check against other extensions, forks, and the startup conflict scan.
+// Window heads: the fail-closed boundary check against other extensions, forks, the startup
+// conflict scan, and windows without the binary. (Repair: lifecycle-repair; overflow:
+// lifecycle-overflow.)
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createSession, fauxAssistantMessage, pi, say, script } from "./harness.mjs";
+import { createSession, observe, pi, say, script } from "./harness.mjs";
 import {
   assertBoundary,
   assertFreshRequest,
   BOOT,
   branch,
   compactions,
-  CONTINUATION,
   count,
   customMessages,
   MARKER,
@@ -19,151 +19,11 @@ import {
   noticesMatching,
   recordingModel,
   requestText,
-  userTexts,
+  tools,
   wipe,
 } from "./lifecycle-lib.mjs";
 
 const TINY = { compaction: { enabled: true, keepRecentTokens: 1_000_000 } };
-const overflow = () => fauxAssistantMessage([], { stopReason: "error", errorMessage: "prompt is too long: 210000 tokens > 200000 maximum" });
-
-test("provider overflow resets once and retries in the fresh window; a later, separate overflow resets again", async () => {
-  const s = await createSession({ settings: TINY });
-  try {
-    const model = recordingModel(s.faux);
-    model.script([say("ok"), overflow(), say("recovered")]);
-    await s.session.prompt("SENTINEL-OVER in the root window");
-    await s.session.prompt("this request overflows");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 3);
-    assertFreshRequest(assert, model.requests[2], "SENTINEL-OVER");
-    const entries = branch(s.session);
-    assert.equal(markers(entries).length, 1);
-    assert.equal(compactions(entries).length, 1);
-    const b = assertBoundary(assert, entries, entries.findIndex((e) => e.type === "compaction"));
-    assert.equal(b.boot.details.reason, "overflow");
-
-    // A later, separate overflow is a new failure: it resets again.
-    model.script([overflow(), say("recovered again")]);
-    await s.session.prompt("overflow again later");
-    await s.session.waitForIdle();
-    assert.equal(markers(branch(s.session)).length, 2);
-  } finally {
-    s.dispose();
-  }
-});
-
-test("a retry that overflows again stays bounded: one marker, one checkpoint, two requests", async () => {
-  const s = await createSession({ settings: TINY });
-  try {
-    const model = recordingModel(s.faux);
-    model.script([overflow(), overflow(), overflow()]);
-    await s.session.prompt("SENTINEL-BOUND overflows at once");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 2);
-    const entries = branch(s.session);
-    assert.equal(markers(entries).length, 1, "bounded: one marker");
-    assert.equal(compactions(entries).length, 1, "bounded: one checkpoint");
-  } finally {
-    s.dispose();
-  }
-});
-
-/** A session file with an old conversation, a checkpoint and a marker, then `tail(sm)`. */
-function brokenSession(tail) {
-  return (cwd, sessionDir) => {
-    const sm = pi.SessionManager.create(cwd, sessionDir);
-    sm.appendMessage({ role: "user", content: "SENTINEL-CRASH before the reset", timestamp: Date.now() });
-    sm.appendMessage(fauxAssistantMessage("old answer"));
-    sm.appendCompaction("", null, 0, undefined, true);
-    sm.appendCustomEntry(MARKER, { windowId: `pcw:${sm.getSessionId().slice(0, 8)}:deadbeef` });
-    tail(sm);
-    return sm;
-  };
-}
-
-test("repair: a marker followed only by metadata gets its boot and continuation, silently and once", async () => {
-  const s = await createSession({ settings: TINY, manager: brokenSession((sm) => sm.appendModelChange("faux", "faux-1")) });
-  let file;
-  try {
-    assert.equal(s.faux.state.callCount, 0);
-    const entries = branch(s.session);
-    const m = entries.findIndex((e) => e.type === "custom" && e.customType === MARKER);
-    const [boot, continuation] = entries.slice(m + 1).filter((e) => e.type === "custom_message");
-    assert.equal(boot.customType, BOOT);
-    assert.equal(boot.display, false);
-    assert.equal(boot.details.windowId, entries[m].data.windowId);
-    assert.equal(boot.details.reason, "repair");
-    assert.ok(boot.content.includes(`Previous context window id: pcw:${s.session.sessionId.slice(0, 8)}:root`));
-    assert.equal(continuation.customType, CONTINUATION);
-    assert.equal(continuation.display, false);
-    assert.deepEqual(s.notices.filter((n) => !/notes index/.test(n.message)), [], "repair is silent");
-
-    const model = recordingModel(s.faux);
-    model.script([say("fine")]);
-    await s.session.prompt("hello after the crash");
-    assertFreshRequest(assert, model.requests[0], "SENTINEL-CRASH");
-    file = s.session.sessionFile;
-  } finally {
-    s.dispose();
-  }
-  const again = await createSession({ settings: TINY, open: file });
-  try {
-    assert.equal(customMessages(branch(again.session), BOOT).length, 1, "idempotent: no second boot");
-    assert.equal(customMessages(branch(again.session), CONTINUATION).length, 1);
-  } finally {
-    again.dispose();
-  }
-});
-
-test("repair: a boot without its continuation gets only the continuation", async () => {
-  const s = await createSession({
-    settings: TINY,
-    manager: brokenSession((sm) =>
-      sm.appendCustomMessageEntry(BOOT, "<context_window>\nCurrent context window id: x\n</context_window>", false, {
-        windowId: `pcw:${sm.getSessionId().slice(0, 8)}:deadbeef`,
-      }),
-    ),
-  });
-  try {
-    const entries = branch(s.session);
-    assert.equal(customMessages(entries, BOOT).length, 1, "the existing boot is never duplicated");
-    assert.equal(customMessages(entries, CONTINUATION).length, 1);
-    assert.equal(entries.at(-1).customType, CONTINUATION);
-  } finally {
-    s.dispose();
-  }
-});
-
-test("a bare marker followed by conversation is not repaired: requests fail closed until /wipe-memory", async () => {
-  const s = await createSession({
-    settings: TINY,
-    manager: brokenSession((sm) => sm.appendMessage({ role: "user", content: "work after the bare marker", timestamp: Date.now() })),
-  });
-  try {
-    assert.equal(customMessages(branch(s.session), BOOT).length, 0, "no repair");
-    const model = recordingModel(s.faux);
-    model.script([say("must not be asked")]);
-    await s.session.prompt("hello?");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 0, "the request was cancelled before the provider");
-    const notice = noticesMatching(s.notices, /failed its boundary check \(a user message sits where its boot and continuation belong\)/, "error");
-    assert.equal(notice.length, 1);
-    assert.ok(userTexts(branch(s.session)).some((t) => t.includes("SENTINEL-CRASH")), "raw history kept");
-
-    // /wipe-memory gets one turn with only the system prompt and the request, then a proper window.
-    model.script([say("saving nothing"), say("fresh and well")]);
-    await s.session.prompt("/wipe-memory");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 2);
-    const [ask, fresh] = model.requests;
-    assert.deepEqual(ask.map((m) => m.role), ["system", "user"]);
-    assert.ok(requestText(ask).includes("The person asked for a fresh context window"));
-    assertFreshRequest(assert, fresh, "SENTINEL-CRASH");
-    assert.equal(markers(branch(s.session)).length, 2);
-  } finally {
-    s.dispose();
-  }
-});
 
 test("fail closed: another extension dropping the checkpoint gets no continuation and a visible conflict notice", async () => {
   let stripped = false;
@@ -241,42 +101,27 @@ test("startup warns once about installed extensions known to rewrite compaction"
   }
 });
 
-test("a recoverable length stop resets once and retries in the fresh window", async () => {
-  const s = await createSession({ settings: TINY });
+test("without the binary the lifecycle still runs: a minimal boot that says the tools are missing, wipe_memory, get_context_remaining", async () => {
+  const s = await createSession({ settings: TINY, bin: "/nonexistent/pi-context" });
   try {
     const model = recordingModel(s.faux);
-    model.script([say("ok"), fauxAssistantMessage("cut short", { stopReason: "length" }), say("complete now")]);
-    await s.session.prompt("SENTINEL-LENGTH");
-    await s.session.prompt("long answer please");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 3);
-    assertFreshRequest(assert, model.requests[2], "SENTINEL-LENGTH");
+    const seen = [];
+    model.script([say("ok"), tools(["get_context_remaining", {}]), observe(seen, wipe()), say("fresh")]);
+    await s.session.prompt("SENTINEL-NOBIN");
+    await s.session.prompt("how much room, then wipe");
+    assert.equal(seen[0].toolName, "get_context_remaining");
+    assert.equal(seen[0].isError, false);
+    assert.equal(typeof JSON.parse(seen[0].text).remaining_tokens, "number");
     const entries = branch(s.session);
-    assert.equal(markers(entries).length, 1);
-    assert.equal(entries[entries.findIndex((e) => e.type === "compaction") + 2].details.reason, "overflow");
-  } finally {
-    s.dispose();
-  }
-});
-
-test("a boot hidden by a later context edit is not replaced; requests fail closed", async () => {
-  const s = await createSession({
-    settings: TINY,
-    manager: brokenSession((sm) => {
-      const windowId = `pcw:${sm.getSessionId().slice(0, 8)}:deadbeef`;
-      const boot = sm.appendCustomMessageEntry(BOOT, "<context_window>\nCurrent context window id: x\n</context_window>", false, { windowId });
-      sm.appendCustomMessageEntry(CONTINUATION, "continue", false);
-      sm.appendContextEdit(boot, null);
-    }),
-  });
-  try {
-    assert.equal(customMessages(branch(s.session), BOOT).length, 1, "no replacement boot");
-    const model = recordingModel(s.faux);
-    model.script([say("must not be asked")]);
-    await s.session.prompt("hello");
-    await s.session.waitForIdle();
-    assert.equal(model.requests.length, 0);
-    assert.equal(noticesMatching(s.notices, /a context edit hides or replaces its boot or continuation/, "error").length, 1);
+    const boots = customMessages(entries, BOOT);
+    assert.equal(boots.length, 2, "the root boot and the reset boot");
+    for (const b of boots) {
+      assert.match(b.content, /^<context_window>\nFirst context window id: pcw:/);
+      assert.match(b.content, /The notes and history tools are missing from this session too/);
+      assert.ok(!b.content.includes("notes_list can retry"), b.content);
+    }
+    assertBoundary(assert, entries, entries.indexOf(markers(entries)[0]) - 1);
+    assertFreshRequest(assert, model.requests.at(-1), "SENTINEL-NOBIN");
   } finally {
     s.dispose();
   }

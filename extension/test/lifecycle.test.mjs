@@ -394,7 +394,7 @@ test("wipe_memory with notes_write in one batch: the note is on disk before the 
     const file = join(home, "pi", "session", s.session.sessionId, "checkpoint.md");
     assert.ok(existsSync(file), `${file} on disk`);
     const b = assertBoundary(assert, entries, at);
-    assert.match(b.boot.content, /## This session \| bare paths\n●  Recent notes\n- checkpoint\.md \| \d+ bytes \| /);
+    assert.match(b.boot.content, /## This session \| bare paths\n●  Recent notes\n- checkpoint\.md \| 36 chars \| /);
     const fresh = model.requests.at(-1);
     assertFreshRequest(assert, fresh, "SENTINEL-NOTE");
     assert.ok(requestText(fresh).includes("- checkpoint.md |"), "the fresh window sees its checkpoint in the index");

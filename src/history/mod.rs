@@ -16,7 +16,10 @@ use serde::Serialize;
 pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
 pub use prefilter::{scan_in_parallel, PendingScan, RawScan, Scanner};
-pub use project::{event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo};
+pub use project::{
+    event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo,
+    ROOT_WINDOW_SUFFIX, WINDOW_ID_PREFIX, WINDOW_ID_SESSION_CHARS,
+};
 pub use read::ReadParams;
 
 /// The four event roles.

@@ -408,10 +408,18 @@ impl<'s> History<'s> {
     }
 }
 
-/// The root window of a session: `pcw:<first 8 chars of the session id>:root`.
+/// Every window id starts with this prefix and the session id's first
+/// [`WINDOW_ID_SESSION_CHARS`] characters.
+pub const WINDOW_ID_PREFIX: &str = "pcw:";
+pub const WINDOW_ID_SESSION_CHARS: usize = 8;
+/// What follows the session characters in the root window's id.
+pub const ROOT_WINDOW_SUFFIX: &str = ":root";
+
+/// The root window of a session: `pcw:<first 8 chars of the session id>:root`. (JavaScript's
+/// `slice(0, 8)` in the extension agrees for the ASCII ids Pi mints.)
 pub fn root_window_id(session_id: &str) -> String {
-    let prefix: String = session_id.chars().take(8).collect();
-    format!("pcw:{prefix}:root")
+    let session: String = session_id.chars().take(WINDOW_ID_SESSION_CHARS).collect();
+    format!("{WINDOW_ID_PREFIX}{session}{ROOT_WINDOW_SUFFIX}")
 }
 
 fn allocate_seqs(entries: &[Entry]) -> Vec<u64> {

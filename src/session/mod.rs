@@ -21,6 +21,22 @@ use serde::{Deserialize, Serialize};
 
 pub use parse::parse_line_for_fuzzing;
 
+// The custom types pi-context writes into Pi sessions (CONTRACT §2.3, docs/lifecycle.md). The
+// extension reads them from `pi-context tool --schemas` (`facts`).
+
+/// A `custom` entry `{windowId}`: the start of a context window.
+pub const RESET_MARKER_TYPE: &str = "pi-context/reset-marker";
+/// The hidden boot block at a window head.
+pub const BOOT_MESSAGE_TYPE: &str = "pi-context/boot";
+/// The hidden "your memory was just wiped" message after a reset boot.
+pub const CONTINUATION_MESSAGE_TYPE: &str = "pi-context/continuation";
+/// The hidden budget reminder.
+pub const GUIDANCE_MESSAGE_TYPE: &str = "pi-context/guidance";
+/// The hidden close-out warning.
+pub const WARNING_MESSAGE_TYPE: &str = "pi-context/warning";
+/// The hidden request an idle `/wipe-memory` sends to start its turn.
+pub const MANUAL_WIPE_MESSAGE_TYPE: &str = "pi-context/manual-wipe";
+
 /// The byte range of a raw JSON value (or a line) inside the session bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {

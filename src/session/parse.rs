@@ -5,9 +5,8 @@ use serde_json::value::RawValue;
 
 use super::{
     Atom, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span, ToolCall,
+    RESET_MARKER_TYPE,
 };
-
-const RESET_MARKER: &str = "pi-context/reset-marker";
 
 #[derive(Deserialize)]
 struct LineRepr<'a> {
@@ -295,7 +294,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
             content: repr.content.map(&span),
         }),
         "\"custom\"" => {
-            let is_marker = repr.custom_type.and_then(string).as_deref() == Some(RESET_MARKER);
+            let is_marker = repr.custom_type.and_then(string).as_deref() == Some(RESET_MARKER_TYPE);
             PendingKind::Ready(EntryKind::Custom {
                 custom_type: repr.custom_type.and_then(json_str),
                 window_id: repr.data.filter(|_| is_marker).and_then(marker_window_id),

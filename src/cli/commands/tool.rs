@@ -20,6 +20,9 @@ pub struct ToolArgs {
     )]
     name: Option<String>,
     /// Print the names, descriptions and JSON Schemas of every tool
+    ///
+    /// Also prints `facts`: the values the Pi extension shares with the binary (custom types,
+    /// window ids, the boot header, settings keys; docs/protocol.md).
     #[arg(long)]
     schemas: bool,
 }

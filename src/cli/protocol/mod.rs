@@ -6,6 +6,7 @@
 //! `{"error":{"code","message",…details}}` as text, and exit status 0; a non-zero status means
 //! the binary itself failed.
 
+pub mod facts;
 mod history;
 mod notes;
 mod params;

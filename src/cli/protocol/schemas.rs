@@ -145,7 +145,7 @@ pub fn all() -> Value {
             })
         })
         .collect();
-    json!({ "tools": tools })
+    json!({ "tools": tools, "facts": super::facts::all() })
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {

@@ -1,0 +1,154 @@
+//! `pi-context tool --schemas` → `facts`: the values the Pi extension shares with the binary
+//! (docs/protocol.md). Each fact is checked against what the binary does with it, so a fact that
+//! no longer describes the binary fails here; the extension's golden test
+//! (`extension/test/facts.test.mjs`) pins its own fallback copy to these values.
+
+mod common;
+
+use common::session::{ok_json, request, SessionBuilder};
+use common::TestEnv;
+use serde_json::{json, Value};
+
+fn facts(env: &TestEnv) -> Value {
+    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
+    assert!(output.status.success());
+    let all: Value = serde_json::from_slice(&output.stdout).expect("schemas are JSON");
+    assert!(all["tools"].is_array(), "the tools are still listed");
+    all["facts"].clone()
+}
+
+fn text<'a>(facts: &'a Value, key: &str) -> &'a str {
+    facts[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("fact {key} is a string: {facts}"))
+}
+
+fn number(facts: &Value, key: &str) -> u64 {
+    facts[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("fact {key} is a number: {facts}"))
+}
+
+/// The root window id the facts describe for a session id.
+fn root_window(facts: &Value, session_id: &str) -> String {
+    let chars = number(facts, "window_id_session_chars") as usize;
+    let session: String = session_id.chars().take(chars).collect();
+    format!(
+        "{}{session}{}",
+        text(facts, "window_id_prefix"),
+        text(facts, "root_window_suffix")
+    )
+}
+
+#[test]
+fn every_fact_is_a_non_empty_string_or_a_positive_number() {
+    let env = TestEnv::new();
+    let facts = facts(&env);
+    let object = facts.as_object().expect("facts is an object");
+    assert_eq!(object.len(), 18, "{facts}");
+    for (key, value) in object {
+        let ok =
+            value.as_str().is_some_and(|s| !s.is_empty()) || value.as_u64().is_some_and(|n| n > 0);
+        assert!(ok, "{key}: {value}");
+    }
+}
+
+#[test]
+fn the_window_facts_are_the_ids_and_markers_history_reads() {
+    let env = TestEnv::new();
+    let facts = facts(&env);
+    let mut session = SessionBuilder::with_id("7c6b5a49-3827-4160-a5f4-e3d2c1b0a998");
+    session.user("in the root window");
+    session.custom(
+        text(&facts, "marker_type"),
+        json!({"windowId": "pcw:7c6b5a49:1"}),
+    );
+    session.user("in the reset window");
+    let path = session.write_to(env.work().join("session.jsonl"));
+    let result = ok_json(&env.tool("history_windows", &request(&path, json!({}))));
+    let ids: Vec<&str> = result["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["window_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            root_window(&facts, session.session_id()).as_str(),
+            "pcw:7c6b5a49:1"
+        ]
+    );
+}
+
+#[test]
+fn the_boot_header_facts_are_the_lines_boot_renders() {
+    let env = TestEnv::new();
+    let facts = facts(&env);
+    let session_id = "01a2b3c4-5d6e-7f80-9a0b-c1d2e3f40516";
+    let boot_request = json!({
+        "reason": "wipe_memory",
+        "session_id": session_id,
+        "window_id": "pcw:01a2b3c4:9f8e7d6c",
+        "previous_window_id": "pcw:01a2b3c4:0a0b0c0d",
+        "snapshot_time": "2026-03-01T09:00:00.000Z",
+        "notes_home": env.notes_home(),
+    });
+    let output = env
+        .cmd()
+        .arg("boot")
+        .write_stdin(boot_request.to_string())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let boot = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = boot.lines().collect();
+    assert_eq!(lines[0], text(&facts, "boot_header_open"));
+    let first = format!(
+        "{}: {}",
+        text(&facts, "first_window_label"),
+        root_window(&facts, session_id)
+    );
+    let current = format!(
+        "{}: pcw:01a2b3c4:9f8e7d6c",
+        text(&facts, "current_window_label")
+    );
+    let previous = format!(
+        "{}: pcw:01a2b3c4:0a0b0c0d",
+        text(&facts, "previous_window_label")
+    );
+    let close = text(&facts, "boot_header_close");
+    let at = |line: &str| lines.iter().position(|l| *l == line);
+    let (first, current, previous, close) = (at(&first), at(&current), at(&previous), at(close));
+    assert!(
+        first.is_some() && first < current && current < previous && previous < close,
+        "{boot}"
+    );
+}
+
+#[test]
+fn the_settings_facts_are_the_keys_the_binary_reads() {
+    let env = TestEnv::new();
+    let facts = facts(&env);
+    let agent = env.root().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let defaults = pi_context::settings::load(&agent, &env.work());
+    assert_eq!(
+        defaults.reminder_margin_tokens,
+        number(&facts, "default_reminder_margin_tokens")
+    );
+
+    let mut section = serde_json::Map::new();
+    section.insert(text(&facts, "reminder_margin_setting").into(), json!(1234));
+    section.insert(text(&facts, "dreamer_setting").into(), json!("a/b"));
+    let mut file = serde_json::Map::new();
+    file.insert(
+        text(&facts, "settings_section").into(),
+        Value::Object(section),
+    );
+    std::fs::write(agent.join("settings.json"), Value::Object(file).to_string()).unwrap();
+    let settings = pi_context::settings::load(&agent, &env.work());
+    assert_eq!(settings.reminder_margin_tokens, 1234);
+    assert_eq!(settings.dreamer.as_deref(), Some("a/b"));
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+}
