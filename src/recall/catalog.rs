@@ -69,14 +69,6 @@ impl Catalog {
         }
     }
 
-    pub fn get(&self, path: &str) -> Option<&FileRecord> {
-        self.files.iter().find(|r| r.path == path)
-    }
-
-    pub fn by_id(&self, file_id: u64) -> Option<&FileRecord> {
-        self.files.iter().find(|r| r.file_id == file_id)
-    }
-
     pub fn load(path: &Path) -> Option<Catalog> {
         let data = fs::read(path).ok()?;
         postcard::from_bytes::<Catalog>(&data)

@@ -272,17 +272,19 @@ impl Recall {
             &filter,
             per_file,
         )?;
-        let mut ranked: Vec<(u64, Vec<search::Candidate>)> = by_file.into_iter().collect();
+        let records: rustc_hash::FxHashMap<u64, &FileRecord> =
+            catalog.files.iter().map(|r| (r.file_id, r)).collect();
+        let updated = |file: &u64| records.get(file).map_or(0, |r| r.info.updated_ms);
+        let mut ranked: Vec<(u64, Vec<search::Candidate>)> = by_file
+            .into_iter()
+            .filter(|(_, candidates)| !candidates.is_empty())
+            .collect();
         ranked.sort_by(|(fa, a), (fb, b)| {
             let (a, b) = (a[0], b[0]);
             (b.tier, b.score)
                 .partial_cmp(&(a.tier, a.score))
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| {
-                    let ua = catalog.by_id(*fa).map_or(0, |r| r.info.updated_ms);
-                    let ub = catalog.by_id(*fb).map_or(0, |r| r.info.updated_ms);
-                    ub.cmp(&ua)
-                })
+                .then_with(|| updated(fb).cmp(&updated(fa)))
                 .then(fa.cmp(fb))
         });
         let matching = ranked.len();
@@ -292,7 +294,7 @@ impl Recall {
             if sessions.len() == params.limit {
                 break;
             }
-            let Some(record) = catalog.by_id(file_id) else {
+            let Some(record) = records.get(&file_id) else {
                 continue;
             };
             if let Some(session) = open_hits(record, &candidates, &reader, &alternatives, params) {
@@ -526,12 +528,14 @@ impl Recall {
         discovery: &discover::Discovery,
     ) -> (Vec<refresh::ChangeRef>, usize) {
         let mut skipped = 0;
+        let indexed: rustc_hash::FxHashSet<&str> =
+            catalog.files.iter().map(|r| r.path.as_str()).collect();
         let changes = refresh::plan(catalog, discovery, &self.roots)
             .into_iter()
             .filter(|change| match change {
                 refresh::ChangeRef::Index(i) => {
                     let found = &discovery.files[*i];
-                    let known = catalog.get(&found.path.to_string_lossy()).is_some();
+                    let known = indexed.contains(found.path.to_string_lossy().as_ref());
                     let readable = discover::open_regular(&found.path).is_ok();
                     if !readable && !known {
                         skipped += 1;

@@ -123,16 +123,20 @@ pub fn apply(
         p.start(files, bytes);
     }
     let mut project_keys: FxHashMap<String, String> = FxHashMap::default();
+    // The catalog's records by path while changes are applied (a rebuild touches every one).
+    let mut records: FxHashMap<String, FileRecord> = std::mem::take(&mut catalog.files)
+        .into_iter()
+        .map(|r| (r.path.clone(), r))
+        .collect();
     for change in changes {
         match change {
             Change::Drop(file_id) => {
                 writer.delete_term(Term::from_field_u64(fields.file, file_id));
-                catalog.files.retain(|r| r.file_id != file_id);
+                records.retain(|_, r| r.file_id != file_id);
             }
             Change::Index(found) => {
                 let path = found.path.to_string_lossy().into_owned();
-                let previous = catalog.files.iter().position(|r| r.path == path);
-                let record = previous.map(|i| catalog.files[i].clone());
+                let record = records.remove(&path);
                 let file_id = record.as_ref().map_or_else(
                     || {
                         let id = catalog.next_file_id;
@@ -158,22 +162,20 @@ pub fn apply(
                         stats.files_indexed += 1;
                         stats.bytes_indexed += found.stat.size;
                         stats.events_indexed += events;
-                        match previous {
-                            Some(i) => catalog.files[i] = new_record,
-                            None => catalog.files.push(new_record),
-                        }
+                        records.insert(path, new_record);
                     }
                     None => {
                         stats.unreadable += 1;
                         if record.is_some() {
                             writer.delete_term(Term::from_field_u64(fields.file, file_id));
                         }
-                        catalog.files.retain(|r| r.path != path);
                     }
                 }
             }
         }
     }
+    catalog.files = records.into_values().collect();
+    catalog.files.sort_by_key(|r| r.file_id);
     if let Some(p) = progress.as_deref_mut() {
         p.finish();
     }
