@@ -112,7 +112,7 @@ fn a_search_never_waits_for_another_writer() {
         .append(true)
         .open(&path)
         .unwrap();
-    std::io::Write::write_all(&mut file, s.text()[before.len()..].as_bytes()).unwrap();
+    std::io::Write::write_all(&mut file, &s.text().as_bytes()[before.len()..]).unwrap();
     let stale = search_all(&env, &["heron"]);
     assert_eq!(stale["stale"], true);
     assert_eq!(

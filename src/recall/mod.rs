@@ -342,7 +342,7 @@ impl Recall {
             .filter(|r| r.info.project_key.as_deref() == Some(project_key))
             .filter(|r| Some(r.info.session_id.as_str()) != exclude)
             .collect();
-        files.sort_by(|a, b| b.info.updated_ms.cmp(&a.info.updated_ms));
+        files.sort_by_key(|r| std::cmp::Reverse(r.info.updated_ms));
         Ok(files
             .into_iter()
             .take(count)

@@ -176,7 +176,7 @@ pub fn apply(
     }
     catalog.files = records.into_values().collect();
     catalog.files.sort_by_key(|r| r.file_id);
-    if let Some(p) = progress.as_deref_mut() {
+    if let Some(p) = progress {
         p.finish();
     }
     commit(store, writer, &catalog)?;
