@@ -33,7 +33,7 @@ Environment:
   NO_COLOR                disable colors
 
 Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
-2 usage or input error, 75 dream lock held.";
+2 usage or input error, 74 the session index cannot be used, 75 dream lock held.";
 
 /// Durable memory for coding agents: Pi session history, notes, and dreams.
 #[derive(Debug, Parser)]
