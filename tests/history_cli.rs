@@ -518,6 +518,46 @@ fn tool_refusals_exit_0_and_broken_requests_exit_2() {
 }
 
 #[test]
+fn tool_without_a_name_is_an_error_that_lists_the_tools() {
+    let env = TestEnv::new();
+    let (code, stdout, stderr) = tool_run(&env, &[], "");
+    assert_eq!(code, 2);
+    assert_eq!(stdout, "");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0], "error: which tool? `pi-context tool` needs a tool name",
+        "{stderr}"
+    );
+    assert!(
+        lines.contains(&"hint: tools: history_windows, history_list, history_search, history_read, notes_write, notes_edit, notes_read, notes_list, notes_search"),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("hint: ") && l.contains("--schemas")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn read_on_an_empty_session_says_it_has_no_items() {
+    let env = TestEnv::new();
+    let path = SessionBuilder::new().write_to(env.work().join("s.jsonl"));
+    let output = env
+        .cmd()
+        .args(["history", "read", "3", "--session"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).lines().next(),
+        Some("error: unknown seq 3: this session has no items yet")
+    );
+}
+
+#[test]
 fn the_tool_reads_the_leaf_from_the_context() {
     let mut s = SessionBuilder::new();
     let first = s.user("first");

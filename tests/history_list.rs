@@ -711,3 +711,61 @@ fn fold_tool_counts_name_every_kind_of_tool_event() {
     );
     assert_eq!(seqs(&f.list(json!({"roles": ["user"]}))), [1, 11, 12]);
 }
+
+#[test]
+fn fold_rows_of_huge_tool_names_are_cut_to_fit_the_budget() {
+    let mut s = SessionBuilder::new();
+    let long = "t".repeat(40_000);
+    s.assistant_with_calls("", &[("c1", &long, "{}"), ("c2", "read", "{}")]);
+    s.tool_result("c1", &long, "ok", false);
+    let f = Fixture::new(&s);
+    // `TestEnv::tool` checks that the text fits 32 KiB.
+    let page = f.list(json!({}));
+    let folds = folds(&page);
+    assert_eq!(folds.len(), 1, "{page}");
+    let tools = folds[0]["tools"].as_object().unwrap();
+    assert_eq!(tools["read"], 1);
+    let (cut, count) = tools.iter().find(|(name, _)| *name != "read").unwrap();
+    assert!(
+        cut.starts_with("tttt") && cut.contains("…[truncated "),
+        "{cut}"
+    );
+    assert_eq!(*count, 1);
+}
+
+#[test]
+fn skipped_lines_count_against_the_budget() {
+    let mut s = SessionBuilder::new();
+    s.user("a question");
+    s.raw_line("not json at all");
+    let f = Fixture::new(&s);
+    let run = |budget: usize| {
+        f.env
+            .cmd()
+            .args([
+                "history",
+                "list",
+                "--json",
+                "--max-bytes",
+                &budget.to_string(),
+                "--session",
+            ])
+            .arg(&f.path)
+            .output()
+            .unwrap()
+    };
+    let full = run(32_768);
+    assert!(full.status.success());
+    let full = String::from_utf8(full.stdout).unwrap();
+    assert!(full.contains("\"skipped_lines\":1"), "{full}");
+    let size = full.trim_end().len();
+    for budget in size - 30..=size {
+        let output = run(budget);
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            stdout.trim_end().len() <= budget,
+            "budget {budget}: {} bytes: {stdout}",
+            stdout.trim_end().len()
+        );
+    }
+}

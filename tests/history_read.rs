@@ -136,6 +136,19 @@ fn off_branch_text_never_leaks_from_any_operation() {
 }
 
 #[test]
+fn unknown_seq_on_an_empty_session_says_it_has_no_items() {
+    let mut s = SessionBuilder::new();
+    s.custom("other-extension/state", json!({}));
+    for f in [Fixture::new(&SessionBuilder::new()), Fixture::new(&s)] {
+        let error = refusal(&f.response(json!({"seq": 1})));
+        assert_eq!(
+            error,
+            json!({"code": "unknown_seq", "message": "unknown seq 1: this session has no items yet", "seq": 1, "highest_seq": 0})
+        );
+    }
+}
+
+#[test]
 fn unknown_seq_comes_before_not_on_branch_and_offsets() {
     let mut s = SessionBuilder::new();
     s.user("x");

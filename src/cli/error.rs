@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use pi_context::history::HistoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
+use pi_context::session::SessionError;
 
 /// Exit statuses fixed by the contract.
 pub mod exit {
@@ -18,7 +19,8 @@ pub mod exit {
     pub const NEGATIVE: u8 = 1;
     /// Usage or input error.
     pub const USAGE: u8 = 2;
-    /// An I/O or environment failure.
+    /// An I/O or environment failure (a session file that kept changing while it was read, an
+    /// unusable session index).
     pub const IO: u8 = 74;
     /// The dream lock is held.
     pub const LOCKED: u8 = 75;
@@ -91,6 +93,10 @@ impl CommandError {
 
 impl From<HistoryError> for CommandError {
     fn from(err: HistoryError) -> Self {
+        let err = match err {
+            HistoryError::Session(e) => return e.into(),
+            other => other,
+        };
         let hint = match &err {
             HistoryError::UnknownWindow { .. } => {
                 Some("`pi-context history windows` lists the window ids")
@@ -105,6 +111,24 @@ impl From<HistoryError> for CommandError {
         match hint {
             Some(h) => error.with_hint(h),
             None => error,
+        }
+    }
+}
+
+impl From<SessionError> for CommandError {
+    fn from(err: SessionError) -> Self {
+        match err {
+            SessionError::Io { path, source } => CommandError::io(
+                format!("cannot read session file {}", path.display()),
+                source,
+            ),
+            SessionError::NotAFile { .. } => CommandError::usage(err.to_string())
+                .with_hint("--session takes a Pi session JSONL file"),
+            SessionError::Changed { .. } => CommandError {
+                exit: exit::IO,
+                ..CommandError::usage(err.to_string())
+            }
+            .with_hint("it was rewritten during each of 3 attempts; run the command again"),
         }
     }
 }

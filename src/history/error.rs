@@ -1,12 +1,14 @@
 use serde_json::{json, Map, Value};
 
+use crate::session::SessionError;
+
 /// At most this many window ids are named in an `unknown_window_id` refusal.
 const MAX_REPORTED_WINDOWS: usize = 25;
 
 /// A refusal of a history operation. Each has a stable `code` and flat details for the wire.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
-    #[error("unknown seq {seq}: this session's items run 1..{highest}")]
+    #[error("{}", unknown_seq_message(*seq, *highest))]
     UnknownSeq { seq: u64, highest: u64 },
     #[error("seq {seq} carries no readable event")]
     NoEvent { seq: u64 },
@@ -34,6 +36,17 @@ pub enum HistoryError {
     InvalidParams(String),
     #[error("the result cannot fit the {budget}-byte budget")]
     OutputTooLarge { budget: usize },
+    /// The session file could not be read, is not a regular file, or kept changing.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+fn unknown_seq_message(seq: u64, highest: u64) -> String {
+    if highest == 0 {
+        format!("unknown seq {seq}: this session has no items yet")
+    } else {
+        format!("unknown seq {seq}: this session's items run 1..{highest}")
+    }
 }
 
 impl HistoryError {
@@ -47,6 +60,7 @@ impl HistoryError {
             HistoryError::UnknownLeaf(_) => "unknown_leaf",
             HistoryError::InvalidParams(_) => "invalid_params",
             HistoryError::OutputTooLarge { .. } => "output_too_large",
+            HistoryError::Session(e) => e.code(),
         }
     }
 
@@ -77,6 +91,7 @@ impl HistoryError {
             }
             HistoryError::UnknownLeaf(leaf) => json!({"leaf_id": leaf}),
             HistoryError::OutputTooLarge { budget } => json!({"budget_bytes": budget}),
+            HistoryError::Session(e) => json!({"session_file": e.path().to_string_lossy()}),
             HistoryError::InvalidQuery(_) | HistoryError::InvalidParams(_) => json!({}),
         };
         match value {

@@ -10,17 +10,19 @@ mod page;
 mod prefilter;
 mod project;
 mod read;
+mod run;
 
 use serde::Serialize;
 
 pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
-pub use prefilter::{scan_in_parallel, PendingScan, RawScan, Scanner};
+pub use prefilter::{RawScan, Scanner};
 pub use project::{
     event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo,
     ROOT_WINDOW_SUFFIX, WINDOW_ID_PREFIX, WINDOW_ID_SESSION_CHARS,
 };
 pub use read::ReadParams;
+pub use run::{with_history, Branch, SessionInput};
 
 /// The four event roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]

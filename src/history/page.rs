@@ -170,9 +170,9 @@ impl<'s> History<'s> {
         self.search_scanned(params, budget, scan.as_ref())
     }
 
-    /// `history search` with the raw-byte scan already done (see [`scan_in_parallel`]).
+    /// `history search` with the raw-byte scan already done (see [`with_history`]).
     ///
-    /// [`scan_in_parallel`]: super::scan_in_parallel
+    /// [`with_history`]: super::with_history
     pub fn search_scanned(
         &self,
         params: &SearchParams,
@@ -296,7 +296,11 @@ impl<'s> History<'s> {
             }
             break;
         }
-        page.skipped_lines = self.skipped_lines();
+        // A page without rows was never measured: its fold rows alone (a session of tools with
+        // huge names) or even its anchors (a tiny budget) may not fit.
+        if !fits(&page, budget) && !cut_fold_tool_names(&mut page, budget) {
+            return Err(HistoryError::OutputTooLarge { budget });
+        }
         Ok(page)
     }
 
@@ -394,11 +398,12 @@ impl<'s> History<'s> {
             );
         }
         items.sort_by_key(Item::sort_key);
+        // Part of the response, so part of every fitting check.
         Page {
             items,
             older_before,
             newer_after,
-            skipped_lines: 0,
+            skipped_lines: self.skipped_lines(),
         }
     }
 
@@ -459,6 +464,26 @@ impl<'s> History<'s> {
 
 fn fits(page: &Page, budget: usize) -> bool {
     wire::to_compact_json(page).len() <= budget
+}
+
+/// Cuts the tool names of fold rows, shorter and shorter, until the page fits; false if it
+/// never does. Names that become equal have their counts added.
+fn cut_fold_tool_names(page: &mut Page, budget: usize) -> bool {
+    for keep in [256, 32, 8] {
+        for item in &mut page.items {
+            if let Item::Fold(fold) = item {
+                let mut cut = BTreeMap::new();
+                for (name, count) in std::mem::take(&mut fold.tools) {
+                    *cut.entry(middle_truncate(&name, keep)).or_insert(0) += count;
+                }
+                fold.tools = cut;
+            }
+        }
+        if fits(page, budget) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Validates search queries: at least one, none empty.

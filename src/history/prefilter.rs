@@ -13,12 +13,13 @@
 //! (`unknown`, `bash`, `{}`, `--- output ---`, …): when a run could match those, every tool event
 //! is a candidate.
 
-use std::path::Path;
-
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::project::{Event, History, Source};
 use crate::text::LiteralMatcher;
+
+/// The scan copies about this many bytes at a time (more when a line is longer).
+const SCAN_CHUNK_BYTES: usize = 128 << 10;
 
 /// Text that tool documents contain without it being in the session bytes.
 const SYNTHESIZED: [&str; 5] = [
@@ -61,13 +62,20 @@ impl Scanner {
         })
     }
 
+    /// Finds the lines of `bytes` that hold a run. The bytes are searched in copies of whole
+    /// lines, a chunk at a time: the bytes of a mapped file can change under the map (a rewrite
+    /// in place), and the regex engine must search bytes that hold still. A run never spans a
+    /// line, so no match is lost at a chunk's edge.
     pub fn scan(&self, bytes: &[u8]) -> RawScan {
         let mut line_starts = Vec::new();
-        let mut at = 0;
-        while let Some(m) = self.regex.find_at(bytes, at) {
-            line_starts.push(memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1));
-            at = memchr::memchr(b'\n', &bytes[m.start()..])
-                .map_or(bytes.len(), |n| m.start() + n + 1);
+        let mut chunk = Vec::with_capacity(SCAN_CHUNK_BYTES);
+        let mut chunk_start = 0;
+        while chunk_start < bytes.len() {
+            let chunk_end = line_end_at_or_after(bytes, chunk_start + SCAN_CHUNK_BYTES);
+            chunk.clear();
+            chunk.extend_from_slice(&bytes[chunk_start..chunk_end]);
+            self.scan_chunk(&chunk, chunk_start, &mut line_starts);
+            chunk_start = chunk_end;
         }
         RawScan {
             line_starts,
@@ -76,43 +84,17 @@ impl Scanner {
         }
     }
 
-    /// Scans a session file through its own memory map; `None` if it cannot be read.
-    pub fn scan_file(&self, path: &Path) -> Option<RawScan> {
-        let file = std::fs::File::open(path).ok()?;
-        if file.metadata().ok()?.len() == 0 {
-            return Some(self.scan(&[]));
+    /// Adds the start (in the session) of every line of `chunk` that holds a run; `chunk`
+    /// starts a line at byte `offset` of the session.
+    fn scan_chunk(&self, chunk: &[u8], offset: usize, line_starts: &mut Vec<usize>) {
+        let mut at = 0;
+        while let Some(m) = self.regex.find_at(chunk, at) {
+            let line_start = memchr::memrchr(b'\n', &chunk[..m.start()]).map_or(0, |i| i + 1);
+            line_starts.push(offset + line_start);
+            at = memchr::memchr(b'\n', &chunk[m.start()..])
+                .map_or(chunk.len(), |n| m.start() + n + 1);
         }
-        // SAFETY: read-only map of a file Pi only appends to; bounds are checked on every access.
-        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        Some(self.scan(&map))
     }
-}
-
-/// A scan running on another thread while the caller loads and projects the session.
-pub struct PendingScan<'scope> {
-    handle: Option<std::thread::ScopedJoinHandle<'scope, Option<RawScan>>>,
-}
-
-impl PendingScan<'_> {
-    /// Waits for the scan; `None` when there is nothing to prefilter with.
-    pub fn wait(self) -> Option<RawScan> {
-        self.handle.and_then(|h| h.join().ok()).flatten()
-    }
-}
-
-/// Runs `work` while the raw bytes of `path` are scanned for `queries` on another thread.
-pub fn scan_in_parallel<T>(
-    path: &Path,
-    queries: &[String],
-    work: impl FnOnce(PendingScan) -> T,
-) -> T {
-    let scanner = Scanner::new(queries);
-    std::thread::scope(|scope| {
-        let handle = scanner
-            .as_ref()
-            .map(|scanner| scope.spawn(move || scanner.scan_file(path)));
-        work(PendingScan { handle })
-    })
 }
 
 pub(super) struct Prefilter {
@@ -159,6 +141,14 @@ impl Prefilter {
     }
 }
 
+/// The end of the line holding byte `at` (just past its newline), or the end of `bytes`.
+fn line_end_at_or_after(bytes: &[u8], at: usize) -> usize {
+    match bytes.get(at..) {
+        Some(rest) => memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| at + i + 1),
+        None => bytes.len(),
+    }
+}
+
 /// Characters that JSON may escape or that documents join pieces with.
 fn breaks_run(c: char) -> bool {
     c.is_control() || c.is_whitespace() || matches!(c, '"' | '\\' | '/' | '\u{2028}' | '\u{2029}')
@@ -199,5 +189,29 @@ mod tests {
         assert_eq!(longest_run("say \"hello\""), Some("hello"));
         assert_eq!(longest_run("日本語 テキスト"), Some("テキスト"));
         assert_eq!(longest_run(" \n"), None);
+    }
+
+    #[test]
+    fn the_scan_finds_every_line_across_chunk_edges() {
+        let mut bytes = Vec::new();
+        let mut expected = Vec::new();
+        let mut n = 0;
+        while bytes.len() < 3 * SCAN_CHUNK_BYTES {
+            let start = bytes.len();
+            let width = 1 + (n * 7919) % 3000;
+            let needle = n % 5 == 0;
+            if needle {
+                expected.push(start);
+            }
+            let text = if needle { "Needle" } else { "hay" };
+            bytes.extend_from_slice(
+                format!("{{\"n\":{n},\"t\":\"{}{text}\"}}\n", "x".repeat(width)).as_bytes(),
+            );
+            n += 1;
+        }
+        let scanner = Scanner::new(&["needle".to_string()]).unwrap();
+        let scan = scanner.scan(&bytes);
+        assert_eq!(scan.line_starts, expected);
+        assert_eq!(scan.scanned_len, bytes.len());
     }
 }

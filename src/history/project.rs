@@ -1,5 +1,7 @@
 //! Seq allocation, the branch walk, windows and call/result pairing.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -595,7 +597,8 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
                 }
                 _ => (None, None),
             };
-            let mut doc = tool_head(name.unwrap_or("unknown"), arguments.unwrap_or("{}"));
+            let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
+            let mut doc = tool_head(name.unwrap_or("unknown"), &arguments);
             if let Some(result) = result {
                 push_output(&mut doc, &result_text(s, *result));
             }

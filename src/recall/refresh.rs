@@ -17,13 +17,15 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{TantivyDocument, Term};
 
 use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
-use super::discover::{self, Discovery, Found, Stat};
+use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, Role};
-use crate::session::{EntryKind, OpenOptions, Session};
+use crate::session::{
+    read_consistently, EntryKind, OpenOptions, Session, SessionError, SessionFile,
+};
 
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
@@ -211,13 +213,60 @@ fn index_file(
     session_options: &OpenOptions,
     project_keys: &mut FxHashMap<String, String>,
 ) -> Result<Option<(FileRecord, u64)>, RecallError> {
-    let Ok((file, metadata)) = discover::open_regular(&found.path) else {
+    // The identity before the read: a file replaced in between is recognized next time.
+    let Ok(metadata) = std::fs::metadata(&found.path) else {
         return Ok(None);
     };
     let stat = Stat::of(&metadata);
-    let Ok(session) = Session::open_file(file, &found.path, session_options) else {
+    // Everything is read and built first, again when the file was rewritten under the read;
+    // only a consistent result reaches the index.
+    let prepared = read_consistently(&found.path, |file: &SessionFile| {
+        Ok::<_, SessionError>(prepare(
+            file,
+            fields,
+            found,
+            file_id,
+            record,
+            stat,
+            session_options,
+            project_keys,
+        ))
+    });
+    let Ok(prepared) = prepared else {
         return Ok(None);
     };
+    if prepared.fresh && record.is_some() {
+        writer.delete_term(Term::from_field_u64(fields.file, file_id));
+    }
+    delete_seqs(writer, fields, file_id, &prepared.stale)?;
+    let added = prepared.documents.len() as u64;
+    for doc in prepared.documents {
+        writer.add_document(doc).map_err(RecallError::corrupt)?;
+    }
+    Ok(Some((prepared.record, added)))
+}
+
+/// One file's part of a refresh, read and built but not yet applied.
+struct Prepared {
+    /// The file's documents are all replaced (a new, rewritten or shrunk file).
+    fresh: bool,
+    stale: Vec<u64>,
+    documents: Vec<TantivyDocument>,
+    record: FileRecord,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    file: &SessionFile,
+    fields: &Fields,
+    found: &Found,
+    file_id: u64,
+    record: Option<&FileRecord>,
+    stat: Stat,
+    session_options: &OpenOptions,
+    project_keys: &mut FxHashMap<String, String>,
+) -> Prepared {
+    let session = file.session(session_options);
     let bytes = session.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let entries = session.entries.partition_point(|e| e.span.end < complete);
@@ -231,11 +280,6 @@ fn index_file(
     });
     let session_id = session_id(&session, &found.path);
     let changes = describe_changes(&session, grown_from, entries, &session_id);
-    if grown_from.is_none() && record.is_some() {
-        writer.delete_term(Term::from_field_u64(fields.file, file_id));
-    }
-    let (stale, added) = (&changes.stale, &changes.added);
-    delete_seqs(writer, fields, file_id, stale)?;
     let version = session.header.as_ref().and_then(|h| h.version);
     let created_ms = session
         .header
@@ -243,10 +287,11 @@ fn index_file(
         .and_then(|h| h.timestamp.as_deref())
         .and_then(parse_ms)
         .unwrap_or(0);
-    for event in added {
-        let doc = document(&session, fields, file_id, event, created_ms);
-        writer.add_document(doc).map_err(RecallError::corrupt)?;
-    }
+    let documents = changes
+        .added
+        .iter()
+        .map(|event| document(&session, fields, file_id, event, created_ms))
+        .collect();
     let first_user = match (&changes.first_user, grown_from) {
         (Some(event), _) => Some(first_user_preview(&session, event)),
         (None, Some(r)) => r.info.first_user_preview.clone(),
@@ -257,26 +302,30 @@ fn index_file(
         entries,
         &session_id,
         first_user,
-        stat.size,
+        bytes.len() as u64,
         project_keys,
     );
-    let record = FileRecord {
-        file_id,
-        path: found.path.to_string_lossy().into_owned(),
-        // The identity as read: a file that grew since discovery is looked at again next time.
-        stat: Stat {
-            size: bytes.len() as u64,
-            ..stat
+    Prepared {
+        fresh: grown_from.is_none(),
+        stale: changes.stale,
+        documents,
+        record: FileRecord {
+            file_id,
+            path: found.path.to_string_lossy().into_owned(),
+            // The identity as read: a file that grew since is looked at again next time.
+            stat: Stat {
+                size: bytes.len() as u64,
+                ..stat
+            },
+            indexed_len: complete as u64,
+            indexed_entries: entries,
+            head_check,
+            tail_check,
+            version,
+            events: changes.total,
+            info,
         },
-        indexed_len: complete as u64,
-        indexed_entries: entries,
-        head_check,
-        tail_check,
-        version,
-        events: changes.total,
-        info,
-    };
-    Ok(Some((record, added.len() as u64)))
+    }
 }
 
 /// The documents a refresh of one file deletes and adds.

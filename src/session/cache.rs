@@ -1,25 +1,39 @@
 //! An on-disk index of a large session, so that a call does not re-parse what it parsed before.
 //!
-//! Pi only appends to a session file. The index records the parsed entries of the file's complete
-//! lines up to `indexed_len`, plus checks that the indexed prefix is still the same bytes (the
-//! file's identity and hashes of its first and last indexed bytes). A later call loads the index,
-//! parses only what was appended, and refreshes the index. Anything unexpected (another format,
-//! a rewritten file, an unreadable or unwritable cache) silently falls back to a full parse: the
-//! index is an accelerator, never a source of truth.
+//! The index records the parsed entries of the file's complete lines up to `indexed_len`, plus
+//! checks that the indexed prefix is still the same bytes (the file's identity and hashes of its
+//! first and last indexed bytes). A later call loads the index, parses only what was appended,
+//! and refreshes the index. Anything unexpected (another format, a rewritten file, an unreadable
+//! or unwritable cache, a cache file that is not a regular file or promises more than an index
+//! can hold) silently falls back to a full parse: the index is an accelerator, never a source of
+//! truth, and a bad one only costs speed.
+//!
+//! An index file is a fixed header (magic, format, payload length) and a postcard payload. It is
+//! opened with `O_NOFOLLOW | O_NONBLOCK`, must be a regular file of exactly the header's length,
+//! and is written as a 0600 temp file in a 0700 directory, then renamed into place.
 
 use std::fs::{self, Metadata};
-use std::io::Write;
-use std::os::unix::fs::MetadataExt;
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use super::parse::Parser;
-use super::{Entry, Header, Session, Source};
+use super::{Entry, Header, Session, SessionFile};
 
+/// The first bytes of every index file.
+const MAGIC: &[u8; 8] = b"PICTXIDX";
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
+/// Magic, format (u32 LE), payload length (u64 LE).
+const HEADER_LEN: usize = 8 + 4 + 8;
+/// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
+/// densest session (a line `{}` per entry) indexes to about ten.
+const MAX_INDEX_RATIO: u64 = 16;
+const MAX_INDEX_OVERHEAD: u64 = 64 * 1024;
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
 /// The index is rewritten once this many bytes were appended since it was written.
@@ -29,7 +43,6 @@ const CHUNKS: usize = 4;
 
 #[derive(Serialize)]
 struct IndexOut<'a> {
-    format: u32,
     path: &'a str,
     dev: u64,
     ino: u64,
@@ -46,7 +59,6 @@ struct IndexOut<'a> {
 
 #[derive(Deserialize)]
 struct IndexIn<'a> {
-    format: u32,
     path: String,
     dev: u64,
     ino: u64,
@@ -61,15 +73,10 @@ struct IndexIn<'a> {
     entry_chunks: Vec<&'a [u8]>,
 }
 
-pub(super) fn open_indexed(
-    source: Source,
-    path: &Path,
-    metadata: &Metadata,
-    dir: &Path,
-) -> Session {
-    let bytes = source.bytes();
+pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) -> Session {
+    let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let key = path_key(path);
+    let key = path_key(file.path());
     let index_file = dir.join(format!("{}.idx", hex(&Sha1::digest(key.as_bytes()))));
     let (mut parser, indexed_len) =
         load(&index_file, &key, metadata, bytes).unwrap_or_else(|| (Parser::default(), 0));
@@ -79,12 +86,18 @@ pub(super) fn open_indexed(
         // rewritten only once enough has been appended. Best effort: a cache that cannot be
         // written only costs speed.
         if indexed_len == 0 || complete - indexed_len >= REWRITE_AFTER_BYTES {
-            let _ = save(&index_file, &key, metadata, &parser, &bytes[..complete]);
+            if let Some(data) = encode(&key, metadata, &parser, &bytes[..complete]) {
+                // The index outlives this call: it is written only when the file did not change
+                // while it was parsed, or it could describe a mix of two versions.
+                if file.is_unchanged() {
+                    let _ = save(&index_file, &data);
+                }
+            }
         }
     }
     // The partial last line (Pi may be writing it right now) is parsed but never indexed.
     parser.feed(bytes, complete);
-    parser.into_session(source)
+    parser.into_session(file.source().clone())
 }
 
 /// The index key: the canonical path when it resolves, else the path as given.
@@ -101,11 +114,10 @@ fn load(
     metadata: &Metadata,
     bytes: &[u8],
 ) -> Option<(Parser, usize)> {
-    let data = fs::read(index_file).ok()?;
+    let data = read_index_file(index_file, bytes.len())?;
     let index: IndexIn = postcard::from_bytes(&data).ok()?;
     let indexed_len = usize::try_from(index.indexed_len).ok()?;
-    let valid = index.format == FORMAT
-        && index.path == key
+    let valid = index.path == key
         && index.dev == metadata.dev()
         && index.ino == metadata.ino()
         && indexed_len <= bytes.len()
@@ -120,8 +132,50 @@ fn load(
         skipped: index.skipped,
         lines: index.lines,
         atoms: index.atoms,
+        ..Parser::default()
     };
     Some((parser, indexed_len))
+}
+
+/// The payload of an index file, read only when the file is a regular file (never through a
+/// symlink, never blocking on a FIFO) whose header promises a payload of exactly its size, of
+/// this format, no larger than an index of a session of `session_len` bytes can be.
+fn read_index_file(index_file: &Path, session_len: usize) -> Option<Vec<u8>> {
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(index_file)
+        .ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.file_type().is_file() {
+        return None;
+    }
+    let mut header = [0; HEADER_LEN];
+    file.read_exact(&mut header).ok()?;
+    let payload_len = payload_len(&header)?;
+    let plausible = payload_len <= max_payload_len(session_len)
+        && metadata.len() == (HEADER_LEN as u64).checked_add(payload_len)?;
+    if !plausible {
+        return None;
+    }
+    let mut payload = Vec::with_capacity(usize::try_from(payload_len).ok()?);
+    file.take(payload_len).read_to_end(&mut payload).ok()?;
+    (payload.len() as u64 == payload_len).then_some(payload)
+}
+
+/// The payload length a header promises; `None` for another file kind or format.
+fn payload_len(header: &[u8; HEADER_LEN]) -> Option<u64> {
+    let (magic, rest) = header.split_at(MAGIC.len());
+    let (format, len) = rest.split_at(4);
+    (magic == MAGIC && format == FORMAT.to_le_bytes())
+        .then(|| u64::from_le_bytes(len.try_into().unwrap_or_default()))
+}
+
+/// The most an index of a session of `session_len` bytes can take. An entry needs a line of at
+/// least three bytes (`{}` and its newline) and encodes in at most a few dozen; the atoms, the
+/// header and the key are bounded by the session and the path.
+fn max_payload_len(session_len: usize) -> u64 {
+    (session_len as u64).saturating_mul(MAX_INDEX_RATIO) + MAX_INDEX_OVERHEAD
 }
 
 /// Decodes the entry chunks side by side; `None` if any chunk is corrupt.
@@ -163,13 +217,7 @@ fn decode_chunk(chunk: &[u8]) -> Option<Vec<Entry>> {
     rest.is_empty().then_some(entries)
 }
 
-fn save(
-    index_file: &Path,
-    key: &str,
-    metadata: &Metadata,
-    parser: &Parser,
-    indexed: &[u8],
-) -> std::io::Result<()> {
+fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
     let (head_check, tail_check) = checks(indexed);
     let chunk_len = parser.entries.len().div_ceil(CHUNKS).max(1);
     let encoded: Vec<Vec<u8>> = parser
@@ -177,9 +225,8 @@ fn save(
         .chunks(chunk_len)
         .map(postcard::to_stdvec)
         .collect::<Result<_, _>>()
-        .map_err(std::io::Error::other)?;
+        .ok()?;
     let index = IndexOut {
-        format: FORMAT,
         path: key,
         dev: metadata.dev(),
         ino: metadata.ino(),
@@ -192,11 +239,31 @@ fn save(
         atoms: &parser.atoms,
         entry_chunks: encoded.iter().map(Vec::as_slice).collect(),
     };
-    let data = postcard::to_stdvec(&index).map_err(std::io::Error::other)?;
+    let payload = postcard::to_stdvec(&index).ok()?;
+    let mut data = Vec::with_capacity(HEADER_LEN + payload.len());
+    data.extend_from_slice(MAGIC);
+    data.extend_from_slice(&FORMAT.to_le_bytes());
+    data.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    data.extend_from_slice(&payload);
+    Some(data)
+}
+
+/// Writes an index file: a new 0600 temp file in the 0700 cache directory (created without
+/// following a symlink at its name), renamed over the old index.
+fn save(index_file: &Path, data: &[u8]) -> std::io::Result<()> {
     let dir = index_file.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     let temp = temp_path(index_file);
-    let written = fs::File::create(&temp).and_then(|mut f| f.write_all(&data));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(data));
     match written.and_then(|()| fs::rename(&temp, index_file)) {
         Ok(()) => Ok(()),
         Err(e) => {
@@ -206,9 +273,12 @@ fn save(
     }
 }
 
+/// A temp name no other writer uses: this process's id and a per-process counter.
 fn temp_path(index_file: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut name = index_file.as_os_str().to_owned();
-    name.push(format!(".{}.tmp", std::process::id()));
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
     PathBuf::from(name)
 }
 

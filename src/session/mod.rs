@@ -1,24 +1,30 @@
-//! Reading a Pi session file: an append-only JSONL tree of entries.
+//! Reading a Pi session file: a JSONL tree of entries.
 //!
-//! The reader is tolerant by design. Pi appends while we read, third-party tools write their own
-//! entry types, and old files predate ids. So: a line that is not UTF-8, not JSON or not an object
-//! is skipped and counted; unknown entry types and roles are kept as inert entries; a missing file
-//! is an empty session. The file is never locked or written.
+//! The reader is tolerant by design. Pi appends while we read (and sometimes rewrites the file in
+//! place), third-party tools write their own entry types, and old files predate ids. So: a line
+//! that is not UTF-8, not JSON or not an object is skipped and counted; unknown entry types and
+//! roles are kept as inert entries; a missing file is an empty session; a read that may have seen
+//! two versions of a rewritten file is done again ([`read_consistently`]). The file is never
+//! locked or written.
 //!
 //! Heavy payloads (message content, tool arguments, summaries) are not decoded here. Each entry
 //! records the byte [`Span`] of the raw JSON value, and callers decode only what they need; that
 //! keeps a full read of a large session close to the cost of one JSON scan.
 
 mod cache;
+mod error;
+mod file;
+mod guard;
 mod parse;
 
 use std::borrow::Cow;
-use std::fs::File;
-use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use error::SessionError;
+pub use file::{read_consistently, SessionFile};
 pub use parse::parse_line_for_fuzzing;
 
 // The custom types pi-context writes into Pi sessions (CONTRACT §2.3, docs/lifecycle.md). The
@@ -171,15 +177,15 @@ pub struct OpenOptions {
     pub cache_min_bytes: u64,
 }
 
-/// The bytes a session's spans point into.
-#[derive(Debug, Default)]
+/// The bytes a session's spans point into; cheap to clone, so that a search can scan them on
+/// another thread while they are parsed.
+#[derive(Debug, Default, Clone)]
 enum Source {
     #[default]
     Empty,
-    Owned(Vec<u8>),
-    /// A read-only memory map of the session file. Pi only appends to a session file, so the
-    /// mapped prefix never changes under us.
-    Mapped(memmap2::Mmap),
+    Owned(Arc<Vec<u8>>),
+    /// A read-only memory map of the session file, guarded against the file shrinking.
+    Mapped(Arc<guard::GuardedMap>),
 }
 
 impl Source {
@@ -187,8 +193,13 @@ impl Source {
         match self {
             Source::Empty => &[],
             Source::Owned(bytes) => bytes,
-            Source::Mapped(map) => map,
+            Source::Mapped(map) => map.bytes(),
         }
+    }
+
+    /// Whether a read past the end of a shrunk file was answered with zeros.
+    fn damaged(&self) -> bool {
+        matches!(self, Source::Mapped(map) if map.damaged())
     }
 }
 
@@ -207,43 +218,22 @@ pub struct Session {
 impl Session {
     /// Reads a session file without an index. A missing file is an empty session (Pi creates
     /// the file lazily).
-    pub fn open(path: &Path) -> io::Result<Session> {
+    pub fn open(path: &Path) -> Result<Session, SessionError> {
         Session::open_with(path, &OpenOptions::default())
     }
 
     /// Reads a session file, using (and refreshing) an on-disk index when the options allow it,
-    /// so that a large session is not re-parsed on every call. The file itself is never locked
-    /// or written.
-    pub fn open_with(path: &Path, options: &OpenOptions) -> io::Result<Session> {
-        let file = match File::open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Session::default()),
-            Err(e) => return Err(e),
-        };
-        Session::open_file(file, path, options)
-    }
-
-    /// Reads a session from a file the caller opened (for example with `O_NONBLOCK`, after
-    /// checking that it is a regular file); `path` names its index entry.
-    pub fn open_file(file: File, path: &Path, options: &OpenOptions) -> io::Result<Session> {
-        let metadata = file.metadata()?;
-        if metadata.len() == 0 {
-            return Ok(Session::default());
-        }
-        let source = map_or_read(&file)?;
-        let index_dir = options
-            .cache_dir
-            .as_deref()
-            .filter(|_| metadata.len() >= options.cache_min_bytes);
-        Ok(match index_dir {
-            Some(dir) => cache::open_indexed(source, path, &metadata, dir),
-            None => Session::parse(source),
-        })
+    /// so that a large session is not re-parsed on every call. The parse is done again when the
+    /// file was rewritten while it was read; the spans of the result still point into the file's
+    /// bytes, so an operation that must be consistent to its end runs inside
+    /// [`read_consistently`] instead.
+    pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Session, SessionError> {
+        read_consistently(path, |file| Ok(file.session(options)))
     }
 
     /// Parses session bytes held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Session {
-        Session::parse(Source::Owned(bytes))
+        Session::parse(Source::Owned(Arc::new(bytes)))
     }
 
     /// Parses a list of JSON lines (the extension's in-memory session fallback).
@@ -277,12 +267,27 @@ impl Session {
         self.source.bytes()
     }
 
-    /// The raw JSON text of a span (empty if the span no longer holds UTF-8).
-    pub fn raw(&self, span: Span) -> &str {
-        self.bytes()
-            .get(span.start..span.end)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or("")
+    /// The raw JSON text of a span (empty if the span no longer holds UTF-8). The bytes of a
+    /// mapped file are copied first: they can change under the map (a rewrite in place), and
+    /// text that was checked to be UTF-8 must stay what was checked.
+    pub fn raw(&self, span: Span) -> Cow<'_, str> {
+        let Some(bytes) = self.bytes().get(span.start..span.end) else {
+            return Cow::Borrowed("");
+        };
+        match &self.source {
+            Source::Mapped(_) => Cow::Owned(String::from_utf8(bytes.to_vec()).unwrap_or_default()),
+            Source::Empty | Source::Owned(_) => {
+                Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or(""))
+            }
+        }
+    }
+
+    /// Decodes the JSON string a span holds; `None` when it holds something else.
+    fn decoded(&self, span: Span) -> Option<Cow<'_, str>> {
+        match self.raw(span) {
+            Cow::Borrowed(raw) => decode_json_string(raw),
+            Cow::Owned(raw) => decode_json_string(&raw).map(|s| Cow::Owned(s.into_owned())),
+        }
     }
 
     /// Entry indices by id (a repeated id: the later line wins).
@@ -313,7 +318,7 @@ impl Session {
 
     /// Decodes a JSON string held as a span.
     pub fn str(&self, s: JsonStr) -> Cow<'_, str> {
-        decode_json_string(self.raw(s.0)).unwrap_or(Cow::Borrowed(""))
+        self.decoded(s.0).unwrap_or(Cow::Borrowed(""))
     }
 
     /// The entry whose line holds byte `offset`.
@@ -327,13 +332,13 @@ impl Session {
     pub fn timestamp(&self, entry: &Entry) -> Option<String> {
         entry
             .timestamp
-            .and_then(|span| decode_json_string(self.raw(span)))
+            .and_then(|span| self.decoded(span))
             .map(Cow::into_owned)
     }
 
     /// Decodes a JSON string value; anything else (null, number, missing) is empty.
     pub fn string_value(&self, span: Option<Span>) -> Cow<'_, str> {
-        span.and_then(|s| decode_json_string(self.raw(s)))
+        span.and_then(|s| self.decoded(s))
             .unwrap_or(Cow::Borrowed(""))
     }
 
@@ -345,8 +350,8 @@ impl Session {
         };
         let raw = self.raw(span);
         match raw.as_bytes().first() {
-            Some(b'"') => decode_json_string(raw).unwrap_or(Cow::Borrowed("")),
-            Some(b'[') => Cow::Owned(join_text_blocks(raw)),
+            Some(b'"') => self.decoded(span).unwrap_or(Cow::Borrowed("")),
+            Some(b'[') => Cow::Owned(join_text_blocks(&raw)),
             _ => Cow::Borrowed(""),
         }
     }
@@ -357,22 +362,8 @@ impl Session {
         let raw = self.raw(span);
         match raw.as_bytes().first() {
             Some(b'"') => raw == "\"\"",
-            Some(b'[') => parse::text_blocks(raw).iter().all(|t| t.get() == "\"\""),
+            Some(b'[') => parse::text_blocks(&raw).iter().all(|t| t.get() == "\"\""),
             _ => true,
-        }
-    }
-}
-
-/// Maps the file; a file that cannot be mapped (a pipe, some network file systems) is read.
-fn map_or_read(file: &File) -> io::Result<Source> {
-    // SAFETY: the map is read-only and Pi only ever appends to a session file; every access
-    // goes through bounds-checked, UTF-8-validated slices.
-    match unsafe { memmap2::Mmap::map(file) } {
-        Ok(map) => Ok(Source::Mapped(map)),
-        Err(_) => {
-            let mut bytes = Vec::new();
-            io::Read::read_to_end(&mut &*file, &mut bytes)?;
-            Ok(Source::Owned(bytes))
         }
     }
 }

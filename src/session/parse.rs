@@ -132,22 +132,31 @@ pub(super) struct Parser {
     pub lines: usize,
     /// The atom table the entries' ids and tool names point into.
     pub atoms: String,
+    /// The line being parsed, copied out of the session bytes (see [`Parser::feed`]).
+    pub(super) line: Vec<u8>,
 }
 
 impl Parser {
-    /// Parses the lines of `bytes[from..]`.
+    /// Parses the lines of `bytes[from..]`. Each line is copied before it is parsed: the bytes
+    /// of a mapped file can change under the map (a rewrite in place), and the JSON parser must
+    /// see the text it checked to be UTF-8. A changed file costs a wrong parse, which the
+    /// reader's consistency check discards, never a panic.
     pub fn feed(&mut self, bytes: &[u8], from: usize) {
-        let base = bytes.as_ptr() as usize;
+        let mut line = std::mem::take(&mut self.line);
         let mut start = from;
         while start < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             self.lines += 1;
-            self.feed_line(&bytes[start..end], start, base);
+            line.clear();
+            line.extend_from_slice(&bytes[start..end]);
+            self.feed_line(&line, start);
             start = end + 1;
         }
+        self.line = line;
     }
 
-    fn feed_line(&mut self, line: &[u8], start: usize, base: usize) {
+    /// Parses one line, which starts at byte `start` of the session.
+    fn feed_line(&mut self, line: &[u8], start: usize) {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
@@ -155,6 +164,8 @@ impl Parser {
             self.skipped += 1;
             return;
         };
+        // Spans are offsets in the session bytes: a pointer into the copy, less `base`.
+        let base = (line.as_ptr() as usize).wrapping_sub(start);
         match parse_line(text, base, self.header.is_none(), &mut self.atoms) {
             Parsed::Header(h) => self.header = Some(h),
             Parsed::Entry(p) => {
@@ -255,7 +266,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
         return Parsed::Malformed;
     }
     let span = |raw: &RawValue| {
-        let start = raw.get().as_ptr() as usize - base;
+        let start = (raw.get().as_ptr() as usize).wrapping_sub(base);
         Span {
             start,
             end: start + raw.get().len(),

@@ -271,3 +271,203 @@ mod index {
         assert_eq!(opened.entries.len(), 1);
     }
 }
+
+/// A session file that changes while it is read: the map survives, and the check tells an append
+/// (still one version) from a rewrite or a shrink (not).
+mod rewrite {
+    use super::*;
+    use std::io::Write;
+
+    const PAGE: usize = 4096;
+
+    /// Lines of `fill` long enough that the file spans several pages.
+    fn text(fill: char, pages: usize) -> Vec<u8> {
+        let line = format!(
+            "{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n",
+            fill.to_string().repeat(200)
+        );
+        line.repeat(pages * PAGE / line.len() + 1).into_bytes()
+    }
+
+    fn write_in_place(path: &Path, bytes: &[u8]) {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .unwrap();
+        f.write_all(bytes).unwrap();
+    }
+
+    fn opened(content: &[u8]) -> (tempfile::TempDir, PathBuf, SessionFile) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, content).unwrap();
+        let file = SessionFile::open(&path).unwrap();
+        (dir, path, file)
+    }
+
+    #[test]
+    fn a_read_past_the_end_of_a_shrunk_map_sees_zeros_not_a_signal() {
+        let content = text('a', 8);
+        let (_dir, path, file) = opened(&content);
+        assert!(
+            matches!(file.source(), Source::Mapped(_)),
+            "the file is mapped"
+        );
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(PAGE as u64)
+            .unwrap();
+        let bytes = file.bytes();
+        assert_eq!(bytes.len(), content.len(), "the map keeps its length");
+        assert_eq!(
+            bytes[..PAGE],
+            content[..PAGE],
+            "the first page is still there"
+        );
+        assert!(!file.source().damaged());
+        assert_eq!(bytes[5 * PAGE + 7], 0, "a page past the end reads as zero");
+        assert!(
+            bytes[PAGE..].iter().all(|&b| b == 0),
+            "the rest of the map is zeros"
+        );
+        assert!(file.source().damaged(), "the map is marked damaged");
+        assert!(!file.is_consistent());
+    }
+
+    #[test]
+    fn an_append_keeps_the_read_consistent() {
+        let content = text('a', 3);
+        let (_dir, path, file) = opened(&content);
+        let _ = file.session(&OpenOptions::default());
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(&text('b', 2)).unwrap();
+        assert!(file.is_consistent());
+        assert!(
+            !file.is_unchanged(),
+            "the index is not saved from a file that grew"
+        );
+    }
+
+    #[test]
+    fn an_untouched_file_is_unchanged() {
+        let (_dir, _path, file) = opened(&text('a', 3));
+        let _ = file.session(&OpenOptions::default());
+        assert!(file.is_consistent());
+        assert!(file.is_unchanged());
+    }
+
+    #[test]
+    fn a_shrink_or_a_rewrite_in_place_makes_the_read_inconsistent() {
+        let content = text('a', 3);
+
+        let (_dir, path, file) = opened(&content);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(content.len() as u64 - 1)
+            .unwrap();
+        assert!(!file.is_consistent(), "one byte shorter");
+
+        let (_dir, path, file) = opened(&content);
+        let mut rewritten = content.clone();
+        rewritten[10] = b'X';
+        write_in_place(&path, &rewritten);
+        assert!(!file.is_consistent(), "the head changed");
+
+        let (_dir, path, file) = opened(&content);
+        let mut rewritten = content.clone();
+        let last = rewritten.len() - 3;
+        rewritten[last] = b'X';
+        rewritten.extend_from_slice(&text('c', 1));
+        write_in_place(&path, &rewritten);
+        assert!(!file.is_consistent(), "the tail of what was read changed");
+    }
+
+    #[test]
+    fn a_rewrite_back_to_the_same_bytes_is_still_recognized() {
+        let content = text('a', 3);
+        let (_dir, path, file) = opened(&content);
+        let _ = file.session(&OpenOptions::default());
+        write_in_place(&path, &text('b', 5));
+        write_in_place(&path, &content);
+        assert_eq!(std::fs::read(&path).unwrap(), content);
+        assert!(
+            !file.is_consistent(),
+            "the read may have seen the other version in between"
+        );
+
+        let (_dir, path, file) = opened(&content);
+        truncate(&path, 100);
+        write_in_place(&path, &content);
+        assert!(!file.is_consistent(), "a truncation, then the same bytes");
+    }
+
+    fn truncate(path: &Path, len: u64) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+    }
+
+    #[test]
+    fn read_consistently_retries_then_reports_a_file_that_keeps_changing() {
+        let content = text('a', 3);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, &content).unwrap();
+        let mut runs = 0;
+        let result: Result<(), SessionError> = read_consistently(&path, |_| {
+            runs += 1;
+            let mut rewritten = content.clone();
+            rewritten[0] = b' ' + runs as u8;
+            write_in_place(&path, &rewritten);
+            Ok(())
+        });
+        assert_eq!(runs, 3);
+        let err = result.unwrap_err();
+        assert_eq!(err.code(), "session_changed");
+        assert!(
+            err.to_string().contains("changed while it was read"),
+            "{err}"
+        );
+
+        let mut runs = 0;
+        let result: Result<usize, SessionError> = read_consistently(&path, |file| {
+            runs += 1;
+            if runs == 1 {
+                write_in_place(&path, &content);
+            }
+            Ok(file.bytes().len())
+        });
+        assert_eq!(runs, 2, "one rewrite, one more attempt");
+        assert_eq!(result.unwrap(), content.len());
+    }
+
+    #[test]
+    fn only_regular_files_are_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for (path, kind) in [
+            (dir.path().to_path_buf(), "a directory"),
+            (fifo, "a FIFO (named pipe)"),
+            (PathBuf::from("/dev/null"), "a device"),
+        ] {
+            match SessionFile::open(&path) {
+                Err(SessionError::NotAFile { kind: k, .. }) => assert_eq!(k, kind),
+                other => panic!("{}: {other:?}", path.display()),
+            }
+        }
+    }
+}

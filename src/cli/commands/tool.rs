@@ -10,14 +10,10 @@ use crate::cli::ui::Ui;
 
 /// Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout
 #[derive(Debug, Args)]
-#[command(arg_required_else_help = true)]
 pub struct ToolArgs {
     /// The tool to answer (see --schemas)
-    #[arg(
-        value_name = "TOOL_NAME",
-        conflicts_with = "schemas",
-        required_unless_present = "schemas"
-    )]
+    // Not `required`: a missing name is reported in `run`, with the list of tools.
+    #[arg(value_name = "TOOL_NAME", conflicts_with = "schemas")]
     name: Option<String>,
     /// Print the names, descriptions and JSON Schemas of every tool
     ///
@@ -33,7 +29,14 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         writeln!(ui.out())?;
         return Ok(exit::SUCCESS);
     }
-    let name = args.name.unwrap_or_default();
+    let Some(name) = args.name else {
+        return Err(
+            CommandError::usage("which tool? `pi-context tool` needs a tool name")
+                .with_hint(format!("tools: {}", schemas::names().join(", ")))
+                .with_hint("`pi-context tool --schemas` describes them")
+                .into(),
+        );
+    };
     if !schemas::names().contains(&name.as_str()) {
         return Err(CommandError::usage(format!("unknown tool {name:?}"))
             .with_hint(format!("tools: {}", schemas::names().join(", ")))

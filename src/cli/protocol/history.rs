@@ -3,10 +3,9 @@
 use serde_json::{json, Value};
 
 use pi_context::history::{
-    scan_in_parallel, History, HistoryError, Item, Leaf, ListParams, PendingScan, ReadParams, Role,
-    SearchParams,
+    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams, Role,
+    SearchParams, SessionInput,
 };
-use pi_context::session::Session;
 use pi_context::wire::{
     self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
     RESULT_BUDGET_BYTES,
@@ -28,15 +27,26 @@ pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolR
     // Parameters are checked before the session is read: a bad call costs nothing.
     let (call, target) = Call::parse(name, params)?;
     let source = Source::resolve(&target, context)?;
-    match (&call, &source.file) {
-        (Call::Search(params), Some(path)) => {
-            let queries = params.queries.clone();
-            scan_in_parallel(std::path::Path::new(path), &queries, |scan| {
-                answer_call(call, &source, Some(scan))
-            })
-        }
-        _ => answer_call(call, &source, None),
-    }
+    let options = crate::cli::config::session_open_options();
+    let no_lines = Vec::new();
+    let input = match &source.file {
+        Some(path) => SessionInput::File {
+            path: std::path::Path::new(path),
+            options: &options,
+        },
+        None => SessionInput::Lines(source.entries.map_or(&no_lines, |lines| lines)),
+    };
+    let branch = Branch {
+        leaf: &source.leaf,
+        session_id: source.session_id.as_deref(),
+    };
+    let scan_for = match &call {
+        Call::Search(params) => Some(params.queries.as_slice()),
+        _ => None,
+    };
+    Ok(with_history(input, branch, scan_for, |history, scan| {
+        answer_call(&call, history, scan)
+    })?)
 }
 
 /// Which session and branch a history call reads: `session_id` and `leaf_id` params.
@@ -93,14 +103,13 @@ impl<'c> Source<'c> {
     }
 }
 
-/// Answers a parsed call; a search uses `scan` (the raw-byte scan running alongside) when given.
+/// Answers a parsed call on the projected branch; a search uses `scan` (the raw-byte scan done
+/// alongside loading) when given.
 fn answer_call(
-    call: Call,
-    source: &Source,
-    scan: Option<PendingScan>,
-) -> Result<ToolResponse, Refusal> {
-    let session = load(source)?;
-    let history = History::project(&session, &source.leaf, source.session_id.as_deref())?;
+    call: &Call,
+    history: &History,
+    scan: Option<&RawScan>,
+) -> Result<ToolResponse, HistoryError> {
     match call {
         Call::Windows => {
             let result = history.windows_result(RESULT_BUDGET_BYTES);
@@ -109,25 +118,20 @@ fn answer_call(
                 // Not even the session id fits (a hand-made file): refuse rather than overflow.
                 return Err(HistoryError::OutputTooLarge {
                     budget: RESULT_BUDGET_BYTES,
-                }
-                .into());
+                });
             }
             let details =
                 json!({"windows": result.windows.len(), "more": result.more.unwrap_or(0)});
             Ok(ToolResponse::ok(text, details))
         }
-        Call::List(params) => page_response(history.list(&params, RESULT_BUDGET_BYTES)?),
-        Call::Search(params) => {
-            let page = match scan {
-                Some(scan) => {
-                    history.search_scanned(&params, RESULT_BUDGET_BYTES, scan.wait().as_ref())?
-                }
-                None => history.search(&params, RESULT_BUDGET_BYTES)?,
-            };
-            page_response(page)
-        }
+        Call::List(params) => Ok(page_response(history.list(params, RESULT_BUDGET_BYTES)?)),
+        Call::Search(params) => Ok(page_response(history.search_scanned(
+            params,
+            RESULT_BUDGET_BYTES,
+            scan,
+        )?)),
         Call::Read(params) => {
-            let result = history.read(&params, RESULT_BUDGET_BYTES)?;
+            let result = history.read(params, RESULT_BUDGET_BYTES)?;
             Ok(ToolResponse::ok(
                 result.window.render(),
                 read_details(&result),
@@ -276,24 +280,7 @@ pub(super) fn queries(value: Option<&Value>) -> Result<Vec<String>, Refusal> {
     Ok(queries)
 }
 
-fn load(context: &Source) -> Result<Session, Refusal> {
-    match (&context.file, &context.entries) {
-        (Some(path), _) => Session::open_with(
-            std::path::Path::new(path),
-            &crate::cli::config::session_open_options(),
-        )
-        .map_err(|e| {
-            let mut refusal =
-                Refusal::new("io_error", format!("cannot read session file {path}: {e}"));
-            refusal.details.insert("session_file".into(), json!(path));
-            refusal
-        }),
-        (None, Some(lines)) => Ok(Session::from_lines(lines)),
-        (None, None) => Ok(Session::default()),
-    }
-}
-
-fn page_response(page: pi_context::history::Page) -> Result<ToolResponse, Refusal> {
+fn page_response(page: pi_context::history::Page) -> ToolResponse {
     let rows = page
         .items
         .iter()
@@ -304,5 +291,5 @@ fn page_response(page: pi_context::history::Page) -> Result<ToolResponse, Refusa
         "older_before": page.older_before,
         "newer_after": page.newer_after,
     });
-    Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
+    ToolResponse::ok(wire::to_compact_json(&page), details)
 }

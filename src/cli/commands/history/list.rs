@@ -16,9 +16,10 @@ pub struct ListArgs {
 
 pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     let params = args.page.params()?;
-    let session = args.session.load()?;
-    let history = super::project(&session, &args.session)?;
-    let page = history.list(&params, args.session.max_bytes)?;
+    let budget = args.session.max_bytes;
+    let page = args
+        .session
+        .with_history(None, |history, _| history.list(&params, budget))?;
     args.session.printer(ui).page(ui.out(), &page)?;
     Ok(exit::SUCCESS)
 }

@@ -8,9 +8,10 @@ mod windows;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
-use pi_context::history::{History, Leaf, ListParams, Role};
+use pi_context::history::{
+    with_history, Branch, History, HistoryError, Leaf, ListParams, RawScan, Role, SessionInput,
+};
 use pi_context::recall;
-use pi_context::session::Session;
 use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
 
 use crate::cli::error::{CommandError, Outcome};
@@ -68,6 +69,26 @@ pub struct SessionArgs {
 }
 
 impl SessionArgs {
+    /// Runs `op` on the session's branch, read consistently (see [`with_history`]); with
+    /// `scan_for`, the raw bytes are scanned for those queries while the session loads.
+    fn with_history<T>(
+        &self,
+        scan_for: Option<&[String]>,
+        op: impl FnMut(&History, Option<&RawScan>) -> Result<T, HistoryError>,
+    ) -> Result<T, CommandError> {
+        let options = crate::cli::config::session_open_options();
+        let path = self.path()?;
+        let input = SessionInput::File {
+            path: &path,
+            options: &options,
+        };
+        let branch = Branch {
+            leaf: &Leaf::from_wire(self.leaf.as_deref()),
+            session_id: self.session_id.as_deref(),
+        };
+        Ok(with_history(input, branch, scan_for, op)?)
+    }
+
     /// The session file `--session` names: an existing path; else an id or unique prefix (no
     /// `/`, at least 8 characters) of a session under the roots; else a missing file.
     fn path(&self) -> Result<PathBuf, CommandError> {
@@ -84,16 +105,6 @@ impl SessionArgs {
         Ok(recall::resolve_session(&roots, &text)?.path)
     }
 
-    fn load(&self) -> Result<Session, CommandError> {
-        self.load_from(&self.path()?)
-    }
-
-    fn load_from(&self, path: &std::path::Path) -> Result<Session, CommandError> {
-        Session::open_with(path, &crate::cli::config::session_open_options()).map_err(|e| {
-            CommandError::io(format!("cannot read session file {}", path.display()), e)
-        })
-    }
-
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
         printer::history(self.json, ui.color)
     }
@@ -101,15 +112,6 @@ impl SessionArgs {
 
 /// A `--session` value shorter than this is a file name, never an id prefix.
 const SESSION_PREFIX_MIN_CHARS: usize = 8;
-
-/// Projects the branch of a loaded session.
-fn project<'s>(session: &'s Session, args: &SessionArgs) -> Result<History<'s>, CommandError> {
-    Ok(History::project(
-        session,
-        &Leaf::from_wire(args.leaf.as_deref()),
-        args.session_id.as_deref(),
-    )?)
-}
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RoleArg {

@@ -19,16 +19,17 @@ pub struct ReadArgs {
 }
 
 pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let session = args.session.load()?;
-    let history = super::project(&session, &args.session)?;
     let params = ReadParams {
         seq: args.seq,
         offset_chars: args.window.offset_chars,
         limit_chars: args.window.limit_chars as usize,
     };
-    let result = history.read(&params, args.session.max_bytes)?;
+    let budget = args.session.max_bytes;
+    let (result, skipped_lines) = args.session.with_history(None, |history, _| {
+        Ok((history.read(&params, budget)?, history.skipped_lines()))
+    })?;
     args.session
         .printer(ui)
-        .read(ui.out(), &result, history.skipped_lines())?;
+        .read(ui.out(), &result, skipped_lines)?;
     Ok(exit::SUCCESS)
 }

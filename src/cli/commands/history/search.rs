@@ -1,8 +1,8 @@
 use clap::Args;
-use pi_context::history::{scan_in_parallel, SearchParams};
+use pi_context::history::SearchParams;
 
 use super::{PageArgs, SessionArgs};
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
 
 /// Search event text for literal strings (case-insensitive; several queries are OR-ed).
@@ -23,14 +23,13 @@ pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         queries: args.queries,
         list: args.page.params()?,
     };
+    let budget = args.session.max_bytes;
     // The raw bytes are scanned on another thread while the session loads and projects.
-    let path = args.session.path()?;
-    let page = scan_in_parallel(&path, &params.queries, |scan| {
-        let session = args.session.load_from(&path)?;
-        let history = super::project(&session, &args.session)?;
-        let page = history.search_scanned(&params, args.session.max_bytes, scan.wait().as_ref())?;
-        Ok::<_, CommandError>(page)
-    })?;
+    let page = args
+        .session
+        .with_history(Some(&params.queries), |history, scan| {
+            history.search_scanned(&params, budget, scan)
+        })?;
     args.session.printer(ui).page(ui.out(), &page)?;
     Ok(if page.items.is_empty() {
         exit::NEGATIVE

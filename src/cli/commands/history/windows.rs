@@ -12,9 +12,10 @@ pub struct WindowsArgs {
 }
 
 pub fn run(args: WindowsArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let session = args.session.load()?;
-    let history = super::project(&session, &args.session)?;
-    let result = history.windows_result(args.session.max_bytes);
+    let budget = args.session.max_bytes;
+    let result = args
+        .session
+        .with_history(None, |history, _| Ok(history.windows_result(budget)))?;
     args.session.printer(ui).windows(ui.out(), &result)?;
     Ok(exit::SUCCESS)
 }

@@ -1,0 +1,302 @@
+//! A bad session index only costs speed (issue 9, item 6).
+//!
+//! An index file that was a symlink to `/dev/zero`, or a 2 GB sparse file, used to be read whole
+//! (an OOM kill); a FIFO planted as one hung the binary. Here each bad index is planted where the
+//! real one lives, and `history` must still answer exactly what a fresh parse answers, with a
+//! small peak memory (a 4 GiB address-space limit keeps a runaway read from exhausting the
+//! machine), and before a generous kill timeout that only guards against a hang.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::session::SessionBuilder;
+use common::TestEnv;
+
+/// Only a guard against a hang; a healthy call takes milliseconds.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+/// The address space a call may use, so that reading a bad index whole ends before the machine's
+/// memory does.
+const ADDRESS_SPACE_BYTES: u64 = 4 << 30;
+/// The most memory a call on a small session may need; reading a 2 GB index needs 2 GB.
+const PEAK_RSS_BYTES: u64 = 256 << 20;
+
+struct Cache {
+    env: TestEnv,
+    session: PathBuf,
+}
+
+impl Cache {
+    fn new() -> Cache {
+        let env = TestEnv::new();
+        let mut s = SessionBuilder::new();
+        for n in 0..40 {
+            s.user(&format!("question {n}"));
+            s.assistant(&format!("answer {n} about caches"));
+        }
+        let session = s.write_to(env.work().join("session.jsonl"));
+        Cache { env, session }
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        self.env.root().join("cache")
+    }
+
+    /// `pi-context history <args> --session S`, always indexing, with the memory limit and the
+    /// hang guard.
+    fn run(&self, args: &[&str], indexed: bool) -> Output {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
+        cmd.env_clear()
+            .env("HOME", self.env.home())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("TZ", "UTC")
+            .env("PI_CONTEXT_NOW", common::FIXED_NOW)
+            .env("PI_CONTEXT_CACHE_DIR", self.cache_dir())
+            .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
+            .env(
+                "PI_CONTEXT_SESSION_INDEX",
+                if indexed { "on" } else { "off" },
+            )
+            .arg("history")
+            .args(args)
+            .arg("--session")
+            .arg(&self.session)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let limit = libc::rlimit {
+            rlim_cur: ADDRESS_SPACE_BYTES,
+            rlim_max: ADDRESS_SPACE_BYTES,
+        };
+        // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        run_guarded(cmd)
+    }
+
+    /// The one index file, written by an indexed call.
+    fn index_file(&self) -> PathBuf {
+        let output = self.run(&["list", "--json"], true);
+        assert!(output.status.success(), "{output:?}");
+        let dir = self.cache_dir().join("sessions");
+        let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "one index file: {files:?}");
+        files[0].clone()
+    }
+
+    /// Plants `bad` as the index, then checks that every operation answers as a fresh parse
+    /// does, and that the bad file was replaced by a good index.
+    fn check_survives(&self, what: &str, plant: impl FnOnce(&Path)) {
+        let index = self.index_file();
+        std::fs::remove_file(&index).unwrap();
+        plant(&index);
+        for args in [
+            &["windows", "--json"][..],
+            &["list", "--json"],
+            &["search", "caches", "--json"],
+            &["read", "7"],
+        ] {
+            let expected = self.run(args, false);
+            assert!(expected.status.success(), "{expected:?}");
+            let got = self.run(args, true);
+            assert_eq!(
+                got.status.signal(),
+                None,
+                "{what}: {args:?} was killed: {got:?}"
+            );
+            assert!(got.status.success(), "{what}: {args:?} failed: {got:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&expected.stdout),
+                "{what}: {args:?} answers as a fresh parse does"
+            );
+        }
+        let replaced = std::fs::symlink_metadata(&index).unwrap();
+        assert!(
+            replaced.file_type().is_file(),
+            "{what}: a fresh index replaced the bad one"
+        );
+        assert!(replaced.len() < 1 << 20, "{what}: the new index is small");
+    }
+}
+
+/// Runs the child, killing it if it outlives the hang guard, and checks its peak memory.
+#[allow(clippy::zombie_processes)] // reaped with wait4, which also reports its peak memory
+fn run_guarded(mut cmd: Command) -> Output {
+    let mut child = cmd.spawn().expect("spawn pi-context");
+    let pid = child.id() as libc::pid_t;
+    let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
+    let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
+    let started = Instant::now();
+    let (status, peak) = loop {
+        if let Some(reaped) = reap(pid) {
+            break reaped;
+        }
+        if started.elapsed() > HANG_GUARD {
+            child.kill().ok();
+            let (status, _) = reap_blocking(pid);
+            panic!("pi-context hung (killed after {HANG_GUARD:?}, status {status:?})");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let output = Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    };
+    assert!(
+        peak < PEAK_RSS_BYTES,
+        "the call used {} MiB: {output:?}",
+        peak >> 20
+    );
+    output
+}
+
+fn read_in_background(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        pipe.read_to_end(&mut bytes).expect("read a pipe");
+        bytes
+    })
+}
+
+/// The child's exit status and peak resident size once it has exited (`wait4`, which reports
+/// the resources of that one child).
+fn reap(pid: libc::pid_t) -> Option<(ExitStatus, u64)> {
+    wait4(pid, libc::WNOHANG)
+}
+
+fn reap_blocking(pid: libc::pid_t) -> (ExitStatus, u64) {
+    wait4(pid, 0).expect("the child exits")
+}
+
+fn wait4(pid: libc::pid_t, options: libc::c_int) -> Option<(ExitStatus, u64)> {
+    let mut status = 0;
+    // SAFETY: wait4 fills the zeroed rusage and the status it is given.
+    let (reaped, usage) = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let reaped = libc::wait4(pid, &mut status, options, &mut usage);
+        (reaped, usage)
+    };
+    assert!(reaped >= 0, "wait4: {}", std::io::Error::last_os_error());
+    // Linux reports the peak in kilobytes.
+    (reaped == pid).then(|| (ExitStatus::from_raw(status), usage.ru_maxrss as u64 * 1024))
+}
+
+fn mkfifo(path: &Path) {
+    let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+}
+
+/// The header of an index file of the current format: magic, format, payload length.
+fn index_header(payload_len: u64) -> Vec<u8> {
+    let mut header = b"PICTXIDX".to_vec();
+    header.extend_from_slice(&7u32.to_le_bytes());
+    header.extend_from_slice(&payload_len.to_le_bytes());
+    header
+}
+
+#[test]
+fn a_symlink_to_dev_zero_is_not_followed() {
+    Cache::new().check_survives("a symlink to /dev/zero", |index| {
+        symlink("/dev/zero", index).unwrap();
+    });
+}
+
+#[test]
+fn a_2_gb_sparse_file_is_not_read() {
+    Cache::new().check_survives("a 2 GB sparse file", |index| {
+        std::fs::File::create(index)
+            .unwrap()
+            .set_len(2 << 30)
+            .unwrap();
+    });
+}
+
+#[test]
+fn a_2_gb_sparse_file_whose_header_promises_it_all_is_not_read() {
+    Cache::new().check_survives("a 2 GB file with a header promising 2 GB", |index| {
+        let len: u64 = 2 << 30;
+        let mut file = std::fs::File::create(index).unwrap();
+        file.write_all(&index_header(len - 20)).unwrap();
+        file.set_len(len).unwrap();
+    });
+}
+
+#[test]
+fn a_fifo_is_not_opened_for_reading_blocked() {
+    Cache::new().check_survives("a FIFO", mkfifo);
+}
+
+#[test]
+fn a_truncated_index_is_ignored() {
+    let cache = Cache::new();
+    let good = std::fs::read(cache.index_file()).unwrap();
+    cache.check_survives("a truncated index", |index| {
+        std::fs::write(index, &good[..good.len() / 2]).unwrap();
+    });
+}
+
+#[test]
+fn random_bytes_are_ignored() {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let bytes: Vec<u8> = (0..65_536)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    Cache::new().check_survives("random bytes", |index| {
+        std::fs::write(index, &bytes).unwrap();
+    });
+    Cache::new().check_survives("random bytes after a valid header", |index| {
+        let mut data = index_header(bytes.len() as u64);
+        data.extend_from_slice(&bytes);
+        std::fs::write(index, &data).unwrap();
+    });
+}
+
+#[test]
+fn a_directory_in_the_index_place_only_costs_speed() {
+    let cache = Cache::new();
+    let index = cache.index_file();
+    std::fs::remove_file(&index).unwrap();
+    std::fs::create_dir(&index).unwrap();
+    let expected = cache.run(&["list", "--json"], false);
+    let got = cache.run(&["list", "--json"], true);
+    assert!(got.status.success(), "{got:?}");
+    assert_eq!(got.stdout, expected.stdout);
+}
+
+#[test]
+fn index_files_are_private() {
+    let cache = Cache::new();
+    let index = cache.index_file();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&index), 0o600, "the index file");
+    assert_eq!(mode(index.parent().unwrap()), 0o700, "its directory");
+    let leftovers: Vec<_> = std::fs::read_dir(index.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temp files left: {leftovers:?}");
+}
