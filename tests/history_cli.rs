@@ -529,7 +529,7 @@ fn tool_without_a_name_is_an_error_that_lists_the_tools() {
         "{stderr}"
     );
     assert!(
-        lines.contains(&"hint: tools: history_windows, history_list, history_search, history_read, notes_write, notes_edit, notes_read, notes_list, notes_search"),
+        lines.contains(&"hint: tools: history_windows, history_list, history_search, history_read, sessions_list, sessions_search, notes_write, notes_edit, notes_read, notes_list, notes_search"),
         "{stderr}"
     );
     assert!(
