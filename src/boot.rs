@@ -13,12 +13,9 @@
 //! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
 //! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
 
-use std::io::Read;
-
 use jiff::Timestamp;
 
-use crate::notes::frontmatter::{Document, Key};
-use crate::notes::{HomeSpec, Identity as NotesIdentity, Query, Store};
+use crate::notes::{HomeSpec, Identity as NotesIdentity, Location, Query, Store};
 use crate::text::char_len;
 
 /// A `MAP.md` body longer than this many code points is cut, with a notice naming the note.
@@ -432,8 +429,8 @@ pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
 /// Without a session id the session home is empty.
 ///
 /// The `MAP.md` body, and the bodies of the recent notes shown (for their size in characters; the
-/// listing reads only frontmatter), are read from the files the listing found (never through a
-/// symlink, never a hard-linked file) and split with the store's frontmatter codec; unlike
+/// listing reads only frontmatter), are read with `Store::peek` (through the notes home's
+/// directory handles, never through a link, never a hard-linked or non-regular file); unlike
 /// `Store::read` this records no access, so a boot never rewrites a note (which would move its
 /// mtime and count as new material for `dream`).
 pub fn snapshot(store: &Store) -> Vec<Home> {
@@ -473,17 +470,12 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
     let mut map = None;
     let mut recent = Vec::new();
     for row in listing.rows {
-        let mut path = identity.home.clone();
-        for component in row.location.home.components() {
-            path.push(component);
-        }
-        path.push(&row.location.path);
         if row.location.path == "MAP.md" {
-            map = read_live_body(&path);
+            map = live_body(store, &row.location);
         } else if recent.len() < kind.recent_limit() {
             recent.push(RecentNote {
                 address: row.location.address(),
-                chars: read_live_body(&path).map(|body| char_len(&body)),
+                chars: live_body(store, &row.location).map(|body| char_len(&body)),
                 updated_at: row.meta.updated_at.parse().ok(),
             });
         }
@@ -491,43 +483,13 @@ fn snapshot_home(store: &Store, identity: &NotesIdentity, kind: HomeKind) -> Hom
     HomeState::Read { map, recent }
 }
 
-/// The store never reads a larger note file either.
-const MAX_READ_BYTES: u64 = 64 << 20;
-
-/// The body of an uncrumpled note; `None` when it cannot be read as one.
-#[cfg(unix)]
-fn read_live_body(path: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.nlink() != 1 || meta.len() > MAX_READ_BYTES {
-        return None;
+/// The body of an uncrumpled note, read without recording the access; `None` when it cannot be
+/// read as one.
+fn live_body(store: &Store, location: &Location) -> Option<String> {
+    match store.peek(location) {
+        Ok(Some((meta, body))) if meta.crumpled_at.is_none() => Some(body),
+        _ => None,
     }
-    parse_live(file)
-}
-
-/// The body of an uncrumpled note; `None` when it cannot be read as one.
-#[cfg(not(unix))]
-fn read_live_body(path: &std::path::Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() || meta.len() > MAX_READ_BYTES {
-        return None;
-    }
-    parse_live(std::fs::File::open(path).ok()?)
-}
-
-fn parse_live(mut file: std::fs::File) -> Option<String> {
-    let mut text = String::new();
-    file.read_to_string(&mut text).ok()?;
-    let doc = Document::parse(&text);
-    if doc.get(Key::CrumpledAt).is_some() {
-        return None;
-    }
-    Some(doc.body)
 }
 
 pub use crate::history::root_window_id;

@@ -5,6 +5,7 @@
 //! READ WINDOW format. The `pi-context` binary adds the command line, the printers and the tool
 //! protocol on top.
 
+pub mod beneath;
 pub mod boot;
 pub mod dream;
 pub mod history;

@@ -45,6 +45,14 @@ pub fn slugify(name: &str) -> String {
     }
 }
 
+/// The compiled-size limit of a query matcher: every query within `wire::check_queries` fits
+/// (64 strings of 1,024 code points compile to well under this, whatever the alphabet).
+pub const MATCHER_SIZE_LIMIT: usize = 64 << 20;
+/// The lazy DFA cache of a query matcher, per searching thread. The default (2 MiB) thrashes on
+/// the largest allowed queries and falls back to a search hundreds of times slower; the cache
+/// only grows this far for such queries.
+pub const MATCHER_DFA_SIZE_LIMIT: usize = 16 << 20;
+
 /// A case-insensitive literal OR-matcher over one or more queries.
 ///
 /// Matching uses Unicode simple case folding (as the `regex` crate's `(?i)` does), applied to
@@ -67,7 +75,8 @@ impl LiteralMatcher {
         let regex = RegexBuilder::new(&alternation)
             .case_insensitive(true)
             .unicode(true)
-            .size_limit(64 << 20)
+            .size_limit(MATCHER_SIZE_LIMIT)
+            .dfa_size_limit(MATCHER_DFA_SIZE_LIMIT)
             .build()?;
         Ok(Self { regex })
     }
@@ -116,6 +125,32 @@ mod tests {
         assert!(!LiteralMatcher::new(&["i"]).unwrap().is_match("ı"));
         assert!(LiteralMatcher::new(&["İ"]).unwrap().is_match("xİx"));
         assert!(LiteralMatcher::new(&["k"]).unwrap().is_match("\u{212A}"));
+    }
+
+    /// Every query within the limits of `wire::check_queries` compiles, even in the alphabets
+    /// whose case folding makes the largest automata (several spellings of different UTF-8
+    /// lengths per character, four-byte characters with case).
+    #[test]
+    fn the_largest_allowed_queries_compile() {
+        use crate::wire::{MAX_QUERIES, MAX_QUERY_CHARS};
+        for alphabet in ["kſsΣσςǅ", "𐐀𐐨𞤀𞤢"] {
+            let letters: Vec<char> = alphabet.chars().collect();
+            let queries: Vec<String> = (0..MAX_QUERIES)
+                .map(|q| {
+                    (0..MAX_QUERY_CHARS)
+                        .map(|i| letters[(i + q) % letters.len()])
+                        .collect()
+                })
+                .collect();
+            assert!(crate::wire::check_queries(&queries).is_ok());
+            // Compiling is what can fail; a match with automata this large is slow in debug
+            // builds, so matching is shown with one of the strings.
+            if let Err(e) = LiteralMatcher::new(&queries) {
+                panic!("{alphabet}: {e}");
+            }
+            let one = LiteralMatcher::new(&queries[3..4]).unwrap();
+            assert!(one.is_match(&format!("xx{}yy", queries[3].to_uppercase())));
+        }
     }
 
     #[test]

@@ -141,8 +141,11 @@ pub fn audit(
         };
         {
             {
-                let _lock = crate::notes::lock::lock(run.home, path)
-                    .map_err(|e| format!("cannot lock {path}: {e}"))?;
+                let root = crate::beneath::Dir::create_root(run.home)
+                    .map_err(|e| format!("cannot open the notes home: {e}"))?;
+                let _lock = crate::notes::lock::lock(&root, path).map_err(|e| {
+                    format!("cannot lock {path}: {}", crate::notes::NotesError::from(e))
+                })?;
                 let live = if trusted_journal {
                     live_writes(run, path)
                 } else {

@@ -1,16 +1,16 @@
 //! Putting a path of the notes home back as a snapshot saw it, without ever writing through a
-//! link: parents are real directories of the home (created when missing), files are replaced
-//! by rename, and a link the dreamer left on the way is refused rather than followed.
+//! link: every directory on the way is reached through the home's directory handle (created when
+//! missing, refused when it is a link), files are replaced by rename within their directory, and
+//! a link at the target itself is replaced, never followed.
 
-use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 use std::time::SystemTime;
 
 use git2::Repository;
 
 use super::snapshot::{Item, Raw};
+use crate::beneath::{BeneathError, Dir, Kind};
 
 /// Makes `home/rel` hold `item` (`None`: makes it absent).
 pub fn put_back(repo: &Repository, home: &Path, rel: &str, item: Option<Item>) -> io::Result<()> {
@@ -23,18 +23,10 @@ pub fn put_back(repo: &Repository, home: &Path, rel: &str, item: Option<Item>) -
         }
         Some(Item::Link { oid }) => {
             let blob = repo.find_blob(oid).map_err(io::Error::other)?;
-            let target = PathBuf::from(std::ffi::OsStr::new(
-                std::str::from_utf8(blob.content()).map_err(io::Error::other)?,
-            ));
-            let parent = parent_dir(home, rel)?;
-            let name = file_name(rel)?;
-            clear_entry(&parent.join(name))?;
-            std::os::unix::fs::symlink(target, parent.join(name))
+            let target = std::str::from_utf8(blob.content()).map_err(io::Error::other)?;
+            put_link(home, rel, Path::new(target))
         }
-        Some(Item::Special | Item::Large { .. }) => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "it was not a regular file the audit could keep a copy of",
-        )),
+        Some(Item::Special | Item::Large { .. }) => Err(not_kept()),
     }
 }
 
@@ -43,139 +35,98 @@ pub fn put_back_raw(home: &Path, rel: &str, raw: Option<&Raw>) -> io::Result<()>
     match raw {
         None => remove(home, rel),
         Some(Raw::File { bytes, mode }) => write_file(home, rel, bytes, Some(*mode)),
-        Some(Raw::Link { target }) => {
-            let parent = parent_dir(home, rel)?;
-            let name = file_name(rel)?;
-            clear_entry(&parent.join(name))?;
-            std::os::unix::fs::symlink(target, parent.join(name))
-        }
-        Some(Raw::Other) => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "it was not a regular file the audit could keep a copy of",
-        )),
+        Some(Raw::Link { target }) => put_link(home, rel, target),
+        Some(Raw::Other) => Err(not_kept()),
     }
+}
+
+fn not_kept() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "it was not a regular file the audit could keep a copy of",
+    )
 }
 
 /// Writes `home/rel` atomically (temp file, fsync, rename, directory fsync), replacing whatever
 /// entry is there (a link is replaced, never followed).
 pub fn write_file(home: &Path, rel: &str, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
-    let parent = parent_dir(home, rel)?;
-    let name = file_name(rel)?;
-    if fs::symlink_metadata(parent.join(name)).is_ok_and(|m| m.is_dir()) {
-        clear_entry(&parent.join(name))?;
-    }
-    let temp = parent.join(format!(".pi-context.{}.restore.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&temp)?;
-        if let Some(mode) = mode {
-            file.set_permissions(fs::Permissions::from_mode(mode))?;
-        }
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, parent.join(name))?;
-        fs::File::open(&parent)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
+    let (dir, name) = parent(home, rel, true)?.expect("created");
+    clear_directory(&dir, name)?;
+    dir.replace_file(name, bytes, mode).map_err(io_error)
 }
 
 /// Sets the modification time of `home/rel`, a regular file (never through a link).
 pub fn set_mtime(home: &Path, rel: &str, time: SystemTime) -> io::Result<()> {
-    fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(home.join(rel))?
-        .set_modified(time)
+    let Some((dir, name)) = parent(home, rel, false)? else {
+        return Err(io::ErrorKind::NotFound.into());
+    };
+    match dir.open_file(name).map_err(io_error)? {
+        Some((file, _)) => file.set_modified(time),
+        None => Err(io::ErrorKind::NotFound.into()),
+    }
 }
 
 fn remove(home: &Path, rel: &str) -> io::Result<()> {
-    let mut path = home.to_path_buf();
-    let segments: Vec<&str> = rel.split('/').collect();
-    for dir in &segments[..segments.len() - 1] {
-        path.push(dir);
-        match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_dir() => {}
-            // A parent that is gone, or is not a directory, holds nothing to remove.
-            Ok(meta) if !meta.file_type().is_symlink() => return Ok(()),
-            Ok(_) => return Err(link_on_the_way(&path)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(e),
-        }
-    }
-    clear_entry(&path.join(file_name(rel)?))
+    let Some((dir, name)) = parent(home, rel, false)? else {
+        return Ok(());
+    };
+    clear_directory(&dir, name)?;
+    dir.remove_file(name).map(|_| ()).map_err(io_error)
 }
 
-/// Removes whatever entry is at `path` (a directory with everything in it); absent is fine.
-fn clear_entry(path: &Path) -> io::Result<()> {
-    let result = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
-        Ok(_) => fs::remove_file(path),
-        Err(e) => Err(e),
-    };
-    match result {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+fn put_link(home: &Path, rel: &str, target: &Path) -> io::Result<()> {
+    let (dir, name) = parent(home, rel, true)?.expect("created");
+    clear_directory(&dir, name)?;
+    dir.remove_file(name).map_err(io_error)?;
+    std::os::unix::fs::symlink(target, dir.path().join(name))
+}
+
+/// A directory where a file belongs (the dreamer turned a note into a folder) goes, with what
+/// is in it; `std::fs::remove_dir_all` never follows the links inside.
+fn clear_directory(dir: &Dir, name: &str) -> io::Result<()> {
+    match dir.stat(name).map_err(io_error)? {
+        Some(meta) if meta.kind == Kind::Dir => std::fs::remove_dir_all(dir.path().join(name)),
         _ => Ok(()),
     }
 }
 
-/// The parent directory of `rel`, created when missing; every directory on the way is a real
-/// directory of the home.
-fn parent_dir(home: &Path, rel: &str) -> io::Result<PathBuf> {
-    let mut path = home.to_path_buf();
+/// The directory holding `rel` (through the home's handle) and the file name; `None` when a
+/// directory on the way is missing and `create` is false.
+fn parent<'r>(home: &Path, rel: &'r str, create: bool) -> io::Result<Option<(Dir, &'r str)>> {
     let segments: Vec<&str> = rel.split('/').collect();
-    for dir in &segments[..segments.len() - 1] {
-        if dir.is_empty() || *dir == "." || *dir == ".." {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{rel} is not a plain relative path"),
-            ));
+    let (name, dirs) = segments.split_last().expect("split yields one item");
+    let root = if create {
+        Dir::create_root(home).map_err(io_error)?
+    } else {
+        match Dir::open_root(home).map_err(io_error)? {
+            Some(root) => root,
+            None => return Ok(None),
         }
-        path.push(dir);
-        match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(meta) if meta.file_type().is_symlink() => return Err(link_on_the_way(&path)),
-            Ok(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotADirectory,
-                    format!("{} is in the way (not a directory)", path.display()),
-                ))
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&path)?,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(path)
+    };
+    let dir = if dirs.is_empty() {
+        Some(root)
+    } else if create {
+        Some(root.create_dirs(dirs).map_err(io_error)?)
+    } else {
+        root.open_dirs(dirs).map_err(io_error)?
+    };
+    Ok(dir.map(|dir| (dir, *name)))
 }
 
-fn file_name(rel: &str) -> io::Result<&str> {
-    match rel.rsplit('/').next() {
-        Some(name) if !name.is_empty() && name != "." && name != ".." => Ok(name),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{rel} names no file"),
-        )),
-    }
-}
-
-fn link_on_the_way(path: &Path) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!(
-            "{} is a symbolic link; the audit never writes through one",
-            path.display()
-        ),
-    )
+fn io_error(e: BeneathError) -> io::Error {
+    let kind = match &e {
+        BeneathError::Io { source, .. } => source.kind(),
+        BeneathError::Link { .. } | BeneathError::BadName { .. } => io::ErrorKind::InvalidInput,
+        BeneathError::NotADirectory { .. } => io::ErrorKind::NotADirectory,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn never_writes_through_a_linked_directory() {

@@ -486,18 +486,9 @@ fn cut_fold_tool_names(page: &mut Page, budget: usize) -> bool {
     false
 }
 
-/// Validates search queries: at least one, none empty.
+/// Validates search queries (shape and limits, `wire::check_queries`) and builds the matcher.
 fn build_matcher(queries: &[String]) -> Result<LiteralMatcher, HistoryError> {
-    if queries.is_empty() {
-        return Err(HistoryError::InvalidQuery(
-            "query must be a string or a non-empty array of strings".into(),
-        ));
-    }
-    if queries.iter().any(|q| q.is_empty()) {
-        return Err(HistoryError::InvalidQuery(
-            "query strings must be non-empty: an empty query matches everything".into(),
-        ));
-    }
+    wire::check_queries(queries).map_err(|e| HistoryError::InvalidQuery(e.to_string()))?;
     LiteralMatcher::new(queries)
         .map_err(|e| HistoryError::InvalidQuery(format!("query cannot be searched: {e}")))
 }

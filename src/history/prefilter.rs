@@ -46,8 +46,10 @@ pub struct RawScan {
 }
 
 impl Scanner {
-    /// `None` when some query has no run to look for: then every event is a candidate.
+    /// `None` when some query has no run to look for: then every event is a candidate. Also
+    /// `None` for queries the search refuses (`wire::check_queries`): nothing is built for them.
     pub fn new(queries: &[String]) -> Option<Scanner> {
+        crate::wire::check_queries(queries).ok()?;
         let runs: Vec<&str> = queries
             .iter()
             .map(|q| longest_run(q))
@@ -170,7 +172,8 @@ fn runs_regex(runs: &[&str]) -> Option<Regex> {
     RegexBuilder::new(&alternation)
         .case_insensitive(true)
         .unicode(true)
-        .size_limit(64 << 20)
+        .size_limit(crate::text::MATCHER_SIZE_LIMIT)
+        .dfa_size_limit(crate::text::MATCHER_DFA_SIZE_LIMIT)
         .build()
         .ok()
 }

@@ -260,6 +260,9 @@ pub fn validate_path(path: &str, whole: &str) -> Result<(), NotesError> {
     if path.contains('@') {
         return refuse(&format!("@ may only start an address; {FORMS}"));
     }
+    if let Some(c) = deceptive_char(path) {
+        return refuse(&deceptive_reason(c));
+    }
     if path
         .split('/')
         .any(|segment| matches!(segment, "" | "." | ".."))
@@ -267,6 +270,45 @@ pub fn validate_path(path: &str, whole: &str) -> Result<(), NotesError> {
         return refuse("the path contains an empty, `.` or `..` segment");
     }
     Ok(())
+}
+
+/// Characters an address or pattern may not contain, because they are invisible or look like
+/// something else, so that an address always looks like what it names (`docs/notes.md`,
+/// "Invisible and look-alike characters"):
+/// - control, format (bidi controls, zero-width characters, the BOM, soft hyphen, tags…), line
+///   and paragraph separators, and every other default-ignorable code point (variation
+///   selectors, the combining grapheme joiner, Hangul fillers…);
+/// - spaces other than the ASCII space;
+/// - look-alikes of `.`, `/` and `\`, which could spell a fake `..`, separator or escape.
+const DECEPTIVE: &str = concat!(
+    r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}[\p{Zs}--\x20]",
+    // dots
+    r"\x{2024}\x{2025}\x{2026}\x{FE19}\x{FE52}\x{FF0E}\x{3002}\x{FF61}\x{06D4}",
+    r"\x{0701}\x{0702}\x{A4F8}\x{A60E}\x{10A50}\x{1D16D}",
+    // slashes
+    r"\x{2215}\x{2044}\x{FF0F}\x{29F8}\x{2571}\x{27CB}\x{1735}\x{2F03}\x{3033}\x{31D3}",
+    // backslashes
+    r"\x{2216}\x{FF3C}\x{29F5}\x{29F9}\x{FE68}\x{2572}\x{27CD}",
+    "]"
+);
+
+/// The first invisible or look-alike character of `text`, if any. Should the class ever fail
+/// to build, every non-ASCII character counts (refusing too much, never too little).
+pub fn deceptive_char(text: &str) -> Option<char> {
+    static CLASS: std::sync::LazyLock<Option<Regex>> =
+        std::sync::LazyLock::new(|| Regex::new(DECEPTIVE).ok());
+    match &*CLASS {
+        Some(class) => class.find(text).and_then(|m| m.as_str().chars().next()),
+        None => text.chars().find(|c| !c.is_ascii() || c.is_ascii_control()),
+    }
+}
+
+fn deceptive_reason(c: char) -> String {
+    format!(
+        "it contains U+{:04X}, an invisible, bidi-control, space-like or look-alike character \
+(refused so that an address always shows what it names)",
+        u32::from(c)
+    )
 }
 
 /// Adds `.md` unless the path already ends in it (case-sensitive: `a.MD` becomes `a.MD.md`).
@@ -326,6 +368,13 @@ impl Pattern {
             return Err(NotesError::InvalidPattern(
                 "glob pattern must not contain NUL or backslashes".into(),
             ));
+        }
+        if let Some(c) = deceptive_char(pattern) {
+            return Err(NotesError::address(format!(
+                "invalid pattern {}: {}",
+                shown(pattern),
+                deceptive_reason(c)
+            )));
         }
         let (scan, glob, spelled_out) = narrow(pattern, identity)?;
         Ok(Pattern {
@@ -510,6 +559,95 @@ mod tests {
             "@/x",
         ] {
             assert_eq!(render(bad), Err("invalid_address".into()), "{bad:?}");
+        }
+    }
+
+    /// The refused characters of `docs/notes.md`, one of each kind.
+    const DECEPTIVE_SAMPLES: &[char] = &[
+        '\u{061C}',
+        '\u{200E}',
+        '\u{200F}',
+        '\u{202A}',
+        '\u{202B}',
+        '\u{202C}',
+        '\u{202D}',
+        '\u{202E}',
+        '\u{2066}',
+        '\u{2067}',
+        '\u{2068}',
+        '\u{2069}',
+        '\u{200B}',
+        '\u{200C}',
+        '\u{200D}',
+        '\u{2060}',
+        '\u{2061}',
+        '\u{2062}',
+        '\u{2063}',
+        '\u{2064}',
+        '\u{FEFF}',
+        '\u{00AD}',
+        '\u{180E}',
+        '\u{034F}',
+        '\u{FE0F}',
+        '\u{E0100}',
+        '\u{E0041}',
+        '\u{115F}',
+        '\u{3164}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{00A0}',
+        '\u{3000}',
+        '\u{2024}',
+        '\u{2025}',
+        '\u{2026}',
+        '\u{FE52}',
+        '\u{FF0E}',
+        '\u{3002}',
+        '\u{2215}',
+        '\u{2044}',
+        '\u{FF0F}',
+        '\u{29F8}',
+        '\u{2216}',
+        '\u{FF3C}',
+        '\u{29F5}',
+        '\u{29F9}',
+        '\u{FE68}',
+    ];
+
+    #[test]
+    fn invisible_and_look_alike_characters_are_refused_in_addresses_and_patterns() {
+        assert!(Regex::new(DECEPTIVE).is_ok(), "the class builds");
+        for &c in DECEPTIVE_SAMPLES {
+            for address in [
+                format!("a{c}b"),
+                format!("@human/x/{c}"),
+                format!("{c}{c}/x"),
+            ] {
+                let err = render(&address).unwrap_err();
+                assert_eq!(
+                    err,
+                    "invalid_address",
+                    "{:04X} in {address:?}",
+                    u32::from(c)
+                );
+            }
+            let err = Pattern::parse(Some(&format!("@human/*{c}*")), &identity()).unwrap_err();
+            assert_eq!(err.code(), "invalid_address", "{:04X}", u32::from(c));
+            assert!(err.to_string().contains(&format!("U+{:04X}", u32::from(c))));
+        }
+        // Visible non-ASCII text stays legal, and so does the ASCII space.
+        for fine in ["日本/🐑", "café notes", "Ωmega·x", "naïve", "👨‍👩‍👧 family"]
+        {
+            let result = render(fine);
+            if fine.contains('\u{200D}') {
+                assert_eq!(
+                    result,
+                    Err("invalid_address".into()),
+                    "ZWJ sequences are refused"
+                );
+            } else {
+                assert!(result.is_ok(), "{fine:?}: {result:?}");
+            }
         }
     }
 

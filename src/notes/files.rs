@@ -1,79 +1,15 @@
-//! File system work for notes: directories that are never symlinks, notes that are never links,
-//! and atomic durable replacement.
+//! File system work for notes, on top of [`crate::beneath`]: every note, directory and lock file
+//! is reached from a handle of the notes home, one component at a time and never through a link,
+//! so a directory swapped for a symlink mid-operation cannot lead outside the home. This module
+//! adds the notes rules (one link, the read cap, UTF-8) and the notes error messages.
 
-use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io;
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::beneath::{BeneathError, Dir, Kind, ReadLimit};
 
 use super::error::NotesError;
-
-/// Opens without following a symlink in the last component.
-pub fn nofollow(options: &mut OpenOptions) -> &mut OpenOptions {
-    options.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-}
-
-/// Whether every directory in `components` (below `root`) exists as a real directory.
-/// `Ok(false)`: one is missing. A symlink or a non-directory on the way is refused.
-pub fn dirs_exist(root: &Path, components: &[&str]) -> Result<bool, NotesError> {
-    let mut path = root.to_path_buf();
-    for component in components {
-        path.push(component);
-        match fs::symlink_metadata(&path) {
-            Ok(meta) => check_dir(&path, &meta)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => {
-                return Err(NotesError::io(
-                    format!("cannot inspect {}", path.display()),
-                    e,
-                ))
-            }
-        }
-    }
-    Ok(true)
-}
-
-/// Creates the directories in `components` (below `root`, which is created too), refusing any
-/// that is a symlink.
-pub fn ensure_dirs(root: &Path, components: &[&str]) -> Result<(), NotesError> {
-    fs::create_dir_all(root)
-        .map_err(|e| NotesError::io(format!("cannot create {}", root.display()), e))?;
-    let mut path = root.to_path_buf();
-    for component in components {
-        path.push(component);
-        match fs::create_dir(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                return Err(NotesError::io(
-                    format!("cannot create {}", path.display()),
-                    e,
-                ))
-            }
-        }
-        let meta = fs::symlink_metadata(&path)
-            .map_err(|e| NotesError::io(format!("cannot inspect {}", path.display()), e))?;
-        check_dir(&path, &meta)?;
-    }
-    Ok(())
-}
-
-fn check_dir(path: &Path, meta: &Metadata) -> Result<(), NotesError> {
-    if meta.file_type().is_symlink() {
-        return Err(NotesError::address(format!(
-            "{} is a symbolic link: notes never follow links",
-            path.display()
-        )));
-    }
-    if !meta.is_dir() {
-        return Err(NotesError::io(
-            format!("{} is in the way", path.display()),
-            io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
-        ));
-    }
-    Ok(())
-}
 
 /// Files larger than this are never read as notes (a note is at most 1,000,000 bytes when this
 /// store writes it; a hand-made giant must not exhaust memory).
@@ -84,47 +20,72 @@ pub const MAX_READ_BYTES: u64 = 64 << 20;
 pub struct OnDisk {
     pub text: String,
     pub mode: u32,
-    pub modified: Option<std::time::SystemTime>,
+    pub modified: Option<SystemTime>,
     /// The file's length in bytes.
     pub len: u64,
     /// Whether `text` is the whole file (else a prefix, cut at a character boundary).
     pub complete: bool,
 }
 
-/// Reads a note, or `None` when it does not exist. Symlinks and hard-linked files are refused.
-pub fn read_note(path: &Path) -> Result<Option<OnDisk>, NotesError> {
-    read(path, None)
+/// The notes home, or `None` when it does not exist yet.
+pub fn open_root(home: &Path) -> Result<Option<Dir>, NotesError> {
+    Dir::open_root(home).map_err(notes_error)
+}
+
+/// The notes home, created when missing.
+pub fn create_root(home: &Path) -> Result<Dir, NotesError> {
+    Dir::create_root(home).map_err(notes_error)
+}
+
+/// The directory `components` below `root`, or `None` when one is missing. A symlink or a
+/// non-directory on the way is refused.
+pub fn open_dirs(root: &Dir, components: &[&str]) -> Result<Option<Dir>, NotesError> {
+    root.open_dirs(components).map_err(notes_error)
+}
+
+/// Creates (where missing) and opens the directory `components` below `root`.
+pub fn create_dirs(root: &Dir, components: &[&str]) -> Result<Dir, NotesError> {
+    root.create_dirs(components).map_err(notes_error)
+}
+
+/// Whether the note `name` exists in `dir`, refusing links and anything but a regular file,
+/// without opening it.
+pub fn note_exists(dir: &Dir, name: &str) -> Result<bool, NotesError> {
+    let Some(meta) = dir.stat(name).map_err(notes_error)? else {
+        return Ok(false);
+    };
+    let path = || dir.path().join(name);
+    match meta.kind {
+        Kind::Symlink => Err(notes_error(BeneathError::Link { path: path() })),
+        Kind::File if meta.nlink > 1 => Err(notes_error(BeneathError::HardLinked { path: path() })),
+        Kind::File => Ok(true),
+        kind => Err(notes_error(BeneathError::NotRegular { path: path(), kind })),
+    }
+}
+
+/// Reads a note, or `None` when it does not exist. Links and non-regular files are refused; a
+/// FIFO never blocks.
+pub fn read_note(dir: &Dir, name: &str) -> Result<Option<OnDisk>, NotesError> {
+    read(
+        dir,
+        name,
+        ReadLimit::Whole {
+            max_bytes: MAX_READ_BYTES,
+        },
+    )
 }
 
 /// Reads at most the first `bytes` bytes of a note (the whole note if it is shorter).
-pub fn read_head(path: &Path, bytes: usize) -> Result<Option<OnDisk>, NotesError> {
-    read(path, Some(bytes))
+pub fn read_head(dir: &Dir, name: &str, bytes: usize) -> Result<Option<OnDisk>, NotesError> {
+    read(dir, name, ReadLimit::Head { bytes })
 }
 
-fn read(path: &Path, head: Option<usize>) -> Result<Option<OnDisk>, NotesError> {
-    let file = match nofollow(OpenOptions::new().read(true)).open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(link_refusal(path, "a symbolic link"))
-        }
-        Err(e) => return Err(NotesError::io(format!("cannot open {}", path.display()), e)),
+fn read(dir: &Dir, name: &str, limit: ReadLimit) -> Result<Option<OnDisk>, NotesError> {
+    let Some(contents) = dir.read_file(name, limit).map_err(notes_error)? else {
+        return Ok(None);
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| NotesError::io(format!("cannot inspect {}", path.display()), e))?;
-    check_note_file(path, &meta)?;
-    if head.is_none() && meta.len() > MAX_READ_BYTES {
-        return Err(NotesError::FileTooLarge {
-            actual: meta.len(),
-            limit: MAX_READ_BYTES,
-        });
-    }
-    let want = head.map_or(MAX_READ_BYTES + 1, |h| h as u64);
-    let bytes = read_up_to(file, meta.len(), want)
-        .map_err(|e| NotesError::io(format!("cannot read {}", path.display()), e))?;
-    let complete = (bytes.len() as u64) < want;
-    let text = match String::from_utf8(bytes) {
+    let complete = contents.complete;
+    let text = match String::from_utf8(contents.bytes) {
         Ok(text) => text,
         Err(e) if !complete => {
             let valid = e.utf8_error().valid_up_to();
@@ -136,7 +97,7 @@ fn read(path: &Path, head: Option<usize>) -> Result<Option<OnDisk>, NotesError> 
             return Err(NotesError::io(
                 format!(
                     "{} is not valid UTF-8; fix or remove it by hand",
-                    path.display()
+                    dir.path().join(name).display()
                 ),
                 io::Error::new(io::ErrorKind::InvalidData, "invalid UTF-8"),
             ))
@@ -144,148 +105,116 @@ fn read(path: &Path, head: Option<usize>) -> Result<Option<OnDisk>, NotesError> 
     };
     Ok(Some(OnDisk {
         text,
-        mode: meta.permissions().mode() & 0o7777,
-        modified: meta.modified().ok(),
-        len: meta.len(),
+        mode: contents.meta.mode,
+        modified: contents.meta.modified,
+        len: contents.meta.len,
         complete,
     }))
 }
 
-/// Reads at most `want` bytes of a file `len` bytes long (its `fstat` size) in as few `read`s as
-/// possible. This store never changes a note in place, so the size of the open file is stable;
-/// a file edited in place by hand meanwhile is read as far as its size said.
-fn read_up_to(mut file: File, len: u64, want: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = vec![0; len.min(want) as usize];
-    let mut filled = 0;
-    while filled < bytes.len() {
-        match file.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    bytes.truncate(filled);
-    Ok(bytes)
-}
-
-/// A note must be a regular file with a single link.
-pub fn check_note_file(path: &Path, meta: &Metadata) -> Result<(), NotesError> {
-    if meta.file_type().is_symlink() {
-        return Err(link_refusal(path, "a symbolic link"));
-    }
-    if !meta.is_file() {
-        return Err(NotesError::address(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.nlink() > 1 {
-        return Err(link_refusal(path, "a hard link (it has other names)"));
-    }
-    Ok(())
-}
-
-fn link_refusal(path: &Path, what: &str) -> NotesError {
-    NotesError::address(format!(
-        "{} is {what}: notes never follow or write through links",
-        path.display()
-    ))
-}
-
-/// Replaces `dir/name` with `bytes` atomically and durably: a temp file in the same directory,
-/// fsync, rename over the target, fsync the directory. A crash leaves the old or the new file.
+/// Replaces `name` in `dir` with `bytes` atomically and durably (see [`Dir::replace_file`]).
 pub fn write_atomic(
-    dir: &Path,
+    dir: &Dir,
     name: &str,
     bytes: &[u8],
     mode: Option<u32>,
 ) -> Result<(), NotesError> {
-    let temp = dir.join(temp_name());
-    let result = write_temp(&temp, bytes, mode).and_then(|()| {
-        fs::rename(&temp, dir.join(name))?;
-        File::open(dir)?.sync_all()
-    });
-    result.map_err(|e| {
-        let _ = fs::remove_file(&temp);
-        NotesError::io(format!("cannot write {}", dir.join(name).display()), e)
-    })
+    dir.replace_file(name, bytes, mode).map_err(notes_error)
 }
 
-fn write_temp(temp: &PathBuf, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
-    let mut file = nofollow(OpenOptions::new().write(true).create_new(true)).open(temp)?;
-    if let Some(mode) = mode {
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
+/// A file system refusal in the notes vocabulary: links, non-regular files and names that are
+/// not plain components are `invalid_address`; everything else is `io_error` (or `too_large`).
+pub fn notes_error(error: BeneathError) -> NotesError {
+    let never = "notes never follow or write through links";
+    match error {
+        BeneathError::Link { path } => {
+            NotesError::address(format!("{} is a symbolic link: {never}", path.display()))
+        }
+        BeneathError::HardLinked { path } => NotesError::address(format!(
+            "{} is a hard link (it has other names): {never}",
+            path.display()
+        )),
+        BeneathError::NotRegular { path, kind } => NotesError::address(format!(
+            "{} is not a regular file (it is {kind})",
+            path.display()
+        )),
+        BeneathError::BadName { dir, name } => NotesError::address(format!(
+            "{name:?} is not a plain name below {}",
+            dir.display()
+        )),
+        BeneathError::NotADirectory { path } => NotesError::io(
+            format!("{} is in the way", path.display()),
+            io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+        ),
+        BeneathError::TooLarge { actual, limit, .. } => NotesError::FileTooLarge { actual, limit },
+        BeneathError::Io {
+            action,
+            path,
+            source,
+        } => NotesError::io(format!("cannot {action} {}", path.display()), source),
     }
-    file.write_all(bytes)?;
-    file.sync_all()
 }
 
-/// Hidden, never ending in `.md`, unique per process and call.
-fn temp_name() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!(".pi-context.{}.{nanos:x}.{n}.tmp", std::process::id())
+/// Why the notes home cannot be written, when `error` says so: permission denied, a read-only
+/// file system, or a full disk.
+pub fn unwritable_reason(error: &NotesError) -> Option<&'static str> {
+    let NotesError::Io { source, .. } = error else {
+        return None;
+    };
+    match source.raw_os_error()? {
+        libc::EACCES | libc::EPERM | libc::EROFS => Some("the notes home is read-only"),
+        libc::ENOSPC | libc::EDQUOT => Some("the notes home is full"),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
-    fn atomic_write_replaces_and_leaves_no_temp() {
-        let dir = tempfile::tempdir().unwrap();
-        write_atomic(dir.path(), "a.md", b"one", None).unwrap();
-        write_atomic(dir.path(), "a.md", b"two", Some(0o600)).unwrap();
-        assert_eq!(fs::read(dir.path().join("a.md")).unwrap(), b"two");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("a.md")]);
-        let mode = fs::metadata(dir.path().join("a.md"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777;
-        assert_eq!(mode, 0o600);
+    fn links_are_refused_as_invalid_addresses() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = open_root(temp.path()).unwrap().unwrap();
+        fs::write(temp.path().join("real.md"), "x").unwrap();
+        std::os::unix::fs::symlink(temp.path().join("real.md"), temp.path().join("sym.md"))
+            .unwrap();
+        fs::hard_link(temp.path().join("real.md"), temp.path().join("hard.md")).unwrap();
+        for name in ["sym.md", "hard.md"] {
+            assert_eq!(
+                read_note(&root, name).unwrap_err().code(),
+                "invalid_address"
+            );
+            assert_eq!(
+                note_exists(&root, name).unwrap_err().code(),
+                "invalid_address"
+            );
+        }
+        assert!(read_note(&root, "missing.md").unwrap().is_none());
+        assert!(!note_exists(&root, "missing.md").unwrap());
     }
 
     #[test]
-    fn links_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.md");
-        fs::write(&real, "x").unwrap();
-        std::os::unix::fs::symlink(&real, dir.path().join("sym.md")).unwrap();
-        fs::hard_link(&real, dir.path().join("hard.md")).unwrap();
-        assert_eq!(
-            read_note(&dir.path().join("sym.md")).unwrap_err().code(),
-            "invalid_address"
-        );
-        assert_eq!(
-            read_note(&dir.path().join("hard.md")).unwrap_err().code(),
-            "invalid_address"
-        );
-        assert!(read_note(&dir.path().join("missing.md")).unwrap().is_none());
+    fn a_file_in_place_of_a_directory_is_in_the_way() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = open_root(temp.path()).unwrap().unwrap();
+        fs::write(temp.path().join("human"), "").unwrap();
+        let err = create_dirs(&root, &["human", "x"]).unwrap_err();
+        assert_eq!(err.code(), "io_error");
+        assert!(err.to_string().contains("in the way"), "{err}");
     }
 
     #[test]
-    fn symlinked_directories_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+    fn permission_and_space_errors_are_unwritable() {
+        let denied = NotesError::io("x", io::Error::from_raw_os_error(libc::EROFS));
         assert_eq!(
-            dirs_exist(dir.path(), &["link"]).unwrap_err().code(),
-            "invalid_address"
+            unwritable_reason(&denied),
+            Some("the notes home is read-only")
         );
-        assert_eq!(
-            ensure_dirs(dir.path(), &["link", "x"]).unwrap_err().code(),
-            "invalid_address"
-        );
-        assert!(!outside.path().join("x").exists());
-        assert!(!dirs_exist(dir.path(), &["missing", "x"]).unwrap());
+        let full = NotesError::io("x", io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(unwritable_reason(&full), Some("the notes home is full"));
+        let other = NotesError::io("x", io::Error::from_raw_os_error(libc::EIO));
+        assert_eq!(unwritable_reason(&other), None);
     }
 }

@@ -10,14 +10,13 @@
 //!
 //! Recording is best effort: a journal that cannot be written must never fail a live write.
 
-use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use super::layout::{DREAM_LOCK, JOURNAL_DIR};
+use crate::beneath::{Dir, ReadLimit};
 
 /// One change a live agent made to a note during a dream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,8 +31,11 @@ pub struct JournalEntry {
 
 /// The token of the dream that holds the lock right now, if one does: the second word of the
 /// lock file (`<pid> <uuid>`).
-pub fn running_dream(home: &Path) -> Option<String> {
-    let content = read_small(&home.join(DREAM_LOCK))?;
+pub fn running_dream(root: &Dir) -> Option<String> {
+    let lock = root
+        .read_file(DREAM_LOCK, ReadLimit::Head { bytes: 256 })
+        .ok()??;
+    let content = String::from_utf8_lossy(&lock.bytes);
     let token = content.split_whitespace().nth(1)?;
     is_token(token).then(|| token.to_string())
 }
@@ -45,34 +47,13 @@ fn is_token(token: &str) -> bool {
         && token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
-fn read_small(path: &Path) -> Option<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(256).read_to_string(&mut text).ok()?;
-    Some(text)
-}
-
-/// The journal directory of the dream with `token`.
-pub fn dir(home: &Path, token: &str) -> PathBuf {
-    home.join(JOURNAL_DIR).join(token)
-}
-
-/// Records a change to the note at `relative` when a dream is running. Called under the note's
-/// lock, after the change is on disk. Never fails.
-pub fn record(home: &Path, relative: &str, before: Option<&str>, after: Option<&str>) {
+/// Records a change to the note at `relative` (below the notes home `root`) when a dream is
+/// running. Called under the note's lock, after the change is on disk. Never fails.
+pub fn record(root: &Dir, relative: &str, before: Option<&str>, after: Option<&str>) {
     if before == after {
         return;
     }
-    let Some(token) = running_dream(home) else {
+    let Some(token) = running_dream(root) else {
         return;
     };
     let entry = JournalEntry {
@@ -80,30 +61,12 @@ pub fn record(home: &Path, relative: &str, before: Option<&str>, after: Option<&
         before: before.map(str::to_string),
         after: after.map(str::to_string),
     };
-    let _ = write_entry(&dir(home, &token), &entry);
-}
-
-fn write_entry(dir: &Path, entry: &JournalEntry) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let name = entry_name();
-    let temp = dir.join(format!(".{name}.tmp"));
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(&serde_json::to_vec(entry)?)?;
-        file.sync_all()?;
-        fs::rename(&temp, dir.join(format!("{name}.json")))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    let Ok(bytes) = serde_json::to_vec(&entry) else {
+        return;
+    };
+    if let Ok(dir) = root.create_dirs(&[JOURNAL_DIR, token.as_str()]) {
+        let _ = dir.replace_file(format!("{}.json", entry_name()), &bytes, Some(0o600));
     }
-    result
 }
 
 /// Entry names sort in the order they were written (wall clock, then pid and a counter); the
@@ -119,19 +82,28 @@ fn entry_name() -> String {
 
 /// Every entry of the dream with `token`, oldest first. Unreadable entries are skipped.
 pub fn read(home: &Path, token: &str) -> Vec<JournalEntry> {
-    let Ok(listing) = fs::read_dir(dir(home, token)) else {
+    let Some(mut dir) = Dir::open_root(home)
+        .ok()
+        .flatten()
+        .and_then(|root| root.open_dirs(&[JOURNAL_DIR, token]).ok().flatten())
+    else {
         return Vec::new();
     };
-    let mut names: Vec<String> = listing
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+    let mut names: Vec<String> = dir
+        .entries()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|e| e.name.into_string().ok())
         .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
         .collect();
     names.sort();
     names
         .iter()
         .filter_map(|name| {
-            let bytes = fs::read(dir(home, token).join(name)).ok()?;
-            serde_json::from_slice(&bytes).ok()
+            let file = dir
+                .read_file(name, ReadLimit::Whole { max_bytes: 8 << 20 })
+                .ok()??;
+            serde_json::from_slice(&file.bytes).ok()
         })
         .collect()
 }
@@ -139,7 +111,7 @@ pub fn read(home: &Path, token: &str) -> Vec<JournalEntry> {
 /// Removes the journal of every dream (the running one's included: call it when that dream is
 /// done with it).
 pub fn clear(home: &Path) -> std::io::Result<()> {
-    match fs::remove_dir_all(home.join(JOURNAL_DIR)) {
+    match std::fs::remove_dir_all(home.join(JOURNAL_DIR)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
@@ -148,18 +120,20 @@ pub fn clear(home: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn records_only_while_a_dream_holds_the_lock() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path();
-        record(home, "human/a.md", None, Some("x"));
+        let root = Dir::open_root(home).unwrap().unwrap();
+        record(&root, "human/a.md", None, Some("x"));
         assert!(!home.join(JOURNAL_DIR).exists());
         let token = "0b2f6a8e-1c1d-4c8e-9a51-5f0c2d4e7a10";
         fs::write(home.join(DREAM_LOCK), format!("123 {token}")).unwrap();
-        record(home, "human/a.md", None, Some("one"));
-        record(home, "human/a.md", Some("one"), Some("two"));
-        record(home, "human/b.md", Some("same"), Some("same"));
+        record(&root, "human/a.md", None, Some("one"));
+        record(&root, "human/a.md", Some("one"), Some("two"));
+        record(&root, "human/b.md", Some("same"), Some("same"));
         let entries = read(home, token);
         assert_eq!(
             entries,
@@ -183,9 +157,10 @@ mod tests {
     #[test]
     fn a_lock_without_a_token_means_no_journal() {
         let dir = tempfile::tempdir().unwrap();
+        let root = Dir::open_root(dir.path()).unwrap().unwrap();
         fs::write(dir.path().join(DREAM_LOCK), "123 ../../etc").unwrap();
-        assert_eq!(running_dream(dir.path()), None);
+        assert_eq!(running_dream(&root), None);
         fs::write(dir.path().join(DREAM_LOCK), "").unwrap();
-        assert_eq!(running_dream(dir.path()), None);
+        assert_eq!(running_dream(&root), None);
     }
 }

@@ -22,9 +22,10 @@ pub use error::NotesError;
 pub use identity::{model_slug, project_key, slugify, Identity, IdentityInput};
 pub use page::{
     read_window, EditReceipt, ListFile, ListPage, NotesPage, SearchFile, SearchMatch, SearchPage,
-    WriteReceipt, MATCH_PREVIEW_CHARS,
+    WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
 };
 pub use store::{
-    Change, ChangeKind, Edit, EditRequest, EditResult, LineMatch, Listing, Meta, Note, Origin,
-    Query, Row, SearchListing, SearchRow, Store, WriteOutcome, WriteResult, MAX_NOTE_BYTES,
+    Change, ChangeKind, Counters, Diff, Edit, EditRequest, EditResult, LineMatch, Listing, Meta,
+    Note, Origin, Query, Row, SearchListing, SearchRow, Store, WriteOutcome, WriteResult,
+    MAX_NOTE_BYTES,
 };

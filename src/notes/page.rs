@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::error::NotesError;
-use super::store::{EditResult, Listing, Note, Row, SearchListing, WriteResult};
+use super::store::{Counters, EditResult, Listing, Note, Row, SearchListing, WriteResult};
 use crate::readwindow::{self, ReadWindow, WindowError};
 use crate::text;
 use crate::wire::{self, longest_fitting};
@@ -46,14 +46,12 @@ pub struct EditReceipt {
 impl EditReceipt {
     /// The receipt with its unified diff cut to the longest prefix that fits `budget`.
     pub fn of(result: &EditResult, budget: usize) -> Result<EditReceipt, NotesError> {
-        let address = result.location.address();
-        let diff = result.change.unified_diff(&address);
         let mut receipt = EditReceipt {
-            address,
+            address: result.location.address(),
             applied: result.applied,
             change_kind: result.change.kind.as_str(),
-            diff,
-            diff_truncated: false,
+            diff: result.diff.text.clone(),
+            diff_truncated: result.diff.truncated,
         };
         if fits(&receipt, budget) {
             return Ok(receipt);
@@ -288,7 +286,8 @@ fn too_large_first() -> NotesError {
 }
 
 /// A READ WINDOW over a note's body: identity lines `address` (and `project_key` for @project
-/// notes), then `origin`, `created_at`, `updated_at` and, when crumpled, `crumpled_at`.
+/// notes), then `origin`, `created_at`, `updated_at`, when crumpled `crumpled_at`, and when the
+/// read could not be recorded `counters: not updated (<why>)`.
 pub fn read_window(
     note: &Note,
     offset_chars: i64,
@@ -313,8 +312,14 @@ fn identity_lines(note: &Note) -> Vec<(&'static str, String)> {
     if let Some(at) = &note.meta.crumpled_at {
         lines.push(("crumpled_at", at.clone()));
     }
+    if let Counters::NotUpdated { reason } = note.counters {
+        lines.push((COUNTERS_KEY, format!("not updated ({reason})")));
+    }
     lines
 }
+
+/// The identity line of a read whose access was not recorded: `counters: not updated (<why>)`.
+pub const COUNTERS_KEY: &str = "counters";
 
 fn window_error(error: WindowError, offset: i64, total: usize) -> NotesError {
     match error {

@@ -5,7 +5,7 @@
 //! take no locks: notes are only ever replaced by rename, so a reader sees the old or the new
 //! file, never a mix.
 
-use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -15,8 +15,11 @@ use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
 use super::identity::{is_slug, Identity};
+use super::lock::LockError;
 use super::{clock, frontmatter, journal, lock, walk};
+use crate::beneath::Dir;
 use crate::text::{self, LiteralMatcher};
+use crate::wire;
 
 /// The largest note, serialized, in UTF-8 bytes.
 pub const MAX_NOTE_BYTES: usize = 1_000_000;
@@ -129,6 +132,8 @@ pub struct EditRequest {
     /// `true` crumples (once), `false` smooths, `None` leaves it.
     pub crumpled: Option<bool>,
     pub replace_all: bool,
+    /// The most diff text the result needs, in bytes (`None`: the whole diff).
+    pub diff_max_bytes: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -159,17 +164,78 @@ pub struct Change {
     pub after: String,
 }
 
+/// How long the line diff of an edit may search for the smallest diff before it settles for a
+/// coarser one (still a correct diff). An ordinary edit takes microseconds; a body where
+/// hundreds of thousands of lines change would otherwise take minutes.
+const DIFF_TIMEOUT: Duration = Duration::from_millis(300);
+
 impl Change {
-    /// A unified diff of the change (empty for `none`).
-    pub fn unified_diff(&self, address: &str) -> String {
+    /// A unified diff of the change (empty for `none`), with at most `max_bytes` bytes of text
+    /// (`None`: all of it). The diff search is bounded in time: past [`DIFF_TIMEOUT`] the rest
+    /// is diffed coarsely, so the work never grows with the square of the body.
+    pub fn unified_diff(&self, address: &str, max_bytes: Option<usize>) -> Diff {
         if self.kind == ChangeKind::None {
-            return String::new();
+            return Diff::default();
         }
-        similar::TextDiff::from_lines(&self.before, &self.after)
-            .unified_diff()
-            .context_radius(3)
-            .header(address, address)
-            .to_string()
+        let diff = similar::TextDiff::configure()
+            .algorithm(similar::Algorithm::Myers)
+            .timeout(DIFF_TIMEOUT)
+            .diff_lines(&self.before, &self.after);
+        let mut text = BoundedText::new(max_bytes.unwrap_or(usize::MAX));
+        let complete = std::fmt::Write::write_fmt(
+            &mut text,
+            format_args!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(address, address)
+            ),
+        )
+        .is_ok();
+        Diff {
+            text: text.text,
+            truncated: !complete,
+        }
+    }
+}
+
+/// A unified diff, possibly cut.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diff {
+    pub text: String,
+    /// Whether `text` is only a prefix of the diff.
+    pub truncated: bool,
+}
+
+/// A `fmt::Write` sink that keeps at most `max` bytes (cut at a character boundary) and then
+/// fails, which stops the formatting that feeds it.
+struct BoundedText {
+    text: String,
+    max: usize,
+}
+
+impl BoundedText {
+    fn new(max: usize) -> Self {
+        BoundedText {
+            text: String::new(),
+            max,
+        }
+    }
+}
+
+impl std::fmt::Write for BoundedText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let room = self.max - self.text.len();
+        if s.len() <= room {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        let mut cut = room;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(&s[..cut]);
+        Err(std::fmt::Error)
     }
 }
 
@@ -179,6 +245,9 @@ pub struct EditResult {
     /// Edits that changed the body.
     pub applied: usize,
     pub change: Change,
+    /// The unified diff of `change`, computed before the note was written, so a result always
+    /// describes a change that landed (and a change never lands without its result).
+    pub diff: Diff,
     pub meta: Meta,
 }
 
@@ -188,6 +257,19 @@ pub struct Note {
     pub location: Location,
     pub meta: Meta,
     pub body: String,
+    /// Whether the read was recorded in the note's access counters.
+    pub counters: Counters,
+}
+
+/// Whether a read recorded its access on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counters {
+    Updated,
+    /// The home cannot be written (read-only, full, or an unusable `.locks`): the note was
+    /// served as it is, and this says why its counters did not move.
+    NotUpdated {
+        reason: &'static str,
+    },
 }
 
 /// Which notes `list` and `search` consider.
@@ -266,10 +348,6 @@ struct NotePath {
 }
 
 impl NotePath {
-    fn dir(&self, root: &Path) -> PathBuf {
-        self.dirs.iter().fold(root.to_path_buf(), |p, d| p.join(d))
-    }
-
     fn dir_refs(&self) -> Vec<&str> {
         self.dirs.iter().map(String::as_str).collect()
     }
@@ -316,37 +394,36 @@ impl Store {
         }
     }
 
+    /// The notes home, or `None` when it does not exist yet.
+    fn open_root(&self) -> Result<Option<Dir>, NotesError> {
+        files::open_root(&self.identity.home)
+    }
+
     /// Whether the note exists, refusing links, without reading it or taking its lock: a refused
     /// or missing note leaves no trace, not even a lock file.
-    fn precheck(&self, path: &NotePath) -> Result<bool, NotesError> {
-        let home = &self.identity.home;
-        if !files::dirs_exist(home, &path.dir_refs())? {
+    fn precheck(&self, root: Option<&Dir>, path: &NotePath) -> Result<bool, NotesError> {
+        let Some(root) = root else {
             return Ok(false);
-        }
-        let file = path.dir(home).join(&path.file_name);
-        match std::fs::symlink_metadata(&file) {
-            Ok(meta) => files::check_note_file(&file, &meta).map(|()| true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(NotesError::io(
-                format!("cannot inspect {}", file.display()),
-                e,
-            )),
+        };
+        match files::open_dirs(root, &path.dir_refs())? {
+            Some(dir) => files::note_exists(&dir, &path.file_name),
+            None => Ok(false),
         }
     }
 
     /// Reads the note at `path` if it and its directories exist (links refused).
-    fn load(&self, path: &NotePath) -> Result<Option<OnDisk>, NotesError> {
-        let home = &self.identity.home;
-        if !files::dirs_exist(home, &path.dir_refs())? {
-            return Ok(None);
+    fn load(&self, root: &Dir, path: &NotePath) -> Result<Option<OnDisk>, NotesError> {
+        match files::open_dirs(root, &path.dir_refs())? {
+            Some(dir) => files::read_note(&dir, &path.file_name),
+            None => Ok(None),
         }
-        files::read_note(&path.dir(home).join(&path.file_name))
     }
 
     /// Replaces the note at `path` with `doc` (its content was `before`), and records the change
     /// in a running dream's live-write journal.
     fn save(
         &self,
+        root: &Dir,
         path: &NotePath,
         before: Option<&str>,
         doc: &Document,
@@ -360,10 +437,9 @@ impl Store {
                 limit: MAX_NOTE_BYTES,
             });
         }
-        let home = &self.identity.home;
-        files::ensure_dirs(home, &path.dir_refs())?;
-        files::write_atomic(&path.dir(home), &path.file_name, text.as_bytes(), mode)?;
-        journal::record(home, &path.relative, before, Some(&text));
+        let dir = files::create_dirs(root, &path.dir_refs())?;
+        files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
+        journal::record(root, &path.relative, before, Some(&text));
         Ok(())
     }
 
@@ -381,9 +457,10 @@ impl Store {
         let now = clock::now()?;
         let now_iso = clock::local_iso(now);
         let path = self.note_path(&location);
-        self.precheck(&path)?;
-        let _lock = lock::lock(&self.identity.home, &path.relative)?;
-        let existing = self.load(&path)?;
+        self.precheck(self.open_root()?.as_ref(), &path)?;
+        let root = files::create_root(&self.identity.home)?;
+        let _lock = lock::lock(&root, &path.relative)?;
+        let existing = self.load(&root, &path)?;
         let (mut doc, outcome, mode) = match &existing {
             Some(disk) => {
                 let doc = Document::parse(&disk.text);
@@ -409,6 +486,7 @@ impl Store {
         doc.remove(Key::CrumpledAt);
         complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
         self.save(
+            &root,
             &path,
             existing.as_ref().map(|d| d.text.as_str()),
             &doc,
@@ -447,11 +525,13 @@ impl Store {
         let not_found = || NotesError::NotFound {
             address: location.address(),
         };
-        if !self.precheck(&path)? {
+        let root = self.open_root()?;
+        if !self.precheck(root.as_ref(), &path)? {
             return Err(not_found());
         }
-        let _lock = lock::lock(&self.identity.home, &path.relative)?;
-        let disk = self.load(&path)?.ok_or_else(not_found)?;
+        let root = root.ok_or_else(not_found)?;
+        let _lock = lock::lock(&root, &path.relative)?;
+        let disk = self.load(&root, &path)?.ok_or_else(not_found)?;
         let mut doc = Document::parse(&disk.text);
         let before_block = doc.frontmatter_text();
         let (body, applied) = apply_edits(&doc, &request.edits, request.replace_all)?;
@@ -476,7 +556,6 @@ impl Store {
                 doc.set(Key::UpdatedAt, &now_iso);
             }
             complete(&mut doc, &fallback_time(Some(&disk), &now_iso));
-            self.save(&path, Some(&disk.text), &doc, Some(disk.mode), true)?;
         }
         let change = match kind {
             ChangeKind::None => Change {
@@ -500,53 +579,113 @@ impl Store {
                 after: doc.render(),
             },
         };
+        // The result is complete before anything is written: a caller never sees a failure for
+        // a change that landed.
+        let diff = change.unified_diff(&location.address(), request.diff_max_bytes);
+        if kind != ChangeKind::None {
+            self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
+        }
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),
             location,
             applied,
             change,
+            diff,
         })
     }
 
     /// Reads a note and records the access (`lastAccessed`, `accessCount`) on disk. Foreign
-    /// homes are readable, and their counters move like any other.
+    /// homes are readable, and their counters move like any other. A home that cannot be
+    /// written (read-only, full, or an unusable `.locks`) still serves the note, unchanged, and
+    /// says so in [`Note::counters`].
     pub fn read(&self, address: &str) -> Result<Note, NotesError> {
         let location = self.locate(address)?;
         let path = self.note_path(&location);
         let not_found = || NotesError::NotFound {
             address: location.address(),
         };
-        if !self.precheck(&path)? {
+        let root = self.open_root()?;
+        if !self.precheck(root.as_ref(), &path)? {
             return Err(not_found());
         }
+        let root = root.ok_or_else(not_found)?;
         let now_iso = clock::local_iso(clock::now()?);
-        let _lock = lock::lock(&self.identity.home, &path.relative)?;
-        let disk = self.load(&path)?.ok_or_else(not_found)?;
+        let lock = match lock::lock(&root, &path.relative) {
+            Ok(lock) => Ok(lock),
+            Err(LockError::Unwritable { reason, .. }) => Err(reason),
+            Err(LockError::Failed(error)) => return Err(error),
+        };
+        let disk = self.load(&root, &path)?.ok_or_else(not_found)?;
         let mut doc = Document::parse(&disk.text);
-        let count = access_count(&doc).saturating_add(1);
-        doc.set(Key::LastAccessed, &now_iso);
-        doc.set(Key::AccessCount, &count.to_string());
         let fallback = fallback_time(Some(&disk), &now_iso);
-        complete(&mut doc, &fallback);
-        // Reading never fails for size: the cap is enforced where content is written.
-        self.save(&path, Some(&disk.text), &doc, Some(disk.mode), false)?;
+        let counters = match lock {
+            Ok(_lock) => {
+                let mut bumped = doc.clone();
+                let count = access_count(&bumped).saturating_add(1);
+                bumped.set(Key::LastAccessed, &now_iso);
+                bumped.set(Key::AccessCount, &count.to_string());
+                complete(&mut bumped, &fallback);
+                // Reading never fails for size: the cap is enforced where content is written.
+                match self.save(
+                    &root,
+                    &path,
+                    Some(&disk.text),
+                    &bumped,
+                    Some(disk.mode),
+                    false,
+                ) {
+                    Ok(()) => {
+                        doc = bumped;
+                        Counters::Updated
+                    }
+                    Err(error) => match files::unwritable_reason(&error) {
+                        Some(reason) => Counters::NotUpdated { reason },
+                        None => return Err(error),
+                    },
+                }
+            }
+            Err(reason) => Counters::NotUpdated { reason },
+        };
         Ok(Note {
             meta: Meta::of(&doc, &fallback),
             body: doc.body,
             location,
+            counters,
         })
+    }
+
+    /// A note's metadata and body as they are on disk, without recording the access (the boot
+    /// block reads `MAP.md` this way: a boot never rewrites a note). `None` when it is missing.
+    pub fn peek(&self, location: &Location) -> Result<Option<(Meta, String)>, NotesError> {
+        let Some(root) = self.open_root()? else {
+            return Ok(None);
+        };
+        let Some(disk) = self.load(&root, &self.note_path(location))? else {
+            return Ok(None);
+        };
+        let doc = Document::parse(&disk.text);
+        let modified = disk.modified.and_then(|m| Timestamp::try_from(m).ok());
+        let meta = Meta::with_fallback(&doc, &|| {
+            modified.map_or_else(String::new, clock::local_iso)
+        });
+        Ok(Some((meta, doc.body)))
     }
 
     /// Notes in the homes the query selects, most recently updated first.
     pub fn list(&self, query: &Query) -> Result<Listing, NotesError> {
-        let (candidates, homes_unavailable) = self.candidates(query)?;
+        let (root, candidates, homes_unavailable) = self.candidates(query)?;
         let wanted = query.wastebasket;
+        let read = match &root {
+            Some(root) => walk::parallel_map(
+                candidates,
+                || walk::DirCache::new(root),
+                |dirs, c| self.list_row(dirs, c),
+            ),
+            None => Vec::new(),
+        };
         let mut crumpled_excluded = 0;
         let mut rows = Vec::new();
-        for row in walk::parallel_map(candidates, |c| self.list_row(c))
-            .into_iter()
-            .flatten()
-        {
+        for row in read.into_iter().flatten() {
             if row.meta.crumpled_at.is_some() == wanted {
                 rows.push(row);
             } else {
@@ -569,9 +708,16 @@ impl Store {
         query: &Query,
     ) -> Result<SearchListing, NotesError> {
         let matcher = matcher(queries)?;
-        let (candidates, homes_unavailable) = self.candidates(query)?;
+        let (root, candidates, homes_unavailable) = self.candidates(query)?;
         let wanted = query.wastebasket;
-        let found = walk::parallel_map(candidates, |c| self.search_row(c, &matcher));
+        let found = match &root {
+            Some(root) => walk::parallel_map(
+                candidates,
+                || walk::DirCache::new(root),
+                |dirs, c| self.search_row(dirs, c, &matcher),
+            ),
+            None => Vec::new(),
+        };
         let mut crumpled_excluded = 0;
         let mut rows = Vec::new();
         for hit in found.into_iter().flatten() {
@@ -590,25 +736,43 @@ impl Store {
         })
     }
 
-    /// Note files in the selected homes whose address the pattern matches.
-    fn candidates(&self, query: &Query) -> Result<(Vec<walk::Candidate>, Vec<String>), NotesError> {
+    /// Note files in the selected homes whose address the pattern matches, with the handle of
+    /// the notes home they were found from (`None` when the home does not exist yet).
+    fn candidates(&self, query: &Query) -> Result<Candidates, NotesError> {
         let pattern = Pattern::parse(query.pattern.as_deref(), &self.identity)?;
         let scan = match &query.home {
             Some(spec) => Scan::One(self.home_for_query(spec)?),
             None => pattern.scan().clone(),
         };
         let mut unavailable = Vec::new();
-        let homes = self.homes(&scan, &mut unavailable);
+        let root = match self.open_root() {
+            Ok(root) => root,
+            Err(_) => {
+                // The notes home itself cannot be opened: every home it holds is unavailable.
+                let labels = match &scan {
+                    Scan::AllAgents => vec!["@agents".to_string()],
+                    Scan::AllModels => vec!["@models".to_string()],
+                    _ => self
+                        .homes(None, &scan, &mut unavailable)
+                        .iter()
+                        .map(Home::label)
+                        .collect(),
+                };
+                return Ok((None, Vec::new(), labels));
+            }
+        };
+        let homes = self.homes(root.as_ref(), &scan, &mut unavailable);
         let mut candidates = Vec::new();
-        for home in homes {
-            match walk::notes_in(&self.identity.home, &home) {
-                Ok(found) => {
-                    candidates.extend(found.into_iter().filter(|c| pattern.matches(&c.location)))
+        if let Some(root) = &root {
+            for home in homes {
+                match walk::notes_in(root, &home) {
+                    Ok(found) => candidates
+                        .extend(found.into_iter().filter(|c| pattern.matches(&c.location))),
+                    Err(_) => unavailable.push(home.label()),
                 }
-                Err(_) => unavailable.push(home.label()),
             }
         }
-        Ok((candidates, unavailable))
+        Ok((root, candidates, unavailable))
     }
 
     fn home_for_query(&self, spec: &HomeSpec) -> Result<Home, NotesError> {
@@ -622,7 +786,7 @@ impl Store {
         spec.resolve(&self.identity)
     }
 
-    fn homes(&self, scan: &Scan, unavailable: &mut Vec<String>) -> Vec<Home> {
+    fn homes(&self, root: Option<&Dir>, scan: &Scan, unavailable: &mut Vec<String>) -> Vec<Home> {
         let who = &self.identity;
         match scan {
             Scan::Default => {
@@ -643,11 +807,11 @@ impl Store {
                 homes
             }
             Scan::One(home) => vec![home.clone()],
-            Scan::AllAgents => self.named_homes("agents", unavailable, |name| Home::Agent {
+            Scan::AllAgents => self.named_homes(root, "agents", unavailable, |name| Home::Agent {
                 current: name == who.agent,
                 name,
             }),
-            Scan::AllModels => self.named_homes("models", unavailable, |name| Home::Model {
+            Scan::AllModels => self.named_homes(root, "models", unavailable, |name| Home::Model {
                 current: name == who.model,
                 name,
             }),
@@ -656,11 +820,15 @@ impl Store {
 
     fn named_homes(
         &self,
+        root: Option<&Dir>,
         namespace: &str,
         unavailable: &mut Vec<String>,
         make: impl Fn(String) -> Home,
     ) -> Vec<Home> {
-        match walk::home_names(&self.identity.home, namespace) {
+        let Some(root) = root else {
+            return Vec::new();
+        };
+        match walk::home_names(root, namespace) {
             Ok(names) => names.into_iter().map(make).collect(),
             Err(_) => {
                 unavailable.push(format!("@{namespace}"));
@@ -670,12 +838,13 @@ impl Store {
     }
 
     /// A row for `list`: only the frontmatter is parsed, usually from the first few KiB.
-    fn list_row(&self, candidate: &walk::Candidate) -> Option<Row> {
-        let mut disk = files::read_head(&candidate.path, HEAD_BYTES).ok()??;
+    fn list_row(&self, dirs: &mut walk::DirCache, candidate: &walk::Candidate) -> Option<Row> {
+        let dir = dirs.get(&candidate.dir)?;
+        let mut disk = files::read_head(dir, &candidate.name, HEAD_BYTES).ok()??;
         let head = match frontmatter::head_len(&disk.text, disk.complete) {
             Some(head) => head,
             None => {
-                disk = files::read_note(&candidate.path).ok()??;
+                disk = files::read_note(dir, &candidate.name).ok()??;
                 frontmatter::head_len(&disk.text, true).unwrap_or(0)
             }
         };
@@ -688,10 +857,12 @@ impl Store {
     /// A row and its matching lines for `search`; `None` when nothing matches.
     fn search_row(
         &self,
+        dirs: &mut walk::DirCache,
         candidate: &walk::Candidate,
         matcher: &LiteralMatcher,
     ) -> Option<SearchRow> {
-        let disk = files::read_note(&candidate.path).ok()??;
+        let dir = dirs.get(&candidate.dir)?;
+        let disk = files::read_note(dir, &candidate.name).ok()??;
         let head = frontmatter::head_len(&disk.text, true).unwrap_or(0);
         let body = &disk.text[head..];
         let matches = match_lines(matcher, body);
@@ -702,6 +873,9 @@ impl Store {
         Some(SearchRow { row, matches })
     }
 }
+
+/// The notes home's handle, the note files found, and the labels of homes that could not be read.
+type Candidates = (Option<Dir>, Vec<walk::Candidate>, Vec<String>);
 
 /// Notes are read in full only when their frontmatter does not end within this many bytes
 /// (a typical block is a few hundred bytes; reading less per file keeps `list` cheap).
@@ -826,16 +1000,7 @@ fn line_numbers(text: &str, starts: &[usize]) -> Vec<usize> {
 }
 
 fn matcher<S: AsRef<str>>(queries: &[S]) -> Result<LiteralMatcher, NotesError> {
-    if queries.is_empty() {
-        return Err(NotesError::InvalidQuery(
-            "query must be a string or a non-empty array of strings".into(),
-        ));
-    }
-    if queries.iter().any(|q| q.as_ref().is_empty()) {
-        return Err(NotesError::InvalidQuery(
-            "query strings must be non-empty: an empty query matches everything".into(),
-        ));
-    }
+    wire::check_queries(queries).map_err(|e| NotesError::InvalidQuery(e.to_string()))?;
     LiteralMatcher::new(queries)
         .map_err(|e| NotesError::InvalidQuery(format!("query cannot be compiled: {e}")))
 }

@@ -27,7 +27,6 @@ use serde::Serialize;
 
 pub use catalog::SessionInfo;
 pub use error::RecallError;
-pub use query::{MAX_ALTERNATIVES, MAX_QUERY_BYTES};
 pub use refresh::{project_key_of, Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
 pub use roots::{session_roots, settings_session_dir, RootsInput};

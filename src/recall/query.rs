@@ -9,11 +9,8 @@
 use super::error::RecallError;
 use super::schema;
 
-/// Longest accepted alternative, in bytes.
-pub const MAX_QUERY_BYTES: usize = 4096;
-/// Most alternatives in one search.
-pub const MAX_ALTERNATIVES: usize = 32;
-/// Most words (phrase words included) in one alternative.
+/// Most words (phrase words included) in one alternative. The number and length of the
+/// alternatives are the wire's limits (`wire::check_queries`), shared by every search.
 pub const MAX_TERMS: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,29 +35,10 @@ impl Alternative {
 /// Parses the alternatives; refuses an empty list, an empty string, one without any word, and
 /// queries over the size limits.
 pub fn parse(queries: &[String]) -> Result<Vec<Alternative>, RecallError> {
-    if queries.is_empty() {
-        return Err(RecallError::InvalidQuery(
-            "query must be a string or a non-empty array of strings".into(),
-        ));
-    }
-    if queries.len() > MAX_ALTERNATIVES {
-        return Err(RecallError::InvalidQuery(format!(
-            "at most {MAX_ALTERNATIVES} queries at once"
-        )));
-    }
+    crate::wire::check_queries(queries).map_err(|e| RecallError::InvalidQuery(e.to_string()))?;
     queries
         .iter()
         .map(|q| {
-            if q.trim().is_empty() {
-                return Err(RecallError::InvalidQuery(
-                    "query strings must be non-empty: an empty query matches everything".into(),
-                ));
-            }
-            if q.len() > MAX_QUERY_BYTES {
-                return Err(RecallError::InvalidQuery(format!(
-                    "a query is at most {MAX_QUERY_BYTES} bytes"
-                )));
-            }
             let alternative = parse_one(q);
             if alternative.is_empty() {
                 return Err(RecallError::InvalidQuery(format!(
@@ -160,6 +138,7 @@ mod tests {
         assert!(parse(&[]).is_err());
         assert!(parse(&[" ".into()]).is_err());
         assert!(parse(&["*** ::".into()]).is_err());
-        assert!(parse(&["a".repeat(MAX_QUERY_BYTES + 1)]).is_err());
+        assert!(parse(&["a".repeat(crate::wire::MAX_QUERY_CHARS + 1)]).is_err());
+        assert!(parse(&vec!["a".to_string(); crate::wire::MAX_QUERIES + 1]).is_err());
     }
 }

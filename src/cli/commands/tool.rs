@@ -7,6 +7,7 @@ use clap::Args;
 use crate::cli::error::{exit, CommandError, Outcome};
 use crate::cli::protocol::{self, schemas, ToolRequest};
 use crate::cli::ui::Ui;
+use pi_context::wire::MAX_REQUEST_BYTES;
 
 /// Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout
 #[derive(Debug, Args)]
@@ -42,10 +43,7 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
             .with_hint(format!("tools: {}", schemas::names().join(", ")))
             .into());
     }
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| CommandError::io("cannot read the request from stdin", e))?;
+    let input = read_request()?;
     // One JSON object: serde would also fill the request struct from an array.
     let request: ToolRequest = serde_json::from_str::<serde_json::Value>(&input)
         .and_then(|value| match value {
@@ -63,4 +61,24 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     serde_json::to_writer(ui.out(), &response).map_err(std::io::Error::from)?;
     writeln!(ui.out())?;
     Ok(exit::SUCCESS)
+}
+
+/// The request on stdin, refused unparsed when it is over [`MAX_REQUEST_BYTES`].
+fn read_request() -> Result<String, CommandError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(MAX_REQUEST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CommandError::io("cannot read the request from stdin", e))?;
+    if bytes.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(CommandError::usage(format!(
+            "the request on stdin is larger than {} MiB; it was not read",
+            MAX_REQUEST_BYTES >> 20
+        ))
+        .with_hint("send less: a tool request carries parameters, not files"));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        CommandError::usage("the request on stdin is not a valid tool request")
+            .with_cause(e.utf8_error())
+    })
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::history::{Fold, Item, Page, ReadResult, Row, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, NotesPage, SearchPage, WriteReceipt};
+use pi_context::notes::{EditReceipt, ListPage, NotesPage, SearchPage, WriteReceipt, COUNTERS_KEY};
 use pi_context::readwindow::ReadWindow;
 
 use super::{HistoryPrinter, NotesPrinter};
@@ -273,6 +273,11 @@ impl NotesPrinter for HumanPrinter {
         out.write_all(window.content.as_bytes())?;
         if !window.content.is_empty() && !window.content.ends_with('\n') {
             writeln!(out)?;
+        }
+        let counters = window.identity.iter().find(|(key, _)| *key == COUNTERS_KEY);
+        if let Some((_, why)) = counters {
+            // On stderr, so that stdout stays exactly the READ WINDOW.
+            let _ = writeln!(io::stderr(), "warning: access counters {why}");
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt};
+use pi_context::notes::{EditReceipt, ListPage, SearchPage, WriteReceipt, COUNTERS_KEY};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::{json, Map, Value};
@@ -52,12 +52,15 @@ impl HistoryPrinter for JsonPrinter {
     }
 }
 
-/// The small fields of a notes read (identity and cursors, never the content).
+/// The small fields of a notes read (identity and cursors, never the content), and
+/// `counters_updated`: whether the read was recorded in the note's access counters.
 pub fn notes_read_details(window: &ReadWindow) -> Value {
     let mut details = Map::new();
     for (key, value) in &window.identity {
         details.insert((*key).to_string(), json!(value));
     }
+    let updated = !details.contains_key(COUNTERS_KEY);
+    details.insert("counters_updated".into(), json!(updated));
     details.insert("offset_chars".into(), json!(window.offset_chars));
     details.insert("total_chars".into(), json!(window.total_chars));
     details.insert("next_offset_chars".into(), json!(window.next_offset_chars));

@@ -7,8 +7,8 @@ use pi_context::history::{
     SearchParams, SessionInput,
 };
 use pi_context::wire::{
-    self, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
-    RESULT_BUDGET_BYTES,
+    self, QueryError, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS,
+    MAX_READ_CHARS, RESULT_BUDGET_BYTES,
 };
 
 use super::{Params, Refusal, ToolContext, ToolResponse};
@@ -254,29 +254,26 @@ fn list_params(params: &Params) -> Result<ListParams, Refusal> {
     })
 }
 
+/// `query`: a string or an array of strings, within the limits of `wire::check_queries`. The
+/// count is checked before any string is copied.
 pub(super) fn queries(value: Option<&Value>) -> Result<Vec<String>, Refusal> {
-    let invalid = |m: &str| Refusal::new("invalid_query", m);
+    let invalid = |e: QueryError| Refusal::new("invalid_query", e.to_string());
     let queries = match value {
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(items)) if !items.is_empty() => items
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| invalid("query array elements must be strings"))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => {
-            return Err(invalid(
-                "query must be a string or a non-empty array of strings",
-            ))
+        Some(Value::Array(items)) => {
+            wire::check_query_count(items.len()).map_err(invalid)?;
+            items
+                .iter()
+                .map(|v| {
+                    v.as_str().map(str::to_string).ok_or_else(|| {
+                        Refusal::new("invalid_query", "query array elements must be strings")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
         }
+        _ => return Err(invalid(QueryError::Missing)),
     };
-    if queries.iter().any(String::is_empty) {
-        return Err(invalid(
-            "query strings must be non-empty: an empty query matches everything",
-        ));
-    }
+    wire::check_queries(&queries).map_err(invalid)?;
     Ok(queries)
 }
 

@@ -83,6 +83,8 @@ impl Call {
                         origin: origin(&params)?,
                         crumpled: params.boolean("crumpled")?,
                         replace_all: params.boolean("replace_all")?.unwrap_or(false),
+                        // Never more diff text than the result can show.
+                        diff_max_bytes: Some(RESULT_BUDGET_BYTES),
                     },
                 }
             }

@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 
 use pi_context::recall::{DEFAULT_HITS, DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT};
 use pi_context::wire::{
-    DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_READ_CHARS,
+    DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_QUERIES, MAX_QUERY_CHARS,
+    MAX_READ_CHARS,
 };
 
 struct Tool {
@@ -189,14 +190,16 @@ fn page_properties() -> serde_json::Map<String, Value> {
     into_map(properties)
 }
 
-/// `query` of both searches: a non-empty string or a non-empty array of them.
+/// `query` of both searches: a non-empty string or a non-empty array of them, within the
+/// query limits of `wire`.
 fn query_property() -> Value {
+    let string = json!({"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS});
     json!({
         "anyOf": [
-            {"type": "string", "minLength": 1},
-            {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+            string,
+            {"type": "array", "minItems": 1, "maxItems": MAX_QUERIES, "items": string}
         ],
-        "description": "Literal text to find, case-insensitive; an array means any of them."
+        "description": format!("Literal text to find, case-insensitive; an array means any of them (at most {MAX_QUERIES} strings of at most {MAX_QUERY_CHARS} characters each).")
     })
 }
 
@@ -252,13 +255,16 @@ fn sessions_search_parameters() -> Value {
     let mut properties = serde_json::Map::new();
     properties.insert(
         "query".into(),
-        json!({
-            "anyOf": [
-                {"type": "string", "minLength": 1},
-                {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-            ],
-            "description": "Words to find (\"double quotes\" for a phrase); an array means any of them."
-        }),
+{
+            let string = json!({"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS});
+            json!({
+                "anyOf": [
+                    string,
+                    {"type": "array", "minItems": 1, "maxItems": MAX_QUERIES, "items": string}
+                ],
+                "description": format!("Words to find (\"double quotes\" for a phrase); an array means any of them (at most {MAX_QUERIES} strings of at most {MAX_QUERY_CHARS} characters each).")
+            })
+        },
     );
     properties.extend(scope_properties());
     properties.extend(into_map(json!({

@@ -1,5 +1,6 @@
 use clap::Args;
-use pi_context::history::SearchParams;
+use pi_context::history::{HistoryError, SearchParams};
+use pi_context::wire::check_queries;
 
 use super::{PageArgs, SessionArgs};
 use crate::cli::error::{exit, Outcome};
@@ -19,6 +20,8 @@ pub struct SearchArgs {
 }
 
 pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+    // Refused before the session is read or a matcher is built.
+    check_queries(&args.queries).map_err(|e| HistoryError::InvalidQuery(e.to_string()))?;
     let params = SearchParams {
         queries: args.queries,
         list: args.page.params()?,

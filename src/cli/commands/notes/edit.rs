@@ -62,6 +62,8 @@ pub fn run(args: EditArgs, ui: &mut Ui) -> Result<u8, Outcome> {
             _ => None,
         },
         replace_all: args.replace_all,
+        // The command line prints the whole diff (its search is still bounded in time).
+        diff_max_bytes: None,
     };
     let store = args.common.store()?;
     let result = store.edit(&args.address, &request)?;
