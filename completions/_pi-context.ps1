@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past Pi session: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -48,8 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;windows' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -60,8 +61,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;list' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -80,8 +81,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;read' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -94,8 +95,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;search' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -142,6 +143,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('move', 'move', [CompletionResultType]::ParameterValue, 'Move a note to another address, atomically')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
@@ -179,6 +181,20 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence of each old text instead of requiring exactly one')
             [CompletionResult]::new('--crumple', '--crumple', [CompletionResultType]::ParameterName, 'Move the note to the wastebasket (keeps the first crumple time)')
             [CompletionResult]::new('--smooth', '--smooth', [CompletionResultType]::ParameterName, 'Take the note out of the wastebasket')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;move' {
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--files', '--files', [CompletionResultType]::ParameterName, 'FROM and TO are note files below the notes home (`human/a.md`, `project/<key>/b.md`), as the dreamer names them')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -240,6 +256,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;notes;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('move', 'move', [CompletionResultType]::ParameterValue, 'Move a note to another address, atomically')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
@@ -250,6 +267,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;notes;help;edit' {
+            break
+        }
+        'pi-context;notes;help;move' {
             break
         }
         'pi-context;notes;help;read' {
@@ -264,12 +284,84 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;notes;help;help' {
             break
         }
+        'pi-context;sessions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;sessions;list' {
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The sessions of this project key')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The sessions of the project holding this directory [default: the current directory]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions (the current project''s rank higher)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;search' {
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The sessions of this project key')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The sessions of the project holding this directory [default: the current directory]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Only events of this role (repeatable)')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only events of this role (repeatable)')
+            [CompletionResult]::new('--branches', '--branches', [CompletionResultType]::ParameterName, '`current`: each session''s default branch; `all`: abandoned branches too')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many sessions')
+            [CompletionResult]::new('--hits', '--hits', [CompletionResultType]::ParameterName, 'At most this many hits per session')
+            [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Code points of preview per hit')
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions (the current project''s rank higher)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;index' {
+            [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--rebuild', '--rebuild', [CompletionResultType]::ParameterName, 'Start from an empty index')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;sessions;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pi-context;sessions;help;list' {
+            break
+        }
+        'pi-context;sessions;help;search' {
+            break
+        }
+        'pi-context;sessions;help;index' {
+            break
+        }
+        'pi-context;sessions;help;help' {
+            break
+        }
         'pi-context;dream' {
             [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
             [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'Skip unless this many hours passed since the last run')
             [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'Skip unless this many sessions changed notes since the last run')
             [CompletionResult]::new('--dreamer', '--dreamer', [CompletionResultType]::ParameterName, 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi''s default]')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The dreamer''s agent name (its writable home is agents/<name>/)')
+            [CompletionResult]::new('--purge-after', '--purge-after', [CompletionResultType]::ParameterName, 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)')
             [CompletionResult]::new('--playbook', '--playbook', [CompletionResultType]::ParameterName, 'A playbook file to use instead of the built-in one')
             [CompletionResult]::new('--pi', '--pi', [CompletionResultType]::ParameterName, 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
@@ -331,6 +423,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;help' {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a Pi session: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past Pi session: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -361,6 +454,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;help;notes' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
+            [CompletionResult]::new('move', 'move', [CompletionResultType]::ParameterValue, 'Move a note to another address, atomically')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
@@ -372,6 +466,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;help;notes;edit' {
             break
         }
+        'pi-context;help;notes;move' {
+            break
+        }
         'pi-context;help;notes;read' {
             break
         }
@@ -379,6 +476,21 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;notes;search' {
+            break
+        }
+        'pi-context;help;sessions' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
+            [CompletionResult]::new('index', 'index', [CompletionResultType]::ParameterValue, 'Bring the session index up to date (never required: list and search refresh it first)')
+            break
+        }
+        'pi-context;help;sessions;list' {
+            break
+        }
+        'pi-context;help;sessions;search' {
+            break
+        }
+        'pi-context;help;sessions;index' {
             break
         }
         'pi-context;help;dream' {

@@ -37,6 +37,9 @@ _pi__context() {
             pi__context,notes)
                 cmd="pi__context__subcmd__notes"
                 ;;
+            pi__context,sessions)
+                cmd="pi__context__subcmd__sessions"
+                ;;
             pi__context,tool)
                 cmd="pi__context__subcmd__tool"
                 ;;
@@ -73,6 +76,9 @@ _pi__context() {
             pi__context__subcmd__help,notes)
                 cmd="pi__context__subcmd__help__subcmd__notes"
                 ;;
+            pi__context__subcmd__help,sessions)
+                cmd="pi__context__subcmd__help__subcmd__sessions"
+                ;;
             pi__context__subcmd__help,tool)
                 cmd="pi__context__subcmd__help__subcmd__tool"
                 ;;
@@ -97,6 +103,9 @@ _pi__context() {
             pi__context__subcmd__help__subcmd__notes,list)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__list"
                 ;;
+            pi__context__subcmd__help__subcmd__notes,move)
+                cmd="pi__context__subcmd__help__subcmd__notes__subcmd__move"
+                ;;
             pi__context__subcmd__help__subcmd__notes,read)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__read"
                 ;;
@@ -105,6 +114,15 @@ _pi__context() {
                 ;;
             pi__context__subcmd__help__subcmd__notes,write)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__write"
+                ;;
+            pi__context__subcmd__help__subcmd__sessions,index)
+                cmd="pi__context__subcmd__help__subcmd__sessions__subcmd__index"
+                ;;
+            pi__context__subcmd__help__subcmd__sessions,list)
+                cmd="pi__context__subcmd__help__subcmd__sessions__subcmd__list"
+                ;;
+            pi__context__subcmd__help__subcmd__sessions,search)
+                cmd="pi__context__subcmd__help__subcmd__sessions__subcmd__search"
                 ;;
             pi__context__subcmd__history,help)
                 cmd="pi__context__subcmd__history__subcmd__help"
@@ -145,6 +163,9 @@ _pi__context() {
             pi__context__subcmd__notes,list)
                 cmd="pi__context__subcmd__notes__subcmd__list"
                 ;;
+            pi__context__subcmd__notes,move)
+                cmd="pi__context__subcmd__notes__subcmd__move"
+                ;;
             pi__context__subcmd__notes,read)
                 cmd="pi__context__subcmd__notes__subcmd__read"
                 ;;
@@ -163,6 +184,9 @@ _pi__context() {
             pi__context__subcmd__notes__subcmd__help,list)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__list"
                 ;;
+            pi__context__subcmd__notes__subcmd__help,move)
+                cmd="pi__context__subcmd__notes__subcmd__help__subcmd__move"
+                ;;
             pi__context__subcmd__notes__subcmd__help,read)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__read"
                 ;;
@@ -172,6 +196,30 @@ _pi__context() {
             pi__context__subcmd__notes__subcmd__help,write)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__write"
                 ;;
+            pi__context__subcmd__sessions,help)
+                cmd="pi__context__subcmd__sessions__subcmd__help"
+                ;;
+            pi__context__subcmd__sessions,index)
+                cmd="pi__context__subcmd__sessions__subcmd__index"
+                ;;
+            pi__context__subcmd__sessions,list)
+                cmd="pi__context__subcmd__sessions__subcmd__list"
+                ;;
+            pi__context__subcmd__sessions,search)
+                cmd="pi__context__subcmd__sessions__subcmd__search"
+                ;;
+            pi__context__subcmd__sessions__subcmd__help,help)
+                cmd="pi__context__subcmd__sessions__subcmd__help__subcmd__help"
+                ;;
+            pi__context__subcmd__sessions__subcmd__help,index)
+                cmd="pi__context__subcmd__sessions__subcmd__help__subcmd__index"
+                ;;
+            pi__context__subcmd__sessions__subcmd__help,list)
+                cmd="pi__context__subcmd__sessions__subcmd__help__subcmd__list"
+                ;;
+            pi__context__subcmd__sessions__subcmd__help,search)
+                cmd="pi__context__subcmd__sessions__subcmd__help__subcmd__search"
+                ;;
             *)
                 ;;
         esac
@@ -179,7 +227,7 @@ _pi__context() {
 
     case "${cmd}" in
         pi__context)
-            opts="-h -V --color --help --version history notes dream boot tool completions man help"
+            opts="-h -V --color --help --version history notes sessions dream boot tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,7 +281,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__dream)
-            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --agent --playbook --pi --dry-run --print-playbook --json --color --help doctor help"
+            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --agent --purge-after --playbook --pi --dry-run --print-playbook --json --color --help doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +307,10 @@ _pi__context() {
                     return 0
                     ;;
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --purge-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -360,7 +412,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help)
-            opts="history notes dream boot tool completions man help"
+            opts="history notes sessions dream boot tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -528,7 +580,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes)
-            opts="write edit read list search"
+            opts="write edit move read list search"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -556,6 +608,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__move)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -598,6 +664,62 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__write)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__sessions)
+            opts="list search index"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__sessions__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__sessions__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__sessions__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1058,7 +1180,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes)
-            opts="-h --color --help write edit read list search help"
+            opts="-h --color --help write edit move read list search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1140,7 +1262,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help)
-            opts="write edit read list search help"
+            opts="write edit move read list search help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1182,6 +1304,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__move)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1260,6 +1396,54 @@ _pi__context() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__move)
+            opts="-h --files --notes-home --session-id --project-key --cwd --agent --model --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --notes-home)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1476,6 +1660,235 @@ _pi__context() {
                     ;;
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions)
+            opts="-h --color --help list search index help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__help)
+            opts="list search index help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__help__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__index)
+            opts="-h --rebuild --sessions-dir --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sessions-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__list)
+            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__sessions__subcmd__search)
+            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -W "user assistant tool context" -- "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -W "user assistant tool context" -- "${cur}"))
+                    return 0
+                    ;;
+                --branches)
+                    COMPREPLY=($(compgen -W "current all" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hits)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sessions-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --color)

@@ -25,6 +25,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --version 'Print version'
             cand history 'Read a Pi session: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
+            cand sessions 'Find and search every past Pi session: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -43,8 +44,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;history;windows'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -54,8 +55,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;list'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -73,8 +74,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;read'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -86,8 +87,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;search'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session)'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session)'
+            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -127,6 +128,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand write 'Create or overwrite a note; the body comes from --content or stdin'
             cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand move 'Move a note to another address, atomically'
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
@@ -162,6 +164,19 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --replace-all 'Replace every occurrence of each old text instead of requiring exactly one'
             cand --crumple 'Move the note to the wastebasket (keeps the first crumple time)'
             cand --smooth 'Take the note out of the wastebasket'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;move'= {
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand --color 'When to color human output'
+            cand --files 'FROM and TO are note files below the notes home (`human/a.md`, `project/<key>/b.md`), as the dreamer names them'
             cand --json 'Print JSON (the tool protocol''s result object) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -219,6 +234,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;notes;help'= {
             cand write 'Create or overwrite a note; the body comes from --content or stdin'
             cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand move 'Move a note to another address, atomically'
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
@@ -228,6 +244,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;notes;help;edit'= {
         }
+        &'pi-context;notes;help;move'= {
+        }
         &'pi-context;notes;help;read'= {
         }
         &'pi-context;notes;help;list'= {
@@ -236,12 +254,75 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;notes;help;help'= {
         }
+        &'pi-context;sessions'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand list 'List sessions, most recently updated first'
+            cand search 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+            cand index 'Bring the session index up to date (never required: list and search refresh it first)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;sessions;list'= {
+            cand --project-key 'The sessions of this project key'
+            cand --cwd 'The sessions of the project holding this directory [default: the current directory]'
+            cand --since 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date'
+            cand -n 'At most this many sessions'
+            cand --limit 'At most this many sessions'
+            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --color 'When to color human output'
+            cand --all 'Every project''s sessions (the current project''s rank higher)'
+            cand --json 'Print JSON instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;sessions;search'= {
+            cand --project-key 'The sessions of this project key'
+            cand --cwd 'The sessions of the project holding this directory [default: the current directory]'
+            cand --since 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date'
+            cand -r 'Only events of this role (repeatable)'
+            cand --role 'Only events of this role (repeatable)'
+            cand --branches '`current`: each session''s default branch; `all`: abandoned branches too'
+            cand -n 'At most this many sessions'
+            cand --limit 'At most this many sessions'
+            cand --hits 'At most this many hits per session'
+            cand --max-chars 'Code points of preview per hit'
+            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --color 'When to color human output'
+            cand --all 'Every project''s sessions (the current project''s rank higher)'
+            cand --json 'Print JSON instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;sessions;index'= {
+            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --color 'When to color human output'
+            cand --rebuild 'Start from an empty index'
+            cand --json 'Print JSON instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;sessions;help'= {
+            cand list 'List sessions, most recently updated first'
+            cand search 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+            cand index 'Bring the session index up to date (never required: list and search refresh it first)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;sessions;help;list'= {
+        }
+        &'pi-context;sessions;help;search'= {
+        }
+        &'pi-context;sessions;help;index'= {
+        }
+        &'pi-context;sessions;help;help'= {
+        }
         &'pi-context;dream'= {
             cand --notes-home 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]'
             cand --min-hours 'Skip unless this many hours passed since the last run'
             cand --min-sessions 'Skip unless this many sessions changed notes since the last run'
             cand --dreamer 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi''s default]'
             cand --agent 'The dreamer''s agent name (its writable home is agents/<name>/)'
+            cand --purge-after 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)'
             cand --playbook 'A playbook file to use instead of the built-in one'
             cand --pi 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]'
             cand --color 'When to color human output'
@@ -294,6 +375,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help'= {
             cand history 'Read a Pi session: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
+            cand sessions 'Find and search every past Pi session: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -318,6 +400,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;notes'= {
             cand write 'Create or overwrite a note; the body comes from --content or stdin'
             cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
+            cand move 'Move a note to another address, atomically'
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
@@ -326,11 +409,24 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;help;notes;edit'= {
         }
+        &'pi-context;help;notes;move'= {
+        }
         &'pi-context;help;notes;read'= {
         }
         &'pi-context;help;notes;list'= {
         }
         &'pi-context;help;notes;search'= {
+        }
+        &'pi-context;help;sessions'= {
+            cand list 'List sessions, most recently updated first'
+            cand search 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+            cand index 'Bring the session index up to date (never required: list and search refresh it first)'
+        }
+        &'pi-context;help;sessions;list'= {
+        }
+        &'pi-context;help;sessions;search'= {
+        }
+        &'pi-context;help;sessions;index'= {
         }
         &'pi-context;help;dream'= {
             cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'

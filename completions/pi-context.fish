@@ -31,6 +31,7 @@ complete -c pi-context -n "__fish_pi_context_needs_command" -s h -l help -d 'Pri
 complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d 'Print version'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -46,7 +47,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not _
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -55,7 +56,7 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -73,7 +74,7 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -84,7 +85,7 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session)' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -107,16 +108,17 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit read list search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "move" -d 'Move a note to another address, atomically'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s c -l content -d 'The whole body; without it, the body is read from stdin' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l origin -d 'Who the content comes from [default: self for a new note, unchanged on overwrite]' -r -f -a "user\t'The human said or wrote it'
 self\t'You (the agent) wrote it'
@@ -152,6 +154,18 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l smooth -d 'Take the note out of the wastebasket'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l files -d 'FROM and TO are note files below the notes home (`human/a.md`, `project/<key>/b.md`), as the dreamer names them'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from move" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l offset -d 'Start at this code point; negative counts from the end' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l limit -d 'Code points to read (at most 50000)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from read" -l max-bytes -d 'The window\'s budget in UTF-8 bytes, as for a tool result' -r
@@ -197,15 +211,66 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "move" -d 'Move a note to another address, atomically'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "list" -d 'List notes, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -f -a "list" -d 'List sessions, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l project-key -d 'The sessions of this project key' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cwd -d 'The sessions of the project holding this directory [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l since -d 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -s n -l limit -d 'At most this many sessions' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l all -d 'Every project\'s sessions (the current project\'s rank higher)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l json -d 'Print JSON instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l project-key -d 'The sessions of this project key' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l cwd -d 'The sessions of the project holding this directory [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l since -d 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s r -l role -d 'Only events of this role (repeatable)' -r -f -a "user\t''
+assistant\t''
+tool\t''
+context\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l branches -d '`current`: each session\'s default branch; `all`: abandoned branches too' -r -f -a "current\t''
+all\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s n -l limit -d 'At most this many sessions' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l hits -d 'At most this many hits per session' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l max-chars -d 'Code points of preview per hit' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l all -d 'Every project\'s sessions (the current project\'s rank higher)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l json -d 'Print JSON instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l rebuild -d 'Start from an empty index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l json -d 'Print JSON instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l purge-after -d 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -244,21 +309,26 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes dream boot tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "move" -d 'Move a note to another address, atomically'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "list" -d 'List notes, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'

@@ -63,6 +63,8 @@ export interface ToolCallContext {
   agent: string | null;
   model: string | null;
   notes_home: string | null;
+  /** Pi's `getSessionDir()`: recall searches it besides the default session dirs (CONTRACT §10.1). */
+  session_dir: string | null;
   entries?: string[];
 }
 
@@ -125,6 +127,7 @@ export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = proc
     agent: nonEmpty(env.PI_NOTES_AGENT),
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
     notes_home: nonEmpty(env.PI_NOTES_HOME),
+    session_dir: nonEmpty(typeof sm.getSessionDir === "function" ? sm.getSessionDir() : undefined),
   };
   if (!onDisk) context.entries = inMemoryEntries(ctx);
   return context;

@@ -193,6 +193,21 @@ pub struct Home {
     pub state: HomeState,
 }
 
+/// At most this many earlier sessions of the project are listed.
+pub const RECENT_SESSIONS: usize = 3;
+/// A session's name or first prompt is cut to this many code points.
+pub const SESSION_TITLE_CHARS: usize = 80;
+
+/// An earlier session of the project, as the boot lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentSession {
+    /// The id's shortest unique prefix (at least 8 characters).
+    pub short_id: String,
+    pub updated_at: Option<Timestamp>,
+    /// The session's name, else its first user message.
+    pub title: Option<String>,
+}
+
 /// Everything the boot block shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Boot {
@@ -201,6 +216,9 @@ pub struct Boot {
     /// The homes in any order; rendered in [`HomeKind::ALL`] order. A home missing here is
     /// treated as empty.
     pub homes: Vec<Home>,
+    /// The project's most recently updated other sessions, newest first (the renderer keeps
+    /// [`RECENT_SESSIONS`]).
+    pub sessions: Vec<RecentSession>,
 }
 
 impl Boot {
@@ -246,7 +264,48 @@ pub fn render(boot: &Boot) -> String {
     out.push_str(PROTOCOL);
     out.push_str("\n\n");
     render_notes(&mut out, boot);
+    render_sessions(&mut out, boot);
     out
+}
+
+/// The project's earlier sessions and how to search them; nothing when there are none.
+fn render_sessions(out: &mut String, boot: &Boot) {
+    if boot.sessions.is_empty() {
+        return;
+    }
+    out.push_str("\n\n# Earlier sessions of this project");
+    for session in boot.sessions.iter().take(RECENT_SESSIONS) {
+        let when = session.updated_at.map_or_else(
+            || "unknown date".to_string(),
+            |t| {
+                format!(
+                    "{} ({})",
+                    t.strftime("%Y-%m-%d %H:%M UTC"),
+                    relative_time(boot.window.opened_at, t)
+                )
+            },
+        );
+        let title = session
+            .title
+            .as_deref()
+            .map(|t| one_line(t, SESSION_TITLE_CHARS))
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "(no prompt)".to_string());
+        out.push_str(&format!("\n- {when} | {} | {title}", session.short_id));
+    }
+    out.push_str(
+        "\nsessions_search finds anything said in them (and in every other session); \
+history_read with a hit's session_id and seq opens it.",
+    );
+}
+
+/// Whitespace runs collapsed to one space, cut to `max` code points (with `…` when cut).
+fn one_line(text: &str, max: usize) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if char_len(&collapsed) <= max {
+        return collapsed;
+    }
+    format!("{}…", crate::text::char_slice(&collapsed, 0, max))
 }
 
 fn render_identity(out: &mut String, boot: &Boot) {
@@ -499,6 +558,7 @@ mod tests {
                     ],
                 },
             }],
+            sessions: Vec::new(),
         };
         let text = render(&boot);
         assert!(text.ends_with(

@@ -12,6 +12,7 @@ pub mod dream;
 pub mod history;
 pub mod notes;
 pub mod readwindow;
+pub mod recall;
 pub mod session;
 pub mod settings;
 pub mod text;

@@ -138,11 +138,11 @@ fn every_history_tool_is_described_with_a_strict_object_schema() {
 }
 
 #[test]
-fn history_windows_has_no_properties() {
+fn history_windows_takes_only_the_session_to_read() {
     let env = TestEnv::new();
     let all = schemas(&env);
     let schema = parameters(&all, "history_windows");
-    assert_eq!(schema["properties"], json!({}));
+    assert_eq!(keys(schema), ["session_id", "leaf_id"]);
     assert!(valid(schema, &json!({})));
     assert!(!valid(schema, &json!({"window_id": "x"})));
 }
@@ -153,7 +153,16 @@ fn read_requires_seq_and_has_no_item_or_window_id() {
     let all = schemas(&env);
     let schema = parameters(&all, "history_read");
     assert_eq!(schema["required"], json!(["seq"]));
-    assert_eq!(keys(schema), ["seq", "offset_chars", "limit_chars"]);
+    assert_eq!(
+        keys(schema),
+        [
+            "seq",
+            "offset_chars",
+            "limit_chars",
+            "session_id",
+            "leaf_id"
+        ]
+    );
     assert_eq!(schema["properties"]["seq"]["minimum"], 1);
     assert_eq!(schema["properties"]["limit_chars"]["maximum"], 50_000);
     assert!(
@@ -185,7 +194,9 @@ fn list_pages_by_exclusive_seq_anchors_and_roles_only() {
             "before",
             "after",
             "window_id",
-            "max_chars_per_item"
+            "max_chars_per_item",
+            "session_id",
+            "leaf_id"
         ]
     );
     for absent in [

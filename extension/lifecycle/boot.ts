@@ -67,6 +67,7 @@ export async function renderBoot(
     agent: nonEmpty(s.env.PI_NOTES_AGENT),
     model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
     notes_home: nonEmpty(s.env.PI_NOTES_HOME),
+    session_dir: nonEmpty(typeof ctx.sessionManager.getSessionDir === "function" ? ctx.sessionManager.getSessionDir() : undefined),
   };
   const result = await run(s.bin, ["boot", "--json"], JSON.stringify(input), signal, BOOT_TIMEOUT_MS);
   if (signal?.aborted) throw new Error("aborted");

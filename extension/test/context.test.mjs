@@ -18,6 +18,7 @@ function fakeCtx({ file, leaf = "abcd1234", noModel = false } = {}) {
       getSessionFile: () => file,
       getLeafId: () => leaf,
       getSessionId: () => "01a2b3c4-0000-7000-8000-000000000000",
+      getSessionDir: () => "/sessions",
       getHeader: () => ({ type: "session", version: 3, id: "01a2b3c4-0000-7000-8000-000000000000" }),
       getEntries: () => [{ type: "message", id: "abcd1234", parentId: null, message: { role: "user", content: "hi" } }],
     },
@@ -42,6 +43,7 @@ test("a session file that exists is sent by path, without entries", () => {
     agent: "me",
     model: "anthropic/claude-x",
     notes_home: "/notes",
+    session_dir: "/sessions",
   });
 });
 

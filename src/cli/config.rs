@@ -26,6 +26,57 @@ pub fn session_open_options() -> OpenOptions {
     }
 }
 
+/// The recall index directory `<cache>/recall` and the session roots (CONTRACT §10.1): the
+/// `--sessions-dir` flags, else `$PI_CODING_AGENT_SESSION_DIR`, else Pi's `sessionDir` setting;
+/// always `<agent dir>/sessions`; and the live session's directory when a tool call sends one.
+pub fn recall(
+    sessions_dirs: &[PathBuf],
+    live_session_dir: Option<PathBuf>,
+) -> Result<pi_context::recall::Recall, crate::cli::error::CommandError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    recall_at(sessions_dirs, &cwd, live_session_dir)
+}
+
+/// [`recall`] for a given working directory (a tool call's `cwd`).
+pub fn recall_at(
+    sessions_dirs: &[PathBuf],
+    cwd: &std::path::Path,
+    live_session_dir: Option<PathBuf>,
+) -> Result<pi_context::recall::Recall, crate::cli::error::CommandError> {
+    let dir = cache_root()
+        .map(|root| root.join("recall"))
+        .ok_or_else(|| {
+            crate::cli::error::CommandError::usage("no cache directory")
+                .with_hint("set PI_CONTEXT_CACHE_DIR or HOME")
+        })?;
+    let now = now().map_err(crate::cli::error::CommandError::usage)?;
+    Ok(pi_context::recall::Recall {
+        dir,
+        roots: session_roots(sessions_dirs, cwd, live_session_dir),
+        session_options: session_open_options(),
+        now_ms: jiff::Timestamp::try_from(now)
+            .map(|t| t.as_millisecond())
+            .unwrap_or(0),
+    })
+}
+
+/// The session roots as [`recall`] resolves them, for a given working directory.
+pub fn session_roots(
+    sessions_dirs: &[PathBuf],
+    cwd: &std::path::Path,
+    live_session_dir: Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let home = home_dir();
+    pi_context::recall::session_roots(&pi_context::recall::RootsInput {
+        explicit: sessions_dirs.to_vec(),
+        env_session_dir: non_empty_env("PI_CODING_AGENT_SESSION_DIR"),
+        agent_dir: pi_context::settings::agent_dir(&home),
+        cwd: cwd.to_path_buf(),
+        home,
+        live_session_dir,
+    })
+}
+
 fn cache_root() -> Option<PathBuf> {
     non_empty_env("PI_CONTEXT_CACHE_DIR").or_else(|| {
         non_empty_env("XDG_CACHE_HOME")

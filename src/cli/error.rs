@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use pi_context::history::HistoryError;
 use pi_context::notes::NotesError;
+use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
 
 /// Exit statuses fixed by the contract.
@@ -18,7 +19,8 @@ pub mod exit {
     pub const NEGATIVE: u8 = 1;
     /// Usage or input error.
     pub const USAGE: u8 = 2;
-    /// An I/O or environment failure (a session file that kept changing while it was read).
+    /// An I/O or environment failure (a session file that kept changing while it was read, an
+    /// unusable session index).
     pub const IO: u8 = 74;
     /// The dream lock is held.
     pub const LOCKED: u8 = 75;
@@ -155,6 +157,40 @@ impl From<NotesError> for CommandError {
             Some(h) => error.with_hint(h),
             None => error,
         }
+    }
+}
+
+impl From<RecallError> for CommandError {
+    fn from(err: RecallError) -> Self {
+        match err {
+            RecallError::AmbiguousSession { ref candidates, .. } => {
+                let mut error = CommandError::usage(err.to_string());
+                for candidate in candidates {
+                    error = error.with_hint(format!("candidate: {candidate}"));
+                }
+                error
+            }
+            RecallError::UnknownSession { .. } => CommandError::usage(err.to_string())
+                .with_hint("`pi-context sessions list --all` shows the sessions and their ids"),
+            RecallError::InvalidQuery(_) | RecallError::InvalidParams(_) => {
+                CommandError::usage(err.to_string())
+            }
+            RecallError::Io { what, source } => CommandError {
+                exit: exit::IO,
+                ..CommandError::usage(what).with_cause(source)
+            },
+            RecallError::Corrupt(_) | RecallError::Busy => CommandError {
+                exit: exit::IO,
+                ..CommandError::usage(err.to_string())
+            }
+            .with_hint("the index is a cache: removing <cache>/recall is always safe"),
+        }
+    }
+}
+
+impl From<RecallError> for Outcome {
+    fn from(e: RecallError) -> Self {
+        Outcome::Failed(e.into())
     }
 }
 

@@ -25,14 +25,15 @@ Environment:
   PI_NOTES_AGENT          agent name (default anonymous)
   PI_CONTEXT_MODEL        model id (default `default`)
   PI_CONTEXT_PI           the `pi` executable used by `dream`
-  PI_CODING_AGENT_DIR     Pi's agent directory, for settings.json (default ~/.pi/agent)
+  PI_CODING_AGENT_DIR     Pi's agent directory, for settings.json and sessions (default ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR  where Pi keeps sessions, searched besides <agent dir>/sessions
   PI_CONTEXT_CACHE_DIR    cache directory (default $XDG_CACHE_HOME/pi-context or ~/.cache/pi-context)
   PI_CONTEXT_SESSION_INDEX=off  do not index large sessions in the cache
   PI_CONTEXT_NOW          a fixed clock (RFC 3339), for tests and reproducible runs
   NO_COLOR                disable colors
 
 Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
-2 usage or input error, 75 dream lock held.";
+2 usage or input error, 74 the session index cannot be used, 75 dream lock held.";
 
 /// Durable memory for coding agents: Pi session history, notes, and dreams.
 #[derive(Debug, Parser)]
@@ -50,6 +51,7 @@ pub struct Cli {
 enum Command {
     History(commands::history::HistoryArgs),
     Notes(commands::notes::NotesArgs),
+    Sessions(commands::sessions::SessionsArgs),
     Dream(commands::dream::DreamArgs),
     Boot(commands::boot::BootArgs),
     Tool(commands::tool::ToolArgs),
@@ -94,6 +96,7 @@ fn dispatch(command: Command, ui: &mut Ui) -> Result<u8, Outcome> {
     match command {
         Command::History(args) => commands::history::run(args, ui),
         Command::Notes(args) => commands::notes::run(args, ui),
+        Command::Sessions(args) => commands::sessions::run(args, ui),
         Command::Dream(args) => commands::dream::run(args, ui),
         Command::Boot(args) => commands::boot::run(args, ui),
         Command::Tool(args) => commands::tool::run(args, ui),

@@ -52,8 +52,23 @@ pub struct Event {
     pub(super) source: Source,
 }
 
-#[derive(Debug, Clone)]
-pub(super) enum Source {
+pub(super) use EventSource as Source;
+
+impl Event {
+    /// The index of the entry the event comes from (for a call: its assistant message).
+    pub fn entry(&self) -> usize {
+        self.entry
+    }
+
+    /// What the event's document is built from.
+    pub fn source(&self) -> &EventSource {
+        &self.source
+    }
+}
+
+/// What an event's document is built from (entries are indices into the session's entries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventSource {
     /// Message content: a string or text blocks.
     Content(Option<Span>),
     /// A JSON string field (summaries).
@@ -116,20 +131,65 @@ impl<'s> History<'s> {
         leaf: &Leaf,
         fallback_session_id: Option<&str>,
     ) -> Result<Self, HistoryError> {
+        let entries = session.entries.len();
+        let leaf = match leaf {
+            Leaf::None => None,
+            Leaf::Last => entries.checked_sub(1),
+            // A repeated id: the later line wins, so the search runs from the end.
+            Leaf::Id(id) => Some(
+                session
+                    .entries
+                    .iter()
+                    .rposition(|e| session.entry_id(&e.id) == id.as_str())
+                    .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
+            ),
+        };
+        Ok(Self::project_prefix(
+            session,
+            entries,
+            leaf,
+            fallback_session_id,
+        ))
+    }
+
+    /// Projects the branch ending at entry `leaf` (`None`: an empty branch) as if the file held
+    /// only its first `entries` entries: what an earlier read of a file that has since grown saw.
+    pub fn project_prefix(
+        session: &'s Session,
+        entries: usize,
+        leaf: Option<usize>,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let count = entries.min(session.entries.len());
+        let branch = match leaf.filter(|&l| l < count) {
+            Some(leaf) => walk_branch(session, &session.entries[..count], leaf),
+            None => Vec::new(),
+        };
+        Self::project_path(session, count, branch, fallback_session_id)
+    }
+
+    /// Projects a branch given as entry indices from the root to the leaf (each below
+    /// `entries`), for callers that walked the tree themselves.
+    pub fn project_path(
+        session: &'s Session,
+        entries: usize,
+        branch: Vec<usize>,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let entries = &session.entries[..entries.min(session.entries.len())];
+        let branch: Vec<usize> = branch.into_iter().filter(|&i| i < entries.len()).collect();
         let session_id = session
             .id()
             .or(fallback_session_id)
             .unwrap_or_default()
             .to_string();
-        let seq_starts = allocate_seqs(session);
-        let highest_seq = session
-            .entries
+        let seq_starts = allocate_seqs(entries);
+        let highest_seq = entries
             .iter()
             .zip(&seq_starts)
             .map(|(e, start)| start + seq_count(e))
             .max()
             .map_or(0, |end| end - 1);
-        let branch = walk_branch(session, leaf)?;
         let mut history = History {
             session,
             windows: vec![WindowInfo {
@@ -148,7 +208,7 @@ impl<'s> History<'s> {
         let items = history.raw_items(&branch, &seq_starts);
         history.pair(items);
         history.count_windows();
-        Ok(history)
+        history
     }
 
     pub fn session_id(&self) -> &str {
@@ -364,10 +424,9 @@ pub fn root_window_id(session_id: &str) -> String {
     format!("{WINDOW_ID_PREFIX}{session}{ROOT_WINDOW_SUFFIX}")
 }
 
-fn allocate_seqs(session: &Session) -> Vec<u64> {
+fn allocate_seqs(entries: &[Entry]) -> Vec<u64> {
     let mut next = 1;
-    session
-        .entries
+    entries
         .iter()
         .map(|entry| {
             let start = next;
@@ -377,24 +436,15 @@ fn allocate_seqs(session: &Session) -> Vec<u64> {
         .collect()
 }
 
-/// Entry indices from the root to the leaf. A dangling parent or a cycle ends the walk.
-fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryError> {
-    let ids = session.id_index();
-    let start = match leaf {
-        Leaf::None => return Ok(Vec::new()),
-        Leaf::Last => match session.entries.len() {
-            0 => return Ok(Vec::new()),
-            n => n - 1,
-        },
-        Leaf::Id(id) => *ids
-            .get(id.as_str())
-            .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
-    };
+/// Entry indices from the root to the leaf, among `entries` (a prefix of the session's). A
+/// dangling parent or a cycle ends the walk.
+fn walk_branch(session: &Session, entries: &[Entry], start: usize) -> Vec<usize> {
+    let ids = id_index(session, entries);
     let mut branch = vec![start];
-    let mut seen = vec![false; session.entries.len()];
+    let mut seen = vec![false; entries.len()];
     seen[start] = true;
     let mut current = start;
-    while let Some(parent) = session.entries[current].parent_id.as_ref() {
+    while let Some(parent) = entries[current].parent_id.as_ref() {
         match ids.get(session.entry_id(parent).as_ref()).copied() {
             Some(p) if !std::mem::replace(&mut seen[p], true) => {
                 branch.push(p);
@@ -404,7 +454,23 @@ fn walk_branch(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryErro
         }
     }
     branch.reverse();
-    Ok(branch)
+    branch
+}
+
+/// Entry indices by id among `entries` (a repeated id: the later line wins).
+fn id_index<'a>(
+    session: &'a Session,
+    entries: &[Entry],
+) -> FxHashMap<std::borrow::Cow<'a, str>, usize> {
+    if entries.len() == session.entries.len() {
+        return session.id_index();
+    }
+    let mut index = FxHashMap::default();
+    index.reserve(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        index.insert(session.entry_id(&entry.id), i);
+    }
+    index
 }
 
 /// What a tool event shows besides its document.
@@ -418,50 +484,7 @@ pub(super) struct ToolFacts {
 impl<'s> History<'s> {
     /// The event's document: the single text that previews, search offsets and reads address.
     pub fn document(&self, event: &Event) -> String {
-        let s = self.session;
-        let entry = &s.entries[event.entry];
-        match &event.source {
-            Source::Content(span) => s.content_text(*span).into_owned(),
-            Source::Summary(span) => s.string_value(*span).into_owned(),
-            Source::Call { index, result } => {
-                let (name, arguments) = match &entry.kind {
-                    EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
-                        let call = &tool_calls[*index];
-                        (
-                            call.name.map(|n| s.atom(n)),
-                            call.arguments.map(|a| s.raw(a)),
-                        )
-                    }
-                    _ => (None, None),
-                };
-                let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
-                let mut doc = tool_head(name.unwrap_or("unknown"), &arguments);
-                if let Some(result) = result {
-                    push_output(&mut doc, &self.result_text(*result));
-                }
-                doc
-            }
-            Source::OrphanResult => {
-                let mut doc = tool_head(self.tool_name(event).unwrap_or("unknown"), "{}");
-                push_output(&mut doc, &self.result_text(event.entry));
-                doc
-            }
-            Source::Bash => {
-                let (command, output) = match &entry.kind {
-                    EntryKind::Message(Message::BashExecution {
-                        command, output, ..
-                    }) => (*command, *output),
-                    _ => (None, None),
-                };
-                let arguments = command.map_or_else(
-                    || "{}".to_string(),
-                    |c| format!("{{\"command\":{}}}", s.raw(c)),
-                );
-                let mut doc = tool_head("bash", &arguments);
-                push_output(&mut doc, &s.string_value(output));
-                doc
-            }
-        }
+        event_document(self.session, event.entry, &event.source)
     }
 
     /// Whether the document is empty, decided without decoding where possible.
@@ -538,15 +561,6 @@ impl<'s> History<'s> {
         };
         Some(name.map_or("unknown", |atom| s.atom(atom)))
     }
-
-    fn result_text(&self, entry: usize) -> String {
-        match &self.session.entries[entry].kind {
-            EntryKind::Message(Message::ToolResult { content, .. }) => {
-                self.session.content_text(*content).into_owned()
-            }
-            _ => String::new(),
-        }
-    }
 }
 
 fn tool_head(name: &str, arguments: &str) -> String {
@@ -560,4 +574,68 @@ fn tool_head(name: &str, arguments: &str) -> String {
 fn push_output(doc: &mut String, output: &str) {
     doc.push_str("\n--- output ---\n");
     doc.push_str(output);
+}
+
+/// The document of the event that `source` builds from entry `entry` of `session`: what
+/// [`History::document`] returns, for callers that rebuild one event from its lines alone.
+pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> String {
+    let Some(entry) = s.entries.get(entry_index) else {
+        return String::new();
+    };
+    match source {
+        Source::Content(span) => s.content_text(*span).into_owned(),
+        Source::Summary(span) => s.string_value(*span).into_owned(),
+        Source::Call { index, result } => {
+            let (name, arguments) = match &entry.kind {
+                EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
+                    tool_calls.get(*index).map_or((None, None), |call| {
+                        (
+                            call.name.map(|n| s.atom(n)),
+                            call.arguments.map(|a| s.raw(a)),
+                        )
+                    })
+                }
+                _ => (None, None),
+            };
+            let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
+            let mut doc = tool_head(name.unwrap_or("unknown"), &arguments);
+            if let Some(result) = result {
+                push_output(&mut doc, &result_text(s, *result));
+            }
+            doc
+        }
+        Source::OrphanResult => {
+            let name = match &entry.kind {
+                EntryKind::Message(Message::ToolResult { tool_name, .. }) => *tool_name,
+                _ => None,
+            };
+            let mut doc = tool_head(name.map_or("unknown", |n| s.atom(n)), "{}");
+            push_output(&mut doc, &result_text(s, entry_index));
+            doc
+        }
+        Source::Bash => {
+            let (command, output) = match &entry.kind {
+                EntryKind::Message(Message::BashExecution {
+                    command, output, ..
+                }) => (*command, *output),
+                _ => (None, None),
+            };
+            let arguments = command.map_or_else(
+                || "{}".to_string(),
+                |c| format!("{{\"command\":{}}}", s.raw(c)),
+            );
+            let mut doc = tool_head("bash", &arguments);
+            push_output(&mut doc, &s.string_value(output));
+            doc
+        }
+    }
+}
+
+fn result_text(s: &Session, entry: usize) -> String {
+    match s.entries.get(entry).map(|e| &e.kind) {
+        Some(EntryKind::Message(Message::ToolResult { content, .. })) => {
+            s.content_text(*content).into_owned()
+        }
+        _ => String::new(),
+    }
 }

@@ -73,9 +73,11 @@ fn purge_one(
     }))
 }
 
-/// The note's `crumpledAt` when it is set and before `cutoff`.
+/// The note's `crumpledAt` when it is set and before `cutoff`. A file that cannot be read as a
+/// note (a hard link, not UTF-8, too large, unreadable) is left alone: only what is surely an
+/// old crumpled note goes.
 fn crumpled_before(dir: &Dir, name: &str, cutoff: Timestamp) -> Result<Option<String>, NotesError> {
-    let Some(disk) = files::read_note(dir, name)? else {
+    let Ok(Some(disk)) = files::read_note(dir, name) else {
         return Ok(None);
     };
     let Some(at) = Document::parse(&disk.text).get(Key::CrumpledAt) else {

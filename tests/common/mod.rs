@@ -4,6 +4,7 @@
 
 pub mod dream;
 pub mod pi;
+pub mod recall;
 pub mod session;
 
 use std::path::{Path, PathBuf};

@@ -29,6 +29,9 @@ pub struct SessionBuilder {
     leaf: Option<String>,
     counter: u32,
     timestamps: HashMap<String, String>,
+    cwd: String,
+    /// Seconds added to every timestamp (negative: an older session).
+    time_offset: i64,
 }
 
 impl Default for SessionBuilder {
@@ -78,6 +81,8 @@ impl SessionBuilder {
             leaf: None,
             counter: 0,
             timestamps: HashMap::new(),
+            cwd: "/work/project".to_string(),
+            time_offset: 0,
         }
     }
 
@@ -85,6 +90,31 @@ impl SessionBuilder {
     pub fn version(mut self, version: Option<u64>) -> Self {
         self.version = version;
         self
+    }
+
+    /// The header's `cwd` (default `/work/project`).
+    pub fn cwd(mut self, cwd: &str) -> Self {
+        self.cwd = cwd.to_string();
+        self
+    }
+
+    /// Shifts every timestamp by `seconds` (negative: the session happened earlier).
+    pub fn time_offset(mut self, seconds: i64) -> Self {
+        self.time_offset = seconds;
+        self
+    }
+
+    /// The ISO timestamp of the `n`th entry (0: the header).
+    fn iso(&self, n: u64) -> String {
+        if self.time_offset == 0 {
+            return iso_at(n);
+        }
+        let base: jiff::Timestamp = super::FIXED_NOW.parse().expect("FIXED_NOW");
+        let at = base.as_second() + n as i64 + self.time_offset;
+        jiff::Timestamp::from_second(at)
+            .expect("timestamp in range")
+            .strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            .to_string()
     }
 
     /// Writes no header line at all.
@@ -126,8 +156,8 @@ impl SessionBuilder {
             fields.push(("version", js(&v)));
         }
         fields.push(("id", js(&self.session_id)));
-        fields.push(("timestamp", js(&iso_at(0))));
-        fields.push(("cwd", js("/work/project")));
+        fields.push(("timestamp", js(&self.iso(0))));
+        fields.push(("cwd", js(&self.cwd)));
         Some(object(&fields))
     }
 
@@ -158,7 +188,7 @@ impl SessionBuilder {
         let n = self.counter;
         // A bijection of the counter, so ids look random but never collide.
         let id = format!("{:08x}", n.wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995);
-        let timestamp = iso_at(u64::from(n));
+        let timestamp = self.iso(u64::from(n));
         self.timestamps.insert(id.clone(), timestamp.clone());
         (id, timestamp)
     }

@@ -30,7 +30,8 @@ const REQUEST_HELP: &str = r#"The request on stdin (one JSON object):
    "session_id": "…", "window_id": "pcw:…", "previous_window_id": "pcw:…"|null,
    "snapshot_time": "<RFC 3339>",
    "cwd": "<dir>"|null, "project_key": "<key>"|null,
-   "agent": "<name>"|null, "model": "<provider/id>"|null, "notes_home": "<dir>"|null}
+   "agent": "<name>"|null, "model": "<provider/id>"|null, "notes_home": "<dir>"|null,
+   "session_dir": "<dir>"|null}
 Unset identity fields fall back like every notes command: PI_NOTES_AGENT, PI_CONTEXT_MODEL,
 PI_NOTES_HOME, the project key of cwd (else of the current directory)."#;
 
@@ -53,6 +54,9 @@ struct Request {
     model: Option<String>,
     #[serde(default)]
     notes_home: Option<PathBuf>,
+    /// Pi's `getSessionDir()`, searched for the project's earlier sessions.
+    #[serde(default)]
+    session_dir: Option<PathBuf>,
 }
 
 pub fn run(args: BootArgs, ui: &mut Ui) -> Result<u8, Outcome> {
@@ -108,11 +112,13 @@ fn prepare(request: Request) -> Result<Boot, CommandError> {
         ))
         .with_cause(e)
     })?;
+    let session_dir = request.session_dir.clone();
+    let input_cwd = request.cwd.clone();
     let input = IdentityInput {
         notes_home: request.notes_home,
         session_id: Some(session_id.clone()),
         project_key: non_empty(request.project_key),
-        cwd: request.cwd,
+        cwd: request.cwd.clone(),
         agent: non_empty(request.agent),
         model: non_empty(request.model),
     }
@@ -154,9 +160,51 @@ fn prepare(request: Request) -> Result<Boot, CommandError> {
             (fallback, homes)
         }
     };
+    let sessions = identity
+        .project_key
+        .as_deref()
+        .map(|key| recent_sessions(key, &session_id, input_cwd.as_deref(), session_dir))
+        .unwrap_or_default();
     Ok(Boot {
         identity,
         window,
         homes,
+        sessions,
     })
+}
+
+/// A boot refreshes the session index only when little changed (a first build over a large
+/// history is left to the first search).
+const BOOT_REFRESH_MAX_BYTES: u64 = 16 << 20;
+
+/// The project's most recently updated other sessions; none when the index cannot say.
+fn recent_sessions(
+    project_key: &str,
+    session_id: &str,
+    cwd: Option<&std::path::Path>,
+    session_dir: Option<PathBuf>,
+) -> Vec<boot::RecentSession> {
+    let cwd = cwd
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let Ok(recall) = crate::cli::config::recall_at(&[], &cwd, session_dir) else {
+        return Vec::new();
+    };
+    let listed = recall
+        .recent_sessions(
+            project_key,
+            Some(session_id),
+            boot::RECENT_SESSIONS,
+            BOOT_REFRESH_MAX_BYTES,
+        )
+        .unwrap_or_default();
+    listed
+        .into_iter()
+        .map(|s| boot::RecentSession {
+            short_id: s.short_id,
+            updated_at: s.updated_at.and_then(|t| t.parse().ok()),
+            title: s.name.or(s.first_user_preview),
+        })
+        .collect()
 }

@@ -108,7 +108,7 @@ fn run_doctor(args: DoctorArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         .then(ProgressBar::new_spinner);
     let mut progress = |checked: usize| {
         // Only a large store is worth a progress line.
-        if let Some(bar) = spinner.as_ref().filter(|_| checked % 500 == 0) {
+        if let Some(bar) = spinner.as_ref().filter(|_| checked.is_multiple_of(500)) {
             bar.set_message(format!("dream doctor: {checked} notes checked"));
             bar.tick();
         }

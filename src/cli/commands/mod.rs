@@ -4,6 +4,7 @@ pub mod dream;
 pub mod history;
 pub mod man;
 pub mod notes;
+pub mod sessions;
 pub mod tool;
 
 /// Which part of a text a READ WINDOW shows: shared by `history read` and `notes read`.

@@ -7,9 +7,10 @@ use pi_context::notes::{
     EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt, COUNTERS_KEY,
 };
 use pi_context::readwindow::ReadWindow;
+use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::{json, Map, Value};
 
-use super::{HistoryPrinter, NotesPrinter};
+use super::{HistoryPrinter, NotesPrinter, SessionsPrinter};
 
 pub struct JsonPrinter;
 
@@ -93,5 +94,19 @@ impl NotesPrinter for JsonPrinter {
 
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
         emit(out, page)
+    }
+}
+
+impl SessionsPrinter for JsonPrinter {
+    fn list(&self, out: &mut dyn Write, result: &ListResult) -> io::Result<()> {
+        emit(out, result)
+    }
+
+    fn search(&self, out: &mut dyn Write, result: &SearchResult) -> io::Result<()> {
+        emit(out, result)
+    }
+
+    fn indexed(&self, out: &mut dyn Write, result: &IndexResult) -> io::Result<()> {
+        emit(out, result)
     }
 }

@@ -3,12 +3,14 @@
 
 mod human;
 mod json;
+mod sessions_human;
 
 use std::io::{self, Write};
 
 use pi_context::history::{Page, ReadResult, WindowsResult};
 use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
 use pi_context::readwindow::ReadWindow;
+use pi_context::recall::{IndexResult, ListResult, SearchResult};
 
 pub use json::{notes_read_details, read_details};
 
@@ -48,5 +50,19 @@ pub fn notes(json: bool, color: bool) -> Box<dyn NotesPrinter> {
             color,
             now: pi_context::notes::clock::now().ok(),
         })
+    }
+}
+
+pub trait SessionsPrinter {
+    fn list(&self, out: &mut dyn Write, result: &ListResult) -> io::Result<()>;
+    fn search(&self, out: &mut dyn Write, result: &SearchResult) -> io::Result<()>;
+    fn indexed(&self, out: &mut dyn Write, result: &IndexResult) -> io::Result<()>;
+}
+
+pub fn sessions(json: bool, color: bool) -> Box<dyn SessionsPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter { color, now: None })
     }
 }

@@ -25,19 +25,20 @@ const PAGE_KEYS: [&str; 6] = [
 
 pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolResponse, Refusal> {
     // Parameters are checked before the session is read: a bad call costs nothing.
-    let call = Call::parse(name, params)?;
+    let (call, target) = Call::parse(name, params)?;
+    let source = Source::resolve(&target, context)?;
     let options = crate::cli::config::session_open_options();
     let no_lines = Vec::new();
-    let input = match &context.session_file {
+    let input = match &source.file {
         Some(path) => SessionInput::File {
             path: std::path::Path::new(path),
             options: &options,
         },
-        None => SessionInput::Lines(context.entries.as_deref().unwrap_or(&no_lines)),
+        None => SessionInput::Lines(source.entries.map_or(&no_lines, |lines| lines)),
     };
     let branch = Branch {
-        leaf: &Leaf::from_wire(context.leaf_id.as_deref()),
-        session_id: context.session_id.as_deref(),
+        leaf: &source.leaf,
+        session_id: source.session_id.as_deref(),
     };
     let scan_for = match &call {
         Call::Search(params) => Some(params.queries.as_slice()),
@@ -46,6 +47,60 @@ pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolR
     Ok(with_history(input, branch, scan_for, |history, scan| {
         answer_call(&call, history, scan)
     })?)
+}
+
+/// Which session and branch a history call reads: `session_id` and `leaf_id` params.
+#[derive(Debug, Default)]
+struct Target {
+    session_id: Option<String>,
+    leaf_id: Option<String>,
+}
+
+/// The session a call reads, resolved: this session (the context's file or entries) or
+/// another past session found by id under the session roots.
+struct Source<'c> {
+    file: Option<String>,
+    entries: Option<&'c Vec<String>>,
+    leaf: Leaf,
+    session_id: Option<String>,
+}
+
+impl<'c> Source<'c> {
+    fn resolve(target: &Target, context: &'c ToolContext) -> Result<Source<'c>, Refusal> {
+        let own_id = context.session_id.as_deref();
+        let other = target
+            .session_id
+            .as_deref()
+            .filter(|id| Some(*id) != own_id);
+        let Some(query) = other else {
+            let leaf = target.leaf_id.as_deref().or(context.leaf_id.as_deref());
+            return Ok(Source {
+                file: context.session_file.clone(),
+                entries: context.entries.as_ref(),
+                leaf: Leaf::from_wire(leaf),
+                session_id: context.session_id.clone(),
+            });
+        };
+        let recall = super::sessions::recall_for(context)?;
+        let found = pi_context::recall::resolve_session(&recall.roots, query)?;
+        // Naming this very session by a prefix keeps its live leaf.
+        let same = context
+            .session_file
+            .as_deref()
+            .is_some_and(|f| std::path::Path::new(f) == found.path)
+            || own_id == Some(found.session_id.as_str());
+        let leaf = match (&target.leaf_id, same) {
+            (Some(leaf), _) => Leaf::from_wire(Some(leaf)),
+            (None, true) => Leaf::from_wire(context.leaf_id.as_deref()),
+            (None, false) => Leaf::Last,
+        };
+        Ok(Source {
+            file: Some(found.path.to_string_lossy().into_owned()),
+            entries: None,
+            leaf,
+            session_id: Some(found.session_id),
+        })
+    }
 }
 
 /// Answers a parsed call on the projected branch; a search uses `scan` (the raw-byte scan done
@@ -92,37 +147,67 @@ enum Call {
     Read(ReadParams),
 }
 
+/// The parameters every history tool takes besides its own.
+const TARGET_KEYS: [&str; 2] = ["session_id", "leaf_id"];
+
+fn target(params: &Params) -> Result<Target, Refusal> {
+    let non_empty = |key: &str| -> Result<Option<String>, Refusal> {
+        match params.string(key)? {
+            Some("") => Err(Refusal::new(
+                "invalid_params",
+                format!("{key} must not be empty"),
+            )),
+            other => Ok(other.map(str::to_string)),
+        }
+    };
+    Ok(Target {
+        session_id: non_empty("session_id")?,
+        leaf_id: non_empty("leaf_id")?,
+    })
+}
+
+fn keys(own: &[&'static str]) -> Vec<&'static str> {
+    own.iter().chain(TARGET_KEYS.iter()).copied().collect()
+}
+
 impl Call {
-    fn parse(name: &str, value: &Value) -> Result<Call, Refusal> {
+    fn parse(name: &str, value: &Value) -> Result<(Call, Target), Refusal> {
+        let (call, params) = Call::parse_own(name, value)?;
+        Ok((call, target(&params)?))
+    }
+
+    fn parse_own<'v>(name: &str, value: &'v Value) -> Result<(Call, Params<'v>), Refusal> {
         Ok(match name {
-            "history_windows" => {
-                Params::new(value, &[])?;
-                Call::Windows
+            "history_windows" => (Call::Windows, Params::new(value, &keys(&[]))?),
+            "history_list" => {
+                let params = Params::new(value, &keys(&PAGE_KEYS))?;
+                (Call::List(list_params(&params)?), params)
             }
-            "history_list" => Call::List(list_params(&Params::new(value, &PAGE_KEYS)?)?),
             "history_search" => {
-                let mut keys = PAGE_KEYS.to_vec();
-                keys.push("query");
-                let params = Params::new(value, &keys)?;
+                let mut own = PAGE_KEYS.to_vec();
+                own.push("query");
+                let params = Params::new(value, &keys(&own))?;
                 // The query is checked before anything else, the window id included.
                 let queries = queries(params.get("query"))?;
-                Call::Search(SearchParams {
+                let call = Call::Search(SearchParams {
                     queries,
                     list: list_params(&params)?,
-                })
+                });
+                (call, params)
             }
             _ => {
-                let params = Params::new(value, &["seq", "offset_chars", "limit_chars"])?;
+                let params = Params::new(value, &keys(&["seq", "offset_chars", "limit_chars"]))?;
                 let seq = params
                     .positive("seq")?
                     .ok_or_else(|| Refusal::new("invalid_params", "seq is required"))?;
-                Call::Read(ReadParams {
+                let call = Call::Read(ReadParams {
                     seq,
                     offset_chars: params.int("offset_chars", i64::MIN, i64::MAX)?.unwrap_or(0),
                     limit_chars: params
                         .int("limit_chars", 1, MAX_READ_CHARS as i64)?
                         .map_or(DEFAULT_READ_CHARS, |n| n as usize),
-                })
+                });
+                (call, params)
             }
         })
     }

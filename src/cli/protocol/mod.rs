@@ -11,6 +11,7 @@ mod history;
 mod notes;
 mod params;
 pub mod schemas;
+mod sessions;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -30,6 +31,8 @@ pub struct ToolContext {
     pub agent: Option<String>,
     pub model: Option<String>,
     pub notes_home: Option<String>,
+    /// Pi's `getSessionDir()`: where the live session's directory is, searched by recall.
+    pub session_dir: Option<String>,
     /// The header and entries as JSON lines, when Pi keeps the session only in memory.
     pub entries: Option<Vec<String>>,
 }
@@ -80,6 +83,16 @@ impl From<pi_context::history::HistoryError> for Refusal {
 
 impl From<pi_context::notes::NotesError> for Refusal {
     fn from(e: pi_context::notes::NotesError) -> Self {
+        Refusal {
+            code: e.code(),
+            message: e.to_string(),
+            details: e.details(),
+        }
+    }
+}
+
+impl From<pi_context::recall::RecallError> for Refusal {
+    fn from(e: pi_context::recall::RecallError) -> Self {
         Refusal {
             code: e.code(),
             message: e.to_string(),
@@ -145,6 +158,9 @@ pub fn answer(name: &str, request: ToolRequest) -> Result<ToolResponse, String> 
         }
         "notes_write" | "notes_edit" | "notes_move" | "notes_read" | "notes_list"
         | "notes_search" => notes::answer(name, &request.params, &request.context),
+        "sessions_list" | "sessions_search" => {
+            sessions::answer(name, &request.params, &request.context)
+        }
         _ => return Err(format!("unknown tool {name:?}")),
     };
     Ok(outcome.unwrap_or_else(ToolResponse::refusal))

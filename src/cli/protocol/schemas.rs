@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use pi_context::recall::{DEFAULT_HITS, DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT};
 use pi_context::wire::{
     DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS, MAX_QUERIES, MAX_QUERY_CHARS,
     MAX_READ_CHARS,
@@ -53,6 +54,26 @@ pass that seq and offset to history_read to read on from the match. Paging and f
 a negative offset_chars counts from the end. When next_offset_chars is not null, call again with it to continue: \
 the windows concatenate to the exact text. Reading a tool result's seq shows the call it belongs to.",
         parameters: read_parameters,
+        execution_mode: "parallel",
+    },
+    Tool {
+        name: "sessions_list",
+        label: "Sessions list",
+        description: "List past Pi sessions, most recently updated first: id, file, project, name, dates, size and the first user message. \
+Use it when this session is fresh and needs earlier work, or when the user refers to \"last time\" or another session. \
+scope \"project\" (default) is this project's sessions; \"all\" is every project. Open one with history_list / history_read and its session_id.",
+        parameters: sessions_list_parameters,
+        execution_mode: "parallel",
+    },
+    Tool {
+        name: "sessions_search",
+        label: "Sessions search",
+        description: "Search everything said in past Pi sessions (user, assistant, tool calls with output, summaries) by words, ranked: \
+use it when the user asks about earlier work (\"where did we fix…\", \"last time\", \"what did we decide about…\") or when a fresh session needs \
+what an earlier one found. Words match case- and accent-insensitively; a query in double quotes is a phrase; an array of queries means any of them. \
+Sessions holding every word rank first; each hit has session_id, seq, leaf_id and a preview starting shortly before the match at offset_chars. \
+Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. scope \"project\" (default) or \"all\"; branches \"all\" also searches abandoned branches.",
+        parameters: sessions_search_parameters,
         execution_mode: "parallel",
     },
     Tool {
@@ -151,8 +172,16 @@ fn object(properties: Value, required: &[&str]) -> Value {
     schema
 }
 
+/// `session_id` and `leaf_id`, which every history tool takes.
+fn session_properties() -> serde_json::Map<String, Value> {
+    into_map(json!({
+        "session_id": {"type": "string", "minLength": 1, "description": "Read another past session: its full id or a unique prefix of at least 8 characters (from sessions_search or sessions_list). Default: this session."},
+        "leaf_id": {"type": "string", "minLength": 1, "description": "The entry that ends the branch to read (a sessions_search hit's leaf_id for an abandoned branch). Default: this session's current leaf, or the last entry of another session."}
+    }))
+}
+
 fn windows_parameters() -> Value {
-    object(json!({}), &[])
+    object(Value::Object(session_properties()), &[])
 }
 
 fn page_properties() -> serde_json::Map<String, Value> {
@@ -194,25 +223,73 @@ fn into_map(value: Value) -> serde_json::Map<String, Value> {
 }
 
 fn list_parameters() -> Value {
-    object(Value::Object(page_properties()), &[])
+    let mut properties = page_properties();
+    properties.extend(session_properties());
+    object(Value::Object(properties), &[])
 }
 
 fn search_parameters() -> Value {
     let mut properties = serde_json::Map::new();
     properties.insert("query".into(), query_property());
     properties.extend(page_properties());
+    properties.extend(session_properties());
     object(Value::Object(properties), &["query"])
 }
 
 fn read_parameters() -> Value {
-    object(
-        json!({
-            "seq": {"type": "integer", "minimum": 1, "description": "The event's seq, from history_list or history_search."},
-            "offset_chars": {"type": "integer", "description": "Start here (code points); negative counts from the end. Default 0."},
-            "limit_chars": {"type": "integer", "minimum": 1, "maximum": MAX_READ_CHARS, "description": format!("Code points to read (default {DEFAULT_READ_CHARS}, at most {MAX_READ_CHARS}).")}
-        }),
-        &["seq"],
-    )
+    let mut properties = into_map(json!({
+        "seq": {"type": "integer", "minimum": 1, "description": "The event's seq, from history_list, history_search or sessions_search."},
+        "offset_chars": {"type": "integer", "description": "Start here (code points); negative counts from the end. Default 0."},
+        "limit_chars": {"type": "integer", "minimum": 1, "maximum": MAX_READ_CHARS, "description": format!("Code points to read (default {DEFAULT_READ_CHARS}, at most {MAX_READ_CHARS}).")}
+    }));
+    properties.extend(session_properties());
+    object(Value::Object(properties), &["seq"])
+}
+
+fn scope_properties() -> serde_json::Map<String, Value> {
+    into_map(json!({
+        "scope": {"type": "string", "enum": ["project", "all"], "description": "\"project\" (default): this project's sessions; \"all\": every project's, this project's ranked higher."},
+        "since": {"type": "string", "minLength": 1, "description": "Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date."}
+    }))
+}
+
+fn sessions_list_parameters() -> Value {
+    let mut properties = scope_properties();
+    properties.insert(
+        "limit".into(),
+        json!({"type": "integer", "minimum": 1, "description": format!("At most this many sessions (default {DEFAULT_LIST_LIMIT}).")}),
+    );
+    object(Value::Object(properties), &[])
+}
+
+fn sessions_search_parameters() -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "query".into(),
+{
+            let string = json!({"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS});
+            json!({
+                "anyOf": [
+                    string,
+                    {"type": "array", "minItems": 1, "maxItems": MAX_QUERIES, "items": string}
+                ],
+                "description": format!("Words to find (\"double quotes\" for a phrase); an array means any of them (at most {MAX_QUERIES} strings of at most {MAX_QUERY_CHARS} characters each).")
+            })
+        },
+    );
+    properties.extend(scope_properties());
+    properties.extend(into_map(json!({
+        "roles": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "enum": ["user", "assistant", "tool", "context"]},
+            "description": "Only events of these roles."
+        },
+        "branches": {"type": "string", "enum": ["current", "all"], "description": "\"current\" (default): each session's current branch; \"all\": abandoned branches too."},
+        "limit": {"type": "integer", "minimum": 1, "description": format!("At most this many sessions (default {DEFAULT_SEARCH_LIMIT}).")},
+        "hits_per_session": {"type": "integer", "minimum": 1, "description": format!("At most this many hits per session (default {DEFAULT_HITS}).")}
+    })));
+    object(Value::Object(properties), &["query"])
 }
 
 const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \

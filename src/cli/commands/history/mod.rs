@@ -11,6 +11,7 @@ use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::history::{
     with_history, Branch, History, HistoryError, Leaf, ListParams, RawScan, Role, SessionInput,
 };
+use pi_context::recall;
 use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
 
 use crate::cli::error::{CommandError, Outcome};
@@ -44,8 +45,9 @@ pub fn run(args: HistoryArgs, ui: &mut Ui) -> Result<u8, Outcome> {
 /// Which session and branch to read, and how to print.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    /// The Pi session JSONL file (a missing file is an empty session)
-    #[arg(long, short = 's', value_name = "FILE", value_hint = ValueHint::FilePath)]
+    /// The Pi session JSONL file (a missing file is an empty session), or a session id or
+    /// unique prefix of at least 8 characters, found under Pi's session dirs
+    #[arg(long, short = 's', value_name = "FILE|ID", value_hint = ValueHint::FilePath)]
     session: PathBuf,
     /// The entry id that ends the branch, or `none` for an empty branch [default: the last entry]
     #[arg(long, value_name = "ID")]
@@ -75,8 +77,9 @@ impl SessionArgs {
         op: impl FnMut(&History, Option<&RawScan>) -> Result<T, HistoryError>,
     ) -> Result<T, CommandError> {
         let options = crate::cli::config::session_open_options();
+        let path = self.path()?;
         let input = SessionInput::File {
-            path: &self.session,
+            path: &path,
             options: &options,
         };
         let branch = Branch {
@@ -86,13 +89,32 @@ impl SessionArgs {
         Ok(with_history(input, branch, scan_for, op)?)
     }
 
+    /// The session file `--session` names: an existing path; else an id or unique prefix (no
+    /// `/`, at least 8 characters) of a session under the roots; else a missing file.
+    fn path(&self) -> Result<PathBuf, CommandError> {
+        let given = &self.session;
+        if given.exists() {
+            return Ok(given.clone());
+        }
+        let text = given.to_string_lossy();
+        if text.contains('/') || text.chars().count() < SESSION_PREFIX_MIN_CHARS {
+            return Ok(given.clone());
+        }
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let roots = crate::cli::config::session_roots(&[], &cwd, None);
+        Ok(recall::resolve_session(&roots, &text)?.path)
+    }
+
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
         printer::history(self.json, ui.color)
     }
 }
 
+/// A `--session` value shorter than this is a file name, never an id prefix.
+const SESSION_PREFIX_MIN_CHARS: usize = 8;
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum RoleArg {
+pub enum RoleArg {
     User,
     Assistant,
     Tool,

@@ -1,0 +1,104 @@
+//! `pi-context sessions list|search|index`: every past session, ranked full-text recall.
+
+mod index;
+mod list;
+mod search;
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueHint};
+use pi_context::recall::{self, Recall, Scope};
+
+use crate::cli::error::CommandError;
+use crate::cli::printer::{self, SessionsPrinter};
+use crate::cli::ui::Ui;
+
+/// Find and search every past Pi session: list, ranked search, index.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    command: SessionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    List(list::ListArgs),
+    Search(search::SearchArgs),
+    Index(index::IndexArgs),
+}
+
+pub fn run(args: SessionsArgs, ui: &mut Ui) -> Result<u8, crate::cli::error::Outcome> {
+    match args.command {
+        SessionsCommand::List(args) => list::run(args, ui),
+        SessionsCommand::Search(args) => search::run(args, ui),
+        SessionsCommand::Index(args) => index::run(args, ui),
+    }
+}
+
+/// Where sessions are and how to print.
+#[derive(Debug, Args)]
+pub struct RootArgs {
+    /// Look for sessions only in this directory (repeatable) [default: Pi's session dirs]
+    #[arg(long = "sessions-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    sessions_dirs: Vec<PathBuf>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+impl RootArgs {
+    fn recall(&self) -> Result<Recall, CommandError> {
+        crate::cli::config::recall(&self.sessions_dirs, None)
+    }
+
+    fn printer(&self, ui: &Ui) -> Box<dyn SessionsPrinter> {
+        printer::sessions(self.json, ui.color)
+    }
+}
+
+/// Which sessions: the current project (default), another project, or all.
+#[derive(Debug, Args)]
+pub struct ScopeArgs {
+    /// Every project's sessions (the current project's rank higher)
+    #[arg(long, conflicts_with_all = ["project_key", "cwd"])]
+    all: bool,
+    /// The sessions of this project key
+    #[arg(long, value_name = "KEY", conflicts_with = "cwd")]
+    project_key: Option<String>,
+    /// The sessions of the project holding this directory [default: the current directory]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    cwd: Option<PathBuf>,
+    /// Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date
+    #[arg(long, value_name = "DUR")]
+    since: Option<String>,
+}
+
+impl ScopeArgs {
+    fn scope(&self) -> Result<Scope, CommandError> {
+        let current = || -> Result<String, CommandError> {
+            let cwd = match &self.cwd {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()
+                    .map_err(|e| CommandError::io("cannot read the current directory", e))?,
+            };
+            Ok(recall::project_key_of(&cwd))
+        };
+        Ok(if self.all {
+            Scope::All {
+                current: current().ok(),
+            }
+        } else if let Some(key) = &self.project_key {
+            Scope::Project(key.clone())
+        } else {
+            Scope::Project(current()?)
+        })
+    }
+
+    fn since_ms(&self, recall: &Recall) -> Result<Option<i64>, CommandError> {
+        self.since
+            .as_deref()
+            .map(|s| recall::parse_since(s, recall.now_ms))
+            .transpose()
+            .map_err(CommandError::from)
+    }
+}

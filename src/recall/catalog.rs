@@ -1,0 +1,147 @@
+//! The per-file state that goes with one commit of the index: which files are indexed, up to
+//! which byte, and what each session is (id, cwd, project, name, dates).
+//!
+//! The catalog is written to `catalog-<n>.bin` before the index commit whose payload names it,
+//! so a reader that opens the commit finds exactly the catalog that describes it.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::discover::Stat;
+
+/// Bumped whenever the catalog or the index schema changes meaning; an index of another format
+/// is rebuilt.
+pub const FORMAT: u32 = 1;
+
+/// What `sessions list` shows of a session (CONTRACT §10.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub cwd: Option<String>,
+    pub project_key: Option<String>,
+    pub name: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    /// `updated_at` in Unix milliseconds (0 when unknown), for sorting and `--since`.
+    pub updated_ms: i64,
+    pub entries: usize,
+    pub bytes: u64,
+    pub first_user_preview: Option<String>,
+}
+
+/// One indexed session file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// The value of the index's `file` field for this file's documents.
+    pub file_id: u64,
+    pub path: String,
+    pub stat: Stat,
+    /// The file's complete lines up to here are indexed (a torn last line waits).
+    pub indexed_len: u64,
+    /// Entries in the indexed prefix.
+    pub indexed_entries: usize,
+    /// SHA-1 of the first and of the last 4 KiB of the indexed prefix.
+    pub head_check: [u8; 20],
+    pub tail_check: [u8; 20],
+    /// The header's `version` (None: v1), needed to re-read single lines as the file's reader
+    /// would.
+    pub version: Option<u64>,
+    pub events: u64,
+    pub info: SessionInfo,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Catalog {
+    pub format: u32,
+    pub next_file_id: u64,
+    pub files: Vec<FileRecord>,
+}
+
+impl Catalog {
+    pub fn empty() -> Catalog {
+        Catalog {
+            format: FORMAT,
+            next_file_id: 1,
+            files: Vec::new(),
+        }
+    }
+
+    pub fn load(path: &Path) -> Option<Catalog> {
+        let data = fs::read(path).ok()?;
+        postcard::from_bytes::<Catalog>(&data)
+            .ok()
+            .filter(|c| c.format == FORMAT)
+    }
+
+    /// Writes the catalog to a new file in `dir` (temp, fsync, rename) and returns its name.
+    pub fn save(&self, dir: &Path) -> std::io::Result<String> {
+        let data = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
+        let name = format!(
+            "catalog-{}.bin",
+            uuid::Uuid::new_v4()
+                .simple()
+                .to_string()
+                .get(..16)
+                .unwrap_or("0")
+        );
+        let target = dir.join(&name);
+        let temp = dir.join(format!(".{name}.tmp"));
+        let written = fs::File::create(&temp).and_then(|mut f| {
+            f.write_all(&data)?;
+            f.sync_all()
+        });
+        match written.and_then(|()| fs::rename(&temp, &target)) {
+            Ok(()) => Ok(name),
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Removes every catalog file but `keep` (older commits' catalogs, abandoned temp files).
+pub fn remove_others(dir: &Path, keep: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let is_catalog = name.starts_with("catalog-") || name.starts_with(".catalog-");
+        if is_catalog && name != keep {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The commit payload: the format and the catalog file it goes with.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Payload {
+    pub format: u32,
+    pub catalog: String,
+}
+
+impl Payload {
+    pub fn parse(text: &str) -> Option<Payload> {
+        serde_json::from_str::<Payload>(text)
+            .ok()
+            .filter(|p| p.format == FORMAT && is_catalog_name(&p.catalog))
+    }
+
+    pub fn path(&self, dir: &Path) -> PathBuf {
+        dir.join(&self.catalog)
+    }
+}
+
+/// A catalog name the payload may point at (never a path outside the index directory).
+fn is_catalog_name(name: &str) -> bool {
+    name.starts_with("catalog-")
+        && name.ends_with(".bin")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+}

@@ -1,0 +1,171 @@
+//! Opening the best candidates of a session as hits: their stored fields, the event rebuilt
+//! from its lines (`preview`), the match found again, and the preview cut around it.
+
+use std::path::Path;
+
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::DocAddress;
+
+use super::catalog::FileRecord;
+use super::error::RecallError;
+use super::{discover, preview, query, schema, search, Hit, SearchParams, SessionHits};
+
+/// Fast-field access to what opening a hit needs.
+pub(super) struct HitReader {
+    segments: Vec<SegmentColumns>,
+}
+
+struct SegmentColumns {
+    seq: Column<u64>,
+    flags: Column<u64>,
+    entry_start: Column<u64>,
+    entry_len: Column<u64>,
+    result_start: Column<u64>,
+    result_len: Column<u64>,
+    line: Column<u64>,
+    window: Option<StrColumn>,
+    leaf: Option<StrColumn>,
+}
+
+impl HitReader {
+    pub(super) fn new(
+        searcher: &tantivy::Searcher,
+        fields: &schema::Fields,
+    ) -> Result<HitReader, RecallError> {
+        let schema = searcher.schema();
+        let name = |f| schema.get_field_name(f).to_string();
+        let segments = searcher
+            .segment_readers()
+            .iter()
+            .map(|reader| {
+                let fast = reader.fast_fields();
+                Ok(SegmentColumns {
+                    seq: fast.u64(&name(fields.seq))?,
+                    flags: fast.u64(&name(fields.flags))?,
+                    entry_start: fast.u64(&name(fields.entry_start))?,
+                    entry_len: fast.u64(&name(fields.entry_len))?,
+                    result_start: fast.u64(&name(fields.result_start))?,
+                    result_len: fast.u64(&name(fields.result_len))?,
+                    line: fast.u64(&name(fields.line))?,
+                    window: fast.str(&name(fields.window))?,
+                    leaf: fast.str(&name(fields.leaf))?,
+                })
+            })
+            .collect::<tantivy::Result<Vec<_>>>()
+            .map_err(RecallError::corrupt)?;
+        Ok(HitReader { segments })
+    }
+
+    fn read(&self, doc: DocAddress) -> Option<StoredHit> {
+        let columns = self.segments.get(doc.segment_ord as usize)?;
+        let d = doc.doc_id;
+        let string = |column: &Option<StrColumn>| {
+            let column = column.as_ref()?;
+            let ord = column.term_ords(d).next()?;
+            let mut text = String::new();
+            column.ord_to_str(ord, &mut text).ok()?;
+            Some(text)
+        };
+        let result_start = columns.result_start.first(d).unwrap_or(0);
+        Some(StoredHit {
+            seq: columns.seq.first(d)?,
+            flags: schema::Flags::decode(columns.flags.first(d)?),
+            entry: (columns.entry_start.first(d)?, columns.entry_len.first(d)?),
+            result: (result_start > 0)
+                .then(|| (result_start - 1, columns.result_len.first(d).unwrap_or(0))),
+            line: columns.line.first(d).unwrap_or(0),
+            window: string(&columns.window),
+            leaf: string(&columns.leaf),
+        })
+    }
+}
+
+struct StoredHit {
+    seq: u64,
+    flags: schema::Flags,
+    entry: (u64, u64),
+    result: Option<(u64, u64)>,
+    line: u64,
+    window: Option<String>,
+    leaf: Option<String>,
+}
+
+/// Opens a session's candidates: rebuilds each event from the file, finds the match again and
+/// cuts the preview. `None` when no candidate can be shown.
+pub(super) fn open_hits(
+    record: &FileRecord,
+    candidates: &[search::Candidate],
+    reader: &HitReader,
+    alternatives: &[query::Alternative],
+    params: &SearchParams,
+) -> Option<SessionHits> {
+    let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
+    let mut hits = Vec::new();
+    for candidate in candidates {
+        if hits.len() == params.hits {
+            break;
+        }
+        let Some(stored) = reader.read(candidate.doc) else {
+            continue;
+        };
+        let located = preview::Located {
+            flags: stored.flags,
+            entry: stored.entry,
+            result: stored.result,
+            line: stored.line,
+            version: record.version,
+        };
+        let Some(rebuilt) = preview::rebuild(&file, &located) else {
+            continue;
+        };
+        let Some(found) = preview::find(&rebuilt.document, alternatives) else {
+            continue;
+        };
+        let total_chars = crate::text::char_len(&rebuilt.document);
+        let start = preview::preview_start(&rebuilt.document, found.first);
+        let content =
+            crate::text::char_slice(&rebuilt.document, start, params.preview_chars).to_string();
+        let end = start + crate::text::char_len(&content);
+        let highlights = found
+            .ranges
+            .iter()
+            .filter(|(a, b)| *a >= start && *b <= end)
+            .map(|(a, b)| (a - start, b - start))
+            .collect();
+        hits.push(Hit {
+            seq: stored.seq,
+            entry_id: rebuilt.entry_id,
+            leaf_id: stored.leaf,
+            window_id: stored
+                .window
+                .unwrap_or_else(|| crate::history::root_window_id(&record.info.session_id)),
+            role: stored.flags.role,
+            created_at: rebuilt.created_at,
+            on_branch: stored.flags.on_branch,
+            score: round_score(candidate.score),
+            offset_chars: start,
+            truncated: start > 0 || end < total_chars,
+            total_chars,
+            content,
+            highlights,
+        });
+    }
+    let best = hits.first()?.score;
+    let info = &record.info;
+    Some(SessionHits {
+        session_id: info.session_id.clone(),
+        session_file: record.path.clone(),
+        cwd: info.cwd.clone(),
+        project_key: info.project_key.clone(),
+        name: info.name.clone(),
+        updated_at: info.updated_at.clone(),
+        score: best,
+        hits,
+        first_user_preview: info.first_user_preview.clone(),
+        short_id: info.session_id.clone(),
+    })
+}
+
+fn round_score(score: f32) -> f32 {
+    (score * 1000.0).round() / 1000.0
+}

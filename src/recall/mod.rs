@@ -1,0 +1,670 @@
+//! Recall across every past session (CONTRACT §10): finding Pi's session files, a full-text
+//! index of their events (tantivy) kept up to date incrementally, ranked search with previews
+//! read back from the session files, and the session list.
+//!
+//! Every `list` and `search` refreshes the index first; a process that finds another one
+//! refreshing answers from the last commit with `stale: true` instead of waiting. The index is
+//! a cache: a corrupt one is rebuilt, and deleting it is always safe.
+
+mod catalog;
+mod discover;
+mod error;
+mod events;
+mod hits;
+mod preview;
+mod query;
+mod refresh;
+mod resolve;
+mod roots;
+mod schema;
+mod search;
+mod store;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+pub use catalog::SessionInfo;
+pub use error::RecallError;
+pub use refresh::{project_key_of, Progress, FIRST_USER_PREVIEW_CHARS};
+pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
+pub use roots::{session_roots, settings_session_dir, RootsInput};
+pub use search::{recency, role_boost, PROJECT_BOOST};
+
+use crate::history::Role;
+use crate::session::OpenOptions;
+use catalog::{Catalog, FileRecord};
+use store::{Snapshot, Store};
+
+/// Default number of sessions `search` returns.
+pub const DEFAULT_SEARCH_LIMIT: usize = 8;
+/// Default number of hits per session.
+pub const DEFAULT_HITS: usize = 3;
+/// Default number of sessions `list` returns.
+pub const DEFAULT_LIST_LIMIT: usize = 20;
+/// Default preview length of a hit, in code points.
+pub const DEFAULT_PREVIEW_CHARS: usize = 400;
+
+/// Where the index lives and where sessions are.
+#[derive(Debug, Clone)]
+pub struct Recall {
+    /// `<cache>/recall`.
+    pub dir: PathBuf,
+    pub roots: Vec<PathBuf>,
+    /// How session files are opened (the shared session cache).
+    pub session_options: OpenOptions,
+    /// Now, in Unix milliseconds (recency and `--since` are measured from it).
+    pub now_ms: i64,
+}
+
+/// Which sessions a list or search covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Sessions of one project key.
+    Project(String),
+    /// Every session; the current project's (if known) are boosted in search.
+    All { current: Option<String> },
+}
+
+#[derive(Debug, Clone)]
+pub struct ListParams {
+    pub scope: Scope,
+    pub since_ms: Option<i64>,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchParams {
+    pub queries: Vec<String>,
+    pub scope: Scope,
+    pub since_ms: Option<i64>,
+    pub roles: Option<Vec<Role>>,
+    pub all_branches: bool,
+    pub limit: usize,
+    pub hits: usize,
+    pub preview_chars: usize,
+}
+
+/// A session as `sessions list` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedSession {
+    pub session_id: String,
+    pub session_file: String,
+    pub cwd: Option<String>,
+    pub project_key: Option<String>,
+    pub name: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub entries: usize,
+    pub bytes: u64,
+    pub first_user_preview: Option<String>,
+    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
+    #[serde(skip)]
+    pub short_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListResult {
+    pub sessions: Vec<ListedSession>,
+    pub more: usize,
+    pub indexed_sessions: usize,
+    pub stale: bool,
+    pub unreadable: usize,
+}
+
+/// One hit: an event, with a preview starting shortly before the first match.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub seq: u64,
+    pub entry_id: String,
+    pub leaf_id: Option<String>,
+    pub window_id: String,
+    pub role: Role,
+    pub created_at: Option<String>,
+    pub on_branch: bool,
+    pub score: f32,
+    pub offset_chars: usize,
+    pub content: String,
+    pub truncated: bool,
+    pub total_chars: usize,
+    /// Matches inside `content`, `(start, end)` in code points (for highlighting).
+    #[serde(skip)]
+    pub highlights: Vec<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionHits {
+    pub session_id: String,
+    pub session_file: String,
+    pub cwd: Option<String>,
+    pub project_key: Option<String>,
+    pub name: Option<String>,
+    pub updated_at: Option<String>,
+    pub score: f32,
+    pub hits: Vec<Hit>,
+    /// For human output: the first user message.
+    #[serde(skip)]
+    pub first_user_preview: Option<String>,
+    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
+    #[serde(skip)]
+    pub short_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    pub sessions: Vec<SessionHits>,
+    pub more: usize,
+    pub indexed_sessions: usize,
+    pub stale: bool,
+    pub unreadable: usize,
+}
+
+/// What `sessions index` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexResult {
+    pub sessions: usize,
+    pub events: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub unreadable: usize,
+    /// Sessions (re)indexed by this run.
+    #[serde(skip)]
+    pub refreshed: usize,
+}
+
+/// The index after a refresh: a consistent snapshot (none when no index could be opened).
+struct View {
+    store: Option<Store>,
+    snapshot: Option<Snapshot>,
+    stale: bool,
+    unreadable: usize,
+}
+
+impl Recall {
+    /// `sessions index`: brings the index up to date (`rebuild`: from nothing).
+    pub fn index(
+        &self,
+        rebuild: bool,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<IndexResult, RecallError> {
+        let started = Instant::now();
+        let (view, refreshed) = self.refresh(rebuild, true, progress)?;
+        let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
+        let files: Vec<&FileRecord> = catalog
+            .map(|c| c.files.iter().filter(|r| self.under_roots(r)).collect())
+            .unwrap_or_default();
+        Ok(IndexResult {
+            sessions: files.len(),
+            events: files.iter().map(|r| r.events).sum(),
+            bytes: files.iter().map(|r| r.stat.size).sum(),
+            seconds: started.elapsed().as_secs_f64(),
+            unreadable: view.unreadable,
+            refreshed,
+        })
+    }
+
+    /// `sessions list`: sessions in scope, most recently updated first.
+    pub fn list(&self, params: &ListParams) -> Result<ListResult, RecallError> {
+        let (view, _) = self.refresh(false, false, None)?;
+        let empty = Catalog::empty();
+        let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
+        let mut files: Vec<&FileRecord> = catalog
+            .files
+            .iter()
+            .filter(|r| self.under_roots(r) && in_scope(r, &params.scope))
+            .filter(|r| params.since_ms.is_none_or(|s| r.info.updated_ms >= s))
+            .collect();
+        files.sort_by(|a, b| {
+            b.info
+                .updated_ms
+                .cmp(&a.info.updated_ms)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        let more = files.len().saturating_sub(params.limit);
+        files.truncate(params.limit);
+        let prefixes = short_ids(catalog);
+        Ok(ListResult {
+            sessions: files.into_iter().map(|r| listed(r, &prefixes)).collect(),
+            more,
+            indexed_sessions: catalog.files.len(),
+            stale: view.stale,
+            unreadable: view.unreadable,
+        })
+    }
+
+    /// `sessions search`.
+    pub fn search(&self, params: &SearchParams) -> Result<SearchResult, RecallError> {
+        self.search_with_progress(params, None)
+    }
+
+    /// `sessions search`, reporting the progress of a refresh that must index much.
+    pub fn search_with_progress(
+        &self,
+        params: &SearchParams,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<SearchResult, RecallError> {
+        let alternatives = query::parse(&params.queries)?;
+        if params.limit == 0 || params.hits == 0 || params.preview_chars == 0 {
+            return Err(RecallError::InvalidParams(
+                "limit, hits and preview length must be at least 1".into(),
+            ));
+        }
+        let (view, _) = self.refresh(false, false, progress)?;
+        let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
+            return Ok(SearchResult {
+                sessions: Vec::new(),
+                more: 0,
+                indexed_sessions: 0,
+                stale: view.stale,
+                unreadable: view.unreadable,
+            });
+        };
+        let catalog = &snapshot.catalog;
+        let filter = self.filter(catalog, params);
+        let per_file = params.hits + 2;
+        let by_file = search::candidates(
+            &snapshot.searcher,
+            &store.fields,
+            &alternatives,
+            &filter,
+            per_file,
+        )?;
+        let records: rustc_hash::FxHashMap<u64, &FileRecord> =
+            catalog.files.iter().map(|r| (r.file_id, r)).collect();
+        let updated = |file: &u64| records.get(file).map_or(0, |r| r.info.updated_ms);
+        let mut ranked: Vec<(u64, Vec<search::Candidate>)> = by_file
+            .into_iter()
+            .filter(|(_, candidates)| !candidates.is_empty())
+            .collect();
+        ranked.sort_by(|(fa, a), (fb, b)| {
+            let (a, b) = (a[0], b[0]);
+            (b.tier, b.score)
+                .partial_cmp(&(a.tier, a.score))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| updated(fb).cmp(&updated(fa)))
+                .then(fa.cmp(fb))
+        });
+        let matching = ranked.len();
+        let mut sessions = Vec::new();
+        let reader = hits::HitReader::new(&snapshot.searcher, &store.fields)?;
+        for (file_id, candidates) in ranked {
+            if sessions.len() == params.limit {
+                break;
+            }
+            let Some(record) = records.get(&file_id) else {
+                continue;
+            };
+            if let Some(session) =
+                hits::open_hits(record, &candidates, &reader, &alternatives, params)
+            {
+                sessions.push(session);
+            }
+        }
+        let prefixes = short_ids(catalog);
+        for session in &mut sessions {
+            if let Some(short) = prefixes.get(&session.session_id) {
+                session.short_id = short.clone();
+            }
+        }
+        let shown = sessions.len();
+        Ok(SearchResult {
+            sessions,
+            more: matching.saturating_sub(shown),
+            indexed_sessions: catalog.files.len(),
+            stale: view.stale,
+            unreadable: view.unreadable,
+        })
+    }
+
+    /// The most recently updated sessions of a project other than `exclude`, for the boot
+    /// block. The index is refreshed only when that costs little (at most `max_refresh_bytes`
+    /// to read); otherwise the last commit answers. No index yet: none.
+    pub fn recent_sessions(
+        &self,
+        project_key: &str,
+        exclude: Option<&str>,
+        count: usize,
+        max_refresh_bytes: u64,
+    ) -> Result<Vec<ListedSession>, RecallError> {
+        let (view, _) = store::with_private_umask(|| {
+            self.refresh_private(false, false, Some(max_refresh_bytes), None)
+        })?;
+        let Some(snapshot) = view.snapshot else {
+            return Ok(Vec::new());
+        };
+        let catalog = &snapshot.catalog;
+        let prefixes = short_ids(catalog);
+        let mut files: Vec<&FileRecord> = catalog
+            .files
+            .iter()
+            .filter(|r| self.under_roots(r))
+            .filter(|r| r.info.project_key.as_deref() == Some(project_key))
+            .filter(|r| Some(r.info.session_id.as_str()) != exclude)
+            .collect();
+        files.sort_by_key(|r| std::cmp::Reverse(r.info.updated_ms));
+        Ok(files
+            .into_iter()
+            .take(count)
+            .map(|r| listed(r, &prefixes))
+            .collect())
+    }
+
+    fn under_roots(&self, record: &FileRecord) -> bool {
+        let path = Path::new(&record.path);
+        self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    fn filter(&self, catalog: &Catalog, params: &SearchParams) -> search::Filter {
+        let size = catalog
+            .files
+            .iter()
+            .map(|r| r.file_id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut files = vec![false; size];
+        let mut boosted = vec![false; size];
+        let current = match &params.scope {
+            Scope::All { current } => current.as_deref(),
+            Scope::Project(_) => None,
+        };
+        for record in &catalog.files {
+            let id = record.file_id as usize;
+            files[id] = self.under_roots(record) && in_scope(record, &params.scope);
+            boosted[id] = current.is_some() && record.info.project_key.as_deref() == current;
+        }
+        search::Filter {
+            files,
+            boosted,
+            roles: params.roles.clone(),
+            all_branches: params.all_branches,
+            since_ms: params.since_ms,
+            now_ms: self.now_ms,
+        }
+    }
+
+    /// Refreshes the index and returns a view of it, and how many files were (re)indexed.
+    /// Every file the index creates, readers' lock files included, is private (umask 077).
+    /// `wait`: wait for another process's refresh rather than answer from the last commit.
+    fn refresh(
+        &self,
+        rebuild: bool,
+        wait: bool,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<(View, usize), RecallError> {
+        store::with_private_umask(|| self.refresh_private(rebuild, wait, None, progress))
+    }
+
+    fn refresh_private(
+        &self,
+        rebuild: bool,
+        wait: bool,
+        max_bytes: Option<u64>,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<(View, usize), RecallError> {
+        let discovery = discover::discover(&self.roots);
+        let mut unreadable = discovery.unreadable;
+        let opened = match Store::open(&self.dir) {
+            Ok(store) => match store.snapshot() {
+                Ok(snapshot) => Some((store, snapshot)),
+                Err(RecallError::Corrupt(_)) => None,
+                Err(e) => return Err(e),
+            },
+            Err(RecallError::Corrupt(_) | RecallError::Busy) => None,
+            Err(e) => return Err(e),
+        };
+        if let Some((store, snapshot)) = &opened {
+            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+            let too_much = max_bytes.is_some_and(|max| change_bytes(&changes, &discovery) > max);
+            if too_much && !rebuild {
+                let (store, snapshot) = opened.expect("checked");
+                return Ok((
+                    View {
+                        store: Some(store),
+                        snapshot: Some(snapshot),
+                        stale: true,
+                        unreadable: unreadable + skipped,
+                    },
+                    0,
+                ));
+            }
+            if changes.is_empty() && !rebuild {
+                let (store, snapshot) = opened.expect("checked");
+                return Ok((
+                    View {
+                        store: Some(store),
+                        snapshot: Some(snapshot),
+                        stale: false,
+                        unreadable: unreadable + skipped,
+                    },
+                    0,
+                ));
+            }
+            let _ = store;
+        }
+        let lock = if wait {
+            Some(store::lock(&self.dir)?)
+        } else {
+            store::try_lock(&self.dir)?
+        };
+        let Some(lock) = lock else {
+            // Another process is indexing: answer from the last commit.
+            let (store, snapshot) = match opened {
+                Some((store, snapshot)) => (Some(store), Some(snapshot)),
+                None => (None, None),
+            };
+            let skipped = snapshot
+                .as_ref()
+                .map_or(0, |s| self.plan(&s.catalog, &discovery).1);
+            return Ok((
+                View {
+                    store,
+                    snapshot,
+                    stale: true,
+                    unreadable: unreadable + skipped,
+                },
+                0,
+            ));
+        };
+        drop(opened);
+        {
+            let store = match (rebuild, Store::open(&self.dir)) {
+                (false, Ok(store)) => match store.snapshot() {
+                    Ok(_) => store,
+                    Err(RecallError::Corrupt(_)) => Store::recreate(&self.dir, &lock)?,
+                    Err(e) => return Err(e),
+                },
+                (true, _) | (false, Err(RecallError::Corrupt(_) | RecallError::Busy)) => {
+                    Store::recreate(&self.dir, &lock)?
+                }
+                (false, Err(e)) => return Err(e),
+            };
+            let snapshot = store.snapshot()?;
+            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+            unreadable += skipped;
+            let mut refreshed = 0;
+            if !changes.is_empty() {
+                let big = change_bytes(&changes, &discovery);
+                let (threads, budget) = writer_size(big);
+                let mut writer = store.writer(threads, budget)?;
+                let segments = snapshot.searcher.segment_readers().len();
+                if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
+                    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+                }
+                drop(snapshot);
+                let stats = refresh::apply(
+                    &store,
+                    &mut writer,
+                    store.snapshot()?.catalog,
+                    &discovery,
+                    &changes,
+                    &self.session_options,
+                    progress,
+                )?;
+                unreadable += stats.unreadable;
+                refreshed = stats.files_indexed;
+                writer
+                    .wait_merging_threads()
+                    .map_err(RecallError::corrupt)?;
+            }
+            let snapshot = store.snapshot()?;
+            drop(lock);
+            Ok((
+                View {
+                    store: Some(store),
+                    snapshot: Some(snapshot),
+                    stale: false,
+                    unreadable,
+                },
+                refreshed,
+            ))
+        }
+    }
+
+    /// The changes to make, and how many new files are unreadable (those are not changes).
+    fn plan(
+        &self,
+        catalog: &Catalog,
+        discovery: &discover::Discovery,
+    ) -> (Vec<refresh::ChangeRef>, usize) {
+        let mut skipped = 0;
+        let indexed: rustc_hash::FxHashSet<&str> =
+            catalog.files.iter().map(|r| r.path.as_str()).collect();
+        let changes = refresh::plan(catalog, discovery, &self.roots)
+            .into_iter()
+            .filter(|change| match change {
+                refresh::ChangeRef::Index(i) => {
+                    let found = &discovery.files[*i];
+                    let known = indexed.contains(found.path.to_string_lossy().as_ref());
+                    let readable = discover::open_regular(&found.path).is_ok();
+                    if !readable && !known {
+                        skipped += 1;
+                    }
+                    readable || known
+                }
+                refresh::ChangeRef::Drop(_) => true,
+            })
+            .collect();
+        (changes, skipped)
+    }
+}
+
+/// Bytes of the files a set of changes (re)indexes.
+fn change_bytes(changes: &[refresh::ChangeRef], discovery: &discover::Discovery) -> u64 {
+    changes
+        .iter()
+        .map(|c| match c {
+            refresh::ChangeRef::Index(i) => discovery.files[*i].stat.size,
+            refresh::ChangeRef::Drop(_) => 0,
+        })
+        .sum()
+}
+
+/// A refresh indexing more than this runs the writer with two threads and lets segments merge.
+const LARGE_REFRESH_BYTES: u64 = 32 << 20;
+/// Past this many segments, even a small refresh merges.
+const MAX_SEGMENTS_BEFORE_MERGE: usize = 16;
+
+fn writer_size(bytes: u64) -> (usize, usize) {
+    if bytes >= LARGE_REFRESH_BYTES {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        (threads, threads * (64 << 20))
+    } else {
+        (1, 20 << 20)
+    }
+}
+
+fn in_scope(record: &FileRecord, scope: &Scope) -> bool {
+    match scope {
+        Scope::All { .. } => true,
+        Scope::Project(key) => record.info.project_key.as_deref() == Some(key.as_str()),
+    }
+}
+
+/// Every indexed session id → its shortest unique prefix.
+fn short_ids(catalog: &Catalog) -> rustc_hash::FxHashMap<String, String> {
+    let ids: Vec<&str> = catalog
+        .files
+        .iter()
+        .map(|r| r.info.session_id.as_str())
+        .collect();
+    ids.iter()
+        .map(|id| id.to_string())
+        .zip(shortest_unique_prefixes(&ids))
+        .collect()
+}
+
+fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>) -> ListedSession {
+    let info = &record.info;
+    ListedSession {
+        session_id: info.session_id.clone(),
+        session_file: record.path.clone(),
+        cwd: info.cwd.clone(),
+        project_key: info.project_key.clone(),
+        name: info.name.clone(),
+        created_at: info.created_at.clone(),
+        updated_at: info.updated_at.clone(),
+        entries: info.entries,
+        bytes: info.bytes,
+        first_user_preview: info.first_user_preview.clone(),
+        short_id: prefixes
+            .get(&info.session_id)
+            .cloned()
+            .unwrap_or_else(|| info.session_id.clone()),
+    }
+}
+
+/// `--since`: `30m`, `12h`, `7d`, `4w` before now, or an RFC 3339 date-time, or a date
+/// (`2026-02-01`, midnight in the local time zone). Returns Unix milliseconds.
+pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, RecallError> {
+    let text = text.trim();
+    let invalid = || {
+        RecallError::InvalidParams(format!(
+            "since {text:?} is not a duration (30m, 12h, 7d, 4w) or an RFC 3339 date"
+        ))
+    };
+    if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
+        let number = &text[..text.len() - 1];
+        if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+            let n: i64 = number.parse().map_err(|_| invalid())?;
+            let unit_ms: i64 = match unit {
+                'm' => 60_000,
+                'h' => 3_600_000,
+                'd' => 86_400_000,
+                'w' => 7 * 86_400_000,
+                _ => return Err(invalid()),
+            };
+            return Ok(now_ms.saturating_sub(n.saturating_mul(unit_ms)));
+        }
+    }
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    if let Ok(date) = text.parse::<jiff::civil::Date>() {
+        let zoned = date
+            .to_zoned(jiff::tz::TimeZone::system())
+            .map_err(|_| invalid())?;
+        return Ok(zoned.timestamp().as_millisecond());
+    }
+    Err(invalid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_durations_and_dates() {
+        let now = 1_000_000_000_000;
+        assert_eq!(parse_since("30m", now).unwrap(), now - 1_800_000);
+        assert_eq!(parse_since("2d", now).unwrap(), now - 2 * 86_400_000);
+        assert_eq!(parse_since("1w", now).unwrap(), now - 7 * 86_400_000);
+        assert_eq!(
+            parse_since("2026-03-01T09:00:00Z", now).unwrap(),
+            1_772_355_600_000
+        );
+        assert!(parse_since("2026-03-01", now).is_ok());
+        assert!(parse_since("5y", now).is_err());
+        assert!(parse_since("soon", now).is_err());
+    }
+}

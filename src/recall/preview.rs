@@ -1,0 +1,222 @@
+//! Opening a hit: the event's document is rebuilt from the entry lines it comes from, read
+//! from the session file at the byte spans the index stored, exactly as `history` builds it.
+//! The match is then found again in that text; a hit whose text no longer matches (the file
+//! was rewritten since the last refresh) is dropped, never shown.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use super::query::{token_spans, Alternative};
+use super::schema::{Flags, SourceKind};
+use crate::history::{event_document, EventSource};
+use crate::session::{EntryKind, Message, Session};
+use crate::text;
+
+/// Where an indexed event's lines are in its file, and how its document is built.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub flags: Flags,
+    pub entry: (u64, u64),
+    pub result: Option<(u64, u64)>,
+    pub line: u64,
+    pub version: Option<u64>,
+}
+
+/// An event rebuilt from its lines.
+pub struct Rebuilt {
+    pub document: String,
+    pub entry_id: String,
+    pub created_at: Option<String>,
+}
+
+/// Lines longer than this are not read back for a preview.
+const MAX_LINE_BYTES: u64 = 256 << 20;
+
+pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
+    let entry_line = read_line(file, located.entry)?;
+    let result_line = match located.result {
+        Some(span) => Some(read_line(file, span)?),
+        None => None,
+    };
+    let header = match located.version {
+        Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
+        None => "{\"type\":\"session\"}".to_string(),
+    };
+    let mut lines = vec![header, entry_line];
+    lines.extend(result_line);
+    let session = Session::from_lines(&lines);
+    let entry = session.entries.first()?;
+    let source = source_of(&session, located)?;
+    let entry_id = match session.entry_id(&entry.id) {
+        id if id.starts_with("line:") => format!("line:{}", located.line),
+        id => id.into_owned(),
+    };
+    Some(Rebuilt {
+        document: event_document(&session, 0, &source),
+        entry_id,
+        created_at: session.timestamp(entry),
+    })
+}
+
+fn read_line(file: &File, (start, len): (u64, u64)) -> Option<String> {
+    if len > MAX_LINE_BYTES {
+        return None;
+    }
+    let mut buffer = vec![0u8; len as usize + 1];
+    file.read_exact_at(&mut buffer, start).ok()?;
+    // The span must still be exactly one line.
+    if buffer.pop() != Some(b'\n') || memchr::memchr(b'\n', &buffer).is_some() {
+        return None;
+    }
+    String::from_utf8(buffer).ok()
+}
+
+/// The event source for the rebuilt lines (entry 0, result 1).
+fn source_of(session: &Session, located: &Located) -> Option<EventSource> {
+    let entry = session.entries.first()?;
+    Some(match located.flags.kind {
+        SourceKind::Content => EventSource::Content(match &entry.kind {
+            EntryKind::Message(
+                Message::User { content }
+                | Message::Assistant { content, .. }
+                | Message::Custom { content },
+            )
+            | EntryKind::CustomMessage { content, .. } => *content,
+            _ => return None,
+        }),
+        SourceKind::Summary => EventSource::Summary(match &entry.kind {
+            EntryKind::Compaction { summary }
+            | EntryKind::BranchSummary { summary }
+            | EntryKind::Message(
+                Message::CompactionSummary { summary } | Message::BranchSummary { summary },
+            ) => *summary,
+            _ => return None,
+        }),
+        SourceKind::Call => EventSource::Call {
+            index: located.flags.call_index,
+            result: located.result.map(|_| 1),
+        },
+        SourceKind::OrphanResult => EventSource::OrphanResult,
+        SourceKind::Bash => EventSource::Bash,
+    })
+}
+
+/// Where the query matches a document, in code points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The first match.
+    pub first: usize,
+    /// Every matching word, `(start, end)` in code points, in order.
+    pub ranges: Vec<(usize, usize)>,
+    /// Whether some alternative matches with all its words and phrases.
+    pub complete: bool,
+}
+
+/// Finds the query's words and phrases in `document`; `None` when no alternative matches (all
+/// its phrases, and at least one word when it has words).
+pub fn find(document: &str, alternatives: &[Alternative]) -> Option<Found> {
+    let tokens = token_spans(document);
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    let mut complete = false;
+    let mut matched = false;
+    for alternative in alternatives {
+        let mut words_found = 0;
+        for word in &alternative.words {
+            let before = hits.len();
+            hits.extend(
+                tokens
+                    .iter()
+                    .filter(|(t, _, _)| t == word)
+                    .map(|(_, a, b)| (*a, *b)),
+            );
+            if hits.len() > before {
+                words_found += 1;
+            }
+        }
+        let mut phrases_found = 0;
+        for phrase in &alternative.phrases {
+            let n = phrase.len();
+            let before = hits.len();
+            for start in 0..tokens.len().saturating_sub(n - 1) {
+                if tokens[start..start + n]
+                    .iter()
+                    .zip(phrase)
+                    .all(|((t, _, _), w)| t == w)
+                {
+                    hits.push((tokens[start].1, tokens[start + n - 1].2));
+                }
+            }
+            if hits.len() > before {
+                phrases_found += 1;
+            }
+        }
+        let phrases_ok = phrases_found == alternative.phrases.len();
+        if phrases_ok && (words_found > 0 || alternative.words.is_empty()) {
+            matched = true;
+            complete |= words_found == alternative.words.len();
+        }
+    }
+    if !matched {
+        return None;
+    }
+    hits.sort_unstable();
+    hits.dedup();
+    let to_chars = |byte: usize| text::char_len(&document[..byte]);
+    let ranges: Vec<(usize, usize)> = hits
+        .iter()
+        .map(|&(a, b)| (to_chars(a), to_chars(b)))
+        .collect();
+    Some(Found {
+        first: ranges.first().map_or(0, |r| r.0),
+        ranges,
+        complete,
+    })
+}
+
+/// Code points of context shown before the first match.
+pub const LEAD_CHARS: usize = 40;
+
+/// Where a preview of a document starts: up to [`LEAD_CHARS`] before the first match, moved
+/// forward to the start of a word when that stays before the match.
+pub fn preview_start(document: &str, first_match: usize) -> usize {
+    let start = first_match.saturating_sub(LEAD_CHARS);
+    if start == 0 {
+        return 0;
+    }
+    let lead: Vec<char> = document
+        .chars()
+        .skip(start)
+        .take(first_match - start)
+        .collect();
+    match lead.iter().position(|c| c.is_whitespace()) {
+        Some(i) => start + i + 1,
+        None => start,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::query::parse;
+
+    #[test]
+    fn finds_words_phrases_and_offsets_in_code_points() {
+        let alternatives = parse(&[r#"café "exit code""#.to_string()]).unwrap();
+        let doc = "😀 the CAFE said: exit  code 137, exit";
+        let found = find(doc, &alternatives).unwrap();
+        assert_eq!(found.first, 6);
+        assert!(found.complete);
+        assert_eq!(found.ranges, vec![(6, 10), (17, 27)]);
+        assert!(find("exit then code", &alternatives).is_none());
+    }
+
+    #[test]
+    fn previews_start_at_a_word_before_the_match() {
+        let doc = format!("{} needle", "word ".repeat(20));
+        let first = doc.find("needle").unwrap();
+        let start = preview_start(&doc, first);
+        assert!(start < first && first - start <= LEAD_CHARS);
+        assert_eq!(&doc[start..start + 4], "word");
+        assert_eq!(preview_start("short needle", 6), 0);
+    }
+}

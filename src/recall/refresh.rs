@@ -1,0 +1,618 @@
+//! Bringing the index up to date with the session files, incrementally.
+//!
+//! For each file the catalog records its identity (device, inode, size, mtime), how far it was
+//! indexed and hashes of the first and last 4 KiB of that prefix. A file whose identity is
+//! unchanged is skipped. One that only grew (same device and inode, prefix hashes unchanged) is
+//! re-read through the session cache (so only the appended tail is parsed), its projection is
+//! recomputed as it was and as it is, and only the events whose description changed are
+//! replaced. Anything else is dropped and indexed again; a deleted file is dropped. A torn last
+//! line is not indexed until it is complete. All of it is one commit.
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use sha1::{Digest, Sha1};
+use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{TantivyDocument, Term};
+
+use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
+use super::discover::{Discovery, Found, Stat};
+use super::error::RecallError;
+use super::events::{self, EventDesc};
+use super::schema::{Fields, Flags, SourceKind};
+use super::store::{IndexWriter, Store};
+use crate::history::{event_document, Role};
+use crate::session::{
+    read_consistently, EntryKind, OpenOptions, Session, SessionError, SessionFile,
+};
+
+/// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
+const CHECK_BYTES: usize = 4096;
+/// The first user message shown by `sessions list`, in code points.
+pub const FIRST_USER_PREVIEW_CHARS: usize = 200;
+
+/// Reports indexing progress (the CLI draws a bar; the library never prints).
+pub trait Progress {
+    /// `files` files holding `bytes` bytes are about to be (re)indexed.
+    fn start(&mut self, files: usize, bytes: u64);
+    /// One more file was indexed.
+    fn advance(&mut self, bytes: u64);
+    fn finish(&mut self);
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default)]
+pub struct RefreshStats {
+    /// Files (re)indexed in this refresh.
+    pub files_indexed: usize,
+    pub bytes_indexed: u64,
+    pub events_indexed: u64,
+    pub unreadable: usize,
+    /// Whether anything was committed.
+    pub committed: bool,
+}
+
+/// A file that needs work, and why.
+enum Change {
+    Index(Found),
+    Drop(u64),
+}
+
+/// The files under `roots` whose state differs from the catalog's, and the catalog's files
+/// that are gone.
+pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[PathBuf]) -> Vec<ChangeRef> {
+    let by_path: FxHashMap<&str, &FileRecord> =
+        catalog.files.iter().map(|r| (r.path.as_str(), r)).collect();
+    let mut changes = Vec::new();
+    let mut present: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for (i, found) in discovery.files.iter().enumerate() {
+        let path = found.path.to_string_lossy();
+        match by_path.get(path.as_ref()) {
+            Some(record) => {
+                present.insert(record.path.as_str());
+                if record.stat != found.stat {
+                    changes.push(ChangeRef::Index(i));
+                }
+            }
+            None => changes.push(ChangeRef::Index(i)),
+        }
+    }
+    for record in &catalog.files {
+        if present.contains(record.path.as_str()) {
+            continue;
+        }
+        let path = Path::new(&record.path);
+        let under_root = roots.iter().any(|root| path.starts_with(root));
+        if under_root || std::fs::metadata(path).is_err() {
+            changes.push(ChangeRef::Drop(record.file_id));
+        }
+    }
+    changes
+}
+
+/// A change named by its position in the discovery (or the dropped file's id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeRef {
+    Index(usize),
+    Drop(u64),
+}
+
+/// Applies `changes` to the index in one commit and returns the new catalog's stats.
+pub fn apply(
+    store: &Store,
+    writer: &mut IndexWriter,
+    mut catalog: Catalog,
+    discovery: &Discovery,
+    changes: &[ChangeRef],
+    session_options: &OpenOptions,
+    mut progress: Option<&mut dyn Progress>,
+) -> Result<RefreshStats, RecallError> {
+    let fields = store.fields;
+    let mut stats = RefreshStats::default();
+    let changes: Vec<Change> = changes
+        .iter()
+        .map(|c| match c {
+            ChangeRef::Index(i) => Change::Index(discovery.files[*i].clone()),
+            ChangeRef::Drop(id) => Change::Drop(*id),
+        })
+        .collect();
+    if let Some(p) = progress.as_deref_mut() {
+        let (files, bytes) = changes.iter().fold((0, 0), |(n, b), c| match c {
+            Change::Index(found) => (n + 1, b + found.stat.size),
+            Change::Drop(_) => (n, b),
+        });
+        p.start(files, bytes);
+    }
+    let mut project_keys: FxHashMap<String, String> = FxHashMap::default();
+    // The catalog's records by path while changes are applied (a rebuild touches every one).
+    let mut records: FxHashMap<String, FileRecord> = std::mem::take(&mut catalog.files)
+        .into_iter()
+        .map(|r| (r.path.clone(), r))
+        .collect();
+    for change in changes {
+        match change {
+            Change::Drop(file_id) => {
+                writer.delete_term(Term::from_field_u64(fields.file, file_id));
+                records.retain(|_, r| r.file_id != file_id);
+            }
+            Change::Index(found) => {
+                let path = found.path.to_string_lossy().into_owned();
+                let record = records.remove(&path);
+                let file_id = record.as_ref().map_or_else(
+                    || {
+                        let id = catalog.next_file_id;
+                        catalog.next_file_id += 1;
+                        id
+                    },
+                    |r| r.file_id,
+                );
+                let outcome = index_file(
+                    writer,
+                    &fields,
+                    &found,
+                    file_id,
+                    record.as_ref(),
+                    session_options,
+                    &mut project_keys,
+                );
+                if let Some(p) = progress.as_deref_mut() {
+                    p.advance(found.stat.size);
+                }
+                match outcome? {
+                    Some((new_record, events)) => {
+                        stats.files_indexed += 1;
+                        stats.bytes_indexed += found.stat.size;
+                        stats.events_indexed += events;
+                        records.insert(path, new_record);
+                    }
+                    None => {
+                        stats.unreadable += 1;
+                        if record.is_some() {
+                            writer.delete_term(Term::from_field_u64(fields.file, file_id));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    catalog.files = records.into_values().collect();
+    catalog.files.sort_by_key(|r| r.file_id);
+    if let Some(p) = progress {
+        p.finish();
+    }
+    commit(store, writer, &catalog)?;
+    stats.committed = true;
+    Ok(stats)
+}
+
+/// Writes the catalog, then commits the index with a payload naming it.
+fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<(), RecallError> {
+    let name = catalog
+        .save(store.dir())
+        .map_err(|e| RecallError::io(store.dir(), e))?;
+    let payload = serde_json::to_string(&Payload {
+        format: catalog::FORMAT,
+        catalog: name.clone(),
+    })
+    .map_err(RecallError::corrupt)?;
+    let mut prepared = writer.prepare_commit().map_err(RecallError::corrupt)?;
+    prepared.set_payload(&payload);
+    prepared.commit().map_err(RecallError::corrupt)?;
+    catalog::remove_others(store.dir(), &name);
+    Ok(())
+}
+
+/// Indexes one file; `None` when it cannot be read (a FIFO swapped in, a permission error).
+fn index_file(
+    writer: &IndexWriter,
+    fields: &Fields,
+    found: &Found,
+    file_id: u64,
+    record: Option<&FileRecord>,
+    session_options: &OpenOptions,
+    project_keys: &mut FxHashMap<String, String>,
+) -> Result<Option<(FileRecord, u64)>, RecallError> {
+    // The identity before the read: a file replaced in between is recognized next time.
+    let Ok(metadata) = std::fs::metadata(&found.path) else {
+        return Ok(None);
+    };
+    let stat = Stat::of(&metadata);
+    // Everything is read and built first, again when the file was rewritten under the read;
+    // only a consistent result reaches the index.
+    let prepared = read_consistently(&found.path, |file: &SessionFile| {
+        Ok::<_, SessionError>(prepare(
+            file,
+            fields,
+            found,
+            file_id,
+            record,
+            stat,
+            session_options,
+            project_keys,
+        ))
+    });
+    let Ok(prepared) = prepared else {
+        return Ok(None);
+    };
+    if prepared.fresh && record.is_some() {
+        writer.delete_term(Term::from_field_u64(fields.file, file_id));
+    }
+    delete_seqs(writer, fields, file_id, &prepared.stale)?;
+    let added = prepared.documents.len() as u64;
+    for doc in prepared.documents {
+        writer.add_document(doc).map_err(RecallError::corrupt)?;
+    }
+    Ok(Some((prepared.record, added)))
+}
+
+/// One file's part of a refresh, read and built but not yet applied.
+struct Prepared {
+    /// The file's documents are all replaced (a new, rewritten or shrunk file).
+    fresh: bool,
+    stale: Vec<u64>,
+    documents: Vec<TantivyDocument>,
+    record: FileRecord,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    file: &SessionFile,
+    fields: &Fields,
+    found: &Found,
+    file_id: u64,
+    record: Option<&FileRecord>,
+    stat: Stat,
+    session_options: &OpenOptions,
+    project_keys: &mut FxHashMap<String, String>,
+) -> Prepared {
+    let session = file.session(session_options);
+    let bytes = session.bytes();
+    let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let entries = session.entries.partition_point(|e| e.span.end < complete);
+    let (head_check, tail_check) = checks(&bytes[..complete]);
+    let grown_from = record.filter(|r| {
+        r.stat.dev == stat.dev
+            && r.stat.ino == stat.ino
+            && (r.indexed_len as usize) <= complete
+            && r.indexed_entries <= entries
+            && checks(&bytes[..r.indexed_len as usize]) == (r.head_check, r.tail_check)
+    });
+    let session_id = session_id(&session, &found.path);
+    let changes = describe_changes(&session, grown_from, entries, &session_id);
+    let version = session.header.as_ref().and_then(|h| h.version);
+    let created_ms = session
+        .header
+        .as_ref()
+        .and_then(|h| h.timestamp.as_deref())
+        .and_then(parse_ms)
+        .unwrap_or(0);
+    let documents = changes
+        .added
+        .iter()
+        .map(|event| document(&session, fields, file_id, event, created_ms))
+        .collect();
+    let first_user = match (&changes.first_user, grown_from) {
+        (Some(event), _) => Some(first_user_preview(&session, event)),
+        (None, Some(r)) => r.info.first_user_preview.clone(),
+        (None, None) => None,
+    };
+    let info = session_info(
+        &session,
+        entries,
+        &session_id,
+        first_user,
+        bytes.len() as u64,
+        project_keys,
+    );
+    Prepared {
+        fresh: grown_from.is_none(),
+        stale: changes.stale,
+        documents,
+        record: FileRecord {
+            file_id,
+            path: found.path.to_string_lossy().into_owned(),
+            // The identity as read: a file that grew since is looked at again next time.
+            stat: Stat {
+                size: bytes.len() as u64,
+                ..stat
+            },
+            indexed_len: complete as u64,
+            indexed_entries: entries,
+            head_check,
+            tail_check,
+            version,
+            events: changes.total,
+            info,
+        },
+    }
+}
+
+/// The documents a refresh of one file deletes and adds.
+struct Changes {
+    /// Indexed seqs whose documents go.
+    stale: Vec<u64>,
+    /// Events to index.
+    added: Vec<EventDesc>,
+    /// Events of the file in the index afterwards.
+    total: u64,
+    /// The default branch's first user event, when this refresh knows it (else the previous
+    /// record's preview stands).
+    first_user: Option<EventDesc>,
+}
+
+/// What to delete and add for a file: everything (a new or rewritten file), the cheap delta of
+/// an append that only extended the default branch, or the difference between the file's
+/// events as indexed and as they are now.
+fn describe_changes(
+    session: &Session,
+    grown_from: Option<&FileRecord>,
+    entries: usize,
+    session_id: &str,
+) -> Changes {
+    let first_user = |events: &[EventDesc]| {
+        events
+            .iter()
+            .find(|e| e.on_branch && e.role == Role::User)
+            .cloned()
+    };
+    let Some(record) = grown_from else {
+        let events = events::describe(session, entries, session_id);
+        return Changes {
+            stale: Vec::new(),
+            total: events.len() as u64,
+            first_user: first_user(&events),
+            added: events,
+        };
+    };
+    if record.indexed_entries == entries {
+        return Changes {
+            stale: Vec::new(),
+            added: Vec::new(),
+            total: record.events,
+            first_user: None,
+        };
+    }
+    if let Some(append) =
+        events::describe_append(session, record.indexed_entries, entries, session_id)
+    {
+        let first = record
+            .info
+            .first_user_preview
+            .is_none()
+            .then(|| first_user(&append.added))
+            .flatten();
+        let mut stale: Vec<u64> = append.changed.iter().map(|e| e.seq).collect();
+        stale.sort_unstable();
+        let total = record.events + append.added.len() as u64;
+        let mut added = append.changed;
+        added.extend(append.added);
+        return Changes {
+            stale,
+            added,
+            total,
+            first_user: first,
+        };
+    }
+    let new = events::describe(session, entries, session_id);
+    let old = events::describe(session, record.indexed_entries, session_id);
+    let (stale, added) = diff(&old, &new);
+    Changes {
+        stale,
+        added: added.into_iter().cloned().collect(),
+        total: new.len() as u64,
+        first_user: first_user(&new),
+    }
+}
+
+fn first_user_preview(session: &Session, event: &EventDesc) -> String {
+    let text = event_document(session, event.entry, &event.source);
+    crate::text::char_slice(&text, 0, FIRST_USER_PREVIEW_CHARS).to_string()
+}
+
+/// The events to delete (old seqs whose description changed or vanished) and to add.
+fn diff<'a>(old: &[EventDesc], new: &'a [EventDesc]) -> (Vec<u64>, Vec<&'a EventDesc>) {
+    let old_by_seq: FxHashMap<u64, &EventDesc> = old.iter().map(|e| (e.seq, e)).collect();
+    let new_by_seq: FxHashMap<u64, &EventDesc> = new.iter().map(|e| (e.seq, e)).collect();
+    let stale = old
+        .iter()
+        .filter(|e| new_by_seq.get(&e.seq).is_none_or(|n| *n != *e))
+        .map(|e| e.seq)
+        .collect();
+    let added = new
+        .iter()
+        .filter(|e| old_by_seq.get(&e.seq).is_none_or(|o| *o != *e))
+        .collect();
+    (stale, added)
+}
+
+/// Deletes the file's documents at `seqs` (sorted), one range query per run of consecutive
+/// old seqs.
+fn delete_seqs(
+    writer: &IndexWriter,
+    fields: &Fields,
+    file_id: u64,
+    seqs: &[u64],
+) -> Result<(), RecallError> {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &seq in seqs {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == seq => *end = seq,
+            _ => runs.push((seq, seq)),
+        }
+    }
+    // Runs are of seqs, which may have gaps the old index did not hold; merge runs whose gap
+    // holds no old document of this file is not needed: a range over a gap deletes nothing.
+    for (start, end) in runs {
+        let file: Box<dyn Query> = Box::new(TermQuery::new(
+            Term::from_field_u64(fields.file, file_id),
+            IndexRecordOption::Basic,
+        ));
+        let range: Box<dyn Query> = Box::new(RangeQuery::new(
+            std::ops::Bound::Included(Term::from_field_u64(fields.seq, start)),
+            std::ops::Bound::Included(Term::from_field_u64(fields.seq, end)),
+        ));
+        let query = BooleanQuery::new(vec![(Occur::Must, file), (Occur::Must, range)]);
+        writer
+            .delete_query(Box::new(query))
+            .map_err(RecallError::corrupt)?;
+    }
+    Ok(())
+}
+
+fn document(
+    session: &Session,
+    fields: &Fields,
+    file_id: u64,
+    event: &EventDesc,
+    fallback_ms: i64,
+) -> TantivyDocument {
+    let entry = &session.entries[event.entry];
+    let text = event_document(session, event.entry, &event.source);
+    let (kind, call_index) = SourceKind::of(&event.source);
+    let ts = session
+        .timestamp(entry)
+        .as_deref()
+        .and_then(parse_ms)
+        .unwrap_or(fallback_ms);
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.text, &text);
+    doc.add_u64(fields.file, file_id);
+    doc.add_u64(fields.seq, event.seq);
+    doc.add_i64(fields.ts, ts);
+    doc.add_u64(
+        fields.flags,
+        Flags {
+            role: event.role,
+            on_branch: event.on_branch,
+            kind,
+            call_index,
+        }
+        .encode(),
+    );
+    doc.add_u64(fields.entry_start, entry.span.start as u64);
+    doc.add_u64(fields.entry_len, (entry.span.end - entry.span.start) as u64);
+    let result = event.result_entry().map(|r| session.entries[r].span);
+    doc.add_u64(
+        fields.result_start,
+        result.map_or(0, |span| span.start as u64 + 1),
+    );
+    doc.add_u64(
+        fields.result_len,
+        result.map_or(0, |span| (span.end - span.start) as u64),
+    );
+    doc.add_u64(fields.line, entry.line as u64);
+    let root = crate::history::root_window_id(session.id().unwrap_or_default());
+    if event.window_id != root {
+        doc.add_text(fields.window, &event.window_id);
+    }
+    if let Some(leaf) = event.leaf {
+        doc.add_text(fields.leaf, session.entry_id(&session.entries[leaf].id));
+    }
+    doc
+}
+
+/// The session id: the header's, else the file name without `.jsonl` (and without Pi's
+/// `<timestamp>_` prefix).
+pub fn session_id(session: &Session, path: &Path) -> String {
+    if let Some(id) = session.id().filter(|id| !id.is_empty()) {
+        return id.to_string();
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match stem.rsplit_once('_') {
+        Some((_, id)) if !id.is_empty() => id.to_string(),
+        _ => stem,
+    }
+}
+
+fn session_info(
+    session: &Session,
+    entries: usize,
+    session_id: &str,
+    first_user_preview: Option<String>,
+    bytes: u64,
+    project_keys: &mut FxHashMap<String, String>,
+) -> SessionInfo {
+    let header = session.header.as_ref();
+    let cwd = header.and_then(|h| h.cwd.clone());
+    let project_key = cwd.as_ref().map(|cwd| {
+        project_keys
+            .entry(cwd.clone())
+            .or_insert_with(|| project_key_of(Path::new(cwd)))
+            .clone()
+    });
+    let updated_at = session.entries[..entries]
+        .iter()
+        .rev()
+        .find_map(|e| session.timestamp(e));
+    SessionInfo {
+        session_id: session_id.to_string(),
+        cwd,
+        project_key,
+        name: session_name(session, entries),
+        created_at: header.and_then(|h| h.timestamp.clone()),
+        updated_ms: updated_at.as_deref().and_then(parse_ms).unwrap_or(0),
+        updated_at,
+        entries,
+        bytes,
+        first_user_preview,
+    }
+}
+
+/// The project key of a session's cwd (CONTRACT §10.1): §1's key when the directory exists,
+/// else `basename-sha1(path)[..8]` without looking for a repository.
+pub fn project_key_of(cwd: &Path) -> String {
+    if cwd.is_dir() {
+        return crate::notes::project_key(cwd);
+    }
+    let name = cwd
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "root".to_string());
+    let digest = Sha1::digest(cwd.to_string_lossy().as_bytes());
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{name}-{hex}")
+}
+
+/// The name of the last `session_info` entry (`/name`), if it has one.
+fn session_name(session: &Session, entries: usize) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Info {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        name: Option<serde_json::Value>,
+    }
+    let bytes = session.bytes();
+    session.entries[..entries].iter().rev().find_map(|entry| {
+        if !matches!(entry.kind, EntryKind::Other) {
+            return None;
+        }
+        let line = bytes.get(entry.span.start..entry.span.end)?;
+        memchr::memmem::find(line, b"session_info")?;
+        let info: Info = serde_json::from_slice(line).ok()?;
+        if info.kind.as_deref() != Some("session_info") {
+            return None;
+        }
+        Some(match info.name {
+            Some(serde_json::Value::String(name)) if !name.trim().is_empty() => Some(name),
+            _ => None,
+        })
+    })?
+}
+
+/// Unix milliseconds of an RFC 3339 timestamp.
+pub fn parse_ms(text: &str) -> Option<i64> {
+    text.parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+pub fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
+    let head = &prefix[..prefix.len().min(CHECK_BYTES)];
+    let tail = &prefix[prefix.len().saturating_sub(CHECK_BYTES)..];
+    (Sha1::digest(head).into(), Sha1::digest(tail).into())
+}

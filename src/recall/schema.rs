@@ -1,0 +1,180 @@
+//! The index schema and its text analyzer.
+//!
+//! One document per event. Only the text is indexed (never stored); everything else is a fast
+//! (columnar) field that filtering, ranking and opening a hit need: which file, the seq, the
+//! timestamp, role/branch/source flags, the byte spans of the entry lines the document is built
+//! from, and the window and leaf ids. Previews are rebuilt from the session file.
+
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
+};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+};
+
+use crate::history::{EventSource, Role};
+
+/// The analyzer's name in the index's tokenizer manager.
+pub const ANALYZER: &str = "recall";
+/// Tokens longer than this many bytes (base64 blobs, hashes of hashes) are not indexed.
+pub const MAX_TOKEN_BYTES: usize = 80;
+
+/// Unicode-aware words (runs of alphanumeric characters), lowercased, diacritics folded.
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    pub text: Field,
+    pub file: Field,
+    pub seq: Field,
+    pub ts: Field,
+    /// Role, branch flag and source kind, packed (see [`Flags`]).
+    pub flags: Field,
+    pub entry_start: Field,
+    pub entry_len: Field,
+    /// The paired result's line: start + 1 (0: none).
+    pub result_start: Field,
+    pub result_len: Field,
+    /// The entry's 1-based line number (names v1 entries, whose ids are `line:<N>`).
+    pub line: Field,
+    /// The window id, when it is not the session's root window.
+    pub window: Field,
+    /// The tip entry id of an abandoned branch.
+    pub leaf: Field,
+}
+
+pub fn build(positions: bool) -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let record = if positions {
+        IndexRecordOption::WithFreqsAndPositions
+    } else {
+        IndexRecordOption::WithFreqs
+    };
+    let text = builder.add_text_field(
+        "text",
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(ANALYZER)
+                .set_index_option(record),
+        ),
+    );
+    let fast = || NumericOptions::default().set_fast();
+    let fields = Fields {
+        text,
+        file: builder.add_u64_field("file", NumericOptions::default().set_fast().set_indexed()),
+        seq: builder.add_u64_field("seq", fast()),
+        ts: builder.add_i64_field("ts", fast()),
+        flags: builder.add_u64_field("flags", fast()),
+        entry_start: builder.add_u64_field("entry_start", fast()),
+        entry_len: builder.add_u64_field("entry_len", fast()),
+        result_start: builder.add_u64_field("result_start", fast()),
+        result_len: builder.add_u64_field("result_len", fast()),
+        line: builder.add_u64_field("line", fast()),
+        window: builder.add_text_field("window", FAST),
+        leaf: builder.add_text_field("leaf", FAST),
+    };
+    (builder.build(), fields)
+}
+
+/// What the `flags` field packs: the role (2 bits), whether the event is on the default
+/// branch (1 bit), the kind of source (3 bits) and a call's index in its message (the rest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flags {
+    pub role: Role,
+    pub on_branch: bool,
+    pub kind: SourceKind,
+    pub call_index: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Content,
+    Summary,
+    Call,
+    OrphanResult,
+    Bash,
+}
+
+impl SourceKind {
+    pub fn of(source: &EventSource) -> (SourceKind, usize) {
+        match source {
+            EventSource::Content(_) => (SourceKind::Content, 0),
+            EventSource::Summary(_) => (SourceKind::Summary, 0),
+            EventSource::Call { index, .. } => (SourceKind::Call, *index),
+            EventSource::OrphanResult => (SourceKind::OrphanResult, 0),
+            EventSource::Bash => (SourceKind::Bash, 0),
+        }
+    }
+
+    const ALL: [SourceKind; 5] = [
+        SourceKind::Content,
+        SourceKind::Summary,
+        SourceKind::Call,
+        SourceKind::OrphanResult,
+        SourceKind::Bash,
+    ];
+}
+
+impl Flags {
+    pub fn encode(self) -> u64 {
+        let role = Role::ALL.iter().position(|r| *r == self.role).unwrap_or(0) as u64;
+        let kind = SourceKind::ALL
+            .iter()
+            .position(|k| *k == self.kind)
+            .unwrap_or(0) as u64;
+        role | (u64::from(self.on_branch) << 2) | (kind << 3) | ((self.call_index as u64) << 6)
+    }
+
+    pub fn decode(bits: u64) -> Flags {
+        Flags {
+            role: Role::ALL[(bits & 3) as usize],
+            on_branch: bits & 4 != 0,
+            kind: SourceKind::ALL
+                .get(((bits >> 3) & 7) as usize)
+                .copied()
+                .unwrap_or(SourceKind::Content),
+            call_index: (bits >> 6) as usize,
+        }
+    }
+
+    pub fn role_of(bits: u64) -> Role {
+        Role::ALL[(bits & 3) as usize]
+    }
+
+    pub fn on_branch_of(bits: u64) -> bool {
+        bits & 4 != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_round_trip() {
+        let flags = Flags {
+            role: Role::Tool,
+            on_branch: true,
+            kind: SourceKind::Call,
+            call_index: 7,
+        };
+        assert_eq!(Flags::decode(flags.encode()), flags);
+    }
+
+    #[test]
+    fn the_analyzer_folds_case_and_diacritics() {
+        let mut analyzer = analyzer();
+        let mut stream = analyzer.token_stream("Café NAÏVE déjà-vu 日本語");
+        let mut tokens = Vec::new();
+        while let Some(token) = stream.next() {
+            tokens.push(token.text.clone());
+        }
+        assert_eq!(tokens, ["cafe", "naive", "deja", "vu", "日本語"]);
+    }
+}

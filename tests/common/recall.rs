@@ -1,0 +1,120 @@
+//! Pi session corpora for the `sessions` tests: files in Pi's own layout under the test's agent
+//! dir, and helpers to run `sessions …` and `history …` on them.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::session::SessionBuilder;
+use super::TestEnv;
+
+/// `<agent dir>/sessions`, Pi's default root.
+pub fn sessions_root(env: &TestEnv) -> PathBuf {
+    env.root().join("pi-agent").join("sessions")
+}
+
+/// A project directory under the work dir (created), for session cwds.
+pub fn project_dir(env: &TestEnv, name: &str) -> PathBuf {
+    let dir = env.work().join(name);
+    std::fs::create_dir_all(&dir).expect("create project dir");
+    dir
+}
+
+/// A session id that looks like Pi's (a UUID), distinct per `n`.
+pub fn session_id(n: u32) -> String {
+    format!("0192aaaa-{n:04x}-7000-8000-{n:012x}")
+}
+
+/// Writes the session where Pi would: `<root>/--<encoded cwd>--/<timestamp>_<id>.jsonl`.
+pub fn write_pi_session(env: &TestEnv, cwd: &Path, session: &SessionBuilder) -> PathBuf {
+    let encoded = cwd
+        .to_string_lossy()
+        .trim_start_matches('/')
+        .replace(['/', '\\', ':'], "-");
+    let dir = sessions_root(env).join(format!("--{encoded}--"));
+    std::fs::create_dir_all(&dir).expect("create session dir");
+    let path = dir.join(format!(
+        "2026-03-01T09-00-00-000Z_{}.jsonl",
+        session.session_id()
+    ));
+    session.write_to(&path)
+}
+
+/// Runs `pi-context <args> --json` in `cwd` and returns its JSON and exit code.
+pub fn json_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> (Value, i32) {
+    let output = env
+        .cmd()
+        .current_dir(cwd)
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("run");
+    let code = output.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "{args:?} failed with {code}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    (value, code)
+}
+
+/// `sessions search QUERY… --all --json` from the work dir.
+pub fn search_all(env: &TestEnv, args: &[&str]) -> Value {
+    let mut all = vec!["sessions", "search", "--all"];
+    all.extend_from_slice(args);
+    json_in(env, &env.work(), &all).0
+}
+
+/// The session ids of a search or list result, in order.
+pub fn ids(result: &Value) -> Vec<String> {
+    result["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["session_id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+/// Every hit of a search result as `(session_id, seq)`.
+pub fn hits(result: &Value) -> Vec<(String, u64)> {
+    result["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .flat_map(|s| {
+            let id = s["session_id"].as_str().expect("id").to_string();
+            s["hits"]
+                .as_array()
+                .expect("hits")
+                .iter()
+                .map(move |h| (id.clone(), h["seq"].as_u64().expect("seq")))
+        })
+        .collect()
+}
+
+/// `history read SEQ --session ID [--leaf LEAF] --limit 50000 --json` → the read's content.
+pub fn read_hit(env: &TestEnv, session: &str, seq: u64, leaf: Option<&str>) -> String {
+    let seq = seq.to_string();
+    let mut args = vec![
+        "history",
+        "read",
+        &seq,
+        "--session",
+        session,
+        "--limit",
+        "50000",
+    ];
+    if let Some(leaf) = leaf {
+        args.extend(["--leaf", leaf]);
+    }
+    let (value, code) = json_in(env, &env.work(), &args);
+    assert_eq!(code, 0, "read failed: {value}");
+    value["content"].as_str().expect("content").to_string()
+}
