@@ -14,7 +14,7 @@ fn schemas(env: &TestEnv) -> Value {
 }
 
 #[test]
-fn the_five_notes_tools_are_described_and_writes_run_sequentially() {
+fn the_notes_tools_are_described_and_writes_run_sequentially() {
     let env = TestEnv::new();
     let all = schemas(&env);
     let tools: Vec<&Value> = all["tools"]
@@ -29,6 +29,7 @@ fn the_five_notes_tools_are_described_and_writes_run_sequentially() {
         [
             "notes_write",
             "notes_edit",
+            "notes_move",
             "notes_read",
             "notes_list",
             "notes_search"
@@ -36,7 +37,7 @@ fn the_five_notes_tools_are_described_and_writes_run_sequentially() {
     );
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
-        let mode = if name == "notes_write" || name == "notes_edit" {
+        let mode = if ["notes_write", "notes_edit", "notes_move"].contains(&name) {
             "sequential"
         } else {
             "parallel"
