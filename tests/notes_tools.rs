@@ -68,8 +68,8 @@ fn the_notes_tools_are_described_and_writes_run_sequentially() {
             .is_none(),
         "write takes no crumpled"
     );
-    assert!(tools[4]["parameters"]["properties"]["wastebasket"].is_object());
-    assert_eq!(tools[4]["parameters"]["required"], json!(["query"]));
+    assert!(tools[5]["parameters"]["properties"]["wastebasket"].is_object());
+    assert_eq!(tools[5]["parameters"]["required"], json!(["query"]));
 }
 
 #[test]
