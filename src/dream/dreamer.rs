@@ -251,7 +251,6 @@ impl EventStream {
             "tool_execution_start" => {
                 let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
                 let args = &event["args"];
-                let path = args["path"].as_str().map(str::to_string);
                 let moved = (tool == "notes_move")
                     .then(|| {
                         Some((
@@ -260,8 +259,13 @@ impl EventStream {
                         ))
                     })
                     .flatten();
+                // A move is shown (and reported when refused) as `from -> to`.
+                let path = match &moved {
+                    Some((from, to)) => Some(format!("{from} -> {to}")),
+                    None => args["path"].as_str().map(str::to_string),
+                };
                 let content = (tool == "write")
-                    .then(|| event["args"]["content"].as_str().map(str::to_string))
+                    .then(|| args["content"].as_str().map(str::to_string))
                     .flatten();
                 let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
                 observer.tool_started(

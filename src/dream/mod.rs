@@ -451,11 +451,13 @@ fn scope_header(options: &DreamOptions, writable: &[String]) -> String {
          - Scope: store-wide. You may read every home.\n\
          - Writable: {writable}.\n\
          - Read-only: `pi/session/` (session notes), other agents' and models' homes, `dreams/`, `.git/`.\n\
-         - You cannot delete files in this run: list wastebasket candidates in your report.\n\
+         - You never delete files: crumple instead. After you finish, this dream removes notes crumpled more than {purge} ago.\n\
+         - Move notes with `notes_move` (paths relative to the home): it keeps their metadata.\n\
          - Writes outside the writable homes are refused and listed in the dream report.\n",
         home = options.home.display(),
         agent = options.agent,
         model = options.model_slug,
+        purge = crate::notes::clock::span_words(options.purge_after),
         writable = writable.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "),
     )
 }

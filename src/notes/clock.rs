@@ -52,6 +52,22 @@ pub fn age(at: Timestamp, now: Timestamp) -> String {
     }
 }
 
+/// A span of time in words, in its largest whole unit: `30 days`, `12 hours`, `0 seconds`.
+pub fn span_words(span: std::time::Duration) -> String {
+    let seconds = span.as_secs();
+    let (n, unit) = match seconds {
+        s if s >= 86_400 && s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s >= 3_600 && s % 3_600 == 0 => (s / 3_600, "hour"),
+        s if s >= 60 && s % 60 == 0 => (s / 60, "minute"),
+        s => (s, "second"),
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

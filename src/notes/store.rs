@@ -555,7 +555,22 @@ impl Store {
         if !self.precheck(self.open_root()?.as_ref(), &source)? {
             return Err(not_found());
         }
-        self.precheck(self.open_root()?.as_ref(), &target)?;
+        let live_target = || {
+            NotesError::AlreadyExists(format!(
+                "{} is a live note; crumple it first or pick another address",
+                to.address()
+            ))
+        };
+        // A live target is refused before any lock file is made (checked again under the locks).
+        if let Some(existing_root) = self.open_root()? {
+            if self.precheck(Some(&existing_root), &target)?
+                && self
+                    .load(&existing_root, &target)?
+                    .is_some_and(|t| Document::parse(&t.text).get(Key::CrumpledAt).is_none())
+            {
+                return Err(live_target());
+            }
+        }
         let root = files::create_root(&self.identity.home)?;
         // Both locks, always in the same order, so two moves never wait on each other.
         let (first, second) = if source.relative < target.relative {
@@ -574,12 +589,7 @@ impl Store {
             {
                 Some(existing.text)
             }
-            Some(_) => {
-                return Err(NotesError::AlreadyExists(format!(
-                    "{} is a live note; crumple it first or pick another address",
-                    to.address()
-                )))
-            }
+            Some(_) => return Err(live_target()),
             None => None,
         };
         let mut doc = Document::parse(&disk.text);
