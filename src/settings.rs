@@ -31,14 +31,6 @@ impl Default for Settings {
     }
 }
 
-/// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
-pub fn agent_dir(home: &Path) -> PathBuf {
-    match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => home.join(".pi").join("agent"),
-    }
-}
-
 /// Loads the global then the project settings file.
 pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
     let mut settings = Settings::default();

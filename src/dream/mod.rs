@@ -11,6 +11,7 @@ pub mod dreamer;
 pub mod gates;
 pub mod interrupt;
 pub mod lock;
+mod options;
 mod postrun;
 mod report;
 mod resolve;
@@ -28,6 +29,7 @@ use audit::{Audit, Change, RepositoryError};
 use dreamer::{DreamerCommand, DreamerObserver};
 use gates::Gate;
 pub use interrupt::Interrupt;
+pub use options::{DreamOptions, DreamRequest};
 pub use postrun::Conflict;
 use snapshot::Snapshot;
 
@@ -37,31 +39,6 @@ use crate::notes::purge::{self, Purged};
 
 /// The compiled-in playbook; `--playbook` overrides it.
 pub const DEFAULT_PLAYBOOK: &str = include_str!("../../playbook/playbook.md");
-
-/// Everything a run needs, resolved by the caller.
-#[derive(Debug, Clone)]
-pub struct DreamOptions {
-    pub home: PathBuf,
-    pub now: SystemTime,
-    pub min_hours: f64,
-    pub min_sessions: u64,
-    pub force: bool,
-    pub dry_run: bool,
-    pub pi: PathBuf,
-    /// The dreamer model pattern; `None` lets Pi choose its default.
-    pub model: Option<String>,
-    pub playbook: String,
-    /// The dreamer's agent slug (its writable `agents/<agent>/`).
-    pub agent: String,
-    /// The dreamer model's slug (its writable `models/<model>/`).
-    pub model_slug: String,
-    /// Notes crumpled longer ago than this are removed from the wastebasket after the audit.
-    pub purge_after: std::time::Duration,
-    /// The user's home directory (what `~` means in the dreamer's paths).
-    pub user_home: PathBuf,
-    /// Set by SIGINT, SIGTERM or SIGHUP; an interrupted run fails cleanly.
-    pub interrupt: Interrupt,
-}
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -120,6 +97,10 @@ pub enum DreamError {
     Baseline(#[source] Box<dyn std::error::Error + Send + Sync>),
     #[error("cannot read the playbook {path}")]
     Playbook { path: PathBuf, source: io::Error },
+    #[error("{0}")]
+    InvalidOption(String),
+    #[error(transparent)]
+    Environment(#[from] crate::environment::EnvironmentError),
 }
 
 impl DreamError {

@@ -1,25 +1,9 @@
-//! Time for note metadata: `PI_CONTEXT_NOW` (RFC 3339) when set, else the system clock, rendered
-//! in the process's local time zone (`TZ`) as ISO 8601 with milliseconds and an explicit offset.
+//! Time as notes write and show it: the process's local time zone (`TZ`), ISO 8601 with
+//! milliseconds and an explicit offset; ages in words. (Now itself is the process's
+//! [`crate::clock::Clock`].)
 
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
-
-use super::error::NotesError;
-
-/// The fixed-clock variable (tests and reproducible runs).
-pub const NOW_VAR: &str = "PI_CONTEXT_NOW";
-
-/// The current instant.
-pub fn now() -> Result<Timestamp, NotesError> {
-    match std::env::var(NOW_VAR) {
-        Ok(value) if !value.is_empty() => value.parse::<Timestamp>().map_err(|e| {
-            NotesError::Internal(format!(
-                "{NOW_VAR}={value:?} is not an RFC 3339 timestamp: {e}"
-            ))
-        }),
-        _ => Ok(Timestamp::now()),
-    }
-}
 
 /// `2026-03-01T10:00:00.000+01:00`: local time, milliseconds, explicit offset (never `Z`).
 pub fn local_iso(at: Timestamp) -> String {
