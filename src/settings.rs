@@ -2,7 +2,7 @@
 //! `<agent dir>/settings.json` (global) and `<cwd>/.pi/settings.json` (project), project values
 //! winning per key. An invalid value is ignored with one warning naming the key; nothing fails.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 

@@ -162,7 +162,12 @@ impl SessionsPrinter for HumanPrinter {
                     .to_string()),
                 title(s.name.as_deref(), s.first_user_preview.as_deref()),
                 self.paint(
-                    &format!("({} entries, {})", s.entries, size(s.bytes)),
+                    &format!(
+                        "({} {}, {})",
+                        s.entries,
+                        if s.entries == 1 { "entry" } else { "entries" },
+                        size(s.bytes)
+                    ),
                     |t| t.dimmed().to_string()
                 ),
             )?;
