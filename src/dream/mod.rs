@@ -412,11 +412,12 @@ fn post_run_audit(
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
 /// homes. A `*` segment stands for any one directory.
 fn writable_homes(options: &DreamOptions) -> Vec<String> {
+    use crate::notes::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR};
     vec![
-        "human/".to_string(),
-        "project/*/".to_string(),
-        format!("agents/{}/", options.agent),
-        format!("models/{}/", options.model_slug),
+        format!("{HUMAN_DIR}/"),
+        format!("{PROJECT_DIR}/*/"),
+        format!("{AGENTS_DIR}/{}/", options.agent),
+        format!("{MODELS_DIR}/{}/", options.model_slug),
     ]
 }
 
