@@ -9,10 +9,10 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use pi_context::boot::{BootError, Reason};
-use pi_context::dream::audit::RepositoryError;
 use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
+use pi_context::notes::repo::RepositoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
