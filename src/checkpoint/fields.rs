@@ -351,7 +351,7 @@ impl Violation {
                 self.field, self.size, self.max
             ),
             Unit::Characters if self.size == 0 => format!(
-                "{} is empty or missing (it takes {}–{} characters)",
+                "{} is empty or missing (it takes {} to {} characters)",
                 self.field, self.min, self.max
             ),
             Unit::Characters => format!(
@@ -379,7 +379,7 @@ pub fn refusal_message(violations: &[Violation]) -> String {
         ));
     }
     format!(
-        "checkpoint not saved: {}. Nothing was stored and nothing is ever cut: summarize and call checkpoint again.",
+        "checkpoint not saved: {}. Nothing was stored and nothing is ever cut: fill in what is missing, summarize what is too long, and call checkpoint again.",
         parts.join("; ")
     )
 }

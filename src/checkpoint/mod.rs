@@ -32,7 +32,7 @@ use serde_json::{json, Map, Value};
 
 pub use activity::Activity;
 pub use fields::{Authored, FieldsError, Violation};
-pub use render::{render, Origin};
+pub use render::{body, render, Origin};
 
 use crate::history::{branch_entries, HistoryError, Leaf, SessionInput};
 use crate::session::{self, EntryKind, OpenOptions, Session};
@@ -89,6 +89,8 @@ pub struct Found {
     pub entry_id: String,
     /// Its entry's timestamp, as written.
     pub saved_at: Option<String>,
+    /// The entry's `data`.
+    #[serde(rename = "data")]
     pub checkpoint: Checkpoint,
 }
 
@@ -102,6 +104,8 @@ impl Found {
 /// The checkpoints of one branch, as far as they matter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OnBranch {
+    /// The session's id, from its header.
+    pub session_id: Option<String>,
     /// The applicable checkpoint: the latest on the branch that reads back as one.
     pub latest: Option<Found>,
     /// Checkpoint entries after it (newer) that could not be read and were skipped.
@@ -115,6 +119,19 @@ impl OnBranch {
             .as_ref()
             .map_or(1, |found| found.checkpoint.generation.saturating_add(1))
     }
+}
+
+/// What `pi-context checkpoint show` reports: the session read and its branch's checkpoint.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    pub session_file: String,
+    pub session_id: Option<String>,
+    /// The leaf that ends the branch, as given (`null`: the last entry).
+    pub leaf_id: Option<String>,
+    /// The applicable checkpoint; `null` when the branch has none.
+    pub checkpoint: Option<Found>,
+    /// Newer checkpoint entries of the branch that could not be read and were skipped.
+    pub malformed: usize,
 }
 
 /// Why checkpoints cannot be read or a checkpoint cannot be accepted.
@@ -172,7 +189,10 @@ impl CheckpointError {
 
 /// The checkpoints of the branch of `session` that ends at `leaf`.
 pub fn on_branch(session: &Session, leaf: &Leaf) -> Result<OnBranch, HistoryError> {
-    let mut result = OnBranch::default();
+    let mut result = OnBranch {
+        session_id: session.id().map(str::to_string),
+        ..OnBranch::default()
+    };
     for index in branch_entries(session, leaf)?.into_iter().rev() {
         let entry = &session.entries[index];
         let EntryKind::Custom {
@@ -290,7 +310,7 @@ mod tests {
         };
         let branch = OnBranch {
             latest: Some(found),
-            malformed: 0,
+            ..OnBranch::default()
         };
         assert_eq!(branch.next_generation(), 3);
     }

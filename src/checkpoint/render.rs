@@ -50,7 +50,13 @@ pub fn render(found: &Found, origin: Origin, now: Timestamp) -> String {
             ),
         ),
     };
-    let mut out = format!("{open}\n{intro}");
+    format!("{open}\n{intro}\n{}\n{close}", body(found))
+}
+
+/// The fields under their labels, then the recorded activity (no leading or trailing newline):
+/// what the boot block and `checkpoint show` both print.
+pub fn body(found: &Found) -> String {
+    let mut out = String::new();
     for field in &FIELDS {
         match found.checkpoint.authored.get(field.name) {
             Some(FieldValue::Text(text)) => push_text(&mut out, field.label, text),
@@ -64,9 +70,10 @@ pub fn render(found: &Found, origin: Origin, now: Timestamp) -> String {
         }
     }
     push_activity(&mut out, &found.checkpoint.activity);
-    out.push('\n');
-    out.push_str(close);
-    out
+    match out.strip_prefix('\n') {
+        Some(rest) => rest.to_string(),
+        None => out,
+    }
 }
 
 /// `2026-03-01T08:55:00Z (5m ago)`, or `at an unknown time`.
