@@ -74,7 +74,8 @@ pub const FIELDS: [Field; 8] = [
     Field {
         name: "findings",
         label: "Findings",
-        role: "facts you observed and constraints you discovered about the code, data or environment",
+        role:
+            "facts you observed and constraints you discovered about the code, data or environment",
         shape: list(LONG_LIST_MAX_ITEMS),
     },
     Field {
@@ -458,9 +459,12 @@ mod tests {
     fn wrong_types_name_the_field() {
         let err = Authored::from_json(&object(json!({"current": 3}))).unwrap_err();
         assert_eq!(err, FieldsError::Type("current must be a string".into()));
-        let err =
-            Authored::from_json(&object(json!({"current": "a", "blockers": ["x", 1]}))).unwrap_err();
-        assert_eq!(err, FieldsError::Type("blockers[1] must be a string".into()));
+        let err = Authored::from_json(&object(json!({"current": "a", "blockers": ["x", 1]})))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            FieldsError::Type("blockers[1] must be a string".into())
+        );
     }
 
     #[test]

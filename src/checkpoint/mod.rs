@@ -274,7 +274,10 @@ mod tests {
         let checkpoint = Checkpoint::from_json(&data()).unwrap();
         assert_eq!(checkpoint.generation, 2);
         assert_eq!(checkpoint.authored.findings, ["f"]);
-        assert_eq!(Checkpoint::from_json(&checkpoint.to_json()), Some(checkpoint));
+        assert_eq!(
+            Checkpoint::from_json(&checkpoint.to_json()),
+            Some(checkpoint)
+        );
     }
 
     #[test]

@@ -206,7 +206,13 @@ Recorded by pi-context since the previous checkpoint:
     fn an_inherited_checkpoint_says_whose_it_is_and_to_confirm_it() {
         let f = found(json!({"generation": 1, "current": "c", "next_action": "n"}));
         let now: Timestamp = "2026-03-02T09:00:00Z".parse().unwrap();
-        let text = render(&f, Origin::Inherited { session: "0192aaaa" }, now);
+        let text = render(
+            &f,
+            Origin::Inherited {
+                session: "0192aaaa",
+            },
+            now,
+        );
         assert!(text.starts_with("<inherited_checkpoint>\nThis session has no checkpoint yet. This is the latest checkpoint of session 0192aaaa, an earlier session of this project (generation 1, saved 2026-03-01T08:55:00Z (1d ago)). It is a starting point to confirm, not the truth"), "{text}");
         assert!(text.ends_with("Current: c\nNext action: n\n</inherited_checkpoint>"));
     }

@@ -84,11 +84,13 @@ fn session_path(args: &ShowArgs, env: &Environment) -> Result<PathBuf, CommandEr
         .recent_sessions(env.project_key(), None, 1, u64::MAX)?
         .into_iter()
         .next();
-    latest.map(|s| PathBuf::from(s.session_file)).ok_or_else(|| {
-        CommandError::usage(format!(
-            "no session of this project ({}) was found",
-            env.project_key()
-        ))
-        .with_hint("name one with --session FILE|ID (or set PI_CONTEXT_SESSION_ID)")
-    })
+    latest
+        .map(|s| PathBuf::from(s.session_file))
+        .ok_or_else(|| {
+            CommandError::usage(format!(
+                "no session of this project ({}) was found",
+                env.project_key()
+            ))
+            .with_hint("name one with --session FILE|ID (or set PI_CONTEXT_SESSION_ID)")
+        })
 }

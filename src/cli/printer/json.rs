@@ -12,7 +12,10 @@ use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::json;
 
-use super::{BootPrinter, CheckpointPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter, SessionsPrinter};
+use super::{
+    BootPrinter, CheckpointPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter,
+    SessionsPrinter,
+};
 
 pub struct JsonPrinter;
 
