@@ -6,12 +6,15 @@
  * Pi exactly as described there (name, label, description, JSON Schema parameters, execution
  * mode); it keeps no list of tools of its own. Every call spawns
  * `pi-context tool <name>`, writes `{"params", "context"}` to its stdin and turns the
- * `{"text", "details", "is_error"}` it prints into Pi's tool result. The protocol is
- * documented in the repository's docs/protocol.md.
+ * `{"text", "details", "is_error"}` it prints into Pi's tool result. A tool may ask for the
+ * activity seen on the branch since the last checkpoint (checkpoint.ts) and have the extension
+ * append the entry it built (`append_entry`): only Pi's hooks write to a session. The protocol
+ * is documented in the repository's docs/protocol.md.
  *
  * It also owns the context-window lifecycle (lifecycle/): the `wipe_memory` and
- * `get_context_remaining` tools, the boot block at every window head, the budget close-out, and
- * the `/wipe-memory` and `/pi-context` commands (docs/lifecycle.md).
+ * `get_context_remaining` tools, the boot block at every window head, the budget close-out,
+ * checkpoint freshness, and the `/wipe-memory`, `/checkpoint` and `/pi-context` commands
+ * (docs/lifecycle.md).
  *
  * Environment:
  *   PI_CONTEXT_BIN   the binary to run (default: `pi-context` on PATH)
