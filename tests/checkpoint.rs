@@ -750,10 +750,15 @@ fn without_a_session_or_an_earlier_checkpoint_the_boot_has_no_checkpoint() {
         text.starts_with(&format!("{IDENTITY}\n\n{PROTOCOL}")),
         "{text}"
     );
-    // A session file that cannot be read is not claimed to have none: no block at all.
+    // A branch that cannot be read (its leaf is not in a file that has checkpoints) is not
+    // claimed to have none: no block at all, not even an inherited one.
+    s.custom(CHECKPOINT, data(1, "somewhere in the file"));
+    let path = s.write_to(env.work().join("s.jsonl"));
     let text = boot(&env, &boot_request(&env, Some(&path), Some("no-such-leaf")));
     assert!(
         text.starts_with(&format!("{IDENTITY}\n\n{PROTOCOL}")),
         "{text}"
     );
+    let text = boot(&env, &boot_request(&env, Some(&path), None));
+    assert!(text.contains("Current: somewhere in the file"), "{text}");
 }

@@ -238,7 +238,7 @@ fn live_checkpoints(
         (None, Some(lines)) => SessionInput::Lines(lines),
         (None, None) => return Ok(OnBranch::default()),
     };
-    checkpoint::read(input, &live.leaf)
+    checkpoint::read_if_any(input, &live.leaf)
 }
 
 /// For a branch without a checkpoint: the latest checkpoint of the most recently updated other

@@ -18,7 +18,8 @@
 //!
 //! - [`fields`]: the authored fields, their roles and bounds, and their check
 //! - [`activity`]: the deterministic facts the extension adds (files, commands)
-//! - [`read`] / [`latest_in_file`]: the applicable checkpoint of a session's branch
+//! - [`read`] / [`read_if_any`] / [`latest_in_file`]: the applicable checkpoint of a session's
+//!   branch
 //! - [`render`]: the block the boot shows
 
 pub mod activity;
@@ -238,21 +239,32 @@ pub fn read(input: SessionInput, leaf: &Leaf) -> Result<OnBranch, CheckpointErro
     }
 }
 
-/// The checkpoint that applies where a session file ends (the branch of its last entry: where
-/// Pi resumes it). A file whose bytes never mention a checkpoint is not parsed.
-pub fn latest_in_file(path: &Path, options: &OpenOptions) -> Result<OnBranch, CheckpointError> {
-    Ok(session::read_consistently(path, |file| {
-        if !mentions_checkpoint(file.bytes()) {
-            return Ok(OnBranch::default());
-        }
-        on_branch(&file.session(options), &Leaf::Last)
-    })?)
+/// Like [`read`], for the boot: a session file whose bytes never hold a checkpoint entry's type
+/// is not parsed (it has no checkpoint on any branch, so its leaf is not checked either).
+pub fn read_if_any(input: SessionInput, leaf: &Leaf) -> Result<OnBranch, CheckpointError> {
+    match input {
+        SessionInput::File { path, options } => Ok(session::read_consistently(path, |file| {
+            if !mentions_checkpoint(file.bytes()) {
+                return Ok(OnBranch::default());
+            }
+            on_branch(&file.session(options), leaf)
+        })?),
+        lines => read(lines, leaf),
+    }
 }
 
-/// Whether the bytes hold the word a checkpoint entry's type contains. (A type spelled with
-/// `\u` escapes would be missed; Pi's JSON never escapes letters.)
+/// The checkpoint that applies where a session file ends (the branch of its last entry: where
+/// Pi resumes it). A file without a checkpoint entry is not parsed.
+pub fn latest_in_file(path: &Path, options: &OpenOptions) -> Result<OnBranch, CheckpointError> {
+    read_if_any(SessionInput::File { path, options }, &Leaf::Last)
+}
+
+/// Whether the bytes hold a checkpoint entry's type as a JSON string (`"pi-context/checkpoint"`,
+/// which the type of `/checkpoint`'s request does not match). A type written with escapes
+/// (`\/`, `\u…`) would be missed; Pi's JSON escapes neither.
 fn mentions_checkpoint(bytes: &[u8]) -> bool {
-    memchr::memmem::find(bytes, b"checkpoint").is_some()
+    let needle = format!("\"{CHECKPOINT_TYPE}\"");
+    memchr::memmem::find(bytes, needle.as_bytes()).is_some()
 }
 
 #[cfg(test)]
@@ -301,6 +313,16 @@ mod tests {
         for case in cases {
             assert_eq!(Checkpoint::from_json(&case), None, "{case}");
         }
+    }
+
+    #[test]
+    fn only_the_entry_type_as_a_string_counts_as_a_mention() {
+        assert!(mentions_checkpoint(
+            br#"{"type":"custom","customType":"pi-context/checkpoint","data":{}}"#
+        ));
+        assert!(!mentions_checkpoint(
+            br#"{"customType":"pi-context/checkpoint-request"} checkpoint"#
+        ));
     }
 
     #[test]
