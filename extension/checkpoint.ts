@@ -51,7 +51,7 @@ export interface Freshness {
   activity: Activity;
   counts: { files: number; failed: number; verification: number; subagents: number; reads: number; turns: number };
   dirty: boolean;
-  /** Why it is dirty, for the model and the person (empty when clean). */
+  /** What made it dirty, for the model and the person: `2 file writes or edits, 1 failing command` (empty when clean). */
   why: string;
   /**
    * The episode the branch is in: it ends with the next checkpoint. Each kind of nudge is given
@@ -153,7 +153,6 @@ export function freshnessOf(branch: readonly Entry[], facts: Facts): Freshness {
   if (!highSignal && counts.reads >= READ_RESULTS_DIRTY) reasons.push(`${counts.reads} read-only tool results`);
   if (!highSignal && counts.turns >= READ_TURNS_DIRTY) reasons.push(`${counts.turns} turns of investigation`);
   const dirty = reasons.length > 0;
-  const since = checkpoint ? `since checkpoint generation ${generationOf(checkpoint, facts)}` : "and no checkpoint yet";
   return {
     ...(checkpoint
       ? { latest: { entryId: checkpoint.id, generation: generationOf(checkpoint, facts)!, savedAt: checkpoint.timestamp } }
@@ -161,7 +160,7 @@ export function freshnessOf(branch: readonly Entry[], facts: Facts): Freshness {
     activity,
     counts,
     dirty,
-    why: dirty ? `${reasons.join(", ")} ${since}` : "",
+    why: reasons.join(", "),
     episode: checkpoint ? checkpoint.id : "start",
   };
 }

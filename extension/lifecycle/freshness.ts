@@ -52,7 +52,7 @@ export function budgetAsk(s: LifecycleState, ctx: ExtensionContext): string | un
     .slice(lastCheckpointIndex(branch, s.facts) + 1)
     .some((e) => e.type === "custom_message" && types.has(e.customType) && asked(e.details));
   const staged = [s.stagedReminder, s.stagedWarning].some((m) => m !== undefined && asked(m.details));
-  return persisted || staged ? undefined : checkpointAsk(f.why);
+  return persisted || staged ? undefined : checkpointAsk(f);
 }
 
 /** Whether `wipe_memory` refuses now because the checkpoint is stale: once per episode. */
@@ -88,7 +88,7 @@ export function requestCheckpoint(s: LifecycleState, ctx: ExtensionContext): voi
 /** The checkpoint part of `/pi-context`'s status line. */
 export function checkpointStatus(s: LifecycleState, ctx: ExtensionContext, now = Date.now()): string {
   const f = freshness(s, ctx);
-  const state = f.dirty ? `dirty (${f.why})` : "clean";
+  const state = f.dirty ? `dirty (${f.why}${f.latest ? "" : " so far"})` : "clean";
   if (!f.latest) return f.dirty ? `no checkpoint yet, ${state}` : "no checkpoint yet";
   const saved = Date.parse(f.latest.savedAt);
   const age = Number.isNaN(saved) ? "saved at an unknown time" : `saved ${relativeAge(now - saved)}`;

@@ -220,7 +220,7 @@ function wipeMemory(s: LifecycleState, ctx: ExtensionContext) {
   }
   const stale = staleCheckpointRefusal(s, ctx);
   if (stale) {
-    return textResult({ error: { code: "checkpoint_stale", message: REFUSALS.checkpointStale(stale.why) } }, true);
+    return textResult({ error: { code: "checkpoint_stale", message: REFUSALS.checkpointStale(stale) } }, true);
   }
   s.request = { kind: "tool", windowId };
   return textResult(

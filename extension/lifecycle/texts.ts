@@ -3,6 +3,8 @@
  * the person sees. Notices that carry live values are written where they are shown.
  */
 
+import type { Freshness } from "../checkpoint.ts";
+
 export const CONTINUATION = `<context_window_continuation>
 Your memory was just wiped: this is a fresh context window, and nothing from the previous one is in your context. Nothing is lost: your checkpoint (at the top of the boot, when there is one) says where you were, your notes are indexed above, and history_search, history_list and history_read reach everything said and done before (history_windows lists the windows). Recover what you need, then carry on with the task.
 </context_window_continuation>`;
@@ -83,13 +85,20 @@ export const REFUSALS = {
   emptyWindow: "This window has no conversation yet: there is nothing to wipe. Call wipe_memory again if you still want a fresh window.",
   notesSaveFailed:
     "Your last notes save in this window failed, so your state may not be saved. Retry the save (notes_write or notes_edit), then call wipe_memory; call it again now to reset anyway.",
-  checkpointStale: (why: string) =>
-    `Your checkpoint is out of date (${why}), and the next window starts from it. Call checkpoint with the current task state, then call wipe_memory; call it again now to reset anyway.`,
+  checkpointStale: (f: Freshness) =>
+    `${staleness(f)}, and the next window ${f.latest ? "starts from it" : "would start without one"}. Call checkpoint with the current task state, then call wipe_memory; call it again now to reset anyway.`,
 };
 
+/** `Your checkpoint is out of date (1 file write or edit since generation 2)`, or `You have no checkpoint yet (… so far)`. */
+export function staleness(f: Freshness): string {
+  return f.latest
+    ? `Your checkpoint is out of date (${f.why} since generation ${f.latest.generation})`
+    : `You have no checkpoint yet (${f.why} so far)`;
+}
+
 /** What the budget reminder or warning adds while the checkpoint is dirty (once per episode). */
-export function checkpointAsk(why: string): string {
-  return `Your checkpoint is out of date (${why}): call checkpoint with the current task state first, so the next window starts from where you are.`;
+export function checkpointAsk(f: Freshness): string {
+  return `${staleness(f)}: call checkpoint with the current task state first, so the next window starts from where you are.`;
 }
 
 /** A budget message with the checkpoint request inside its guidance block. */

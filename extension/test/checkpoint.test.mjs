@@ -153,7 +153,7 @@ test("dirty tracking: writes, failing commands and test runs at once; reads afte
   try {
     s.faux.setResponses([call("write", { path: "a.txt", content: "alpha\n" }), say("written")]);
     await s.session.prompt("write a file");
-    assert.match(await status(s), / · no checkpoint yet, dirty \(1 file write or edit and no checkpoint yet\)$/);
+    assert.match(await status(s), / · no checkpoint yet, dirty \(1 file write or edit so far\)$/);
 
     s.faux.setResponses([call("checkpoint", args("wrote a.txt")), say("ok")]);
     await s.session.prompt("checkpoint");
@@ -166,7 +166,7 @@ test("dirty tracking: writes, failing commands and test runs at once; reads afte
       say("ran"),
     ]);
     await s.session.prompt("run things");
-    assert.match(await status(s), /dirty \(1 failing command, 1 test or build run since checkpoint generation 1\)$/);
+    assert.match(await status(s), /, dirty \(1 failing command, 1 test or build run\)$/);
     s.faux.setResponses([call("checkpoint", args("ran commands")), say("ok")]);
     await s.session.prompt("checkpoint");
     const second = checkpoints(branch(s.session)).at(-1);
@@ -184,7 +184,7 @@ test("dirty tracking: writes, failing commands and test runs at once; reads afte
     assert.match(await status(s), /, clean$/);
     s.faux.setResponses([reads(1), say("read more")]);
     await s.session.prompt("look more");
-    assert.match(await status(s), new RegExp(`dirty \\(${READ_RESULTS_DIRTY} read-only tool results since checkpoint generation 2\\)$`));
+    assert.match(await status(s), new RegExp(`checkpoint generation 2, saved [^,]+, dirty \\(${READ_RESULTS_DIRTY} read-only tool results\\)$`));
 
     // Or in many turns.
     s.faux.setResponses([call("checkpoint", args("read a lot")), say("ok")]);
@@ -195,7 +195,7 @@ test("dirty tracking: writes, failing commands and test runs at once; reads afte
     assert.match(await status(s), /, clean$/);
     s.faux.setResponses([call("read", { path: "a.txt" }), say("looked again")]);
     await s.session.prompt("investigate more");
-    assert.match(await status(s), new RegExp(`dirty \\(${READ_TURNS_DIRTY} turns of investigation since checkpoint generation 3\\)$`));
+    assert.match(await status(s), new RegExp(`checkpoint generation 3, saved [^,]+, dirty \\(${READ_TURNS_DIRTY} turns of investigation\\)$`));
   } finally {
     s.dispose();
   }
@@ -211,7 +211,7 @@ test("wipe_memory refuses once while the checkpoint is dirty, once per episode",
     assert.equal(wipes[0].value.error.code, "checkpoint_stale");
     assert.equal(
       wipes[0].value.error.message,
-      "Your checkpoint is out of date (1 file write or edit and no checkpoint yet), and the next window starts from it. Call checkpoint with the current task state, then call wipe_memory; call it again now to reset anyway.",
+      "You have no checkpoint yet (1 file write or edit so far), and the next window would start without one. Call checkpoint with the current task state, then call wipe_memory; call it again now to reset anyway.",
     );
     assert.equal(wipes[1].value.status, "scheduled", "the second call resets anyway");
     assert.equal(markers(branch(s.session)).length, 1);
@@ -231,7 +231,7 @@ test("wipe_memory refuses once while the checkpoint is dirty, once per episode",
     await s.session.prompt("write and wipe again");
     wipes = results(branch(s.session), "wipe_memory");
     assert.equal(wipes.at(-2).value.error.code, "checkpoint_stale");
-    assert.match(wipes.at(-2).value.error.message, /1 file write or edit since checkpoint generation 1/);
+    assert.match(wipes.at(-2).value.error.message, /^Your checkpoint is out of date \(1 file write or edit since generation 1\), and the next window starts from it\./);
     assert.equal(wipes.at(-1).value.status, "scheduled");
   } finally {
     s.dispose();
@@ -244,7 +244,7 @@ const BUDGET = {
   settings: { compaction: { enabled: true, reserveTokens: 1_000, keepRecentTokens: 1_000_000 }, "pi-context": { reminderMarginTokens: 20_000 } },
 };
 const pad = (label, tokens) => `${label} ${"lorem ipsum ".repeat(Math.ceil((tokens * 4) / 12))}`;
-const ASK = "Your checkpoint is out of date";
+const ASK = "call checkpoint with the current task state first";
 
 test("the budget reminder asks for a checkpoint while it is dirty, once per episode; the warning then does not", async () => {
   const s = await createSession({ builtinTools: true, env: isolated(), ...BUDGET });
@@ -256,7 +256,7 @@ test("the budget reminder asks for a checkpoint while it is dirty, once per epis
     await s.session.prompt("small follow-up");
     let entries = branch(s.session);
     const [reminder] = customMessages(entries, GUIDANCE);
-    assert.ok(reminder.content.includes(`${ASK} (1 file write or edit and no checkpoint yet): call checkpoint`), reminder.content);
+    assert.ok(reminder.content.includes(`You have no checkpoint yet (1 file write or edit so far): ${ASK}, so the next window starts`), reminder.content);
     assert.match(reminder.content, /call checkpoint with the current task state first[^\n]*\n<\/context_window_guidance>$/);
     assert.deepEqual(reminder.details, { checkpointAsked: true });
     assert.ok(requestText(model.requests.at(-1)).includes(ASK), "the next request reads it");
@@ -291,7 +291,7 @@ test("a clean checkpoint is not asked for; a new episode is asked again", async 
     await s.session.prompt(pad("WARN", 8_000));
     await s.session.waitForIdle();
     const [warning] = customMessages(branch(s.session), WARNING);
-    assert.ok(warning.content.includes(`${ASK} (1 file write or edit since checkpoint generation 1)`), "a new episode: the warning asks");
+    assert.ok(warning.content.includes(`Your checkpoint is out of date (1 file write or edit since generation 1): ${ASK}`), "a new episode: the warning asks");
     assert.ok(requestText(model.requests.at(-2)).includes(ASK), "the crossing request reads it at once");
   } finally {
     s.dispose();
