@@ -429,8 +429,18 @@ test("freshness is read from the branch alone (unit): own tools, failed writes a
   assert.equal(f.dirty, false, f.why);
   assert.deepEqual(f.activity, { files: [], commands: [] });
   assert.equal(f.episode, "start");
+  const subagent = [callOf("subagent", { agent: "scout", task: "look" }, "c4"), resultOf("subagent", "c4", false, "found it")];
+  f = freshnessOf([...branchEntries, ...subagent], facts);
+  assert.equal(f.dirty, true);
+  assert.equal(f.why, "1 subagent handoff");
   branchEntries.push(e({ role: "bashExecution", command: "cargo build", output: "", exitCode: undefined, cancelled: true, truncated: false }));
   f = freshnessOf(branchEntries, facts);
   assert.equal(f.dirty, true);
+  assert.equal(f.why, "1 failing command");
   assert.deepEqual(f.activity.commands, [{ command: "cargo build", exit_code: null }]);
+  // A checkpoint entry starts over; an entry of that type without a generation is not one.
+  branchEntries.push({ type: "custom", id: "cp1", parentId: null, timestamp: "2026-03-01T09:00:00.000Z", customType: facts.checkpoint_type, data: { generation: 4 } });
+  branchEntries.push({ type: "custom", id: "cp2", parentId: null, timestamp: "2026-03-01T09:00:00.000Z", customType: facts.checkpoint_type, data: { generation: "5" } });
+  f = freshnessOf(branchEntries, facts);
+  assert.deepEqual([f.dirty, f.latest.generation, f.episode], [false, 4, "cp1"]);
 });
