@@ -62,7 +62,7 @@ About ${tokensLeft} tokens are left in this context window before it is wiped. S
 
 export const WARNING = `<context_window_guidance>
 Final warning: this context window is almost full and will be wiped soon.
-1. Call checkpoint with the current task state: what you are doing, what is done, what you found and decided, what failed, what blocks you, how you verified, and the one next action.
+1. Call checkpoint with the current task state (its fields say what goes where): the next window starts from it.
 2. Write durable knowledge into your notes (the skills you need, the notes and docs to read first); fix or crumple stale notes and keep every MAP.md truthful.
 3. Record the seqs of the history items that matter.
 4. Then call wipe_memory.
@@ -110,7 +110,7 @@ export function withCheckpointAsk(text: string, ask: string | undefined): string
 
 /** The hidden request `/checkpoint` sends. */
 export const CHECKPOINT_REQUEST = `<requested_checkpoint>
-The person asked for a checkpoint. Call checkpoint now with the current task state: what you are doing, what is done, what you found and decided, what failed, what blocks you, how you verified, and the one next action. Then carry on where you were.
+The person asked for a checkpoint. Call checkpoint now with the current task state (its fields say what goes where), then carry on where you were.
 </requested_checkpoint>`;
 
 /** `30s ago`, `5m ago`, `2h ago`, `3d ago` (the binary's units) for an age in milliseconds. */

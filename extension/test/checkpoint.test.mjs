@@ -310,7 +310,7 @@ test("/checkpoint asks the agent for one: at once when idle, after the run other
     const entries = branch(s.session);
     const [request] = customMessages(entries, REQUEST);
     assert.equal(request.display, false);
-    assert.match(request.content, /^<requested_checkpoint>\nThe person asked for a checkpoint\. Call checkpoint now/);
+    assert.match(request.content, /^<requested_checkpoint>\nThe person asked for a checkpoint\. Call checkpoint now with the current task state/);
     assert.equal(checkpoints(entries).length, 1);
     assert.ok(requestText(model.requests.at(-2)).includes("The person asked for a checkpoint"));
     assert.equal(s.notices.at(-1).message, "pi-context: checkpoint requested; the agent writes it now.");
