@@ -26,6 +26,7 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         parameters: write_parameters,
         mode: Mode::Sequential,
         answer: write,
+        activity: false,
     },
     Tool {
         name: "notes_edit",
@@ -37,6 +38,7 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         parameters: edit_parameters,
         mode: Mode::Sequential,
         answer: edit,
+        activity: false,
     },
     Tool {
         name: "notes_move",
@@ -49,6 +51,7 @@ yours.",
         parameters: move_parameters,
         mode: Mode::Sequential,
         answer: move_note,
+        activity: false,
     },
     Tool {
         name: "notes_read",
@@ -60,6 +63,7 @@ Reading records an access on the note.",
         parameters: read_parameters,
         mode: Mode::Parallel,
         answer: read,
+        activity: false,
     },
     Tool {
         name: "notes_list",
@@ -72,6 +76,7 @@ narrow the pattern to reach them.",
         parameters: list_parameters,
         mode: Mode::Parallel,
         answer: list,
+        activity: false,
     },
     Tool {
         name: "notes_search",
@@ -82,6 +87,7 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         parameters: search_parameters,
         mode: Mode::Parallel,
         answer: search,
+        activity: false,
     },
 ];
 
