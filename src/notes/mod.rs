@@ -17,6 +17,7 @@ pub mod lock;
 mod page;
 pub mod purge;
 pub mod repo;
+pub mod revert;
 mod store;
 mod walk;
 
