@@ -4,7 +4,7 @@
 //! Every offset and count on the wire is in Unicode code points (not bytes, not UTF-16 units,
 //! not graphemes), so these helpers convert between code points and byte indices.
 
-use regex::{Regex, RegexBuilder};
+use regex::bytes::{Regex, RegexBuilder};
 
 /// Number of code points in `s`.
 pub fn char_len(s: &str) -> usize {
@@ -58,9 +58,15 @@ pub const MATCHER_DFA_SIZE_LIMIT: usize = 16 << 20;
 /// Matching uses Unicode simple case folding (as the `regex` crate's `(?i)` does), applied to
 /// the original text, so offsets never shift: `ß` does not match `SS`, and `İ` matches only
 /// itself. Regex metacharacters in queries are literal.
+///
+/// The automaton runs on bytes, so a file can be searched before it is checked to be UTF-8 (a
+/// file without a match never needs the check); on UTF-8 text it finds exactly what a `str`
+/// matcher finds.
 #[derive(Debug, Clone)]
 pub struct LiteralMatcher {
     regex: Regex,
+    /// Whether a query holds a line feed (a match can then span lines).
+    multiline: bool,
 }
 
 impl LiteralMatcher {
@@ -78,12 +84,20 @@ impl LiteralMatcher {
             .size_limit(MATCHER_SIZE_LIMIT)
             .dfa_size_limit(MATCHER_DFA_SIZE_LIMIT)
             .build()?;
-        Ok(Self { regex })
+        let multiline = queries.iter().any(|q| q.as_ref().contains('\n'));
+        Ok(Self { regex, multiline })
     }
 
     /// Byte offset of the earliest match in `haystack`, if any.
     pub fn find(&self, haystack: &str) -> Option<usize> {
-        self.regex.find(haystack).map(|m| m.start())
+        self.find_at(haystack, 0)
+    }
+
+    /// Byte offset of the earliest match in `haystack` that starts at `start` or later.
+    pub fn find_at(&self, haystack: &str, start: usize) -> Option<usize> {
+        self.regex
+            .find_at(haystack.as_bytes(), start)
+            .map(|m| m.start())
     }
 
     /// Code-point offset of the earliest match in `haystack`, if any.
@@ -92,7 +106,18 @@ impl LiteralMatcher {
     }
 
     pub fn is_match(&self, haystack: &str) -> bool {
-        self.regex.is_match(haystack)
+        self.regex.is_match(haystack.as_bytes())
+    }
+
+    /// Whether `bytes` (any bytes, UTF-8 or not) hold a match: the UTF-8 encoding of a
+    /// case-insensitive spelling of a query.
+    pub fn is_match_bytes(&self, bytes: &[u8]) -> bool {
+        self.regex.is_match(bytes)
+    }
+
+    /// Whether a query holds a line feed, so that a match can span lines.
+    pub fn is_multiline(&self) -> bool {
+        self.multiline
     }
 }
 
