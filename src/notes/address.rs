@@ -348,6 +348,11 @@ const DECEPTIVE: &str = concat!(
 /// The first invisible or look-alike character of `text`, if any. Should the class ever fail
 /// to build, every non-ASCII character counts (refusing too much, never too little).
 pub fn deceptive_char(text: &str) -> Option<char> {
+    // In ASCII only the control characters are in the class (most names are ASCII: no need
+    // to run the automaton).
+    if text.is_ascii() {
+        return text.chars().find(char::is_ascii_control);
+    }
     static CLASS: std::sync::LazyLock<Option<Regex>> =
         std::sync::LazyLock::new(|| Regex::new(DECEPTIVE).ok());
     match &*CLASS {

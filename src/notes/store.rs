@@ -807,8 +807,7 @@ impl Store {
         let (rows, homes_unavailable) = self.visit(query, Vec::new, |buffer, found| {
             self.list_row(buffer, found)
         })?;
-        let (mut rows, crumpled_excluded) = keep_crumpled(rows, wanted, |r| r);
-        sort_rows(&mut rows, |r| r);
+        let (rows, crumpled_excluded) = recent_first(rows, wanted, |r| r);
         Ok(Listing {
             rows,
             crumpled_excluded,
@@ -828,8 +827,7 @@ impl Store {
         let (rows, homes_unavailable) = self.visit(query, Vec::new, |buffer, found| {
             self.search_row(buffer, found, &matcher)
         })?;
-        let (mut rows, crumpled_excluded) = keep_crumpled(rows, wanted, |r| &r.row);
-        sort_rows(&mut rows, |r| &r.row);
+        let (rows, crumpled_excluded) = recent_first(rows, wanted, |r| &r.row);
         Ok(SearchListing {
             rows,
             crumpled_excluded,
@@ -846,7 +844,7 @@ impl Store {
         query: &Query,
         state: impl Fn() -> T + Sync,
         visit: impl Fn(&mut T, walk::Found<'_>) -> Option<R> + Sync,
-    ) -> Result<(Vec<R>, Vec<String>), NotesError>
+    ) -> Result<(Vec<Vec<R>>, Vec<String>), NotesError>
     where
         R: Send,
     {
@@ -1031,18 +1029,6 @@ fn row(location: Location, head: &str, modified: Option<SystemTime>, body_bytes:
     }
 }
 
-/// Splits rows into those shown (crumpled ones with `wastebasket`, live ones without) and the
-/// count of the others.
-fn keep_crumpled<T>(rows: Vec<T>, wastebasket: bool, row: impl Fn(&T) -> &Row) -> (Vec<T>, usize) {
-    let total = rows.len();
-    let kept: Vec<T> = rows
-        .into_iter()
-        .filter(|r| row(r).meta.crumpled_at.is_some() == wastebasket)
-        .collect();
-    let excluded = total - kept.len();
-    (kept, excluded)
-}
-
 /// Fills in the keys every note carries, with `fallback` for missing times.
 fn complete(doc: &mut Document, fallback: &str) {
     if doc.get(Key::Origin).is_none() {
@@ -1205,16 +1191,41 @@ fn match_each_line(matcher: &LiteralMatcher, body: &str) -> Vec<LineMatch> {
 }
 
 fn count_line_feeds(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    text::count_byte(bytes, b'\n')
 }
 
-fn sort_rows<T>(rows: &mut [T], row: impl Fn(&T) -> &Row) {
-    rows.sort_by(|a, b| {
-        let (a, b) = (row(a), row(b));
+/// The rows shown (crumpled ones with `wastebasket`, live ones without), recent-first then by
+/// address, and the count of the others. Rows are large and come in batches: the order is found
+/// on their positions, and each row is moved once, into its place.
+fn recent_first<T>(
+    batches: Vec<Vec<T>>,
+    wastebasket: bool,
+    row: impl Fn(&T) -> &Row,
+) -> (Vec<T>, usize) {
+    let mut order = Vec::new();
+    let mut excluded = 0;
+    for (b, batch) in batches.iter().enumerate() {
+        for (i, item) in batch.iter().enumerate() {
+            if row(item).meta.crumpled_at.is_some() == wastebasket {
+                order.push((b, i));
+            } else {
+                excluded += 1;
+            }
+        }
+    }
+    order.sort_unstable_by(|&(ab, ai), &(bb, bi)| {
+        let (a, b) = (row(&batches[ab][ai]), row(&batches[bb][bi]));
         b.updated
             .cmp(&a.updated)
             .then_with(|| a.location.address().cmp(&b.location.address()))
     });
+    let mut slots: Vec<Vec<Option<T>>> = batches
+        .into_iter()
+        .map(|batch| batch.into_iter().map(Some).collect())
+        .collect();
+    let mut sorted = Vec::with_capacity(order.len());
+    sorted.extend(order.into_iter().filter_map(|(b, i)| slots[b][i].take()));
+    (sorted, excluded)
 }
 
 #[cfg(test)]

@@ -22,8 +22,9 @@ pub struct Found<'a> {
 
 /// What [`visit_notes`] kept, and which homes could not be read.
 pub struct Visited<R> {
-    /// In no particular order.
-    pub kept: Vec<R>,
+    /// In batches, in no particular order. Results are not gathered into one vector here: a
+    /// caller that orders them moves each once, into its final place.
+    pub kept: Vec<Vec<R>>,
     /// Indexes (into the walk's `homes`, ascending) of the homes with a directory that could not
     /// be opened or listed. None of their notes are in `kept`.
     pub failed: Vec<usize>,
@@ -97,10 +98,13 @@ where
     let kept = kept
         .into_iter()
         .filter(|(home, _)| !failed.contains(home))
-        .map(|(_, kept)| kept)
+        .map(|(_, batch)| batch)
         .collect();
     Visited { kept, failed }
 }
+
+/// What a thread kept: per task, its home's index and the results of its notes.
+type Kept<R> = Vec<(usize, Vec<R>)>;
 
 /// A unit of work of a walk.
 enum Task {
@@ -174,7 +178,7 @@ where
 {
     /// Runs tasks until the walk is over, keeping what `visit` keeps (with its home's index).
     /// `busy` is called after each task while tasks wait (the calling thread starts helpers).
-    fn work(&self, kept: &mut Vec<(usize, R)>, mut busy: impl FnMut()) {
+    fn work(&self, kept: &mut Kept<R>, mut busy: impl FnMut()) {
         let mut state = (self.state)();
         while let Some(task) = self.next_task() {
             let done = Done {
@@ -227,7 +231,7 @@ where
         self.failed[home].load(Ordering::Relaxed)
     }
 
-    fn run(&self, task: Task, state: &mut S, kept: &mut Vec<(usize, R)>) {
+    fn run(&self, task: Task, state: &mut S, kept: &mut Kept<R>) {
         match task {
             Task::Home(home) => match self.root.open_dirs(&self.homes[home].components()) {
                 Ok(Some(dir)) => self.directory(home, dir, String::new(), state, kept),
@@ -264,7 +268,7 @@ where
         mut dir: Dir,
         prefix: String,
         state: &mut S,
-        kept: &mut Vec<(usize, R)>,
+        kept: &mut Kept<R>,
     ) {
         if self.has_failed(home) {
             return;
@@ -317,8 +321,9 @@ where
         dir: &Dir,
         notes: Vec<(String, String)>,
         state: &mut S,
-        kept: &mut Vec<(usize, R)>,
+        kept: &mut Kept<R>,
     ) {
+        let mut results = Vec::new();
         for (name, path) in notes {
             if self.has_failed(home) {
                 return;
@@ -336,8 +341,11 @@ where
                 name: &name,
             };
             if let Some(result) = (self.visit)(state, found) {
-                kept.push((home, result));
+                results.push(result);
             }
+        }
+        if !results.is_empty() {
+            kept.push((home, results));
         }
     }
 }
@@ -470,7 +478,7 @@ mod tests {
                 ))
             },
         );
-        let mut paths = visited.kept;
+        let mut paths: Vec<String> = visited.kept.into_iter().flatten().collect();
         paths.sort();
         (paths, visited.failed)
     }
