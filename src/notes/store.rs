@@ -5,6 +5,7 @@
 //! take no locks: notes are only ever replaced by rename, so a reader sees the old or the new
 //! file, never a mix.
 
+use std::cmp::Reverse;
 use std::time::{Duration, SystemTime};
 
 use jiff::Timestamp;
@@ -1196,35 +1197,38 @@ fn count_line_feeds(bytes: &[u8]) -> usize {
 
 /// The rows shown (crumpled ones with `wastebasket`, live ones without), recent-first then by
 /// address, and the count of the others. Rows are large and come in batches: the order is found
-/// on their positions, and each row is moved once, into its place.
+/// on small keys (the update time, then the address where times are equal), and each row is
+/// moved once, into its place.
 fn recent_first<T>(
     batches: Vec<Vec<T>>,
     wastebasket: bool,
     row: impl Fn(&T) -> &Row,
 ) -> (Vec<T>, usize) {
-    let mut order = Vec::new();
-    let mut excluded = 0;
+    let total: usize = batches.iter().map(Vec::len).sum();
+    let mut order = Vec::with_capacity(total);
     for (b, batch) in batches.iter().enumerate() {
         for (i, item) in batch.iter().enumerate() {
-            if row(item).meta.crumpled_at.is_some() == wastebasket {
-                order.push((b, i));
-            } else {
-                excluded += 1;
+            let item = row(item);
+            if item.meta.crumpled_at.is_some() == wastebasket {
+                order.push((Reverse(item.updated), b, i));
             }
         }
     }
-    order.sort_unstable_by(|&(ab, ai), &(bb, bi)| {
-        let (a, b) = (row(&batches[ab][ai]), row(&batches[bb][bi]));
-        b.updated
-            .cmp(&a.updated)
-            .then_with(|| a.location.address().cmp(&b.location.address()))
-    });
+    let excluded = total - order.len();
+    order.sort_unstable_by_key(|&(updated, _, _)| updated);
+    let address =
+        |&(_, b, i): &(Reverse<Timestamp>, usize, usize)| row(&batches[b][i]).location.address();
+    for same_time in order.chunk_by_mut(|a, b| a.0 == b.0) {
+        if same_time.len() > 1 {
+            same_time.sort_by_cached_key(address);
+        }
+    }
     let mut slots: Vec<Vec<Option<T>>> = batches
         .into_iter()
         .map(|batch| batch.into_iter().map(Some).collect())
         .collect();
     let mut sorted = Vec::with_capacity(order.len());
-    sorted.extend(order.into_iter().filter_map(|(b, i)| slots[b][i].take()));
+    sorted.extend(order.into_iter().filter_map(|(_, b, i)| slots[b][i].take()));
     (sorted, excluded)
 }
 

@@ -323,7 +323,7 @@ where
         state: &mut S,
         kept: &mut Kept<R>,
     ) {
-        let mut results = Vec::new();
+        let mut results = Vec::with_capacity(notes.len());
         for (name, path) in notes {
             if self.has_failed(home) {
                 return;
