@@ -75,16 +75,20 @@ where
     let mut kept = Vec::new();
     std::thread::scope(|scope| {
         let mut helpers = Vec::new();
+        let mut started = false;
         walk.work(&mut kept, || {
-            if helpers.is_empty() {
-                let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-                for _ in 1..threads {
-                    helpers.push(scope.spawn(|| {
-                        let mut kept = Vec::new();
-                        walk.work(&mut kept, || {});
-                        kept
-                    }));
-                }
+            if std::mem::replace(&mut started, true) {
+                return;
+            }
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+            for _ in 1..threads {
+                // A thread the system refuses is one helper fewer, not an error.
+                let helper = std::thread::Builder::new().spawn_scoped(scope, || {
+                    let mut kept = Vec::new();
+                    walk.work(&mut kept, || {});
+                    kept
+                });
+                helpers.extend(helper.ok());
             }
         });
         for helper in helpers {
