@@ -160,7 +160,9 @@ impl Home {
     /// An upper bound of the prefix's length in bytes.
     fn prefix_capacity(&self) -> usize {
         match self {
-            Home::Agent { name, .. } | Home::Model { name, .. } => "@agents/".len() + name.len() + 1,
+            Home::Agent { name, .. } | Home::Model { name, .. } => {
+                "@agents/".len() + name.len() + 1
+            }
             _ => "@project/".len(),
         }
     }
