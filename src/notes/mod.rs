@@ -9,17 +9,20 @@ pub mod clock;
 mod error;
 mod files;
 pub mod frontmatter;
+pub mod history;
 pub mod identity;
 pub mod journal;
 pub mod layout;
 pub mod lock;
 mod page;
 pub mod purge;
+pub mod repo;
 mod store;
 mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
+pub use history::Recorded;
 pub use identity::{model_slug, project_key, slugify, Identity};
 pub use page::{
     read_details, read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile,

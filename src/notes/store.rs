@@ -15,8 +15,10 @@ use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
+use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
 use super::lock::LockError;
+use super::repo::PathChange;
 use super::{clock, frontmatter, journal, lock, walk};
 use crate::beneath::{Dir, ReadLimit};
 use crate::clock::Clock;
@@ -133,6 +135,7 @@ pub struct WriteResult {
     pub location: Location,
     pub outcome: WriteOutcome,
     pub meta: Meta,
+    pub history: Recorded,
 }
 
 /// What a move did.
@@ -143,6 +146,7 @@ pub struct MoveResult {
     /// A crumpled note was at the target and is gone.
     pub replaced_crumpled: bool,
     pub meta: Meta,
+    pub history: Recorded,
 }
 
 /// One exact replacement in a note's body.
@@ -276,6 +280,7 @@ pub struct EditResult {
     /// describes a change that landed (and a change never lands without its result).
     pub diff: Diff,
     pub meta: Meta,
+    pub history: Recorded,
 }
 
 /// A note as `read` returns it.
@@ -364,6 +369,8 @@ pub struct SearchListing {
 pub struct Store {
     identity: Identity,
     clock: Clock,
+    /// Whether changes are committed to the home's repository ([`history`]).
+    history: bool,
 }
 
 /// Where a note lives on disk.
@@ -389,7 +396,28 @@ impl Store {
 
     /// The store of `identity`; `clock` stamps `updatedAt`, `lastAccessed` and the rest.
     pub fn with_clock(identity: Identity, clock: Clock) -> Store {
-        Store { identity, clock }
+        Store {
+            identity,
+            clock,
+            history: false,
+        }
+    }
+
+    /// This store, committing every change it makes to the notes history when `on`.
+    pub fn with_history(self, on: bool) -> Store {
+        Store {
+            history: on,
+            ..self
+        }
+    }
+
+    /// Commits a change just made (the caller still holds the notes' locks, so the commits of
+    /// one note are in the order of its changes).
+    fn record(&self, operation: &history::Operation) -> Recorded {
+        if !self.history {
+            return Recorded::Off;
+        }
+        history::record(&self.identity, self.clock.now(), operation)
     }
 
     pub fn identity(&self) -> &Identity {
@@ -463,7 +491,7 @@ impl Store {
         doc: &Document,
         mode: Option<u32>,
         capped: bool,
-    ) -> Result<(), NotesError> {
+    ) -> Result<String, NotesError> {
         let text = doc.render();
         if capped && text.len() > MAX_NOTE_BYTES {
             return Err(NotesError::NoteTooLarge {
@@ -474,7 +502,7 @@ impl Store {
         let dir = files::create_dirs(root, &path.dir_refs())?;
         files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
         journal::record(root, &path.relative, before, Some(&text));
-        Ok(())
+        Ok(text)
     }
 
     /// Creates or overwrites a note. A leading frontmatter block in `content` is dropped; the
@@ -518,7 +546,7 @@ impl Store {
         doc.set(Key::UpdatedAt, &now_iso);
         doc.remove(Key::CrumpledAt);
         complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
-        self.save(
+        let text = self.save(
             &root,
             &path,
             existing.as_ref().map(|d| d.text.as_str()),
@@ -526,10 +554,21 @@ impl Store {
             mode,
             true,
         )?;
+        let address = location.address();
+        let history = self.record(&history::Operation {
+            name: "write",
+            address: &address,
+            extra: &[],
+            changes: &[PathChange {
+                path: &path.relative,
+                content: Some(text.as_bytes()),
+            }],
+        });
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
             outcome,
+            history,
         })
     }
 
@@ -640,11 +679,28 @@ impl Store {
         )?;
         journal::record(&root, &source.relative, Some(&disk.text), None);
         journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
+        let (from_address, to_address) = (from.address(), to.address());
+        let history = self.record(&history::Operation {
+            name: "move",
+            address: &to_address,
+            extra: &[("From", &from_address)],
+            changes: &[
+                PathChange {
+                    path: &source.relative,
+                    content: None,
+                },
+                PathChange {
+                    path: &target.relative,
+                    content: Some(text.as_bytes()),
+                },
+            ],
+        });
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
             from,
             to,
             replaced_crumpled: replaced.is_some(),
+            history,
         })
     }
 
@@ -729,16 +785,29 @@ impl Store {
         };
         // The result is complete before anything is written: a caller never sees a failure for
         // a change that landed.
-        let diff = change.unified_diff(&location.address(), request.diff_max_bytes);
-        if kind != ChangeKind::None {
-            self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
-        }
+        let address = location.address();
+        let diff = change.unified_diff(&address, request.diff_max_bytes);
+        let history = if kind == ChangeKind::None {
+            Recorded::Unchanged
+        } else {
+            let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
+            self.record(&history::Operation {
+                name: edit_operation(request),
+                address: &address,
+                extra: &[],
+                changes: &[PathChange {
+                    path: &path.relative,
+                    content: Some(text.as_bytes()),
+                }],
+            })
+        };
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),
             location,
             applied,
             change,
             diff,
+            history,
         })
     }
 
@@ -782,7 +851,7 @@ impl Store {
                     Some(disk.mode),
                     false,
                 ) {
-                    Ok(()) => {
+                    Ok(_) => {
                         doc = bumped;
                         Counters::Updated
                     }
@@ -1048,6 +1117,15 @@ fn row(location: Location, head: &str, modified: Option<SystemTime>, body_bytes:
 }
 
 /// Fills in the keys every note carries, with `fallback` for missing times.
+/// How an edit is named in the history: a crumple or a smoothing without body edits is that.
+fn edit_operation(request: &EditRequest) -> &'static str {
+    match (request.edits.is_empty(), request.crumpled) {
+        (true, Some(true)) => "crumple",
+        (true, Some(false)) => "smooth",
+        _ => "edit",
+    }
+}
+
 fn complete(doc: &mut Document, fallback: &str) {
     if doc.get(Key::Origin).is_none() {
         doc.set(Key::Origin, Origin::Agent.as_str());

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use pi_context::boot::Rendered;
+use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
@@ -11,7 +12,10 @@ use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::json;
 
-use super::{BootPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter, SessionsPrinter};
+use super::{
+    BootPrinter, CheckpointPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter,
+    SessionsPrinter,
+};
 
 pub struct JsonPrinter;
 
@@ -104,5 +108,11 @@ impl DreamPrinter for JsonPrinter {
 impl BootPrinter for JsonPrinter {
     fn boot(&self, out: &mut dyn Write, boot: &Rendered) -> io::Result<()> {
         emit(out, boot)
+    }
+}
+
+impl CheckpointPrinter for JsonPrinter {
+    fn show(&self, out: &mut dyn Write, shown: &Shown) -> io::Result<()> {
+        emit(out, shown)
     }
 }

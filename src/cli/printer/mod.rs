@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use pi_context::boot::Rendered;
+use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
@@ -114,6 +115,22 @@ pub fn boot(json: bool) -> Box<dyn BootPrinter> {
         Box::new(human::HumanPrinter {
             color: false,
             now: None,
+        })
+    }
+}
+
+pub trait CheckpointPrinter {
+    fn show(&self, out: &mut dyn Write, shown: &Shown) -> io::Result<()>;
+}
+
+/// The checkpoint printer; `now` dates the checkpoint's age.
+pub fn checkpoint(json: bool, color: bool, now: jiff::Timestamp) -> Box<dyn CheckpointPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter {
+            color,
+            now: Some(now),
         })
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::environment::{Environment, Inputs, Vars};
-use pi_context::notes::{Origin, Store};
+use pi_context::notes::{Origin, Recorded, Store};
 
 use crate::cli::error::{CommandError, Outcome};
 use crate::cli::printer::{self, NotesPrinter};
@@ -117,7 +117,7 @@ impl CommonArgs {
     }
 
     fn store(&self, env: &Environment) -> Result<Store, CommandError> {
-        Ok(Store::with_clock(env.notes_identity()?, env.clock))
+        Ok(env.notes_store()?)
     }
 
     fn printer(&self, ui: &Ui, env: &Environment) -> Box<dyn NotesPrinter> {
@@ -143,5 +143,12 @@ impl From<OriginArg> for Origin {
             OriginArg::Agent => Origin::Agent,
             OriginArg::External => Origin::External,
         }
+    }
+}
+
+/// A change that landed without its commit is said on stderr (the result stays the result).
+fn warn_unrecorded(ui: &mut Ui, history: &Recorded) {
+    if let Some(failure) = history.failure() {
+        ui.warn(&failure);
     }
 }
