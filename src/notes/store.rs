@@ -149,6 +149,35 @@ pub struct MoveResult {
     pub history: Recorded,
 }
 
+/// What a restore did.
+#[derive(Debug, Clone)]
+pub struct RestoreResult {
+    pub location: Location,
+    pub outcome: RestoreOutcome,
+    /// The commit whose version was put back.
+    pub from: String,
+    pub history: Recorded,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestoreOutcome {
+    Restored,
+    /// The note was gone and is back.
+    Recreated,
+    /// The note already was as it was then (counters aside): nothing written.
+    Unchanged,
+}
+
+impl RestoreOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestoreOutcome::Restored => "restored",
+            RestoreOutcome::Recreated => "recreated",
+            RestoreOutcome::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// One exact replacement in a note's body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
@@ -555,15 +584,15 @@ impl Store {
             true,
         )?;
         let address = location.address();
-        let history = self.record(&history::Operation {
-            name: "write",
-            address: &address,
-            extra: &[],
-            changes: &[PathChange {
+        let history = self.record(&history::Operation::on_note(
+            "write",
+            &address,
+            &[],
+            &[PathChange {
                 path: &path.relative,
                 content: Some(text.as_bytes()),
             }],
-        });
+        ));
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
@@ -680,11 +709,11 @@ impl Store {
         journal::record(&root, &source.relative, Some(&disk.text), None);
         journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
         let (from_address, to_address) = (from.address(), to.address());
-        let history = self.record(&history::Operation {
-            name: "move",
-            address: &to_address,
-            extra: &[("From", &from_address)],
-            changes: &[
+        let history = self.record(&history::Operation::on_note(
+            "move",
+            &to_address,
+            &[("From", &from_address)],
+            &[
                 PathChange {
                     path: &source.relative,
                     content: None,
@@ -694,12 +723,129 @@ impl Store {
                     content: Some(text.as_bytes()),
                 },
             ],
-        });
+        ));
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
             from,
             to,
             replaced_crumpled: replaced.is_some(),
+            history,
+        })
+    }
+
+    /// The commits that changed a note (an address) or the notes an address glob matches
+    /// (`*`, `?` in `target`), or every commit (`None`), newest first, at most `limit`.
+    pub fn log(&self, target: Option<&str>, limit: usize) -> Result<history::Log, NotesError> {
+        let filter = match target {
+            None => history::LogFilter::All,
+            Some(glob) if glob.contains(['*', '?']) => {
+                history::LogFilter::Pattern(Pattern::parse(Some(glob), &self.identity)?)
+            }
+            Some(address) => {
+                let location = self.locate(address)?;
+                history::LogFilter::Path(self.note_path(&location).relative)
+            }
+        };
+        history::log(&self.identity, &filter, limit)
+    }
+
+    /// The note at `rev` (by default: before its last recorded change) against the note now.
+    /// Reading it for the comparison is not an access: the counters do not move.
+    pub fn diff(&self, address: &str, rev: Option<&str>) -> Result<history::NoteDiff, NotesError> {
+        let location = self.locate(address)?;
+        let path = self.note_path(&location);
+        let root = self.open_root()?;
+        let now = match &root {
+            Some(root) if self.precheck(Some(root), &path)? => self.load(root, &path)?,
+            _ => None,
+        };
+        history::diff(
+            &self.identity,
+            &location,
+            &path.relative,
+            rev,
+            now.as_ref().map(|d| d.text.as_str()),
+        )
+    }
+
+    /// Puts back the note as it was at `rev`, as a new change (and commit): history is never
+    /// rewritten. The note keeps its current access counters; `updatedAt` becomes now. A note
+    /// that is gone now is recreated.
+    pub fn restore(&self, address: &str, rev: &str) -> Result<RestoreResult, NotesError> {
+        let location = self.locate_writable(address)?;
+        let path = self.note_path(&location);
+        let repo = history::open(&self.identity.home)?.ok_or_else(|| {
+            NotesError::InvalidRevision(format!("{rev:?}: the notes home has no history yet"))
+        })?;
+        let commit = history::resolve_rev(&repo, rev)?;
+        let from = commit.id().to_string();
+        let past = history::content_at(&repo, &commit, &path.relative)?.ok_or_else(|| {
+            NotesError::NotFound {
+                address: format!("{} at {}", location.address(), &from[..12]),
+            }
+        })?;
+        let past = String::from_utf8(past).map_err(|_| {
+            NotesError::History(format!(
+                "{} at {} is not UTF-8 text",
+                location.address(),
+                &from[..12]
+            ))
+        })?;
+        let now_iso = clock::local_iso(self.clock.now());
+        self.precheck(self.open_root()?.as_ref(), &path)?;
+        let root = files::create_root(&self.identity.home)?;
+        let _lock = lock::lock(&root, &path.relative)?;
+        let existing = self.load(&root, &path)?;
+        let mut doc = Document::parse(&past);
+        if let Some(current) = existing.as_ref().map(|d| Document::parse(&d.text)) {
+            for key in [Key::AccessCount, Key::LastAccessed] {
+                match current.get(key) {
+                    Some(value) => doc.set(key, &value),
+                    None => doc.remove(key),
+                }
+            }
+        }
+        let unchanged = existing.as_ref().is_some_and(|d| {
+            history::without_counters(&d.text) == history::without_counters(&doc.render())
+        });
+        if unchanged {
+            return Ok(RestoreResult {
+                location,
+                outcome: RestoreOutcome::Unchanged,
+                from,
+                history: Recorded::Unchanged,
+            });
+        }
+        if doc.has_frontmatter() {
+            doc.set(Key::UpdatedAt, &now_iso);
+            complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
+        }
+        let text = self.save(
+            &root,
+            &path,
+            existing.as_ref().map(|d| d.text.as_str()),
+            &doc,
+            existing.as_ref().map(|d| d.mode),
+            false,
+        )?;
+        let address = location.address();
+        let history = self.record(&history::Operation::on_note(
+            "restore",
+            &address,
+            &[("Restored-From", &from)],
+            &[PathChange {
+                path: &path.relative,
+                content: Some(text.as_bytes()),
+            }],
+        ));
+        Ok(RestoreResult {
+            location,
+            outcome: if existing.is_some() {
+                RestoreOutcome::Restored
+            } else {
+                RestoreOutcome::Recreated
+            },
+            from,
             history,
         })
     }
@@ -791,15 +937,15 @@ impl Store {
             Recorded::Unchanged
         } else {
             let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
-            self.record(&history::Operation {
-                name: edit_operation(request),
-                address: &address,
-                extra: &[],
-                changes: &[PathChange {
+            self.record(&history::Operation::on_note(
+                edit_operation(request),
+                &address,
+                &[],
+                &[PathChange {
                     path: &path.relative,
                     content: Some(text.as_bytes()),
                 }],
-            })
+            ))
         };
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),

@@ -7,7 +7,9 @@ use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
+use pi_context::notes::{
+    EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
+};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::json;
@@ -73,6 +75,18 @@ impl NotesPrinter for JsonPrinter {
 
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
         emit(out, page)
+    }
+
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()> {
+        emit(out, page)
+    }
+
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()> {
+        emit(out, diff)
+    }
+
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
+        emit(out, receipt)
     }
 }
 
