@@ -156,6 +156,29 @@ impl SessionFile {
         }
     }
 
+    /// The device and inode of the opened file; `None` for a missing or empty file.
+    pub(crate) fn identity(&self) -> Option<(u64, u64)> {
+        self.opened
+            .as_ref()
+            .map(|o| (o.metadata.dev(), o.metadata.ino()))
+    }
+
+    /// Whether the bytes are a map of the file, which can change under a reader (a rewrite in
+    /// place); owned bytes hold still.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.source, Source::Mapped(_))
+    }
+
+    /// Reads the file at `offset` into `buffer` (`pread`): the bytes of the file now, which are
+    /// those of [`bytes`](Self::bytes) unless the file was rewritten since it was opened (which
+    /// [`is_consistent`](Self::is_consistent) then tells).
+    pub fn read_at(&self, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
+        match &self.opened {
+            Some(opened) => opened.file.read_at(buffer, offset),
+            None => Ok(0),
+        }
+    }
+
     pub(super) fn source(&self) -> &Source {
         &self.source
     }
@@ -178,7 +201,7 @@ impl SessionFile {
 
     /// Stricter than [`is_consistent`](Self::is_consistent), for what outlives this call (the
     /// index): also nothing was appended and the modification time is the same.
-    pub(super) fn is_unchanged(&self) -> bool {
+    pub(crate) fn is_unchanged(&self) -> bool {
         let Some(opened) = &self.opened else {
             return true;
         };
