@@ -40,6 +40,8 @@ const MAGIC: &[u8; 8] = b"PICTXPRJ";
 const FORMAT: u32 = 1;
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
+/// The same for a reader that reads the session once and moves on (a recall refresh).
+const LAZY_STORE_AFTER_BYTES: usize = 4 << 20;
 /// Bytes per stored event: seq, entry, window, result, call index (u32 each), role, kind, pad.
 const EVENT_BYTES: usize = 24;
 /// `result` of a call without one.
@@ -52,6 +54,8 @@ pub struct ProjectionStore<'f> {
     key: String,
     dev: u64,
     ino: u64,
+    /// An extended projection is stored again once this many bytes were appended since.
+    store_after: usize,
 }
 
 /// The small part of a stored projection; the large arrays follow it as raw little-endian
@@ -115,6 +119,20 @@ impl<'f> ProjectionStore<'f> {
             key,
             dev,
             ino,
+            store_after: STORE_AFTER_BYTES,
+        })
+    }
+
+    /// [`for_file`](Self::for_file) for a reader that reads the file once and moves on (a
+    /// recall refresh): an extended projection is stored again only after 4 MiB were
+    /// appended, as the session index is ([`SessionFile::session_rewriting_lazily`]).
+    pub fn for_file_lazily(
+        file: &'f SessionFile,
+        options: &OpenOptions,
+    ) -> Option<ProjectionStore<'f>> {
+        Self::for_file(file, options).map(|store| ProjectionStore {
+            store_after: LAZY_STORE_AFTER_BYTES,
+            ..store
         })
     }
 
@@ -133,7 +151,7 @@ impl<'f> ProjectionStore<'f> {
         if let Some(stored) = self.load(session) {
             let covered_len = stored.covered_len;
             if let Some(history) = extend(session, stored, entries, leaf, fallback_session_id) {
-                if complete - covered_len >= STORE_AFTER_BYTES && entries == complete_entries {
+                if complete - covered_len >= self.store_after && entries == complete_entries {
                     self.save(&history, complete);
                 }
                 return history;

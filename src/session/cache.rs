@@ -37,7 +37,10 @@ const MAX_INDEX_OVERHEAD: u64 = 64 * 1024;
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
 /// The index is rewritten once this many bytes were appended since it was written.
-const REWRITE_AFTER_BYTES: usize = 256 * 1024;
+pub(super) const REWRITE_AFTER_BYTES: usize = 256 * 1024;
+/// The same, for a reader that reads the session once and moves on (a recall refresh):
+/// re-encoding a large session's index costs more than parsing a few megabytes again later.
+pub(super) const LAZY_REWRITE_AFTER_BYTES: usize = 4 << 20;
 /// Entries are stored in this many separately encoded chunks, decoded in parallel on load.
 const CHUNKS: usize = 4;
 
@@ -73,7 +76,12 @@ struct IndexIn<'a> {
     entry_chunks: Vec<&'a [u8]>,
 }
 
-pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) -> Session {
+pub(super) fn open_indexed(
+    file: &SessionFile,
+    metadata: &Metadata,
+    dir: &Path,
+    rewrite_after: usize,
+) -> Session {
     let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let (index_file, key) = cache_file(dir, file.path(), "idx");
@@ -84,7 +92,7 @@ pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) 
         // Re-encoding the whole index costs more than parsing a small tail again, so the index is
         // rewritten only once enough has been appended. Best effort: a cache that cannot be
         // written only costs speed.
-        if indexed_len == 0 || complete - indexed_len >= REWRITE_AFTER_BYTES {
+        if indexed_len == 0 || complete - indexed_len >= rewrite_after {
             if let Some(data) = encode(&key, metadata, &parser, &bytes[..complete]) {
                 // The index outlives this call: it is written only when the file did not change
                 // while it was parsed, or it could describe a mix of two versions.

@@ -146,12 +146,25 @@ impl SessionFile {
 
     /// Parses the session, using (and refreshing) an on-disk index when the options allow it.
     pub fn session(&self, options: &OpenOptions) -> Session {
+        self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES)
+    }
+
+    /// [`session`](Self::session) for a reader that reads the file once and moves on (a recall
+    /// refresh): the index is used the same way but rewritten only after 4 MiB were appended,
+    /// not 256 KiB, so that such a read does not re-encode a large session's whole index.
+    pub fn session_rewriting_lazily(&self, options: &OpenOptions) -> Session {
+        self.session_indexed(options, super::cache::LAZY_REWRITE_AFTER_BYTES)
+    }
+
+    fn session_indexed(&self, options: &OpenOptions, rewrite_after: usize) -> Session {
         let index_dir = options
             .cache_dir
             .as_deref()
             .filter(|_| self.bytes().len() as u64 >= options.cache_min_bytes);
         match (index_dir, &self.opened) {
-            (Some(dir), Some(opened)) => super::cache::open_indexed(self, &opened.metadata, dir),
+            (Some(dir), Some(opened)) => {
+                super::cache::open_indexed(self, &opened.metadata, dir, rewrite_after)
+            }
             _ => Session::parse(self.source.clone()),
         }
     }
