@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
-            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
@@ -64,7 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
-            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
@@ -84,7 +84,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
-            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Start at this code point; negative counts from the end')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Code points to read (at most 50000)')
@@ -98,7 +98,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
-            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Rows per page (fold rows are extra)')
@@ -356,14 +356,14 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;dream' {
-            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
             [CompletionResult]::new('--min-hours', '--min-hours', [CompletionResultType]::ParameterName, 'Skip unless this many hours passed since the last run')
             [CompletionResult]::new('--min-sessions', '--min-sessions', [CompletionResultType]::ParameterName, 'Skip unless this many sessions changed notes since the last run')
             [CompletionResult]::new('--dreamer', '--dreamer', [CompletionResultType]::ParameterName, 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi''s default]')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The dreamer''s agent name (its writable home is agents/<name>/)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The dreamer''s agent name (its writable home is agents/<name>/) [env: PI_NOTES_AGENT] [default: anonymous]')
             [CompletionResult]::new('--purge-after', '--purge-after', [CompletionResultType]::ParameterName, 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)')
             [CompletionResult]::new('--playbook', '--playbook', [CompletionResultType]::ParameterName, 'A playbook file to use instead of the built-in one')
-            [CompletionResult]::new('--pi', '--pi', [CompletionResultType]::ParameterName, 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]')
+            [CompletionResult]::new('--pi', '--pi', [CompletionResultType]::ParameterName, 'The `pi` executable [env: PI_CONTEXT_PI] [default: `pi` on PATH]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Run even when the time or material gate says no (never bypasses the lock)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Evaluate the gates and the lock, print the plan, change nothing')
@@ -376,7 +376,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;dream;doctor' {
-            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

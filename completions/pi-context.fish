@@ -49,7 +49,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not _
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
@@ -58,7 +58,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s n -l limit -d 'Rows per page (fold rows are extra)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s r -l role -d 'Only these roles (repeatable); without it, `list` shows the conversation view' -r -f -a "user\t''
@@ -76,7 +76,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l offset -d 'Start at this code point; negative counts from the end' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l limit -d 'Code points to read (at most 50000)' -r
@@ -87,7 +87,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s n -l limit -d 'Rows per page (fold rows are extra)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s r -l role -d 'Only these roles (repeatable); without it, `list` shows the conversation view' -r -f -a "user\t''
@@ -265,14 +265,14 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/) [env: PI_NOTES_AGENT] [default: anonymous]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l purge-after -d 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [default: $PI_CONTEXT_PI, else `pi` on PATH]' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [env: PI_CONTEXT_PI] [default: `pi` on PATH]' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -283,7 +283,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __f
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l notes-home -d 'The notes home [default: $PI_NOTES_HOME or ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"

@@ -1,6 +1,31 @@
-//! Spans of time as people write them on the command line: `30m`, `12h`, `7d`, `4w`.
+//! The process's clock, and spans of time as people write them on the command line: `30m`,
+//! `12h`, `7d`, `4w`.
 
 use std::time::Duration;
+
+use jiff::Timestamp;
+
+/// Where "now" comes from: the system clock, or a fixed instant (`PI_CONTEXT_NOW`, for tests and
+/// reproducible runs; resolved once in [`crate::environment`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Clock {
+    #[default]
+    System,
+    Fixed(Timestamp),
+}
+
+impl Clock {
+    pub fn now(self) -> Timestamp {
+        match self {
+            Clock::System => Timestamp::now(),
+            Clock::Fixed(at) => at,
+        }
+    }
+
+    pub fn system_time(self) -> std::time::SystemTime {
+        std::time::SystemTime::from(self.now())
+    }
+}
 
 /// `<n>m`, `<n>h`, `<n>d` or `<n>w` (minutes, hours, days, weeks), or `0`.
 pub fn parse_span(text: &str) -> Option<Duration> {

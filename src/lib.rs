@@ -9,6 +9,7 @@ pub mod beneath;
 pub mod boot;
 pub mod clock;
 pub mod dream;
+pub mod environment;
 pub mod history;
 pub mod notes;
 pub mod readwindow;

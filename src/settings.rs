@@ -2,7 +2,7 @@
 //! `<agent dir>/settings.json` (global) and `<cwd>/.pi/settings.json` (project), project values
 //! winning per key. An invalid value is ignored with one warning naming the key; nothing fails.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -28,14 +28,6 @@ impl Default for Settings {
             dreamer: None,
             warnings: Vec::new(),
         }
-    }
-}
-
-/// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
-pub fn agent_dir(home: &Path) -> PathBuf {
-    match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => home.join(".pi").join("agent"),
     }
 }
 

@@ -385,7 +385,8 @@ fn a_dot_git_that_is_a_link_or_a_gitfile_is_refused_and_the_other_repository_unt
         let before = snapshot(&other);
         let pi = FakePi::done(&env.work(), "should not run");
         let output = forced_dream(&env, &pi.path).output().unwrap();
-        assert_exit(&output, 1);
+        // The notes home's repository is unusable: an environment failure.
+        assert_exit(&output, 74);
         assert!(!pi.ran(), "{kind}");
         let err = stderr(&output);
         assert!(err.contains(".git"), "{kind}: {err}");
@@ -427,7 +428,7 @@ fn a_merge_in_progress_and_a_detached_head_are_refused_with_a_hint() {
         let before = snapshot(&home);
         let pi = FakePi::done(&env.work(), "should not run");
         let output = forced_dream(&env, &pi.path).output().unwrap();
-        assert_exit(&output, 1);
+        assert_exit(&output, 74);
         assert!(!pi.ran(), "{state}");
         let err = stderr(&output);
         let expected = if state == "merge" {

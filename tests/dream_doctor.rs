@@ -69,6 +69,8 @@ fn healthy_store(home: &Path) {
     put(home, "dreams/2026-01-01T00-00-00-000Z.md", "# Dream\n");
     put(home, ".dream.lock.last-run", "2026-01-01T00:00:00Z");
     put(home, ".locks/abc.lock", "");
+    // A dream's live-write journal is the store's machinery, not a stray file.
+    put(home, ".dream.journal/token/1.json", "{}");
 }
 
 #[test]

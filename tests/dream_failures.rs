@@ -171,7 +171,7 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     let pi = FakePi::done(&env.work(), "should not run");
     let before = snapshot(&home);
     let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 1);
+    assert_exit(&output, 74);
     assert!(!pi.ran(), "the dreamer started without a baseline");
     let err = stderr(&output);
     assert!(err.contains("repository"), "{err}");

@@ -497,3 +497,135 @@ fn the_dreamer_setting_picks_the_model() {
         "{report}"
     );
 }
+
+fn note(body: &str, crumpled: Option<&str>) -> String {
+    let crumpled = crumpled
+        .map(|at| format!("crumpledAt: {at}\n"))
+        .unwrap_or_default();
+    format!(
+        "---\norigin: self\ncreatedAt: 2026-01-01T10:00:00.000+01:00\nupdatedAt: 2026-01-01T10:00:00.000+01:00\n\
+lastAccessed: 2026-01-01T10:00:00.000+01:00\naccessCount: 3\n{crumpled}---\n\n{body}\n"
+    )
+}
+
+#[test]
+fn the_dreamer_moves_notes_through_the_jail_and_the_dream_empties_the_wastebasket() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(
+        &home,
+        "human/misfiled.md",
+        &note("belongs to the project", None),
+    );
+    put(&home, "pi/session/s1/plan.md", &note("session plan", None));
+    put(
+        &home,
+        "human/ancient.md",
+        &note("crumpled long ago", Some("2026-01-01T00:00:00.000+00:00")),
+    );
+    put(
+        &home,
+        "pi/session/s2/old.md",
+        &note("old session scrap", Some("2026-01-02T00:00:00.000+00:00")),
+    );
+    put(
+        &home,
+        "human/recent.md",
+        &note("crumpled last week", Some("2026-02-25T00:00:00.000+00:00")),
+    );
+    let script = json!([
+        {"tool": "notes_move", "args": {"from": "human/misfiled.md", "to": "project/shop-1a2b3c4d/facts.md"}},
+        // Session notes are read-only to the dreamer: moving one away is refused.
+        {"tool": "notes_move", "args": {"from": "pi/session/s1/plan.md", "to": "human/plan.md"}},
+        {"tool": "notes_move", "args": {"from": "human/recent.md", "to": "../outside.md"}},
+        text("Filed the misfiled note."),
+    ]);
+    let output = faux_dream(&env, &script)
+        .args(["--force", "--json"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["status"], "ran", "{out}");
+
+    // The move happened, with the note's metadata.
+    assert!(!home.join("human/misfiled.md").exists());
+    let moved = fs::read_to_string(home.join("project/shop-1a2b3c4d/facts.md")).unwrap();
+    assert!(moved.contains("accessCount: 3"), "{moved}");
+    assert!(
+        moved.contains("createdAt: 2026-01-01T10:00:00.000+01:00"),
+        "{moved}"
+    );
+    // The refused moves touched nothing.
+    assert!(home.join("pi/session/s1/plan.md").exists());
+    assert!(!home.join("human/plan.md").exists());
+    assert!(!env.root().join("outside.md").exists());
+    let refused: Vec<&str> = out["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["kind"] == "refused")
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(refused.len(), 2, "{out}");
+
+    // The wastebasket lost what was crumpled over 30 days ago, in every home; git keeps it.
+    assert!(!home.join("human/ancient.md").exists());
+    assert!(!home.join("pi/session/s2/old.md").exists());
+    assert!(home.join("human/recent.md").exists());
+    let purged: Vec<&str> = out["purged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(purged, ["human/ancient.md", "pi/session/s2/old.md"]);
+    let report = report(&home);
+    assert!(
+        report.contains("- purged: human/ancient.md (crumpled 59 days ago)"),
+        "{report}"
+    );
+    let baseline = git_log(&home).last().unwrap().id.clone();
+    let repo = git2::Repository::open(&home).unwrap();
+    let tree = repo
+        .find_commit(git2::Oid::from_str(&baseline).unwrap())
+        .unwrap()
+        .tree()
+        .unwrap();
+    assert!(tree.get_path(Path::new("human/ancient.md")).is_ok());
+    assert!(head_file(&home, "human/ancient.md").is_none());
+    // The move went through the store as the dreamer, not as a live agent: no conflicts.
+    assert_eq!(out["conflicts"], json!([]));
+}
+
+#[test]
+fn purge_after_is_configurable_and_zero_empties_the_whole_wastebasket() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(
+        &home,
+        "human/recent.md",
+        &note("crumpled last week", Some("2026-02-25T00:00:00.000+00:00")),
+    );
+    put(&home, "human/live.md", &note("live", None));
+    let pi = FakePi::done(&env.work(), "nothing to do");
+    let output = forced_dream(&env, &pi.path)
+        .args(["--purge-after", "7d"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    assert!(home.join("human/recent.md").exists(), "crumpled 4 days ago");
+    let output = forced_dream(&env, &pi.path)
+        .args(["--purge-after", "0"])
+        .env("PI_CONTEXT_NOW", "2026-03-02T09:00:00Z")
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    assert!(!home.join("human/recent.md").exists());
+    assert!(home.join("human/live.md").exists());
+    let bad = forced_dream(&env, &pi.path)
+        .args(["--purge-after", "soon"])
+        .output()
+        .unwrap();
+    assert_exit(&bad, 2);
+}

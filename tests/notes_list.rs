@@ -118,6 +118,16 @@ fn crumpled_notes_are_hidden_counted_and_listed_alone_in_the_wastebasket() {
         human.contains("1 crumpled notes hidden; --wastebasket lists them"),
         "{human}"
     );
+    // The wastebasket shows how long ago each note was crumpled.
+    let later = notes(&env, &["list", "--wastebasket"])
+        .env("PI_CONTEXT_NOW", "2026-03-13T10:00:00Z")
+        .output()
+        .unwrap();
+    let later = String::from_utf8(later.stdout).unwrap();
+    assert!(
+        later.contains("@human/gone.md  (crumpled 12 days ago)"),
+        "{later}"
+    );
 }
 
 #[test]

@@ -207,7 +207,8 @@ fn a_home_without_write_permission_serves_the_note_uncounted() {
     let output = notes_without_write_permission(&env, &["read", NOTE]);
     assert_served_uncounted(&env, &output, &before, "the notes home is read-only");
     let output = notes_without_write_permission(&env, &["write", NOTE, "--content", "new"]);
-    assert_eq!(output.status.code(), Some(2));
+    // An I/O failure, not bad input.
+    assert_eq!(output.status.code(), Some(74));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("Permission denied"), "{stderr}");
     assert_eq!(std::fs::read(note_path(&env)).unwrap(), before);
@@ -231,7 +232,7 @@ fn a_read_only_mount_serves_the_note_uncounted() {
     let read: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(read["counters_updated"], false);
     let output = notes_on_read_only_mount(&env, &["write", NOTE, "--content", "new"]);
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(74));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("Read-only file system"), "{stderr}");
     // A home that is missing its lock directory on a read-only mount reads the same way.

@@ -335,11 +335,14 @@ fn human_output_ranks_sessions_and_says_how_to_open_each_hit() {
     );
     assert!(text.contains("2026-03-01 09:00"), "{text}");
     // No hit: exit 1 and a plain message.
-    env.cmd()
+    let none = env
+        .cmd()
         .args(["sessions", "search", "--all", "nothinglikethis"])
-        .assert()
-        .code(1)
-        .stdout(predicates::str::contains("no matches"));
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&none.stdout);
+    assert!(text.contains("no matches"), "{text}");
 }
 
 #[test]

@@ -1,47 +1,92 @@
 //! The one place where failures become messages, hints and exit codes.
 //!
-//! Library errors are typed; each `From` impl below decides the exit code and any hint. Output:
-//! `error: <message>`, then `caused by: …` lines, then `hint: …` lines, on stderr.
+//! Library errors are typed; each `From` impl below decides the error's [`Kind`] and any hint,
+//! and [`Kind::exit`] alone turns a kind into an exit status. Output: `error: <message>`, then
+//! `caused by: …` lines, then `hint: …` lines, on stderr.
 
 use std::fmt;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use pi_context::boot::{BootError, Reason};
+use pi_context::dream::audit::RepositoryError;
+use pi_context::dream::DreamError;
+use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
 
-/// Exit statuses fixed by the contract.
+/// Exit statuses of a run that did not fail (CONTRACT §7).
 pub mod exit {
     pub const SUCCESS: u8 = 0;
-    /// `search` found nothing; `doctor` found issues; a dream failed.
+    /// `search` found nothing; `doctor` found issues.
     pub const NEGATIVE: u8 = 1;
-    /// Usage or input error.
-    pub const USAGE: u8 = 2;
-    /// An I/O or environment failure (a session file that kept changing while it was read, an
-    /// unusable session index).
-    pub const IO: u8 = 74;
-    /// The dream lock is held.
-    pub const LOCKED: u8 = 75;
+}
+
+/// What kind of failure an error is; its exit status follows from it alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The work was done and failed (a dream that failed): 1.
+    Failed,
+    /// A usage or input error (a bad flag, address, seq or query): 2.
+    Usage,
+    /// A bug in pi-context: 70.
+    Internal,
+    /// The machine let us down: a full disk, an unreadable home, a file that kept changing, no
+    /// notes home or cache directory: 74 (`EX_IOERR`).
+    Io,
+    /// A lock another process holds (a dream, a sync): 75.
+    Locked,
+}
+
+impl Kind {
+    /// The one place exit statuses are decided.
+    pub fn exit(self) -> u8 {
+        match self {
+            Kind::Failed => 1,
+            Kind::Usage => 2,
+            Kind::Internal => 70,
+            Kind::Io => 74,
+            Kind::Locked => 75,
+        }
+    }
 }
 
 #[derive(Debug)]
 pub struct CommandError {
-    pub exit: u8,
+    pub kind: Kind,
     pub message: String,
     pub causes: Vec<String>,
     pub hints: Vec<String>,
 }
 
+/// The hint every internal error carries.
+pub const BUG_HINT: &str =
+    "this is a bug in pi-context; please report it with the command you ran and this message";
+
 impl CommandError {
-    pub fn usage(message: impl Into<String>) -> Self {
-        CommandError {
-            exit: exit::USAGE,
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+        let error = CommandError {
+            kind,
             message: message.into(),
             causes: Vec::new(),
             hints: Vec::new(),
+        };
+        if kind == Kind::Internal {
+            error.with_hint(BUG_HINT)
+        } else {
+            error
         }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        CommandError::new(Kind::Usage, message)
+    }
+
+    /// An I/O failure on something named in `what`.
+    pub fn io(what: impl fmt::Display, err: io::Error) -> Self {
+        CommandError::new(Kind::Io, what.to_string()).with_cause(err)
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -54,9 +99,8 @@ impl CommandError {
         self
     }
 
-    /// An I/O failure on a named path.
-    pub fn io(what: impl fmt::Display, err: io::Error) -> Self {
-        CommandError::usage(what.to_string()).with_cause(err)
+    pub fn exit(&self) -> u8 {
+        self.kind.exit()
     }
 
     pub fn print(&self, stderr: &mut dyn Write, color: bool) {
@@ -91,6 +135,16 @@ impl CommandError {
     }
 }
 
+/// The kind of a library error with a stable code: `io_error` and `internal_error` are not the
+/// caller's fault; every other code is bad input.
+fn kind_of_code(code: &str) -> Kind {
+    match code {
+        "io_error" => Kind::Io,
+        "internal_error" => Kind::Internal,
+        _ => Kind::Usage,
+    }
+}
+
 impl From<HistoryError> for CommandError {
     fn from(err: HistoryError) -> Self {
         let err = match err {
@@ -107,7 +161,7 @@ impl From<HistoryError> for CommandError {
             }
             _ => None,
         };
-        let error = CommandError::usage(err.to_string());
+        let error = CommandError::new(kind_of_code(err.code()), err.to_string());
         match hint {
             Some(h) => error.with_hint(h),
             None => error,
@@ -124,17 +178,15 @@ impl From<SessionError> for CommandError {
             ),
             SessionError::NotAFile { .. } => CommandError::usage(err.to_string())
                 .with_hint("--session takes a Pi session JSONL file"),
-            SessionError::Changed { .. } => CommandError {
-                exit: exit::IO,
-                ..CommandError::usage(err.to_string())
-            }
-            .with_hint("it was rewritten during each of 3 attempts; run the command again"),
+            SessionError::Changed { .. } => CommandError::new(Kind::Io, err.to_string())
+                .with_hint("it was rewritten during each of 3 attempts; run the command again"),
         }
     }
 }
 
 impl From<NotesError> for CommandError {
-    /// Every notes refusal is an input error (exit 2); the hint says what to do instead.
+    /// A notes refusal is an input error (exit 2; the hint says what to do instead); an I/O
+    /// failure is 74, an internal one 70.
     fn from(err: NotesError) -> Self {
         let hint = match &err {
             NotesError::NotFound { .. } => Some("`pi-context notes list` shows the notes that exist"),
@@ -150,8 +202,8 @@ impl From<NotesError> for CommandError {
             _ => None,
         };
         let error = match err {
-            NotesError::Io { what, source } => CommandError::usage(what).with_cause(source),
-            other => CommandError::usage(other.to_string()),
+            NotesError::Io { what, source } => CommandError::io(what, source),
+            other => CommandError::new(kind_of_code(other.code()), other.to_string()),
         };
         match hint {
             Some(h) => error.with_hint(h),
@@ -175,16 +227,77 @@ impl From<RecallError> for CommandError {
             RecallError::InvalidQuery(_) | RecallError::InvalidParams(_) => {
                 CommandError::usage(err.to_string())
             }
-            RecallError::Io { what, source } => CommandError {
-                exit: exit::IO,
-                ..CommandError::usage(what).with_cause(source)
-            },
-            RecallError::Corrupt(_) | RecallError::Busy => CommandError {
-                exit: exit::IO,
-                ..CommandError::usage(err.to_string())
+            RecallError::Io { what, source } => CommandError::io(what, source),
+            RecallError::Corrupt(_) | RecallError::Busy => {
+                CommandError::new(Kind::Io, err.to_string())
+                    .with_hint("the index is a cache: removing <cache>/recall is always safe")
             }
-            .with_hint("the index is a cache: removing <cache>/recall is always safe"),
         }
+    }
+}
+
+impl From<EnvironmentError> for CommandError {
+    fn from(err: EnvironmentError) -> Self {
+        match err {
+            EnvironmentError::Identity(e) => e.into(),
+            EnvironmentError::BadClock { .. } => CommandError::usage(err.to_string()),
+            EnvironmentError::NoCwd(source) => {
+                CommandError::io("cannot read the current directory", source)
+            }
+            EnvironmentError::NoNotesHome | EnvironmentError::NoCacheDir => {
+                CommandError::new(Kind::Io, err.to_string())
+            }
+        }
+    }
+}
+
+impl From<DreamError> for CommandError {
+    fn from(err: DreamError) -> Self {
+        let err = match err {
+            DreamError::Environment(e) => return e.into(),
+            other => other,
+        };
+        let kind = match &err {
+            DreamError::Home { .. } | DreamError::Lock { .. } => Kind::Io,
+            // The repository is the environment the dream runs in: not usable as it is.
+            DreamError::Repository(RepositoryError::Refused { .. }) => Kind::Io,
+            DreamError::Repository(_) => Kind::Io,
+            // CONTRACT §5.1: a dream whose baseline failed is a failed dream.
+            DreamError::Baseline(_) => Kind::Failed,
+            DreamError::Playbook { .. } | DreamError::InvalidOption(_) => Kind::Usage,
+            DreamError::Environment(_) => Kind::Io,
+        };
+        let mut error = CommandError::new(kind, err.to_string());
+        if let Some(source) = std::error::Error::source(&err) {
+            error = error.with_cause(source);
+        }
+        match err.hint() {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        }
+    }
+}
+
+impl From<BootError> for CommandError {
+    fn from(err: BootError) -> Self {
+        match err {
+            BootError::Environment(e) => e.into(),
+            BootError::UnknownReason(_) => CommandError::usage(err.to_string())
+                .with_hint(format!("reasons: {}", Reason::NAMES.join(", "))),
+            BootError::Malformed(ref source) => CommandError::usage(err.to_string())
+                .with_cause(source)
+                .with_hint("see `pi-context boot --help` for the request's fields"),
+            BootError::SnapshotTime { ref source, .. } => {
+                CommandError::usage(err.to_string()).with_cause(source)
+            }
+            BootError::Empty(_) => CommandError::usage(err.to_string()),
+        }
+    }
+}
+
+impl From<BootError> for Outcome {
+    fn from(e: BootError) -> Self {
+        Outcome::Failed(e.into())
     }
 }
 
@@ -213,6 +326,18 @@ impl From<io::Error> for Outcome {
         } else {
             Outcome::Failed(CommandError::io("cannot write output", e))
         }
+    }
+}
+
+impl From<EnvironmentError> for Outcome {
+    fn from(e: EnvironmentError) -> Self {
+        Outcome::Failed(e.into())
+    }
+}
+
+impl From<DreamError> for Outcome {
+    fn from(e: DreamError) -> Self {
+        Outcome::Failed(e.into())
     }
 }
 

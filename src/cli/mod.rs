@@ -4,7 +4,6 @@
 //! a `run` function; printers live under `printer/`; the tool protocol under `protocol/`.
 
 mod commands;
-mod config;
 mod error;
 mod printer;
 mod protocol;
@@ -15,7 +14,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use error::{exit, exit_code, Outcome};
+use error::{exit, exit_code, CommandError, Kind, Outcome};
+use pi_context::environment::Vars;
 use ui::{ColorChoice, Ui};
 
 const ENVIRONMENT_HELP: &str = "\
@@ -33,7 +33,8 @@ Environment:
   NO_COLOR                disable colors
 
 Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
-2 usage or input error, 74 the session index cannot be used, 75 dream lock held.";
+2 usage or input error, 70 internal error (a bug), 74 I/O or environment failure (disk full,
+unreadable home, no notes home), 75 a lock is held (dream).";
 
 /// Durable memory for coding agents: Pi session history, notes, and dreams.
 #[derive(Debug, Parser)]
@@ -70,38 +71,53 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let _ = e.print();
             let code = if e.use_stderr() {
-                exit::USAGE
+                Kind::Usage.exit()
             } else {
                 exit::SUCCESS
             };
             return exit_code(code);
         }
     };
-    let mut ui = Ui::new(cli.color);
-    let outcome = dispatch(cli.command, &mut ui).and_then(|code| {
-        ui.flush()?;
-        Ok(code)
+    let vars = Vars::capture();
+    let mut ui = Ui::new(cli.color, &vars);
+    let stderr_color = ui.stderr_color;
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        dispatch(cli.command, &mut ui, &vars).and_then(|code| {
+            ui.flush()?;
+            Ok(code)
+        })
+    }));
+    let outcome = ran.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        Err(Outcome::Failed(CommandError::new(
+            Kind::Internal,
+            format!("internal error: {what}"),
+        )))
     });
     match outcome {
         Ok(code) | Err(Outcome::Exit(code)) => exit_code(code),
         Err(Outcome::Failed(e)) => {
             let _ = ui.flush();
-            e.print(&mut std::io::stderr(), ui.stderr_color);
-            exit_code(e.exit)
+            e.print(&mut std::io::stderr(), stderr_color);
+            exit_code(e.exit())
         }
     }
 }
 
-fn dispatch(command: Command, ui: &mut Ui) -> Result<u8, Outcome> {
+fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     match command {
-        Command::History(args) => commands::history::run(args, ui),
-        Command::Notes(args) => commands::notes::run(args, ui),
-        Command::Sessions(args) => commands::sessions::run(args, ui),
-        Command::Dream(args) => commands::dream::run(args, ui),
-        Command::Boot(args) => commands::boot::run(args, ui),
-        Command::Tool(args) => commands::tool::run(args, ui),
-        Command::Completions(args) => commands::completions::run(args, ui),
-        Command::Man(args) => commands::man::run(args, ui),
+        Command::History(args) => commands::history::run(args, ui, vars),
+        Command::Notes(args) => commands::notes::run(args, ui, vars),
+        Command::Sessions(args) => commands::sessions::run(args, ui, vars),
+        Command::Dream(args) => commands::dream::run(args, ui, vars),
+        Command::Boot(args) => commands::boot::run(args, ui, vars),
+        Command::Tool(args) => commands::tool::run(args, ui, vars),
+        Command::Completions(args) => commands::completions::run(args, ui, vars),
+        Command::Man(args) => commands::man::run(args, ui, vars),
     }
 }
 

@@ -3,6 +3,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use clap::ValueEnum;
+use pi_context::environment::Vars;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
@@ -21,8 +22,8 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(choice: ColorChoice) -> Ui {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    pub fn new(choice: ColorChoice, vars: &Vars) -> Ui {
+        let no_color = vars.text("NO_COLOR").is_some();
         let decide = |tty: bool| match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -37,6 +38,17 @@ impl Ui {
 
     pub fn out(&mut self) -> &mut dyn Write {
         &mut self.out
+    }
+
+    /// A `warning: …` line on stderr (stdout stays exactly the result).
+    pub fn warn(&mut self, message: &str) {
+        use owo_colors::OwoColorize;
+        let label = if self.stderr_color {
+            "warning:".yellow().bold().to_string()
+        } else {
+            "warning:".to_string()
+        };
+        let _ = writeln!(io::stderr(), "{label} {message}");
     }
 
     pub fn flush(&mut self) -> io::Result<()> {

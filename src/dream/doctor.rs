@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::lock::{self, LockState, LAST_RUN_FILE, LOCK_FILE};
+use crate::notes::layout::{
+    AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PROJECT_DIR,
+    SESSIONS_DIR,
+};
 use crate::notes::address::{Address, HomeSpec};
 use crate::notes::frontmatter::Document;
 use crate::notes::identity::is_slug;
@@ -28,12 +32,14 @@ pub struct DoctorReport {
     pub issues: Vec<Issue>,
 }
 
-/// Root entries that belong to dreams or to the store's machinery, not to a home.
-const ARTIFACTS: [&str; 6] = [
-    ".git",
-    "dreams",
+/// Root entries that belong to dreams or to the store's machinery, not to a home (`snapshots`
+/// and `trash` are the seed's dream artifacts).
+const ARTIFACTS: [&str; 7] = [
+    GIT_DIR,
+    DREAMS_DIR,
     LAST_RUN_FILE,
-    ".locks",
+    LOCK_DIR,
+    JOURNAL_DIR,
     "snapshots",
     "trash",
 ];
@@ -146,17 +152,18 @@ impl Doctor<'_> {
                 "legacy_home",
                 "legacy home; rename it to human/ (merge by hand if human/ already exists)",
             ),
-            "human" if self.is_dir(path) => self.walk(
+            HUMAN_DIR if self.is_dir(path) => self.walk(
                 path,
                 Context {
                     home_root: path,
                     project: None,
                 },
             ),
-            "agents" | "models" if self.is_dir(path) => self.check_named_homes(name, path),
-            "project" if self.is_dir(path) => self.check_projects(path),
-            "pi" if self.is_dir(path) => self.check_sessions(path),
-            "human" | "agents" | "models" | "project" | "pi" => {}
+            AGENTS_DIR | MODELS_DIR if self.is_dir(path) => self.check_named_homes(name, path),
+            PROJECT_DIR if self.is_dir(path) => self.check_projects(path),
+            name if name == SESSIONS_DIR[0] && self.is_dir(path) => self.check_sessions(path),
+            HUMAN_DIR | AGENTS_DIR | MODELS_DIR | PROJECT_DIR => {}
+            name if name == SESSIONS_DIR[0] => {}
             _ => self.issue(
                 path,
                 "unexpected_entry",
@@ -212,7 +219,7 @@ impl Doctor<'_> {
                 continue;
             }
             if !is_slug(&name) {
-                let what = if kind == "agents" { "agent" } else { "model" };
+                let what = if kind == AGENTS_DIR { "agent" } else { "model" };
                 self.issue(
                     &path,
                     "invalid_slug",
@@ -258,7 +265,7 @@ impl Doctor<'_> {
             if self.is_symlink(&path) {
                 continue;
             }
-            if name != "session" {
+            if name != SESSIONS_DIR[1] {
                 self.issue(
                     &path,
                     "unexpected_entry",
@@ -444,9 +451,9 @@ fn reference_problems(
             }
         };
         let root = match &address.home {
-            HomeSpec::Human => home.join("human"),
-            HomeSpec::Agent(Some(name)) => home.join("agents").join(name),
-            HomeSpec::Model(Some(name)) => home.join("models").join(name),
+            HomeSpec::Human => home.join(HUMAN_DIR),
+            HomeSpec::Agent(Some(name)) => home.join(AGENTS_DIR).join(name),
+            HomeSpec::Model(Some(name)) => home.join(MODELS_DIR).join(name),
             HomeSpec::Agent(None) | HomeSpec::Model(None) => continue,
             HomeSpec::Session => context.home_root.to_path_buf(),
             HomeSpec::Project => match context.project {

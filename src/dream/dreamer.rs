@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -251,7 +251,6 @@ impl EventStream {
             "tool_execution_start" => {
                 let tool = event["toolName"].as_str().unwrap_or("unknown").to_string();
                 let args = &event["args"];
-                let path = args["path"].as_str().map(str::to_string);
                 let moved = (tool == "notes_move")
                     .then(|| {
                         Some((
@@ -260,8 +259,13 @@ impl EventStream {
                         ))
                     })
                     .flatten();
+                // A move is shown (and reported when refused) as `from -> to`.
+                let path = match &moved {
+                    Some((from, to)) => Some(format!("{from} -> {to}")),
+                    None => args["path"].as_str().map(str::to_string),
+                };
                 let content = (tool == "write")
-                    .then(|| event["args"]["content"].as_str().map(str::to_string))
+                    .then(|| args["content"].as_str().map(str::to_string))
                     .flatten();
                 let id = event["toolCallId"].as_str().unwrap_or_default().to_string();
                 observer.tool_started(
@@ -369,22 +373,4 @@ fn tail(text: &str, max: usize) -> String {
     }
     let start = text.char_indices().rev().nth(max).map_or(0, |(i, _)| i);
     format!(": {}", &text[start..])
-}
-
-/// Where `pi` is: the flag, else `$PI_CONTEXT_PI`, else `pi` on `PATH`.
-/// A relative path with a directory part is made absolute, since the dreamer runs in the home.
-pub fn resolve_pi(flag: Option<PathBuf>) -> PathBuf {
-    let pi = flag
-        .or_else(|| {
-            std::env::var_os("PI_CONTEXT_PI")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .unwrap_or_else(|| PathBuf::from("pi"));
-    if pi.is_relative() && pi.components().count() > 1 {
-        if let Ok(cwd) = std::env::current_dir() {
-            return cwd.join(pi);
-        }
-    }
-    pi
 }

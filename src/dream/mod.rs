@@ -11,6 +11,7 @@ pub mod dreamer;
 pub mod gates;
 pub mod interrupt;
 pub mod lock;
+mod options;
 mod postrun;
 mod report;
 mod resolve;
@@ -28,6 +29,7 @@ use audit::{Audit, Change, RepositoryError};
 use dreamer::{DreamerCommand, DreamerObserver};
 use gates::Gate;
 pub use interrupt::Interrupt;
+pub use options::{DreamOptions, DreamRequest};
 pub use postrun::Conflict;
 use snapshot::Snapshot;
 
@@ -37,31 +39,6 @@ use crate::notes::purge::{self, Purged};
 
 /// The compiled-in playbook; `--playbook` overrides it.
 pub const DEFAULT_PLAYBOOK: &str = include_str!("../../playbook/playbook.md");
-
-/// Everything a run needs, resolved by the caller.
-#[derive(Debug, Clone)]
-pub struct DreamOptions {
-    pub home: PathBuf,
-    pub now: SystemTime,
-    pub min_hours: f64,
-    pub min_sessions: u64,
-    pub force: bool,
-    pub dry_run: bool,
-    pub pi: PathBuf,
-    /// The dreamer model pattern; `None` lets Pi choose its default.
-    pub model: Option<String>,
-    pub playbook: String,
-    /// The dreamer's agent slug (its writable `agents/<agent>/`).
-    pub agent: String,
-    /// The dreamer model's slug (its writable `models/<model>/`).
-    pub model_slug: String,
-    /// Notes crumpled longer ago than this are removed from the wastebasket after the audit.
-    pub purge_after: std::time::Duration,
-    /// The user's home directory (what `~` means in the dreamer's paths).
-    pub user_home: PathBuf,
-    /// Set by SIGINT, SIGTERM or SIGHUP; an interrupted run fails cleanly.
-    pub interrupt: Interrupt,
-}
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -120,6 +97,10 @@ pub enum DreamError {
     Baseline(#[source] Box<dyn std::error::Error + Send + Sync>),
     #[error("cannot read the playbook {path}")]
     Playbook { path: PathBuf, source: io::Error },
+    #[error("{0}")]
+    InvalidOption(String),
+    #[error(transparent)]
+    Environment(#[from] crate::environment::EnvironmentError),
 }
 
 impl DreamError {
@@ -431,11 +412,12 @@ fn post_run_audit(
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
 /// homes. A `*` segment stands for any one directory.
 fn writable_homes(options: &DreamOptions) -> Vec<String> {
+    use crate::notes::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR};
     vec![
-        "human/".to_string(),
-        "project/*/".to_string(),
-        format!("agents/{}/", options.agent),
-        format!("models/{}/", options.model_slug),
+        format!("{HUMAN_DIR}/"),
+        format!("{PROJECT_DIR}/*/"),
+        format!("{AGENTS_DIR}/{}/", options.agent),
+        format!("{MODELS_DIR}/{}/", options.model_slug),
     ]
 }
 
@@ -451,11 +433,13 @@ fn scope_header(options: &DreamOptions, writable: &[String]) -> String {
          - Scope: store-wide. You may read every home.\n\
          - Writable: {writable}.\n\
          - Read-only: `pi/session/` (session notes), other agents' and models' homes, `dreams/`, `.git/`.\n\
-         - You cannot delete files in this run: list wastebasket candidates in your report.\n\
+         - You never delete files: crumple instead. After you finish, this dream removes notes crumpled more than {purge} ago.\n\
+         - Move notes with `notes_move` (paths relative to the home): it keeps their metadata.\n\
          - Writes outside the writable homes are refused and listed in the dream report.\n",
         home = options.home.display(),
         agent = options.agent,
         model = options.model_slug,
+        purge = crate::notes::clock::span_words(options.purge_after),
         writable = writable.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "),
     )
 }

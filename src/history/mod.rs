@@ -73,6 +73,20 @@ pub struct ReadResult {
     pub window: crate::readwindow::ReadWindow,
 }
 
+impl ReadResult {
+    /// The small fields of a read: which event and the cursors, never the content (a tool
+    /// result's `details`, and the `--json` object without its `content`).
+    pub fn details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "seq": self.seq,
+            "window_id": self.window_id,
+            "offset_chars": self.window.offset_chars,
+            "total_chars": self.window.total_chars,
+            "next_offset_chars": self.window.next_offset_chars,
+        })
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

@@ -14,6 +14,7 @@ use regex::Regex;
 
 use super::error::NotesError;
 use super::identity::{is_slug, Identity};
+use super::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
 
 /// The longest virtual path a write accepts, in UTF-8 bytes, counted before `.md` is added.
 pub const MAX_PATH_BYTES: usize = 512;
@@ -122,11 +123,11 @@ impl Home {
     /// Directory components below the notes home.
     pub fn components(&self) -> Vec<&str> {
         match self {
-            Home::Session(id) => vec!["pi", "session", id],
-            Home::Project(key) => vec!["project", key],
-            Home::Human => vec!["human"],
-            Home::Agent { name, .. } => vec!["agents", name],
-            Home::Model { name, .. } => vec!["models", name],
+            Home::Session(id) => vec![SESSIONS_DIR[0], SESSIONS_DIR[1], id],
+            Home::Project(key) => vec![PROJECT_DIR, key],
+            Home::Human => vec![HUMAN_DIR],
+            Home::Agent { name, .. } => vec![AGENTS_DIR, name],
+            Home::Model { name, .. } => vec![MODELS_DIR, name],
         }
     }
 

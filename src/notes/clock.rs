@@ -1,25 +1,9 @@
-//! Time for note metadata: `PI_CONTEXT_NOW` (RFC 3339) when set, else the system clock, rendered
-//! in the process's local time zone (`TZ`) as ISO 8601 with milliseconds and an explicit offset.
+//! Time as notes write and show it: the process's local time zone (`TZ`), ISO 8601 with
+//! milliseconds and an explicit offset; ages in words. (Now itself is the process's
+//! [`crate::clock::Clock`].)
 
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
-
-use super::error::NotesError;
-
-/// The fixed-clock variable (tests and reproducible runs).
-pub const NOW_VAR: &str = "PI_CONTEXT_NOW";
-
-/// The current instant.
-pub fn now() -> Result<Timestamp, NotesError> {
-    match std::env::var(NOW_VAR) {
-        Ok(value) if !value.is_empty() => value.parse::<Timestamp>().map_err(|e| {
-            NotesError::Internal(format!(
-                "{NOW_VAR}={value:?} is not an RFC 3339 timestamp: {e}"
-            ))
-        }),
-        _ => Ok(Timestamp::now()),
-    }
-}
 
 /// `2026-03-01T10:00:00.000+01:00`: local time, milliseconds, explicit offset (never `Z`).
 pub fn local_iso(at: Timestamp) -> String {
@@ -49,6 +33,22 @@ pub fn age(at: Timestamp, now: Timestamp) -> String {
         s if s < 3600 => plural(s / 60, "minute"),
         s if s < 86_400 => plural(s / 3600, "hour"),
         s => plural(s / 86_400, "day"),
+    }
+}
+
+/// A span of time in words, in its largest whole unit: `30 days`, `12 hours`, `0 seconds`.
+pub fn span_words(span: std::time::Duration) -> String {
+    let seconds = span.as_secs();
+    let (n, unit) = match seconds {
+        s if s >= 86_400 && s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s >= 3_600 && s % 3_600 == 0 => (s / 3_600, "hour"),
+        s if s >= 60 && s % 60 == 0 => (s / 60, "minute"),
+        s => (s, "second"),
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
     }
 }
 

@@ -1,4 +1,6 @@
-//! Who is asking: notes home, session id, project key, agent and model (contract §1).
+//! Who is asking: notes home, session id, project key, agent and model (contract §1). The
+//! defaults are decided in [`crate::environment`]; this module holds the rules: slugs, safe
+//! directory names and the project key of a directory.
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -7,9 +9,6 @@ use sha1::{Digest, Sha1};
 
 use super::error::NotesError;
 pub use crate::text::slugify;
-
-pub const DEFAULT_AGENT: &str = "anonymous";
-pub const DEFAULT_MODEL: &str = "default";
 
 /// A resolved identity. Agent and model are slugs; the session id and project key are single,
 /// safe directory names.
@@ -23,92 +22,6 @@ pub struct Identity {
     pub model: String,
 }
 
-/// Raw identity inputs, each already chosen between flag (or tool context) and environment.
-/// Empty strings count as unset.
-#[derive(Debug, Clone, Default)]
-pub struct IdentityInput {
-    pub notes_home: Option<PathBuf>,
-    pub session_id: Option<String>,
-    pub project_key: Option<String>,
-    /// The directory whose project key applies (default: the process's cwd).
-    pub cwd: Option<PathBuf>,
-    pub agent: Option<String>,
-    pub model: Option<String>,
-}
-
-impl IdentityInput {
-    /// Fills every unset field from the environment variables of contract §1.
-    pub fn with_env_defaults(mut self) -> Self {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        let text = |name: &str| var(name).map(|v| v.to_string_lossy().into_owned());
-        self.notes_home =
-            non_empty_path(self.notes_home).or_else(|| var("PI_NOTES_HOME").map(PathBuf::from));
-        self.session_id = non_empty(self.session_id).or_else(|| text("PI_CONTEXT_SESSION_ID"));
-        self.agent = non_empty(self.agent).or_else(|| text("PI_NOTES_AGENT"));
-        self.model = non_empty(self.model).or_else(|| text("PI_CONTEXT_MODEL"));
-        self
-    }
-
-    pub fn resolve(self) -> Result<Identity, NotesError> {
-        let home = match non_empty_path(self.notes_home) {
-            Some(path) => absolute(&path)?,
-            None => default_home()?,
-        };
-        let session_id = non_empty(self.session_id)
-            .map(checked_component("session id"))
-            .transpose()?;
-        let project_key = match non_empty(self.project_key) {
-            Some(key) => checked_component("project key")(key)?,
-            None => match non_empty_path(self.cwd) {
-                Some(dir) => project_key(&absolute(&dir)?),
-                None => project_key(&current_dir()?),
-            },
-        };
-        let agent = slugify(non_empty(self.agent).as_deref().unwrap_or(DEFAULT_AGENT));
-        let model =
-            non_empty(self.model).map_or_else(|| DEFAULT_MODEL.to_string(), |m| model_slug(&m));
-        Ok(Identity {
-            home,
-            session_id,
-            project_key,
-            agent,
-            model,
-        })
-    }
-}
-
-fn non_empty(value: Option<String>) -> Option<String> {
-    value.filter(|v| !v.is_empty())
-}
-
-fn non_empty_path(value: Option<PathBuf>) -> Option<PathBuf> {
-    value.filter(|v| !v.as_os_str().is_empty())
-}
-
-fn default_home() -> Result<PathBuf, NotesError> {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| {
-            NotesError::InvalidScope(
-                "no notes home: set PI_NOTES_HOME or HOME, or pass --notes-home".into(),
-            )
-        })?;
-    Ok(PathBuf::from(home).join(".agents").join("notes"))
-}
-
-/// `path` made absolute against the process's cwd (read only when `path` is relative).
-fn absolute(path: &Path) -> Result<PathBuf, NotesError> {
-    if path.is_absolute() {
-        Ok(path.to_path_buf())
-    } else {
-        Ok(current_dir()?.join(path))
-    }
-}
-
-fn current_dir() -> Result<PathBuf, NotesError> {
-    std::env::current_dir().map_err(|e| NotesError::io("cannot read the current directory", e))
-}
-
 fn relative_to(dir: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
@@ -118,7 +31,7 @@ fn relative_to(dir: &Path, path: &Path) -> PathBuf {
 }
 
 /// Session ids and project keys become one directory name each.
-fn checked_component(what: &'static str) -> impl Fn(String) -> Result<String, NotesError> {
+pub fn checked_component(what: &'static str) -> impl Fn(String) -> Result<String, NotesError> {
     move |value: String| {
         if value == "."
             || value == ".."
@@ -269,28 +182,5 @@ mod tests {
             )
         );
         assert_eq!(project_key(&root.join("not/yet/there")), key);
-    }
-
-    #[test]
-    fn identity_validates_components() {
-        let input = |session: &str| IdentityInput {
-            notes_home: Some("/n".into()),
-            session_id: Some(session.into()),
-            project_key: Some("p-1".into()),
-            ..Default::default()
-        };
-        assert!(input("abc-123").resolve().is_ok());
-        for bad in ["..", ".", "a/b", "a\\b", "a\0b"] {
-            assert_eq!(
-                input(bad).resolve().unwrap_err().code(),
-                "invalid_scope",
-                "{bad:?}"
-            );
-        }
-        let who = input("s").resolve().unwrap();
-        assert_eq!(
-            (who.agent.as_str(), who.model.as_str()),
-            ("anonymous", "default")
-        );
     }
 }

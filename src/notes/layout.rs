@@ -1,6 +1,14 @@
 //! The fixed names in a notes home besides the notes themselves, in one place: the store, the
 //! dream, its audit and `dream doctor` all read them from here.
 
+/// The homes' directories (CONTRACT §3.1).
+pub const HUMAN_DIR: &str = "human";
+pub const PROJECT_DIR: &str = "project";
+pub const AGENTS_DIR: &str = "agents";
+pub const MODELS_DIR: &str = "models";
+/// Session homes are `pi/session/<id>/`.
+pub const SESSIONS_DIR: [&str; 2] = ["pi", "session"];
+
 /// Per-note lock files (`<home>/.locks/<sha1>.lock`).
 pub const LOCK_DIR: &str = ".locks";
 /// The dream lock, created with `O_CREAT|O_EXCL` by the run that holds it.

@@ -20,10 +20,10 @@ mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
-pub use identity::{model_slug, project_key, slugify, Identity, IdentityInput};
+pub use identity::{model_slug, project_key, slugify, Identity};
 pub use page::{
-    read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile, SearchMatch,
-    SearchPage, WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
+    read_details, read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile,
+    SearchMatch, SearchPage, WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
 };
 pub use store::{
     Change, ChangeKind, Counters, Diff, Edit, EditRequest, EditResult, LineMatch, Listing, Meta,

@@ -349,6 +349,28 @@ fn identity_lines(note: &Note) -> Vec<(&'static str, String)> {
 /// The identity line of a read whose access was not recorded: `counters: not updated (<why>)`.
 pub const COUNTERS_KEY: &str = "counters";
 
+/// The small fields of a notes read (identity and cursors, never the content), and
+/// `counters_updated`: whether the read was recorded in the note's access counters. A tool
+/// result's `details`, and the `--json` object without its `content`.
+pub fn read_details(window: &ReadWindow) -> serde_json::Value {
+    let mut details = serde_json::Map::new();
+    for (key, value) in &window.identity {
+        details.insert((*key).to_string(), serde_json::json!(value));
+    }
+    let updated = !details.contains_key(COUNTERS_KEY);
+    details.insert("counters_updated".into(), serde_json::json!(updated));
+    details.insert(
+        "offset_chars".into(),
+        serde_json::json!(window.offset_chars),
+    );
+    details.insert("total_chars".into(), serde_json::json!(window.total_chars));
+    details.insert(
+        "next_offset_chars".into(),
+        serde_json::json!(window.next_offset_chars),
+    );
+    serde_json::Value::Object(details)
+}
+
 fn window_error(error: WindowError, offset: i64, total: usize) -> NotesError {
     match error {
         WindowError::OffsetPastEnd { .. } => NotesError::InvalidOffset { offset, total },

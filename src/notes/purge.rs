@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::address::Home;
 use super::error::NotesError;
 use super::frontmatter::{Document, Key};
+use super::layout::{AGENTS_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
 use super::{clock, files, lock, walk};
 use crate::beneath::{Dir, Kind};
 
@@ -90,22 +91,22 @@ fn crumpled_before(dir: &Dir, name: &str, cutoff: Timestamp) -> Result<Option<St
 /// and `pi/session/<id>/`.
 fn every_home(root: &Dir) -> Result<Vec<Home>, NotesError> {
     let mut homes = vec![Home::Human];
-    for key in subdirectories(root, &["project"])? {
+    for key in subdirectories(root, &[PROJECT_DIR])? {
         homes.push(Home::Project(key));
     }
-    for name in walk::home_names(root, "agents").map_err(files::notes_error)? {
+    for name in walk::home_names(root, AGENTS_DIR).map_err(files::notes_error)? {
         homes.push(Home::Agent {
             name,
             current: false,
         });
     }
-    for name in walk::home_names(root, "models").map_err(files::notes_error)? {
+    for name in walk::home_names(root, MODELS_DIR).map_err(files::notes_error)? {
         homes.push(Home::Model {
             name,
             current: false,
         });
     }
-    for id in subdirectories(root, &["pi", "session"])? {
+    for id in subdirectories(root, &SESSIONS_DIR)? {
         homes.push(Home::Session(id));
     }
     Ok(homes)

@@ -18,6 +18,7 @@ use super::identity::{is_slug, Identity};
 use super::lock::LockError;
 use super::{clock, frontmatter, journal, lock, walk};
 use crate::beneath::Dir;
+use crate::clock::Clock;
 use crate::text::{self, LiteralMatcher};
 use crate::wire;
 
@@ -346,6 +347,7 @@ pub struct SearchListing {
 #[derive(Debug, Clone)]
 pub struct Store {
     identity: Identity,
+    clock: Clock,
 }
 
 /// Where a note lives on disk.
@@ -364,8 +366,14 @@ impl NotePath {
 }
 
 impl Store {
+    /// The store of `identity`, by the system clock.
     pub fn new(identity: Identity) -> Store {
-        Store { identity }
+        Store::with_clock(identity, Clock::System)
+    }
+
+    /// The store of `identity`; `clock` stamps `updatedAt`, `lastAccessed` and the rest.
+    pub fn with_clock(identity: Identity, clock: Clock) -> Store {
+        Store { identity, clock }
     }
 
     pub fn identity(&self) -> &Identity {
@@ -464,8 +472,7 @@ impl Store {
     ) -> Result<WriteResult, NotesError> {
         let location = self.locate_writable(address)?;
         let body = strip_frontmatter(content);
-        let now = clock::now()?;
-        let now_iso = clock::local_iso(now);
+        let now_iso = clock::local_iso(self.clock.now());
         let path = self.note_path(&location);
         self.precheck(self.open_root()?.as_ref(), &path)?;
         let root = files::create_root(&self.identity.home)?;
@@ -540,7 +547,7 @@ impl Store {
     }
 
     fn move_location(&self, from: Location, to: Location) -> Result<MoveResult, NotesError> {
-        let now_iso = clock::local_iso(clock::now()?);
+        let now_iso = clock::local_iso(self.clock.now());
         let (source, target) = (self.note_path(&from), self.note_path(&to));
         if source.relative == target.relative {
             return Err(NotesError::NothingToMove(format!(
@@ -555,7 +562,22 @@ impl Store {
         if !self.precheck(self.open_root()?.as_ref(), &source)? {
             return Err(not_found());
         }
-        self.precheck(self.open_root()?.as_ref(), &target)?;
+        let live_target = || {
+            NotesError::AlreadyExists(format!(
+                "{} is a live note; crumple it first or pick another address",
+                to.address()
+            ))
+        };
+        // A live target is refused before any lock file is made (checked again under the locks).
+        if let Some(existing_root) = self.open_root()? {
+            if self.precheck(Some(&existing_root), &target)?
+                && self
+                    .load(&existing_root, &target)?
+                    .is_some_and(|t| Document::parse(&t.text).get(Key::CrumpledAt).is_none())
+            {
+                return Err(live_target());
+            }
+        }
         let root = files::create_root(&self.identity.home)?;
         // Both locks, always in the same order, so two moves never wait on each other.
         let (first, second) = if source.relative < target.relative {
@@ -574,12 +596,7 @@ impl Store {
             {
                 Some(existing.text)
             }
-            Some(_) => {
-                return Err(NotesError::AlreadyExists(format!(
-                    "{} is a live note; crumple it first or pick another address",
-                    to.address()
-                )))
-            }
+            Some(_) => return Err(live_target()),
             None => None,
         };
         let mut doc = Document::parse(&disk.text);
@@ -635,7 +652,7 @@ impl Store {
         if request.edits.is_empty() && request.origin.is_none() && request.crumpled.is_none() {
             return Err(NotesError::NothingToDo);
         }
-        let now_iso = clock::local_iso(clock::now()?);
+        let now_iso = clock::local_iso(self.clock.now());
         let path = self.note_path(&location);
         let not_found = || NotesError::NotFound {
             address: location.address(),
@@ -724,7 +741,7 @@ impl Store {
             return Err(not_found());
         }
         let root = root.ok_or_else(not_found)?;
-        let now_iso = clock::local_iso(clock::now()?);
+        let now_iso = clock::local_iso(self.clock.now());
         let lock = match lock::lock(&root, &path.relative) {
             Ok(lock) => Ok(lock),
             Err(LockError::Unwritable { reason, .. }) => Err(reason),

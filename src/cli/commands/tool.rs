@@ -5,8 +5,10 @@ use std::io::Read;
 use clap::Args;
 
 use crate::cli::error::{exit, CommandError, Outcome};
-use crate::cli::protocol::{self, schemas, ToolRequest};
+use crate::cli::printer;
+use crate::cli::protocol::{self, registry, ToolRequest};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 use pi_context::wire::MAX_REQUEST_BYTES;
 
 /// Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout
@@ -24,24 +26,25 @@ pub struct ToolArgs {
     schemas: bool,
 }
 
-pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     if args.schemas {
-        serde_json::to_writer(ui.out(), &schemas::all()).map_err(std::io::Error::from)?;
-        writeln!(ui.out())?;
+        printer::json_document(ui.out(), &registry::schemas())?;
         return Ok(exit::SUCCESS);
     }
     let Some(name) = args.name else {
         return Err(
             CommandError::usage("which tool? `pi-context tool` needs a tool name")
-                .with_hint(format!("tools: {}", schemas::names().join(", ")))
+                .with_hint(format!("tools: {}", registry::names().join(", ")))
                 .with_hint("`pi-context tool --schemas` describes them")
                 .into(),
         );
     };
-    if !schemas::names().contains(&name.as_str()) {
-        return Err(CommandError::usage(format!("unknown tool {name:?}"))
-            .with_hint(format!("tools: {}", schemas::names().join(", ")))
-            .into());
+    let unknown = || {
+        CommandError::usage(format!("unknown tool {name:?}"))
+            .with_hint(format!("tools: {}", registry::names().join(", ")))
+    };
+    if registry::find(&name).is_none() {
+        return Err(unknown().into());
     }
     let input = read_request()?;
     // One JSON object: serde would also fill the request struct from an array.
@@ -57,9 +60,8 @@ pub fn run(args: ToolArgs, ui: &mut Ui) -> Result<u8, Outcome> {
                     r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
                 )
         })?;
-    let response = protocol::answer(&name, request).map_err(CommandError::usage)?;
-    serde_json::to_writer(ui.out(), &response).map_err(std::io::Error::from)?;
-    writeln!(ui.out())?;
+    let response = protocol::answer(&name, &request, vars).ok_or_else(unknown)?;
+    printer::json_document(ui.out(), &response)?;
     Ok(exit::SUCCESS)
 }
 

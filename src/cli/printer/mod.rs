@@ -3,16 +3,23 @@
 
 mod human;
 mod json;
-mod sessions_human;
 
 use std::io::{self, Write};
+use std::path::Path;
 
+use pi_context::boot::Rendered;
+use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
 use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 
-pub use json::{notes_read_details, read_details};
+/// One JSON document on a line: the tool protocol's answers and `tool --schemas`, which are
+/// always JSON.
+pub fn json_document(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
+    json::emit(out, value)
+}
 
 pub trait HistoryPrinter {
     fn windows(&self, out: &mut dyn Write, result: &WindowsResult) -> io::Result<()>;
@@ -42,13 +49,14 @@ pub trait NotesPrinter {
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()>;
 }
 
-pub fn notes(json: bool, color: bool) -> Box<dyn NotesPrinter> {
+/// The notes printer; `now` dates the wastebasket's ages.
+pub fn notes(json: bool, color: bool, now: jiff::Timestamp) -> Box<dyn NotesPrinter> {
     if json {
         Box::new(json::JsonPrinter)
     } else {
         Box::new(human::HumanPrinter {
             color,
-            now: pi_context::notes::clock::now().ok(),
+            now: Some(now),
         })
     }
 }
@@ -64,5 +72,48 @@ pub fn sessions(json: bool, color: bool) -> Box<dyn SessionsPrinter> {
         Box::new(json::JsonPrinter)
     } else {
         Box::new(human::HumanPrinter { color, now: None })
+    }
+}
+
+/// What the human dream printer shows besides the outcome.
+pub struct DreamView<'a> {
+    pub home: &'a Path,
+    pub dry_run: bool,
+    /// stdout is a terminal: the changes, violations and conflicts are listed (cron gets only
+    /// the gate lines and the report path).
+    pub terminal: bool,
+}
+
+pub trait DreamPrinter {
+    fn dream(
+        &self,
+        out: &mut dyn Write,
+        outcome: &DreamOutcome,
+        view: &DreamView,
+    ) -> io::Result<()>;
+    fn doctor(&self, out: &mut dyn Write, report: &DoctorReport) -> io::Result<()>;
+}
+
+pub fn dream(json: bool, color: bool) -> Box<dyn DreamPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter { color, now: None })
+    }
+}
+
+pub trait BootPrinter {
+    fn boot(&self, out: &mut dyn Write, boot: &Rendered) -> io::Result<()>;
+}
+
+/// The boot printer: the block itself, or `--json`'s object.
+pub fn boot(json: bool) -> Box<dyn BootPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter {
+            color: false,
+            now: None,
+        })
     }
 }

@@ -10,12 +10,14 @@ pub mod facts;
 mod history;
 mod notes;
 mod params;
-pub mod schemas;
+pub mod registry;
+mod schema;
 mod sessions;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use pi_context::environment::{Environment, EnvironmentError, Inputs, Vars};
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
 pub use params::Params;
@@ -71,6 +73,16 @@ impl Refusal {
     }
 }
 
+impl From<EnvironmentError> for Refusal {
+    fn from(e: EnvironmentError) -> Self {
+        match e {
+            EnvironmentError::Identity(e) => e.into(),
+            EnvironmentError::BadClock { .. } => Refusal::new("invalid_params", e.to_string()),
+            other => Refusal::new("io_error", other.to_string()),
+        }
+    }
+}
+
 impl From<pi_context::history::HistoryError> for Refusal {
     fn from(e: pi_context::history::HistoryError) -> Self {
         Refusal {
@@ -110,21 +122,47 @@ impl ToolResponse {
         }
     }
 
-    /// The refusal as the model sees it, cut to the budget if its details are long.
+    /// The refusal as the model sees it, fitted to the budget: the one place refusals are cut.
+    /// A list in the details (every matching line of an ambiguous edit, every known window)
+    /// keeps its longest prefix that fits, with `<key>_total` saying how long it was; if that
+    /// is not enough, details are dropped from the last.
     pub fn refusal(refusal: Refusal) -> Self {
         let mut error = Map::new();
         error.insert("code".into(), json!(refusal.code));
         error.insert("message".into(), json!(capped(&refusal.message)));
+        let render = |details: &Map<String, Value>| {
+            wire::to_compact_json(&json!({ "error": merged(&error, details) }))
+        };
+        let fits = |details: &Map<String, Value>| render(details).len() <= RESULT_BUDGET_BYTES;
         let mut details = refusal.details;
-        let mut text = wire::to_compact_json(&json!({ "error": merged(&error, &details) }));
-        while text.len() > RESULT_BUDGET_BYTES && !details.is_empty() {
-            if let Some(last) = details.keys().next_back().cloned() {
-                details.remove(&last);
+        let lists: Vec<String> = details
+            .iter()
+            .filter(|(_, v)| v.is_array())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in lists {
+            if fits(&details) {
+                break;
             }
-            text = wire::to_compact_json(&json!({ "error": merged(&error, &details) }));
+            let Some(Value::Array(items)) = details.get(&key).cloned() else {
+                continue;
+            };
+            details.insert(format!("{key}_total"), json!(items.len()));
+            let keep = wire::longest_fitting(items.len(), |n| {
+                details.insert(key.clone(), json!(items[..n]));
+                fits(&details)
+            })
+            .unwrap_or(0);
+            details.insert(key.clone(), json!(items[..keep]));
+        }
+        while !fits(&details) {
+            let Some(last) = details.keys().next_back().cloned() else {
+                break;
+            };
+            details.remove(&last);
         }
         ToolResponse {
-            text,
+            text: render(&details),
             details: json!({ "code": refusal.code }),
             is_error: true,
         }
@@ -150,18 +188,40 @@ fn merged(error: &Map<String, Value>, details: &Map<String, Value>) -> Value {
     Value::Object(all)
 }
 
-/// Answers one tool call. `Err` is a request the binary cannot serve at all (unknown tool).
-pub fn answer(name: &str, request: ToolRequest) -> Result<ToolResponse, String> {
-    let outcome = match name {
-        "history_windows" | "history_list" | "history_read" | "history_search" => {
-            history::answer(name, &request.params, &request.context)
-        }
-        "notes_write" | "notes_edit" | "notes_move" | "notes_read" | "notes_list"
-        | "notes_search" => notes::answer(name, &request.params, &request.context),
-        "sessions_list" | "sessions_search" => {
-            sessions::answer(name, &request.params, &request.context)
-        }
-        _ => return Err(format!("unknown tool {name:?}")),
+/// One tool call: what Pi sent about the live session, and the process's environment.
+pub struct Call<'a> {
+    pub context: &'a ToolContext,
+    pub vars: &'a Vars,
+}
+
+impl Call<'_> {
+    /// The environment of the live session: its notes home, session, cwd (project), agent and
+    /// model from the context; what the context leaves out falls back like the command line's.
+    pub fn environment(&self) -> Result<Environment, Refusal> {
+        let c = self.context;
+        let path = |v: &Option<String>| v.clone().map(std::path::PathBuf::from);
+        Ok(Environment::resolve(
+            Inputs {
+                notes_home: path(&c.notes_home),
+                session_id: c.session_id.clone(),
+                project_key: None,
+                cwd: path(&c.cwd),
+                agent: c.agent.clone(),
+                model: c.model.clone(),
+                sessions_dirs: Vec::new(),
+                live_session_dir: path(&c.session_dir),
+            },
+            self.vars,
+        )?)
+    }
+}
+
+/// Answers one tool call; `None` for a tool this binary does not have.
+pub fn answer(name: &str, request: &ToolRequest, vars: &Vars) -> Option<ToolResponse> {
+    let tool = registry::find(name)?;
+    let call = Call {
+        context: &request.context,
+        vars,
     };
-    Ok(outcome.unwrap_or_else(ToolResponse::refusal))
+    Some((tool.answer)(&request.params, &call).unwrap_or_else(ToolResponse::refusal))
 }

@@ -1,204 +1,185 @@
-//! `notes_write`, `notes_edit`, `notes_read`, `notes_list`, `notes_search`.
+//! `notes_write`, `notes_edit`, `notes_move`, `notes_read`, `notes_list`, `notes_search`.
+//!
+//! Parameters are checked before any file is touched: a bad call costs nothing.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use pi_context::notes::{
-    read_window, Edit, EditReceipt, EditRequest, IdentityInput, ListPage, MoveReceipt, NotesError,
-    NotesPage, Origin, Query, SearchPage, Store, WriteReceipt,
+    read_details, read_window, Edit, EditReceipt, EditRequest, ListPage, MoveReceipt, NotesPage,
+    Origin, Query, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
-use super::{Params, Refusal, ToolContext, ToolResponse};
-use crate::cli::printer::notes_read_details;
+use super::registry::{Mode, Tool};
+use super::schema::{into_map, object, query_property};
+use super::{Call, Params, Refusal, ToolResponse};
 
-pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolResponse, Refusal> {
-    // Parameters are checked before any file is touched: a bad call costs nothing.
-    let call = Call::parse(name, params)?;
-    let store = Store::new(identity(context).map_err(refusal)?);
-    call.run(&store).map_err(refusal)
+pub const TOOLS: [Tool; 6] = [
+    Tool {
+        name: "notes_write",
+        label: "Notes write",
+        description: "Create or overwrite a markdown note. Where it lives is set by its address: a bare path (`plan`, `todo/today`) \
+belongs to this session; `@project/…` is shared by every session in this project (linked git worktrees included); `@human/…` holds \
+what the human told you or wants kept; `@self/…` is yours in every project; `@model/…` serves every agent on your model. `.md` is added \
+when missing. Overwriting keeps the note's creation time, access counts and origin (unless you pass origin) and takes it out of the \
+wastebasket. Addresses are not file paths: use the notes tools on them, not file tools.",
+        parameters: write_parameters,
+        mode: Mode::Sequential,
+        answer: write,
+    },
+    Tool {
+        name: "notes_edit",
+        label: "Notes edit",
+        description: "Change a note in place. Each edit replaces oldText with newText in the body, in order, each on the result of \
+the previous one; if any edit fails, nothing changes. oldText must occur exactly once unless replace_all is true (an ambiguous one is \
+refused with its line numbers; add surrounding text). crumpled:true moves the note to the wastebasket (hidden from notes_list and \
+notes_search), crumpled:false brings it back; origin relabels who wrote it. Returns a unified diff of what changed.",
+        parameters: edit_parameters,
+        mode: Mode::Sequential,
+        answer: edit,
+    },
+    Tool {
+        name: "notes_move",
+        label: "Notes move",
+        description: "Move a note to another address, in one atomic step: it is never at both addresses or at neither. It keeps \
+its creation time, origin, access counts and any other metadata; its update time becomes now. Use it to rename a note or to file it \
+in the right home (for example a session note that turned out to matter to the whole project: `plan` to `@project/plan`). A \
+crumpled note at the target is replaced; a live note there is refused (crumple it first or pick another address). Both homes must be \
+yours.",
+        parameters: move_parameters,
+        mode: Mode::Sequential,
+        answer: move_note,
+    },
+    Tool {
+        name: "notes_read",
+        label: "Notes read",
+        description: "Read a note's body as a READ WINDOW: the address and metadata lines, the chars range, next_offset_chars, \
+a blank line, then the text. Offsets count Unicode code points of the body (notes_search gives them); a negative offset_chars \
+counts from the end. When next_offset_chars is not null, call again with it: the windows concatenate to the exact body. \
+Reading records an access on the note.",
+        parameters: read_parameters,
+        mode: Mode::Parallel,
+        answer: read,
+    },
+    Tool {
+        name: "notes_list",
+        label: "Notes list",
+        description: "List notes, most recently updated first. Without a pattern: this session's notes, @project, @human, @self \
+and @model. pattern is a glob over addresses: * stays within a path segment, ** crosses segments, ? is one character; for example \
+`@project/**`, `**/MAP.md`, or `@agents/*/**` for every agent's notes. Crumpled notes are hidden and counted in crumpled_excluded; \
+wastebasket:true lists only them. The page stops at limit or at the response budget, and more says how many notes it left out: \
+narrow the pattern to reach them.",
+        parameters: list_parameters,
+        mode: Mode::Parallel,
+        answer: list,
+    },
+    Tool {
+        name: "notes_search",
+        label: "Notes search",
+        description: "Search note bodies for literal text, case-insensitive; several queries are OR-ed and regex characters match \
+literally. Each matching line is one match with its line number and offset_chars; pass the address and offset_chars to notes_read \
+to read on from there. Homes, pattern, wastebasket, limit and more work as in notes_list; files come most recently updated first.",
+        parameters: search_parameters,
+        mode: Mode::Parallel,
+        answer: search,
+    },
+];
+
+/// The store of the live session, its identity and clock from the tool context.
+fn store(call: &Call) -> Result<Store, Refusal> {
+    let env = call.environment()?;
+    Ok(Store::with_clock(
+        env.notes_identity().map_err(Refusal::from)?,
+        env.clock,
+    ))
 }
 
-/// The identity of the live session, normalized like the command-line flags; a field the
-/// context leaves out falls back to the environment, then to the defaults.
-fn identity(context: &ToolContext) -> Result<pi_context::notes::Identity, NotesError> {
-    IdentityInput {
-        notes_home: context.notes_home.clone().map(Into::into),
-        session_id: context.session_id.clone(),
-        project_key: None,
-        cwd: context.cwd.clone().map(Into::into),
-        agent: context.agent.clone(),
-        model: context.model.clone(),
-    }
-    .with_env_defaults()
-    .resolve()
+fn write(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(value, &["address", "content", "origin"])?;
+    let (address, content) = (required(&params, "address")?, required(&params, "content")?);
+    let origin = origin(&params)?;
+    let receipt = WriteReceipt::of(&store(call)?.write(&address, &content, origin)?);
+    Ok(ToolResponse::ok(
+        wire::to_compact_json(&receipt),
+        json!(receipt),
+    ))
 }
 
-enum Call {
-    Write {
-        address: String,
-        content: String,
-        origin: Option<Origin>,
-    },
-    Edit {
-        address: String,
-        request: EditRequest,
-    },
-    Move {
-        from: String,
-        to: String,
-    },
-    Read {
-        address: String,
-        offset_chars: i64,
-        limit_chars: usize,
-    },
-    List {
-        query: Query,
-        limit: Option<usize>,
-    },
-    Search {
-        queries: Vec<String>,
-        query: Query,
-        limit: Option<usize>,
-        max_matches: Option<usize>,
-    },
+fn edit(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(
+        value,
+        &["address", "edits", "origin", "crumpled", "replace_all"],
+    )?;
+    let address = required(&params, "address")?;
+    let request = EditRequest {
+        edits: edits(params.get("edits"))?,
+        origin: origin(&params)?,
+        crumpled: params.boolean("crumpled")?,
+        replace_all: params.boolean("replace_all")?.unwrap_or(false),
+        // Never more diff text than the result can show.
+        diff_max_bytes: Some(RESULT_BUDGET_BYTES),
+    };
+    let result = store(call)?.edit(&address, &request)?;
+    let receipt = EditReceipt::of(&result, RESULT_BUDGET_BYTES)?;
+    let details = json!({
+        "address": receipt.address,
+        "applied": receipt.applied,
+        "change_kind": receipt.change_kind,
+        "diff_truncated": receipt.diff_truncated,
+    });
+    Ok(ToolResponse::ok(wire::to_compact_json(&receipt), details))
 }
 
-impl Call {
-    fn parse(name: &str, value: &Value) -> Result<Call, Refusal> {
-        Ok(match name {
-            "notes_write" => {
-                let params = Params::new(value, &["address", "content", "origin"])?;
-                Call::Write {
-                    address: required(&params, "address")?,
-                    content: required(&params, "content")?,
-                    origin: origin(&params)?,
-                }
-            }
-            "notes_edit" => {
-                let params = Params::new(
-                    value,
-                    &["address", "edits", "origin", "crumpled", "replace_all"],
-                )?;
-                Call::Edit {
-                    address: required(&params, "address")?,
-                    request: EditRequest {
-                        edits: edits(params.get("edits"))?,
-                        origin: origin(&params)?,
-                        crumpled: params.boolean("crumpled")?,
-                        replace_all: params.boolean("replace_all")?.unwrap_or(false),
-                        // Never more diff text than the result can show.
-                        diff_max_bytes: Some(RESULT_BUDGET_BYTES),
-                    },
-                }
-            }
-            "notes_move" => {
-                let params = Params::new(value, &["from", "to"])?;
-                Call::Move {
-                    from: required(&params, "from")?,
-                    to: required(&params, "to")?,
-                }
-            }
-            "notes_read" => {
-                let params = Params::new(value, &["address", "offset_chars", "limit_chars"])?;
-                Call::Read {
-                    address: required(&params, "address")?,
-                    offset_chars: params.int("offset_chars", i64::MIN, i64::MAX)?.unwrap_or(0),
-                    limit_chars: params
-                        .int("limit_chars", 1, MAX_READ_CHARS as i64)?
-                        .map_or(DEFAULT_READ_CHARS, |n| n as usize),
-                }
-            }
-            "notes_list" => {
-                let params = Params::new(value, &["pattern", "limit", "wastebasket"])?;
-                Call::List {
-                    query: query(&params)?,
-                    limit: params.positive("limit")?.map(|n| n as usize),
-                }
-            }
-            _ => {
-                let params = Params::new(
-                    value,
-                    &[
-                        "query",
-                        "pattern",
-                        "limit",
-                        "max_matches_per_file",
-                        "wastebasket",
-                    ],
-                )?;
-                let queries = super::history::queries(params.get("query"))?;
-                Call::Search {
-                    queries,
-                    query: query(&params)?,
-                    limit: params.positive("limit")?.map(|n| n as usize),
-                    max_matches: params.positive("max_matches_per_file")?.map(|n| n as usize),
-                }
-            }
-        })
-    }
+fn move_note(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(value, &["from", "to"])?;
+    let (from, to) = (required(&params, "from")?, required(&params, "to")?);
+    let receipt = MoveReceipt::of(&store(call)?.move_note(&from, &to)?);
+    Ok(ToolResponse::ok(
+        wire::to_compact_json(&receipt),
+        json!(receipt),
+    ))
+}
 
-    fn run(self, store: &Store) -> Result<ToolResponse, NotesError> {
-        match self {
-            Call::Write {
-                address,
-                content,
-                origin,
-            } => {
-                let receipt = WriteReceipt::of(&store.write(&address, &content, origin)?);
-                Ok(ToolResponse::ok(
-                    wire::to_compact_json(&receipt),
-                    json!(receipt),
-                ))
-            }
-            Call::Edit { address, request } => {
-                let receipt =
-                    EditReceipt::of(&store.edit(&address, &request)?, RESULT_BUDGET_BYTES)?;
-                let details = json!({
-                    "address": receipt.address,
-                    "applied": receipt.applied,
-                    "change_kind": receipt.change_kind,
-                    "diff_truncated": receipt.diff_truncated,
-                });
-                Ok(ToolResponse::ok(wire::to_compact_json(&receipt), details))
-            }
-            Call::Move { from, to } => {
-                let receipt = MoveReceipt::of(&store.move_note(&from, &to)?);
-                Ok(ToolResponse::ok(
-                    wire::to_compact_json(&receipt),
-                    json!(receipt),
-                ))
-            }
-            Call::Read {
-                address,
-                offset_chars,
-                limit_chars,
-            } => {
-                let note = store.read(&address)?;
-                let window = read_window(&note, offset_chars, limit_chars, RESULT_BUDGET_BYTES)?;
-                Ok(ToolResponse::ok(
-                    window.render(),
-                    notes_read_details(&window),
-                ))
-            }
-            Call::List { query, limit } => {
-                let page = ListPage::of(&store.list(&query)?, limit, RESULT_BUDGET_BYTES)?;
-                let details = page_details(&page);
-                Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
-            }
-            Call::Search {
-                queries,
-                query,
-                limit,
-                max_matches,
-            } => {
-                let listing = store.search(&queries, &query)?;
-                let page = SearchPage::of(&listing, limit, max_matches, RESULT_BUDGET_BYTES)?;
-                let details = page_details(&page);
-                Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
-            }
-        }
-    }
+fn read(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(value, &["address", "offset_chars", "limit_chars"])?;
+    let address = required(&params, "address")?;
+    let offset_chars = params.int("offset_chars", i64::MIN, i64::MAX)?.unwrap_or(0);
+    let limit_chars = params
+        .int("limit_chars", 1, MAX_READ_CHARS as i64)?
+        .map_or(DEFAULT_READ_CHARS, |n| n as usize);
+    let note = store(call)?.read(&address)?;
+    let window = read_window(&note, offset_chars, limit_chars, RESULT_BUDGET_BYTES)?;
+    Ok(ToolResponse::ok(window.render(), read_details(&window)))
+}
+
+fn list(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(value, &["pattern", "limit", "wastebasket"])?;
+    let query = query(&params)?;
+    let limit = params.positive("limit")?.map(|n| n as usize);
+    let page = ListPage::of(&store(call)?.list(&query)?, limit, RESULT_BUDGET_BYTES)?;
+    let details = page_details(&page);
+    Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
+}
+
+fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = Params::new(
+        value,
+        &[
+            "query",
+            "pattern",
+            "limit",
+            "max_matches_per_file",
+            "wastebasket",
+        ],
+    )?;
+    let queries = super::history::queries(params.get("query"))?;
+    let query = query(&params)?;
+    let limit = params.positive("limit")?.map(|n| n as usize);
+    let max_matches = params.positive("max_matches_per_file")?.map(|n| n as usize);
+    let listing = store(call)?.search(&queries, &query)?;
+    let page = SearchPage::of(&listing, limit, max_matches, RESULT_BUDGET_BYTES)?;
+    let details = page_details(&page);
+    Ok(ToolResponse::ok(wire::to_compact_json(&page), details))
 }
 
 fn page_details<F>(page: &NotesPage<F>) -> Value {
@@ -222,7 +203,7 @@ fn origin(params: &Params) -> Result<Option<Origin>, Refusal> {
         .string("origin")?
         .map(Origin::parse)
         .transpose()
-        .map_err(refusal)
+        .map_err(Refusal::from)
 }
 
 fn query(params: &Params) -> Result<Query, Refusal> {
@@ -282,31 +263,96 @@ fn edits(value: Option<&Value>) -> Result<Vec<Edit>, Refusal> {
         .collect()
 }
 
-/// A store refusal for the wire. An ambiguous edit lists every matching line when that fits the
-/// budget, else the first ones that fit plus `line_numbers_total`.
-fn refusal(error: NotesError) -> Refusal {
-    let mut refusal = Refusal::from(error);
-    let Some(Value::Array(lines)) = refusal.details.get("line_numbers").cloned() else {
-        return refusal;
-    };
-    let text_len = |details: &Map<String, Value>| {
-        let mut error = Map::new();
-        error.insert("code".into(), json!(refusal.code));
-        error.insert("message".into(), json!(refusal.message));
-        error.extend(details.clone());
-        wire::to_compact_json(&json!({ "error": error })).len()
-    };
-    if text_len(&refusal.details) <= RESULT_BUDGET_BYTES {
-        return refusal;
-    }
-    let mut details = refusal.details.clone();
-    details.insert("line_numbers_total".into(), json!(lines.len()));
-    let keep = wire::longest_fitting(lines.len(), |n| {
-        details.insert("line_numbers".into(), json!(lines[..n]));
-        text_len(&details) <= RESULT_BUDGET_BYTES
+const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
+`@model/path`, or `@agents/<name>/path` / `@models/<name>/path` (other agents' and models' notes are read-only).";
+
+fn origin_property() -> Value {
+    json!({
+        "type": "string",
+        "enum": ["user", "self", "external"],
+        "description": "Who the content comes from: the user, yourself (self), or an external source."
     })
-    .unwrap_or(0);
-    details.insert("line_numbers".into(), json!(lines[..keep]));
-    refusal.details = details;
-    refusal
+}
+
+fn write_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "content": {"type": "string", "description": "The whole new body (markdown). A leading frontmatter block is dropped."},
+            "origin": origin_property()
+        }),
+        &["address", "content"],
+    )
+}
+
+fn move_parameters() -> Value {
+    object(
+        json!({
+            "from": {"type": "string", "minLength": 1, "description": "The note's address now."},
+            "to": {"type": "string", "minLength": 1, "description": "Its new address."}
+        }),
+        &["from", "to"],
+    )
+}
+
+fn edit_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "oldText": {"type": "string", "minLength": 1, "description": "Exact text of the body to replace."},
+                        "newText": {"type": "string", "description": "The replacement, inserted literally."}
+                    },
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": false
+                },
+                "description": "Replacements applied in order; all or nothing."
+            },
+            "origin": origin_property(),
+            "crumpled": {"type": "boolean", "description": "true: move to the wastebasket; false: take it out."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence of each oldText instead of requiring exactly one."}
+        }),
+        &["address"],
+    )
+}
+
+fn read_parameters() -> Value {
+    object(
+        json!({
+            "address": {"type": "string", "minLength": 1, "description": ADDRESS_DESCRIPTION},
+            "offset_chars": {"type": "integer", "description": "Start here (code points of the body); negative counts from the end. Default 0."},
+            "limit_chars": {"type": "integer", "minimum": 1, "maximum": MAX_READ_CHARS, "description": format!("Code points to read (default {DEFAULT_READ_CHARS}, at most {MAX_READ_CHARS}).")}
+        }),
+        &["address"],
+    )
+}
+
+fn page_properties() -> serde_json::Map<String, Value> {
+    into_map(json!({
+        "pattern": {"type": "string", "description": "Glob over addresses: * within a segment, ** across segments, ? one character. Start with @project/, @human/, @self/, @model/, @agents/<name>/ or @models/<name>/ to read only that home."},
+        "limit": {"type": "integer", "minimum": 1, "description": "At most this many notes (default: as many as fit the response)."},
+        "wastebasket": {"type": "boolean", "description": "List only crumpled notes instead of only live ones."}
+    }))
+}
+
+fn list_parameters() -> Value {
+    object(Value::Object(page_properties()), &[])
+}
+
+fn search_parameters() -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "query".into(),
+        query_property("Literal text to find, case-insensitive"),
+    );
+    properties.extend(page_properties());
+    properties.insert(
+        "max_matches_per_file".into(),
+        json!({"type": "integer", "minimum": 1, "description": "Show at most this many matching lines per note (matches_total still counts all)."}),
+    );
+    object(Value::Object(properties), &["query"])
 }

@@ -1,8 +1,6 @@
 //! `sessions_list` and `sessions_search`: recall across every past session, fitted to the
 //! result budget (fewer sessions and hits; `more` counts the sessions left out).
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use pi_context::history::Role;
@@ -12,45 +10,42 @@ use pi_context::recall::{
 };
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
+use pi_context::environment::Environment;
+
 use super::history::queries;
-use super::{Params, Refusal, ToolContext, ToolResponse};
+use super::registry::{Mode, Tool};
+use super::schema::{into_map, object, query_property, roles_property};
+use super::{Call, Params, Refusal, ToolResponse};
+
+pub const TOOLS: [Tool; 2] = [
+    Tool {
+        name: "sessions_list",
+        label: "Sessions list",
+        description: "List past Pi sessions, most recently updated first: id, file, project, name, dates, size and the first user message. \
+Use it when this session is fresh and needs earlier work, or when the user refers to \"last time\" or another session. \
+scope \"project\" (default) is this project's sessions; \"all\" is every project. Open one with history_list / history_read and its session_id.",
+        parameters: list_parameters,
+        mode: Mode::Parallel,
+        answer: list,
+    },
+    Tool {
+        name: "sessions_search",
+        label: "Sessions search",
+        description: "Search everything said in past Pi sessions (user, assistant, tool calls with output, summaries) by words, ranked: \
+use it when the user asks about earlier work (\"where did we fix…\", \"last time\", \"what did we decide about…\") or when a fresh session needs \
+what an earlier one found. Words match case- and accent-insensitively; a query in double quotes is a phrase; an array of queries means any of them. \
+Sessions holding every word rank first; each hit has session_id, seq, leaf_id and a preview starting shortly before the match at offset_chars. \
+Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. scope \"project\" (default) or \"all\"; branches \"all\" also searches abandoned branches.",
+        parameters: search_parameters,
+        mode: Mode::Parallel,
+        answer: search,
+    },
+];
 
 const SCOPE_KEYS: [&str; 3] = ["scope", "since", "limit"];
 
-pub fn answer(name: &str, params: &Value, context: &ToolContext) -> Result<ToolResponse, Refusal> {
-    match name {
-        "sessions_list" => list(&Params::new(params, &SCOPE_KEYS)?, context),
-        _ => {
-            let mut keys = SCOPE_KEYS.to_vec();
-            keys.extend(["query", "roles", "branches", "hits_per_session"]);
-            search(&Params::new(params, &keys)?, context)
-        }
-    }
-}
-
-/// The recall of a tool call: its cwd, and the live session's directory as an extra root.
-pub fn recall_for(context: &ToolContext) -> Result<Recall, Refusal> {
-    let cwd = cwd(context);
-    let live = context
-        .session_dir
-        .as_deref()
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from);
-    crate::cli::config::recall_at(&[], &cwd, live).map_err(|e| Refusal::new("io_error", e.message))
-}
-
-fn cwd(context: &ToolContext) -> PathBuf {
-    context
-        .cwd
-        .as_deref()
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-fn scope(params: &Params, context: &ToolContext) -> Result<Scope, Refusal> {
-    let current = recall::project_key_of(&cwd(context));
+fn scope(params: &Params, env: &Environment) -> Result<Scope, Refusal> {
+    let current = recall::project_key_of(&env.cwd);
     match params.string("scope")? {
         None | Some("project") => Ok(Scope::Project(current)),
         Some("all") => Ok(Scope::All {
@@ -71,12 +66,14 @@ fn since(params: &Params, recall: &Recall) -> Result<Option<i64>, Refusal> {
         .map_err(Refusal::from)
 }
 
-fn list(params: &Params, context: &ToolContext) -> Result<ToolResponse, Refusal> {
-    let scope = scope(params, context)?;
+fn list(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let params = &Params::new(value, &SCOPE_KEYS)?;
+    let env = call.environment()?;
+    let scope = scope(params, &env)?;
     let limit = params
         .positive("limit")?
         .map_or(DEFAULT_LIST_LIMIT, |n| n.min(10_000) as usize);
-    let recall = recall_for(context)?;
+    let recall = env.recall()?;
     let params = ListParams {
         scope,
         since_ms: since(params, &recall)?,
@@ -93,9 +90,13 @@ fn list(params: &Params, context: &ToolContext) -> Result<ToolResponse, Refusal>
     Ok(ToolResponse::ok(wire::to_compact_json(&result), details))
 }
 
-fn search(params: &Params, context: &ToolContext) -> Result<ToolResponse, Refusal> {
+fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+    let mut keys = SCOPE_KEYS.to_vec();
+    keys.extend(["query", "roles", "branches", "hits_per_session"]);
+    let params = &Params::new(value, &keys)?;
     let queries = queries(params.get("query"))?;
-    let scope = scope(params, context)?;
+    let env = call.environment()?;
+    let scope = scope(params, &env)?;
     let roles = match params.string_array("roles")? {
         None => None,
         Some(names) if names.is_empty() => {
@@ -131,7 +132,7 @@ fn search(params: &Params, context: &ToolContext) -> Result<ToolResponse, Refusa
     let hits = params
         .positive("hits_per_session")?
         .map_or(DEFAULT_HITS, |n| n.min(100) as usize);
-    let recall = recall_for(context)?;
+    let recall = env.recall()?;
     let params = SearchParams {
         queries,
         scope,
@@ -214,4 +215,36 @@ fn fit_search(result: &mut SearchResult) {
         result.sessions.push(session);
         result.more = total - result.sessions.len();
     }
+}
+
+fn scope_properties() -> serde_json::Map<String, Value> {
+    into_map(json!({
+        "scope": {"type": "string", "enum": ["project", "all"], "description": "\"project\" (default): this project's sessions; \"all\": every project's, this project's ranked higher."},
+        "since": {"type": "string", "minLength": 1, "description": "Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date."}
+    }))
+}
+
+fn list_parameters() -> Value {
+    let mut properties = scope_properties();
+    properties.insert(
+        "limit".into(),
+        json!({"type": "integer", "minimum": 1, "description": format!("At most this many sessions (default {DEFAULT_LIST_LIMIT}).")}),
+    );
+    object(Value::Object(properties), &[])
+}
+
+fn search_parameters() -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "query".into(),
+        query_property("Words to find (\"double quotes\" for a phrase)"),
+    );
+    properties.extend(scope_properties());
+    properties.extend(into_map(json!({
+        "roles": roles_property("Only events of these roles."),
+        "branches": {"type": "string", "enum": ["current", "all"], "description": "\"current\" (default): each session's current branch; \"all\": abandoned branches too."},
+        "limit": {"type": "integer", "minimum": 1, "description": format!("At most this many sessions (default {DEFAULT_SEARCH_LIMIT}).")},
+        "hits_per_session": {"type": "integer", "minimum": 1, "description": format!("At most this many hits per session (default {DEFAULT_HITS}).")}
+    })));
+    object(Value::Object(properties), &["query"])
 }

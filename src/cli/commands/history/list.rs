@@ -3,6 +3,7 @@ use clap::Args;
 use super::{PageArgs, SessionArgs};
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// List events, newest page first; without --role, the conversation view folds tool and
 /// context events between user and assistant rows
@@ -14,12 +15,12 @@ pub struct ListArgs {
     page: PageArgs,
 }
 
-pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let params = args.page.params()?;
     let budget = args.session.max_bytes;
     let page = args
         .session
-        .with_history(None, |history, _| history.list(&params, budget))?;
+        .with_history(vars, None, |history, _| history.list(&params, budget))?;
     args.session.printer(ui).page(ui.out(), &page)?;
     Ok(exit::SUCCESS)
 }

@@ -17,6 +17,7 @@ use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_
 use crate::cli::error::{CommandError, Outcome};
 use crate::cli::printer::{self, HistoryPrinter};
 use crate::cli::ui::Ui;
+use pi_context::environment::{Environment, Inputs, Vars};
 
 /// Read a Pi session: context windows, events, full text, search.
 #[derive(Debug, Args)]
@@ -33,12 +34,12 @@ enum HistoryCommand {
     Search(search::SearchArgs),
 }
 
-pub fn run(args: HistoryArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     match args.command {
-        HistoryCommand::Windows(args) => windows::run(args, ui),
-        HistoryCommand::List(args) => list::run(args, ui),
-        HistoryCommand::Read(args) => read::run(args, ui),
-        HistoryCommand::Search(args) => search::run(args, ui),
+        HistoryCommand::Windows(args) => windows::run(args, ui, vars),
+        HistoryCommand::List(args) => list::run(args, ui, vars),
+        HistoryCommand::Read(args) => read::run(args, ui, vars),
+        HistoryCommand::Search(args) => search::run(args, ui, vars),
     }
 }
 
@@ -53,12 +54,8 @@ pub struct SessionArgs {
     #[arg(long, value_name = "ID")]
     leaf: Option<String>,
     /// The session id naming the root window when the file has no header id
-    #[arg(
-        long,
-        value_name = "ID",
-        env = "PI_CONTEXT_SESSION_ID",
-        hide_env_values = true
-    )]
+    /// [env: PI_CONTEXT_SESSION_ID]
+    #[arg(long, value_name = "ID")]
     session_id: Option<String>,
     /// The result budget in UTF-8 bytes, as for a tool result
     #[arg(long, value_name = "BYTES", default_value_t = RESULT_BUDGET_BYTES)]
@@ -73,25 +70,33 @@ impl SessionArgs {
     /// `scan_for`, the raw bytes are scanned for those queries while the session loads.
     fn with_history<T>(
         &self,
+        vars: &Vars,
         scan_for: Option<&[String]>,
         op: impl FnMut(&History, Option<&RawScan>) -> Result<T, HistoryError>,
     ) -> Result<T, CommandError> {
-        let options = crate::cli::config::session_open_options();
-        let path = self.path()?;
+        let env = Environment::resolve(
+            Inputs {
+                session_id: self.session_id.clone(),
+                ..Inputs::default()
+            },
+            vars,
+        )?;
+        let options = env.session_open_options();
+        let path = self.path(&env)?;
         let input = SessionInput::File {
             path: &path,
             options: &options,
         };
         let branch = Branch {
             leaf: &Leaf::from_wire(self.leaf.as_deref()),
-            session_id: self.session_id.as_deref(),
+            session_id: env.session_id.as_deref(),
         };
         Ok(with_history(input, branch, scan_for, op)?)
     }
 
     /// The session file `--session` names: an existing path; else an id or unique prefix (no
     /// `/`, at least 8 characters) of a session under the roots; else a missing file.
-    fn path(&self) -> Result<PathBuf, CommandError> {
+    fn path(&self, env: &Environment) -> Result<PathBuf, CommandError> {
         let given = &self.session;
         if given.exists() {
             return Ok(given.clone());
@@ -100,9 +105,7 @@ impl SessionArgs {
         if text.contains('/') || text.chars().count() < SESSION_PREFIX_MIN_CHARS {
             return Ok(given.clone());
         }
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let roots = crate::cli::config::session_roots(&[], &cwd, None);
-        Ok(recall::resolve_session(&roots, &text)?.path)
+        Ok(recall::resolve_session(&env.sessions_roots(), &text)?.path)
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {

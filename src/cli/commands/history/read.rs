@@ -5,6 +5,7 @@ use super::SessionArgs;
 use crate::cli::commands::WindowArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Read an event's full text as a READ WINDOW; follow `next_offset_chars` for more
 #[derive(Debug, Args)]
@@ -18,14 +19,14 @@ pub struct ReadArgs {
     window: WindowArgs,
 }
 
-pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let params = ReadParams {
         seq: args.seq,
         offset_chars: args.window.offset_chars,
         limit_chars: args.window.limit_chars as usize,
     };
     let budget = args.session.max_bytes;
-    let (result, skipped_lines) = args.session.with_history(None, |history, _| {
+    let (result, skipped_lines) = args.session.with_history(vars, None, |history, _| {
         Ok((history.read(&params, budget)?, history.skipped_lines()))
     })?;
     args.session

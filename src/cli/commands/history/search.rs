@@ -5,6 +5,7 @@ use pi_context::wire::check_queries;
 use super::{PageArgs, SessionArgs};
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Search event text for literal strings (case-insensitive; several queries are OR-ed).
 /// Exits 1 when nothing matches
@@ -19,7 +20,7 @@ pub struct SearchArgs {
     page: PageArgs,
 }
 
-pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     // Refused before the session is read or a matcher is built.
     check_queries(&args.queries).map_err(|e| HistoryError::InvalidQuery(e.to_string()))?;
     let params = SearchParams {
@@ -30,7 +31,7 @@ pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     // The raw bytes are scanned on another thread while the session loads and projects.
     let page = args
         .session
-        .with_history(Some(&params.queries), |history, scan| {
+        .with_history(vars, Some(&params.queries), |history, scan| {
             history.search_scanned(&params, budget, scan)
         })?;
     args.session.printer(ui).page(ui.out(), &page)?;

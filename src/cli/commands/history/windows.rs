@@ -3,6 +3,7 @@ use clap::Args;
 use super::SessionArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// List the context windows of the current branch, oldest first
 #[derive(Debug, Args)]
@@ -11,11 +12,11 @@ pub struct WindowsArgs {
     session: SessionArgs,
 }
 
-pub fn run(args: WindowsArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: WindowsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let budget = args.session.max_bytes;
     let result = args
         .session
-        .with_history(None, |history, _| Ok(history.windows_result(budget)))?;
+        .with_history(vars, None, |history, _| Ok(history.windows_result(budget)))?;
     args.session.printer(ui).windows(ui.out(), &result)?;
     Ok(exit::SUCCESS)
 }

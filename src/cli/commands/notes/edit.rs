@@ -5,6 +5,7 @@ use serde::Deserialize;
 use super::{CommonArgs, OriginArg};
 use crate::cli::error::{exit, CommandError, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Replace exact text in a note's body, relabel its origin, or crumple / smooth it.
 ///
@@ -52,7 +53,7 @@ struct WireEdit {
     new_text: String,
 }
 
-pub fn run(args: EditArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let request = EditRequest {
         edits: edits(&args)?,
         origin: args.origin.map(Into::into),
@@ -65,10 +66,11 @@ pub fn run(args: EditArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         // The command line prints the whole diff (its search is still bounded in time).
         diff_max_bytes: None,
     };
-    let store = args.common.store()?;
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let result = store.edit(&args.address, &request)?;
     let receipt = EditReceipt::of(&result, usize::MAX)?;
-    args.common.printer(ui).edited(ui.out(), &receipt)?;
+    args.common.printer(ui, &env).edited(ui.out(), &receipt)?;
     Ok(exit::SUCCESS)
 }
 

@@ -4,6 +4,7 @@ use pi_context::notes::{ListPage, Query};
 use super::CommonArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// List notes, most recently updated first.
 ///
@@ -24,8 +25,9 @@ pub struct ListArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let store = args.common.store()?;
+pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let query = Query {
         pattern: args.pattern,
         home: None,
@@ -33,6 +35,6 @@ pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
     };
     let listing = store.list(&query)?;
     let page = ListPage::of(&listing, args.limit.map(|n| n as usize), usize::MAX)?;
-    args.common.printer(ui).list(ui.out(), &page)?;
+    args.common.printer(ui, &env).list(ui.out(), &page)?;
     Ok(exit::SUCCESS)
 }

@@ -10,7 +10,8 @@ mod write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
-use pi_context::notes::{Identity, IdentityInput, Origin, Store};
+use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::notes::{Origin, Store};
 
 use crate::cli::error::{CommandError, Outcome};
 use crate::cli::printer::{self, NotesPrinter};
@@ -58,14 +59,14 @@ enum NotesCommand {
     Search(search::SearchArgs),
 }
 
-pub fn run(args: NotesArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     match args.command {
-        NotesCommand::Write(args) => write::run(args, ui),
-        NotesCommand::Edit(args) => edit::run(args, ui),
-        NotesCommand::Move(args) => r#move::run(args, ui),
-        NotesCommand::Read(args) => read::run(args, ui),
-        NotesCommand::List(args) => list::run(args, ui),
-        NotesCommand::Search(args) => search::run(args, ui),
+        NotesCommand::Write(args) => write::run(args, ui, vars),
+        NotesCommand::Edit(args) => edit::run(args, ui, vars),
+        NotesCommand::Move(args) => r#move::run(args, ui, vars),
+        NotesCommand::Read(args) => read::run(args, ui, vars),
+        NotesCommand::List(args) => list::run(args, ui, vars),
+        NotesCommand::Search(args) => search::run(args, ui, vars),
     }
 }
 
@@ -99,25 +100,28 @@ struct CommonArgs {
 }
 
 impl CommonArgs {
-    fn identity(&self) -> Result<Identity, CommandError> {
-        Ok(IdentityInput {
-            notes_home: self.notes_home.clone(),
-            session_id: self.session_id.clone(),
-            project_key: self.project_key.clone(),
-            cwd: self.cwd.clone(),
-            agent: self.agent.clone(),
-            model: self.model.clone(),
-        }
-        .with_env_defaults()
-        .resolve()?)
+    /// The environment these flags and the process's variables resolve to.
+    fn environment(&self, vars: &Vars) -> Result<Environment, CommandError> {
+        Ok(Environment::resolve(
+            Inputs {
+                notes_home: self.notes_home.clone(),
+                session_id: self.session_id.clone(),
+                project_key: self.project_key.clone(),
+                cwd: self.cwd.clone(),
+                agent: self.agent.clone(),
+                model: self.model.clone(),
+                ..Inputs::default()
+            },
+            vars,
+        )?)
     }
 
-    fn store(&self) -> Result<Store, CommandError> {
-        Ok(Store::new(self.identity()?))
+    fn store(&self, env: &Environment) -> Result<Store, CommandError> {
+        Ok(Store::with_clock(env.notes_identity()?, env.clock))
     }
 
-    fn printer(&self, ui: &Ui) -> Box<dyn NotesPrinter> {
-        printer::notes(self.json, ui.color)
+    fn printer(&self, ui: &Ui, env: &Environment) -> Box<dyn NotesPrinter> {
+        printer::notes(self.json, ui.color, env.now())
     }
 }
 

@@ -4,6 +4,7 @@ use pi_context::notes::MoveReceipt;
 use super::CommonArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Move a note to another address, atomically.
 ///
@@ -26,15 +27,16 @@ pub struct MoveArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: MoveArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let store = args.common.store()?;
+pub fn run(args: MoveArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let result = if args.files {
         store.move_files(&args.from, &args.to)?
     } else {
         store.move_note(&args.from, &args.to)?
     };
     args.common
-        .printer(ui)
+        .printer(ui, &env)
         .moved(ui.out(), &MoveReceipt::of(&result))?;
     Ok(exit::SUCCESS)
 }

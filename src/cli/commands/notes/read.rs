@@ -6,6 +6,7 @@ use super::CommonArgs;
 use crate::cli::commands::WindowArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Read a window of a note's body as a READ WINDOW; follow `next_offset_chars` for more.
 ///
@@ -25,8 +26,9 @@ pub struct ReadArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let store = args.common.store()?;
+pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let note = store.read(&args.address)?;
     let window = read_window(
         &note,
@@ -34,6 +36,6 @@ pub fn run(args: ReadArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         args.window.limit_chars as usize,
         args.max_bytes,
     )?;
-    args.common.printer(ui).read(ui.out(), &window)?;
+    args.common.printer(ui, &env).read(ui.out(), &window)?;
     Ok(exit::SUCCESS)
 }

@@ -4,6 +4,7 @@ use pi_context::notes::{Query, SearchPage};
 use super::CommonArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Search note bodies for literal text (case-insensitive; several queries are OR-ed).
 /// Exits 1 when nothing matches.
@@ -32,8 +33,9 @@ pub struct SearchArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let store = args.common.store()?;
+pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let query = Query {
         pattern: args.pattern,
         home: None,
@@ -46,7 +48,7 @@ pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
         args.max_matches.map(|n| n as usize),
         usize::MAX,
     )?;
-    args.common.printer(ui).search(ui.out(), &page)?;
+    args.common.printer(ui, &env).search(ui.out(), &page)?;
     Ok(if listing.rows.is_empty() {
         exit::NEGATIVE
     } else {

@@ -6,6 +6,7 @@ use pi_context::notes::WriteReceipt;
 use super::{CommonArgs, OriginArg};
 use crate::cli::error::{exit, CommandError, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Create or overwrite a note; the body comes from --content or stdin.
 ///
@@ -27,15 +28,16 @@ pub struct WriteArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: WriteArgs, ui: &mut Ui) -> Result<u8, Outcome> {
+pub fn run(args: WriteArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let content = match args.content {
         Some(text) => text,
         None => read_stdin()?,
     };
-    let store = args.common.store()?;
+    let env = args.common.environment(vars)?;
+    let store = args.common.store(&env)?;
     let result = store.write(&args.address, &content, args.origin.map(Into::into))?;
     args.common
-        .printer(ui)
+        .printer(ui, &env)
         .written(ui.out(), &WriteReceipt::of(&result))?;
     Ok(exit::SUCCESS)
 }

@@ -7,6 +7,7 @@ use pi_context::recall::Progress;
 use super::RootArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Bring the session index up to date (never required: list and search refresh it first)
 #[derive(Debug, Args)]
@@ -18,8 +19,8 @@ pub struct IndexArgs {
     roots: RootArgs,
 }
 
-pub fn run(args: IndexArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let recall = args.roots.recall()?;
+pub fn run(args: IndexArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let recall = args.roots.recall(&args.roots.environment(vars, None)?)?;
     let mut progress = Bar::new(true);
     let result = recall.index(args.rebuild, Some(&mut progress))?;
     args.roots.printer(ui).indexed(ui.out(), &result)?;

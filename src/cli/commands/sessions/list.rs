@@ -4,6 +4,7 @@ use pi_context::recall::{ListParams, DEFAULT_LIST_LIMIT};
 use super::{RootArgs, ScopeArgs};
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// List sessions, most recently updated first
 #[derive(Debug, Args)]
@@ -18,10 +19,11 @@ pub struct ListArgs {
     roots: RootArgs,
 }
 
-pub fn run(args: ListArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let recall = args.roots.recall()?;
+pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.roots.environment(vars, args.scope.cwd.clone())?;
+    let recall = args.roots.recall(&env)?;
     let params = ListParams {
-        scope: args.scope.scope()?,
+        scope: args.scope.scope(&env),
         since_ms: args.scope.since_ms(&recall)?,
         limit: args.limit,
     };

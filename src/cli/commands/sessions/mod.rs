@@ -12,6 +12,7 @@ use pi_context::recall::{self, Recall, Scope};
 use crate::cli::error::CommandError;
 use crate::cli::printer::{self, SessionsPrinter};
 use crate::cli::ui::Ui;
+use pi_context::environment::{Environment, Inputs, Vars};
 
 /// Find and search every past Pi session: list, ranked search, index.
 #[derive(Debug, Args)]
@@ -27,11 +28,11 @@ enum SessionsCommand {
     Index(index::IndexArgs),
 }
 
-pub fn run(args: SessionsArgs, ui: &mut Ui) -> Result<u8, crate::cli::error::Outcome> {
+pub fn run(args: SessionsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, crate::cli::error::Outcome> {
     match args.command {
-        SessionsCommand::List(args) => list::run(args, ui),
-        SessionsCommand::Search(args) => search::run(args, ui),
-        SessionsCommand::Index(args) => index::run(args, ui),
+        SessionsCommand::List(args) => list::run(args, ui, vars),
+        SessionsCommand::Search(args) => search::run(args, ui, vars),
+        SessionsCommand::Index(args) => index::run(args, ui, vars),
     }
 }
 
@@ -47,8 +48,20 @@ pub struct RootArgs {
 }
 
 impl RootArgs {
-    fn recall(&self) -> Result<Recall, CommandError> {
-        crate::cli::config::recall(&self.sessions_dirs, None)
+    /// The environment of a sessions command: its session roots, and the project of `cwd`.
+    fn environment(&self, vars: &Vars, cwd: Option<PathBuf>) -> Result<Environment, CommandError> {
+        Ok(Environment::resolve(
+            Inputs {
+                sessions_dirs: self.sessions_dirs.clone(),
+                cwd,
+                ..Inputs::default()
+            },
+            vars,
+        )?)
+    }
+
+    fn recall(&self, env: &Environment) -> Result<Recall, CommandError> {
+        Ok(env.recall()?)
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn SessionsPrinter> {
@@ -67,31 +80,24 @@ pub struct ScopeArgs {
     project_key: Option<String>,
     /// The sessions of the project holding this directory [default: the current directory]
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
     /// Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date
     #[arg(long, value_name = "DUR")]
     since: Option<String>,
 }
 
 impl ScopeArgs {
-    fn scope(&self) -> Result<Scope, CommandError> {
-        let current = || -> Result<String, CommandError> {
-            let cwd = match &self.cwd {
-                Some(dir) => dir.clone(),
-                None => std::env::current_dir()
-                    .map_err(|e| CommandError::io("cannot read the current directory", e))?,
-            };
-            Ok(recall::project_key_of(&cwd))
-        };
-        Ok(if self.all {
+    fn scope(&self, env: &Environment) -> Scope {
+        let current = || recall::project_key_of(&env.cwd);
+        if self.all {
             Scope::All {
-                current: current().ok(),
+                current: Some(current()),
             }
         } else if let Some(key) = &self.project_key {
             Scope::Project(key.clone())
         } else {
-            Scope::Project(current()?)
-        })
+            Scope::Project(current())
+        }
     }
 
     fn since_ms(&self, recall: &Recall) -> Result<Option<i64>, CommandError> {

@@ -5,6 +5,7 @@ use super::{RootArgs, ScopeArgs};
 use crate::cli::commands::history::RoleArg;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
+use pi_context::environment::Vars;
 
 /// Search every past session by words; "quoted text" is a phrase, several QUERY arguments are
 /// alternatives (OR). Exits 1 when nothing matches
@@ -43,11 +44,12 @@ enum Branches {
     All,
 }
 
-pub fn run(args: SearchArgs, ui: &mut Ui) -> Result<u8, Outcome> {
-    let recall = args.roots.recall()?;
+pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.roots.environment(vars, args.scope.cwd.clone())?;
+    let recall = args.roots.recall(&env)?;
     let params = SearchParams {
         queries: args.queries,
-        scope: args.scope.scope()?,
+        scope: args.scope.scope(&env),
         since_ms: args.scope.since_ms(&recall)?,
         roles: (!args.roles.is_empty()).then(|| args.roles.iter().map(|&r| r.into()).collect()),
         all_branches: args.branches == Branches::All,

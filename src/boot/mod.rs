@@ -13,7 +13,11 @@
 //! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
 //! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
 
+mod request;
+
 use jiff::Timestamp;
+
+pub use request::{prepare, BootError, Rendered, Request};
 
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Location, Query, Store};
 use crate::text::char_len;

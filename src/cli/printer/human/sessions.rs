@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 use pi_context::recall::{Hit, IndexResult, ListResult, SearchResult, SessionHits};
 
-use super::human::HumanPrinter;
-use super::SessionsPrinter;
+use super::HumanPrinter;
+use crate::cli::printer::SessionsPrinter;
 
 /// Code points of a hit preview shown on its line.
 const PREVIEW_CHARS: usize = 240;
@@ -15,14 +15,6 @@ const PREVIEW_CHARS: usize = 240;
 const TITLE_CHARS: usize = 80;
 
 impl HumanPrinter {
-    fn paint(&self, text: &str, style: fn(&str) -> String) -> String {
-        if self.color {
-            style(text)
-        } else {
-            text.to_string()
-        }
-    }
-
     fn stderr_notes(&self, stale: bool, unreadable: usize, more: usize, what: &str) {
         let mut err = io::stderr();
         if more > 0 {
@@ -170,7 +162,12 @@ impl SessionsPrinter for HumanPrinter {
                     .to_string()),
                 title(s.name.as_deref(), s.first_user_preview.as_deref()),
                 self.paint(
-                    &format!("({} entries, {})", s.entries, size(s.bytes)),
+                    &format!(
+                        "({} {}, {})",
+                        s.entries,
+                        if s.entries == 1 { "entry" } else { "entries" },
+                        size(s.bytes)
+                    ),
                     |t| t.dimmed().to_string()
                 ),
             )?;

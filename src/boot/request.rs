@@ -1,0 +1,191 @@
+//! A boot request (what the extension sends when a context window opens) and everything it takes
+//! to answer it: the identity from the [`Environment`], one snapshot of the five notes homes, and
+//! the project's recent sessions.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{render, Boot, Home, HomeKind, HomeState, Identity, Reason, RecentSession, Window};
+use crate::environment::{Environment, EnvironmentError, Inputs, Vars};
+use crate::notes::Store;
+
+/// The boot request (see `pi-context boot --help`); unknown fields are ignored.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Request {
+    pub reason: String,
+    pub session_id: String,
+    pub window_id: String,
+    #[serde(default)]
+    pub previous_window_id: Option<String>,
+    pub snapshot_time: String,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    #[serde(default)]
+    pub project_key: Option<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub notes_home: Option<PathBuf>,
+    /// Pi's `getSessionDir()`, searched for the project's earlier sessions.
+    #[serde(default)]
+    pub session_dir: Option<PathBuf>,
+}
+
+/// Why a boot request cannot be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum BootError {
+    #[error("the request on stdin is not a valid boot request")]
+    Malformed(#[source] serde_json::Error),
+    #[error("unknown boot reason {0:?}")]
+    UnknownReason(String),
+    #[error("the boot request has an empty {0}")]
+    Empty(&'static str),
+    #[error("snapshot_time {value:?} is not an RFC 3339 time")]
+    SnapshotTime {
+        value: String,
+        #[source]
+        source: jiff::Error,
+    },
+    #[error(transparent)]
+    Environment(#[from] EnvironmentError),
+}
+
+/// What `pi-context boot` prints: the block, and (`--json`) what the extension needs with it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rendered {
+    pub text: String,
+    pub window_id: String,
+    pub previous_window_id: Option<String>,
+    pub reason: &'static str,
+    pub homes_unavailable: Vec<&'static str>,
+}
+
+impl Request {
+    /// Parses one JSON object (an array or a scalar is refused too).
+    pub fn parse(text: &str) -> Result<Request, BootError> {
+        serde_json::from_str::<serde_json::Value>(text)
+            .and_then(|value| match value {
+                serde_json::Value::Object(_) => serde_json::from_value(value),
+                _ => Err(serde::de::Error::custom("the request is not a JSON object")),
+            })
+            .map_err(BootError::Malformed)
+    }
+}
+
+/// A boot refreshes the session index only when little changed (a first build over a large
+/// history is left to the first search).
+const BOOT_REFRESH_MAX_BYTES: u64 = 16 << 20;
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+/// Everything the boot block of `request` shows. Identity fields the request leaves out fall back
+/// like every notes command's ([`Environment`]). When the notes home cannot be resolved, every
+/// home is unavailable and the block says `notes_list` can retry.
+pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
+    let reason = Reason::parse(&request.reason)
+        .ok_or_else(|| BootError::UnknownReason(request.reason.clone()))?;
+    let session_id = non_empty(Some(request.session_id)).ok_or(BootError::Empty("session_id"))?;
+    let current = non_empty(Some(request.window_id)).ok_or(BootError::Empty("window_id"))?;
+    let opened_at: jiff::Timestamp =
+        request
+            .snapshot_time
+            .parse()
+            .map_err(|source| BootError::SnapshotTime {
+                value: request.snapshot_time.clone(),
+                source,
+            })?;
+    let inputs = Inputs {
+        notes_home: request.notes_home,
+        session_id: Some(session_id.clone()),
+        project_key: non_empty(request.project_key),
+        cwd: request.cwd,
+        agent: non_empty(request.agent),
+        model: non_empty(request.model),
+        sessions_dirs: Vec::new(),
+        live_session_dir: request.session_dir,
+    };
+    // A session id that is not a safe directory name leaves the session home unusable, not the
+    // whole boot.
+    let (env, session_usable) = match Environment::resolve(inputs.clone(), vars) {
+        Ok(env) => (env, true),
+        Err(EnvironmentError::Identity(_)) => (
+            Environment::resolve(
+                Inputs {
+                    session_id: None,
+                    ..inputs
+                },
+                vars,
+            )?,
+            false,
+        ),
+        Err(other) => return Err(other.into()),
+    };
+    let identity = Identity {
+        agent: env.agent.clone(),
+        model: env.model.clone(),
+        project_key: Some(env.project_key().to_string()),
+    };
+    let homes = match env.notes_identity() {
+        Ok(notes) if session_usable => super::snapshot(&Store::with_clock(notes, env.clock)),
+        _ => HomeKind::ALL
+            .into_iter()
+            .map(|kind| Home {
+                kind,
+                state: HomeState::Unavailable,
+            })
+            .collect(),
+    };
+    let sessions = recent_sessions(&env, &session_id);
+    Ok(Boot {
+        identity,
+        window: Window {
+            first: super::root_window_id(&session_id),
+            current,
+            previous: non_empty(request.previous_window_id),
+            opened_at,
+            reason,
+        },
+        homes,
+        sessions,
+    })
+}
+
+/// The project's most recently updated other sessions; none when the index cannot say.
+fn recent_sessions(env: &Environment, session_id: &str) -> Vec<RecentSession> {
+    let Ok(recall) = env.recall() else {
+        return Vec::new();
+    };
+    recall
+        .recent_sessions(
+            env.project_key(),
+            Some(session_id),
+            super::RECENT_SESSIONS,
+            BOOT_REFRESH_MAX_BYTES,
+        )
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| RecentSession {
+            short_id: s.short_id,
+            updated_at: s.updated_at.and_then(|t| t.parse().ok()),
+            title: s.name.or(s.first_user_preview),
+        })
+        .collect()
+}
+
+impl Boot {
+    /// The block and the fields `--json` adds to it.
+    pub fn rendered(&self) -> Rendered {
+        Rendered {
+            text: render(self),
+            window_id: self.window.current.clone(),
+            previous_window_id: self.window.previous.clone(),
+            reason: self.window.reason.as_str(),
+            homes_unavailable: self.homes_unavailable(),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The one list of tools. Each entry holds everything about a tool: its name, label,
+//! description, JSON Schema, execution mode, and the handler that parses its parameters and
+//! answers it (results and details). `pi-context tool --schemas`, dispatch and the extension's
+//! registration all read this list; nothing else names the tools.
+
+use serde_json::{json, Value};
+
+use super::{Call, Refusal, ToolResponse};
+
+/// Whether Pi may run a tool's calls side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Parallel,
+    /// One at a time (notes writes: each call sees the last one's result).
+    Sequential,
+}
+
+impl Mode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Parallel => "parallel",
+            Mode::Sequential => "sequential",
+        }
+    }
+}
+
+/// One tool.
+pub struct Tool {
+    pub name: &'static str,
+    pub label: &'static str,
+    /// What the model reads: when and how to use the tool.
+    pub description: &'static str,
+    /// The JSON Schema of the parameters (`additionalProperties: false`).
+    pub parameters: fn() -> Value,
+    pub mode: Mode,
+    /// Checks the parameters (before anything is read or written) and answers the call.
+    pub answer: fn(&Value, &Call) -> Result<ToolResponse, Refusal>,
+}
+
+/// Every tool, in the order `--schemas` lists them.
+pub fn tools() -> impl Iterator<Item = &'static Tool> {
+    super::history::TOOLS
+        .iter()
+        .chain(super::sessions::TOOLS.iter())
+        .chain(super::notes::TOOLS.iter())
+}
+
+pub fn find(name: &str) -> Option<&'static Tool> {
+    tools().find(|tool| tool.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    tools().map(|tool| tool.name).collect()
+}
+
+/// `pi-context tool --schemas`: every tool, and the facts the extension shares with the binary.
+pub fn schemas() -> Value {
+    let tools: Vec<Value> = tools()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "label": t.label,
+                "description": t.description,
+                "parameters": (t.parameters)(),
+                "execution_mode": t.mode.as_str(),
+            })
+        })
+        .collect();
+    json!({ "tools": tools, "facts": super::facts::all() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_schemas_strict() {
+        let names = names();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        for tool in tools() {
+            let schema = (tool.parameters)();
+            assert_eq!(schema["type"], "object", "{}", tool.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+            assert!(tool.description.len() > 80, "{}", tool.name);
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! The one place where every default is decided.
+//!
+//! A process reads its environment once ([`Vars::capture`]) and resolves, from that and from
+//! what its caller says ([`Inputs`]: command-line flags, a tool call's context, a boot request),
+//! one [`Environment`]: the notes home, session, project key, agent and model, the clock, the
+//! cache directory, Pi's agent directory and settings, and the session roots. Every command and
+//! every tool call reads these from the `Environment` it was given; nothing below looks at the
+//! process environment on its own.
+//!
+//! | what | flag / context | environment | default |
+//! |---|---|---|---|
+//! | notes home | `--notes-home`, `notes_home` | `PI_NOTES_HOME` | `$HOME/.agents/notes` (an error without `HOME`) |
+//! | session id | `--session-id`, `session_id` | `PI_CONTEXT_SESSION_ID` | none |
+//! | project key | `--project-key`, or `--cwd`/`cwd` | — | `project_key(cwd)` |
+//! | agent | `--agent`, `agent` | `PI_NOTES_AGENT` | `anonymous` (slugified) |
+//! | model | `--model`, `model` | `PI_CONTEXT_MODEL` | `default` (last `/` segment, slugified) |
+//! | clock | — | `PI_CONTEXT_NOW` (RFC 3339) | the system clock |
+//! | cache | — | `PI_CONTEXT_CACHE_DIR`, `XDG_CACHE_HOME` | `$HOME/.cache/pi-context` |
+//! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
+//! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
+//! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | CONTRACT §10.1 |
+
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use crate::clock::Clock;
+use crate::notes::identity::{self, checked_component, model_slug, slugify};
+use crate::notes::{Identity, NotesError};
+use crate::recall::{self, RootsInput};
+use crate::session::OpenOptions;
+use crate::settings::{self, Settings};
+
+pub const DEFAULT_AGENT: &str = "anonymous";
+pub const DEFAULT_MODEL: &str = "default";
+/// Sessions smaller than this are parsed directly; larger ones keep an index in the cache.
+pub const DEFAULT_INDEX_MIN_BYTES: u64 = 1 << 20;
+
+/// The process environment, read once. Empty values count as unset.
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    vars: BTreeMap<String, OsString>,
+}
+
+impl Vars {
+    /// The variables of this process.
+    pub fn capture() -> Vars {
+        Vars {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+                .filter(|(_, v)| !v.is_empty())
+                .collect(),
+        }
+    }
+
+    /// Given variables (tests, embedders).
+    pub fn from_pairs<K: Into<String>, V: Into<OsString>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Vars {
+        Vars {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .filter(|(_, v)| !v.is_empty())
+                .collect(),
+        }
+    }
+
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.vars
+            .get(name)
+            .map(|v| v.to_string_lossy().into_owned())
+    }
+
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        self.vars.get(name).map(PathBuf::from)
+    }
+}
+
+/// What the caller knows: flags, a tool call's context or a boot request. Unset (or empty)
+/// fields fall back to the environment, then to the defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub notes_home: Option<PathBuf>,
+    pub session_id: Option<String>,
+    pub project_key: Option<String>,
+    /// The directory whose project applies (default: the process's working directory).
+    pub cwd: Option<PathBuf>,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    /// `--sessions-dir`: when given, the only session roots (plus the live session's directory).
+    pub sessions_dirs: Vec<PathBuf>,
+    /// Pi's `getSessionDir()` of the live session (tool calls and boots).
+    pub live_session_dir: Option<PathBuf>,
+}
+
+/// Why the environment cannot be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvironmentError {
+    #[error("no notes home: set PI_NOTES_HOME or HOME, or pass --notes-home")]
+    NoNotesHome,
+    #[error("no cache directory: set PI_CONTEXT_CACHE_DIR, XDG_CACHE_HOME or HOME")]
+    NoCacheDir,
+    #[error("PI_CONTEXT_NOW={value:?} is not an RFC 3339 time: {reason}")]
+    BadClock { value: String, reason: String },
+    #[error("cannot read the current directory: {0}")]
+    NoCwd(std::io::Error),
+    #[error(transparent)]
+    Identity(#[from] NotesError),
+}
+
+/// Everything a command or a tool call needs to know about where it runs.
+#[derive(Debug)]
+pub struct Environment {
+    vars: Vars,
+    /// `$HOME`, when set.
+    pub user_home: Option<PathBuf>,
+    /// The directory whose project applies, absolute.
+    pub cwd: PathBuf,
+    notes_home: Option<PathBuf>,
+    pub session_id: Option<String>,
+    explicit_project_key: Option<String>,
+    /// The agent's slug.
+    pub agent: String,
+    /// The model as given (`provider/id`), when one was.
+    pub model_id: Option<String>,
+    /// The model's slug.
+    pub model: String,
+    pub clock: Clock,
+    sessions_dirs: Vec<PathBuf>,
+    live_session_dir: Option<PathBuf>,
+    project_key: OnceCell<String>,
+    settings: OnceCell<Settings>,
+}
+
+impl Environment {
+    /// Resolves every default from `inputs` and `vars`. Session ids and project keys are
+    /// checked here (one safe directory name each); the notes home and the cache are checked
+    /// when they are needed, so a command that needs neither runs without them.
+    pub fn resolve(inputs: Inputs, vars: &Vars) -> Result<Environment, EnvironmentError> {
+        let non_empty = |v: Option<String>| v.filter(|s| !s.is_empty());
+        let non_empty_path = |v: Option<PathBuf>| v.filter(|p| !p.as_os_str().is_empty());
+        let process_cwd = std::env::current_dir().map_err(EnvironmentError::NoCwd);
+        let cwd = match non_empty_path(inputs.cwd) {
+            Some(dir) if dir.is_absolute() => dir,
+            Some(dir) => process_cwd?.join(dir),
+            None => process_cwd?,
+        };
+        let absolute = |p: PathBuf| if p.is_absolute() { p } else { cwd.join(p) };
+        let notes_home = non_empty_path(inputs.notes_home)
+            .or_else(|| vars.path("PI_NOTES_HOME"))
+            .map(absolute)
+            .or_else(|| vars.path("HOME").map(|h| h.join(".agents").join("notes")));
+        let session_id = non_empty(inputs.session_id)
+            .or_else(|| vars.text("PI_CONTEXT_SESSION_ID"))
+            .map(checked_component("session id"))
+            .transpose()?;
+        let explicit_project_key = non_empty(inputs.project_key)
+            .map(checked_component("project key"))
+            .transpose()?;
+        let agent = slugify(
+            &non_empty(inputs.agent)
+                .or_else(|| vars.text("PI_NOTES_AGENT"))
+                .unwrap_or_else(|| DEFAULT_AGENT.to_string()),
+        );
+        let model_id = non_empty(inputs.model).or_else(|| vars.text("PI_CONTEXT_MODEL"));
+        let model = model_id
+            .as_deref()
+            .map_or_else(|| DEFAULT_MODEL.to_string(), model_slug);
+        let clock = match vars.text("PI_CONTEXT_NOW") {
+            None => Clock::System,
+            Some(value) => Clock::Fixed(value.parse::<Timestamp>().map_err(|e| {
+                EnvironmentError::BadClock {
+                    value: value.clone(),
+                    reason: e.to_string(),
+                }
+            })?),
+        };
+        Ok(Environment {
+            user_home: vars.path("HOME"),
+            vars: vars.clone(),
+            cwd,
+            notes_home,
+            session_id,
+            explicit_project_key,
+            agent,
+            model_id,
+            model,
+            clock,
+            sessions_dirs: inputs.sessions_dirs,
+            live_session_dir: non_empty_path(inputs.live_session_dir),
+            project_key: OnceCell::new(),
+            settings: OnceCell::new(),
+        })
+    }
+
+    /// The notes home, absolute.
+    pub fn notes_home(&self) -> Result<&Path, EnvironmentError> {
+        self.notes_home
+            .as_deref()
+            .ok_or(EnvironmentError::NoNotesHome)
+    }
+
+    /// The project key: `--project-key`, else `project_key(cwd)` (computed once).
+    pub fn project_key(&self) -> &str {
+        self.project_key.get_or_init(|| {
+            self.explicit_project_key
+                .clone()
+                .unwrap_or_else(|| identity::project_key(&self.cwd))
+        })
+    }
+
+    /// The identity the notes store works for.
+    pub fn notes_identity(&self) -> Result<Identity, EnvironmentError> {
+        Ok(Identity {
+            home: self.notes_home()?.to_path_buf(),
+            session_id: self.session_id.clone(),
+            project_key: self.project_key().to_string(),
+            agent: self.agent.clone(),
+            model: self.model.clone(),
+        })
+    }
+
+    /// Now, by this process's clock.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// `$PI_CONTEXT_CACHE_DIR`, else `$XDG_CACHE_HOME/pi-context`, else
+    /// `$HOME/.cache/pi-context`.
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        self.vars.path("PI_CONTEXT_CACHE_DIR").or_else(|| {
+            self.vars
+                .path("XDG_CACHE_HOME")
+                .or_else(|| self.user_home.as_ref().map(|h| h.join(".cache")))
+                .map(|cache| cache.join("pi-context"))
+        })
+    }
+
+    /// How sessions are opened: their index lives in `<cache>/sessions` unless
+    /// `PI_CONTEXT_SESSION_INDEX=off`; `PI_CONTEXT_CACHE_MIN_BYTES` sets the smallest session
+    /// that is indexed.
+    pub fn session_open_options(&self) -> OpenOptions {
+        let disabled = self
+            .vars
+            .text("PI_CONTEXT_SESSION_INDEX")
+            .is_some_and(|v| v == "off" || v == "0");
+        OpenOptions {
+            cache_dir: (!disabled)
+                .then(|| self.cache_dir())
+                .flatten()
+                .map(|root| root.join("sessions")),
+            cache_min_bytes: self
+                .vars
+                .text("PI_CONTEXT_CACHE_MIN_BYTES")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DEFAULT_INDEX_MIN_BYTES),
+        }
+    }
+
+    /// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `$HOME/.pi/agent`.
+    pub fn pi_agent_dir(&self) -> PathBuf {
+        self.vars.path("PI_CODING_AGENT_DIR").unwrap_or_else(|| {
+            self.user_home
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/"))
+                .join(".pi")
+                .join("agent")
+        })
+    }
+
+    /// pi-context's keys in Pi's settings files (read once).
+    pub fn settings(&self) -> &Settings {
+        self.settings
+            .get_or_init(|| settings::load(&self.pi_agent_dir(), &self.cwd))
+    }
+
+    /// The session roots of CONTRACT §10.1, in order.
+    pub fn sessions_roots(&self) -> Vec<PathBuf> {
+        recall::session_roots(&RootsInput {
+            explicit: self.sessions_dirs.clone(),
+            env_session_dir: self.vars.path("PI_CODING_AGENT_SESSION_DIR"),
+            agent_dir: self.pi_agent_dir(),
+            cwd: self.cwd.clone(),
+            home: self.user_home.clone().unwrap_or_default(),
+            live_session_dir: self.live_session_dir.clone(),
+        })
+    }
+
+    /// The recall index and its inputs.
+    pub fn recall(&self) -> Result<recall::Recall, EnvironmentError> {
+        let dir = self
+            .cache_dir()
+            .ok_or(EnvironmentError::NoCacheDir)?
+            .join("recall");
+        Ok(recall::Recall {
+            dir,
+            roots: self.sessions_roots(),
+            session_options: self.session_open_options(),
+            now_ms: self.now().as_millisecond(),
+        })
+    }
+
+    /// A variable of the process environment (for the few that only one command reads, such
+    /// as `PI_CONTEXT_PI`).
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.vars.text(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(inputs: Inputs, vars: &[(&str, &str)]) -> Result<Environment, EnvironmentError> {
+        Environment::resolve(inputs, &Vars::from_pairs(vars.iter().copied()))
+    }
+
+    #[test]
+    fn flags_win_over_the_environment_and_empty_values_are_unset() {
+        let env = resolve(
+            Inputs {
+                notes_home: Some("/flag".into()),
+                agent: Some("".into()),
+                model: Some("acme/Big.Model".into()),
+                ..Inputs::default()
+            },
+            &[
+                ("PI_NOTES_HOME", "/env"),
+                ("PI_NOTES_AGENT", "Night Owl"),
+                ("PI_CONTEXT_MODEL", "ignored"),
+                ("HOME", "/home/u"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(env.notes_home().unwrap(), Path::new("/flag"));
+        assert_eq!(env.agent, "night-owl");
+        assert_eq!(env.model, "big-model");
+        assert_eq!(env.model_id.as_deref(), Some("acme/Big.Model"));
+    }
+
+    #[test]
+    fn without_home_there_is_no_notes_home_for_anyone() {
+        let env = resolve(Inputs::default(), &[]).unwrap();
+        assert!(matches!(
+            env.notes_home(),
+            Err(EnvironmentError::NoNotesHome)
+        ));
+        assert!(env.notes_identity().is_err());
+        assert!(env.cache_dir().is_none());
+        let env = resolve(Inputs::default(), &[("HOME", "/h")]).unwrap();
+        assert_eq!(env.notes_home().unwrap(), Path::new("/h/.agents/notes"));
+        assert_eq!(env.cache_dir().unwrap(), Path::new("/h/.cache/pi-context"));
+        assert_eq!(env.pi_agent_dir(), Path::new("/h/.pi/agent"));
+    }
+
+    #[test]
+    fn the_clock_is_parsed_once_and_a_bad_one_refused() {
+        let env = resolve(
+            Inputs::default(),
+            &[("PI_CONTEXT_NOW", "2026-03-01T09:00:00Z")],
+        )
+        .unwrap();
+        assert_eq!(env.now().to_string(), "2026-03-01T09:00:00Z");
+        assert!(matches!(
+            resolve(Inputs::default(), &[("PI_CONTEXT_NOW", "soon")]),
+            Err(EnvironmentError::BadClock { .. })
+        ));
+    }
+
+    #[test]
+    fn session_ids_and_project_keys_are_one_safe_name() {
+        for bad in ["..", "a/b", "a\0b"] {
+            let inputs = Inputs {
+                session_id: Some(bad.into()),
+                ..Inputs::default()
+            };
+            assert!(resolve(inputs, &[]).is_err(), "{bad:?}");
+        }
+        let env = resolve(
+            Inputs {
+                project_key: Some("app-1a2b3c4d".into()),
+                ..Inputs::default()
+            },
+            &[("PI_CONTEXT_SESSION_ID", "s1")],
+        )
+        .unwrap();
+        assert_eq!(env.project_key(), "app-1a2b3c4d");
+        assert_eq!(env.session_id.as_deref(), Some("s1"));
+    }
+}

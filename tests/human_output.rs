@@ -1,0 +1,214 @@
+//! Snapshots of what people read: the human output (and error lines) of every command, with
+//! the temp paths and the hashes derived from them redacted. The JSON output is checked field by
+//! field in each feature's own tests; these pin the wording and layout.
+//!
+//! Update after an intended change: `INSTA_UPDATE=always cargo test --test human_output`, then
+//! review the diff of `tests/snapshots/`.
+
+mod common;
+
+use std::path::Path;
+
+use common::dream::{put, FakePi};
+use common::recall::{project_dir, session_id, write_pi_session};
+use common::session::SessionBuilder;
+use common::{fixture, TestEnv};
+
+/// stdout, then stderr, then the exit status: everything a person sees.
+fn run(env: &TestEnv, cwd: &Path, args: &[&str], stdin: &str) -> String {
+    let output = env
+        .cmd()
+        .current_dir(cwd)
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("run pi-context");
+    format!(
+        "$ pi-context {}\n{}{}[exit {}]\n",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        output.status.code().unwrap_or(-1)
+    )
+}
+
+/// Snapshots `text` with the test's temp directory and path-derived hashes redacted.
+fn snapshot(env: &TestEnv, name: &str, text: &str) {
+    let root = env.root().canonicalize().unwrap().display().to_string();
+    let raw_root = env.root().display().to_string();
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&root), "[TEMP]");
+    settings.add_filter(&regex_escape(&raw_root), "[TEMP]");
+    settings.add_filter(&regex_escape(env!("CARGO_MANIFEST_DIR")), "[REPO]");
+    // Project keys end in the first 8 hex digits of a SHA-1 of a temp path.
+    settings.add_filter(r"-[0-9a-f]{8}\b", "-[HASH]");
+    // Session sizes include the temp paths written into them.
+    settings.add_filter(r", [0-9.]+ (B|KiB|MiB)\)", ", [SIZE])");
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn history() {
+    let env = TestEnv::new();
+    let session = fixture("example-session.jsonl");
+    let f = session.to_str().unwrap();
+    let mut text = String::new();
+    for args in [
+        vec!["history", "windows", "--session", f],
+        vec!["history", "list", "--session", f],
+        vec![
+            "history",
+            "list",
+            "--session",
+            f,
+            "--role",
+            "tool",
+            "--limit",
+            "2",
+        ],
+        vec!["history", "search", "--session", f, "kelvin"],
+        vec!["history", "search", "--session", f, "nothing-like-this"],
+        vec!["history", "read", "6", "--session", f, "--limit", "120"],
+        vec!["history", "read", "999", "--session", f],
+    ] {
+        text.push_str(&run(&env, &env.work(), &args, ""));
+    }
+    snapshot(&env, "history", &text);
+}
+
+#[test]
+fn notes() {
+    let env = TestEnv::new();
+    let work = env.work();
+    let mut text = String::new();
+    let notes = |args: &[&str], stdin: &str| {
+        let mut all = vec!["notes"];
+        all.extend_from_slice(args);
+        run(&env, &work, &all, stdin)
+    };
+    for (args, stdin) in [
+        (
+            vec![
+                "write",
+                "@project/decisions",
+                "--content",
+                "Use Celsius everywhere.\nRound to one decimal.",
+            ],
+            "",
+        ),
+        (vec!["write", "@human/preferences"], "tea, not coffee\n"),
+        (
+            vec![
+                "edit",
+                "@project/decisions",
+                "--old",
+                "Celsius",
+                "--new",
+                "Kelvin",
+            ],
+            "",
+        ),
+        (
+            vec![
+                "edit",
+                "@project/decisions",
+                "--old",
+                "nowhere",
+                "--new",
+                "x",
+            ],
+            "",
+        ),
+        (vec!["move", "@human/preferences", "@human/drinks"], ""),
+        (vec!["read", "@project/decisions"], ""),
+        (vec!["list"], ""),
+        (vec!["search", "decimal"], ""),
+        (vec!["edit", "@human/drinks", "--crumple"], ""),
+        (vec!["list", "--wastebasket"], ""),
+        (vec!["read", "@human/missing"], ""),
+        (vec!["write", "@agents/other/x", "--content", "no"], ""),
+    ] {
+        text.push_str(&notes(&args, stdin));
+    }
+    snapshot(&env, "notes", &text);
+}
+
+#[test]
+fn sessions() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "kingfisher");
+    let mut session = SessionBuilder::with_id(&session_id(1)).cwd(project.to_str().unwrap());
+    session.user("Why does the kingfisher build fail on the cache step?");
+    session.assistant(
+        "The cache key ignores the lock file; the kingfisher build reuses a stale cache.",
+    );
+    write_pi_session(&env, &project, &session);
+    let mut other = SessionBuilder::with_id(&session_id(2)).cwd(project.to_str().unwrap());
+    other.user("Rename the heron module.");
+    write_pi_session(&env, &project, &other);
+    let mut text = String::new();
+    for args in [
+        vec!["sessions", "list"],
+        vec!["sessions", "search", "kingfisher cache"],
+        vec!["sessions", "search", "nothinglikethis"],
+    ] {
+        text.push_str(&run(&env, &project, &args, ""));
+    }
+    snapshot(&env, "sessions", &text);
+}
+
+#[test]
+fn dream_and_doctor() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    put(&home, "human/a.md", "no frontmatter here\n");
+    let pi = FakePi::done(&env.work(), "done");
+    let pi_path = pi.path.to_str().unwrap().to_string();
+    let mut text = String::new();
+    for args in [
+        vec!["dream", "--dry-run"],
+        vec!["dream", "--force", "--pi", pi_path.as_str()],
+        vec!["dream", "doctor"],
+        vec!["dream", "--min-hours=-1"],
+    ] {
+        text.push_str(&run(&env, &env.work(), &args, ""));
+    }
+    put(&home, ".dream.lock", "1 held-by-someone");
+    text.push_str(&run(&env, &env.work(), &["dream", "--force"], ""));
+    snapshot(&env, "dream", &text);
+}
+
+#[test]
+fn boot_and_tool() {
+    let env = TestEnv::new();
+    put(
+        &env.notes_home(),
+        "human/MAP.md",
+        "- `prefs.md`: how I like things\n",
+    );
+    let request = serde_json::json!({
+        "reason": "session_start",
+        "session_id": "0192aaaa-0001-7000-8000-000000000001",
+        "window_id": "pcw:0192aaaa:root",
+        "snapshot_time": common::FIXED_NOW,
+        "cwd": env.work(),
+    })
+    .to_string();
+    let mut text = run(&env, &env.work(), &["boot"], &request);
+    text.push_str(&run(&env, &env.work(), &["boot"], "[1, 2]"));
+    text.push_str(&run(&env, &env.work(), &["tool"], ""));
+    text.push_str(&run(&env, &env.work(), &["tool", "no_such_tool"], "{}"));
+    snapshot(&env, "boot_and_tool", &text);
+}
