@@ -331,7 +331,11 @@ fn index_files_are_private() {
     let index = cache.index_file("idx");
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&index), 0o600, "the index file");
-    assert_eq!(mode(&cache.index_file("proj")), 0o600, "the stored projection");
+    assert_eq!(
+        mode(&cache.index_file("proj")),
+        0o600,
+        "the stored projection"
+    );
     assert_eq!(mode(index.parent().unwrap()), 0o700, "its directory");
     let leftovers: Vec<_> = std::fs::read_dir(index.parent().unwrap())
         .unwrap()

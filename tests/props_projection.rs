@@ -87,11 +87,11 @@ impl Writer {
         let id = self.fresh_id(rng);
         let parent = self.parent(rng);
         let ts = "2026-01-01T00:00:00.000Z";
-        let message = |m: serde_json::Value| {
-            json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts, "message": m})
-        };
+        let message = |m: serde_json::Value| json!({"type": "message", "id": id, "parentId": parent, "timestamp": ts, "message": m});
         let line = match rng.below(100) {
-            0..=24 => message(json!({"role": "user", "content": format!("question needle {}", rng.below(50))})),
+            0..=24 => message(
+                json!({"role": "user", "content": format!("question needle {}", rng.below(50))}),
+            ),
             25..=44 => {
                 let calls: Vec<serde_json::Value> = (0..rng.below(3))
                     .map(|_| {
@@ -105,7 +105,8 @@ impl Writer {
                         json!({"type": "toolCall", "id": call, "name": "read", "arguments": {"path": "x.md"}})
                     })
                     .collect();
-                let mut content = vec![json!({"type": "text", "text": format!("answer hay {}", rng.below(50))})];
+                let mut content =
+                    vec![json!({"type": "text", "text": format!("answer hay {}", rng.below(50))})];
                 content.extend(calls);
                 message(json!({"role": "assistant", "content": content}))
             }
@@ -120,8 +121,10 @@ impl Writer {
                 } else {
                     format!("c{}", rng.below(self.next_call + 2))
                 };
-                message(json!({"role": "toolResult", "toolCallId": call, "toolName": "read",
-                    "content": [{"type": "text", "text": format!("output needle {}", rng.below(9))}]}))
+                message(
+                    json!({"role": "toolResult", "toolCallId": call, "toolName": "read",
+                    "content": [{"type": "text", "text": format!("output needle {}", rng.below(9))}]}),
+                )
             }
             70..=74 => message(json!({"role": "bashExecution", "command": "ls", "output": "a b"})),
             75..=79 => json!({"type": "custom", "customType": "pi-context/reset-marker",
@@ -129,8 +132,10 @@ impl Writer {
                 "id": id, "parentId": parent, "timestamp": ts}),
             80..=84 => json!({"type": "compaction", "summary": "summary needle",
                 "id": id, "parentId": parent, "timestamp": ts}),
-            85..=89 => json!({"type": "custom_message", "customType": "note", "content": "context hay",
-                "id": id, "parentId": parent, "timestamp": ts}),
+            85..=89 => {
+                json!({"type": "custom_message", "customType": "note", "content": "context hay",
+                "id": id, "parentId": parent, "timestamp": ts})
+            }
             90..=93 => json!({"type": "label", "id": id, "parentId": parent, "timestamp": ts}),
             _ => message(json!({"role": "custom", "content": "custom needle"})),
         };
@@ -141,10 +146,7 @@ impl Writer {
 }
 
 fn append(path: &Path, lines: &[String]) {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .unwrap();
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     let mut text = String::new();
     for line in lines {
         text.push_str(line);
@@ -200,7 +202,10 @@ fn answers(history: &History) -> Vec<String> {
         },
     ];
     for list in &lists {
-        out.push(format!("{:?}", history.list(list, budget).map(|p| to_compact_json(&p))));
+        out.push(format!(
+            "{:?}",
+            history.list(list, budget).map(|p| to_compact_json(&p))
+        ));
         let search = SearchParams {
             queries: vec!["needle".into(), "read".into()],
             list: list.clone(),
@@ -382,7 +387,10 @@ fn store_then_append(lines: &[&str], more: &[&str]) {
     }
     std::fs::write(&path, text).unwrap();
     check_call(&path, &options, &Leaf::Last).unwrap();
-    append(&path, &more.iter().map(|l| l.to_string()).collect::<Vec<_>>());
+    append(
+        &path,
+        &more.iter().map(|l| l.to_string()).collect::<Vec<_>>(),
+    );
     check_call(&path, &options, &Leaf::Last).unwrap();
 }
 

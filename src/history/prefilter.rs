@@ -244,7 +244,11 @@ mod tests {
         let mut n = 0;
         while bytes.len() < 3 * SCAN_CHUNK_BYTES {
             let start = bytes.len();
-            let width = if n == 10 { 300_000 } else { 1 + (n * 7919) % 3000 };
+            let width = if n == 10 {
+                300_000
+            } else {
+                1 + (n * 7919) % 3000
+            };
             let needle = n % 5 == 0;
             if needle {
                 expected.push(start);

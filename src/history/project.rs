@@ -409,9 +409,8 @@ impl<'s> History<'s> {
         let mut consumed = vec![false; items.len()];
         let aliases_from = self.result_aliases.len();
         let claim = |id: Atom, seq: u64, consumed: &mut Vec<bool>| {
-            let chain = std::iter::successors(first.get(session.atom(id)).copied(), |&r| {
-                next_same[r]
-            });
+            let chain =
+                std::iter::successors(first.get(session.atom(id)).copied(), |&r| next_same[r]);
             let result = chain
                 .into_iter()
                 .find(|&r| items[r].seq > seq && !consumed[r]);
@@ -588,7 +587,7 @@ fn id_index<'a>(
 }
 
 /// The id of call `index` of the assistant message at `entry`.
-pub(super) fn call_id(session: &Session, entry: usize, index: usize) -> Option<Atom> {
+fn call_id(session: &Session, entry: usize, index: usize) -> Option<Atom> {
     match &session.entries.get(entry)?.kind {
         EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls.get(index)?.id,
         _ => None,

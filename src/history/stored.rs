@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::project::{
-    allocate_seqs_from, call_id, seq_count, session_id_of, Event, History, Source, WindowInfo,
+    allocate_seqs_from, seq_count, session_id_of, Event, History, Source, WindowInfo,
 };
 use super::Role;
 use crate::history::root_window_id;
@@ -178,7 +178,9 @@ impl<'f> ProjectionStore<'f> {
         if !valid {
             return None;
         }
-        let entries = session.entries.partition_point(|e| e.span.end < covered_len);
+        let entries = session
+            .entries
+            .partition_point(|e| e.span.end < covered_len);
         if meta.entries != entries as u64 {
             return None;
         }
@@ -216,9 +218,14 @@ fn extend<'s>(
     if entries < old {
         return None;
     }
+    // As in a fresh projection, a leaf outside the projected entries is an empty branch.
+    let leaf = leaf.filter(|&l| l < entries);
     let appended = &session.entries[old..entries];
     let appended_ids = appended_ids(session, old, entries);
-    if appended_ids.keys().any(|id| id_hash_in(&stored.id_hashes, id)) {
+    if appended_ids
+        .keys()
+        .any(|id| id_hash_in(&stored.id_hashes, id))
+    {
         return None;
     }
     // The stored branch's root may name a parent that only now exists.
@@ -523,12 +530,7 @@ fn decode(
     })
 }
 
-fn decode_event(
-    session: &Session,
-    record: &[u8],
-    entries: usize,
-    windows: usize,
-) -> Option<Event> {
+fn decode_event(session: &Session, record: &[u8], entries: usize, windows: usize) -> Option<Event> {
     let field = |i: usize| le_u32(&record[4 * i..4 * i + 4]);
     let (seq, entry, window, result, call_index) = (
         u64::from(field(0)),
@@ -546,7 +548,7 @@ fn decode_event(
         0 => Source::Content(content_span(entry_kind)?),
         1 => Source::Summary(summary_span(entry_kind)?),
         2 => {
-            call_id_checked(session, entry, call_index)?;
+            has_call(entry_kind, call_index).then_some(())?;
             let result = match result {
                 NO_RESULT => None,
                 r => {
@@ -564,8 +566,11 @@ fn decode_event(
             is_tool_result(entry_kind).then_some(())?;
             Source::OrphanResult
         }
-        4 => matches!(entry_kind, EntryKind::Message(Message::BashExecution { .. }))
-            .then_some(Source::Bash)?,
+        4 => matches!(
+            entry_kind,
+            EntryKind::Message(Message::BashExecution { .. })
+        )
+        .then_some(Source::Bash)?,
         _ => return None,
     };
     Some(Event {
@@ -577,15 +582,9 @@ fn decode_event(
     })
 }
 
-/// The call exists (its id may be absent).
-fn call_id_checked(session: &Session, entry: usize, index: usize) -> Option<()> {
-    match &session.entries[entry].kind {
-        EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len() => {
-            let _ = call_id(session, entry, index);
-            Some(())
-        }
-        _ => None,
-    }
+/// Whether the entry is an assistant message with a call at `index`.
+fn has_call(kind: &EntryKind, index: usize) -> bool {
+    matches!(kind, EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len())
 }
 
 fn is_tool_result(kind: &EntryKind) -> bool {

@@ -278,12 +278,17 @@ mod tests {
         let index = Index::create(directory.clone(), schema, IndexSettings::default()).unwrap();
         let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
         for commit in 0..3 {
-            writer.add_document(doc!(text => format!("kestrel {commit}"))).unwrap();
+            writer
+                .add_document(doc!(text => format!("kestrel {commit}")))
+                .unwrap();
             writer.commit().unwrap();
         }
         writer.wait_merging_threads().unwrap();
         let pending = directory.state();
-        assert!(pending.files.is_empty() && pending.managed.is_none(), "{pending:?}");
+        assert!(
+            pending.files.is_empty() && pending.managed.is_none(),
+            "{pending:?}"
+        );
         drop(pending);
 
         let reopened = Index::open_in_dir(dir.path()).unwrap();
@@ -310,7 +315,10 @@ mod tests {
         directory
             .atomic_write(Path::new(MANAGED), br#"["a","b"]"#)
             .unwrap();
-        assert!(!dir.path().join(MANAGED).exists(), "an addition waits for the commit");
+        assert!(
+            !dir.path().join(MANAGED).exists(),
+            "an addition waits for the commit"
+        );
         directory.sync_directory().unwrap();
         assert_eq!(fs::read(dir.path().join(MANAGED)).unwrap(), br#"["a","b"]"#);
         directory

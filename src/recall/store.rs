@@ -201,7 +201,10 @@ pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
 }
 
 /// Creates an empty index in `directory` (refused when one exists there).
-fn create_index(directory: &BatchSyncDirectory, schema: tantivy::schema::Schema) -> tantivy::Result<Index> {
+fn create_index(
+    directory: &BatchSyncDirectory,
+    schema: tantivy::schema::Schema,
+) -> tantivy::Result<Index> {
     if Index::exists(directory)? {
         return Err(tantivy::TantivyError::IndexAlreadyExists);
     }
