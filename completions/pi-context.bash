@@ -19,6 +19,9 @@ _pi__context() {
             pi__context,boot)
                 cmd="pi__context__subcmd__boot"
                 ;;
+            pi__context,checkpoint)
+                cmd="pi__context__subcmd__checkpoint"
+                ;;
             pi__context,completions)
                 cmd="pi__context__subcmd__completions"
                 ;;
@@ -43,6 +46,18 @@ _pi__context() {
             pi__context,tool)
                 cmd="pi__context__subcmd__tool"
                 ;;
+            pi__context__subcmd__checkpoint,help)
+                cmd="pi__context__subcmd__checkpoint__subcmd__help"
+                ;;
+            pi__context__subcmd__checkpoint,show)
+                cmd="pi__context__subcmd__checkpoint__subcmd__show"
+                ;;
+            pi__context__subcmd__checkpoint__subcmd__help,help)
+                cmd="pi__context__subcmd__checkpoint__subcmd__help__subcmd__help"
+                ;;
+            pi__context__subcmd__checkpoint__subcmd__help,show)
+                cmd="pi__context__subcmd__checkpoint__subcmd__help__subcmd__show"
+                ;;
             pi__context__subcmd__dream,doctor)
                 cmd="pi__context__subcmd__dream__subcmd__doctor"
                 ;;
@@ -57,6 +72,9 @@ _pi__context() {
                 ;;
             pi__context__subcmd__help,boot)
                 cmd="pi__context__subcmd__help__subcmd__boot"
+                ;;
+            pi__context__subcmd__help,checkpoint)
+                cmd="pi__context__subcmd__help__subcmd__checkpoint"
                 ;;
             pi__context__subcmd__help,completions)
                 cmd="pi__context__subcmd__help__subcmd__completions"
@@ -81,6 +99,9 @@ _pi__context() {
                 ;;
             pi__context__subcmd__help,tool)
                 cmd="pi__context__subcmd__help__subcmd__tool"
+                ;;
+            pi__context__subcmd__help__subcmd__checkpoint,show)
+                cmd="pi__context__subcmd__help__subcmd__checkpoint__subcmd__show"
                 ;;
             pi__context__subcmd__help__subcmd__dream,doctor)
                 cmd="pi__context__subcmd__help__subcmd__dream__subcmd__doctor"
@@ -227,7 +248,7 @@ _pi__context() {
 
     case "${cmd}" in
         pi__context)
-            opts="-h -V --color --help --version history notes sessions dream boot tool completions man help"
+            opts="-h -V --color --help --version history notes sessions dream boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,6 +272,118 @@ _pi__context() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__checkpoint)
+            opts="-h --color --help show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__checkpoint__subcmd__help)
+            opts="show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__checkpoint__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__checkpoint__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__checkpoint__subcmd__show)
+            opts="-s -h --session --leaf --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -s)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --leaf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -412,7 +545,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help)
-            opts="history notes sessions dream boot tool completions man help"
+            opts="history notes sessions dream boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,6 +561,34 @@ _pi__context() {
         pi__subcmd__context__subcmd__help__subcmd__boot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__checkpoint)
+            opts="show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__checkpoint__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand sessions 'Find and search every past Pi session: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
+            cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
             cand completions 'Print shell completions'
             cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -356,6 +357,30 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pi-context;checkpoint'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand show 'Print the checkpoint that applies on a session''s branch (exit 1 when it has none)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;checkpoint;show'= {
+            cand -s 'The Pi session JSONL file, or a session id or unique prefix of at least 8 characters found under Pi''s session dirs [default: PI_CONTEXT_SESSION_ID, else the most recently updated session of the current project]'
+            cand --session 'The Pi session JSONL file, or a session id or unique prefix of at least 8 characters found under Pi''s session dirs [default: PI_CONTEXT_SESSION_ID, else the most recently updated session of the current project]'
+            cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;checkpoint;help'= {
+            cand show 'Print the checkpoint that applies on a session''s branch (exit 1 when it has none)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pi-context;checkpoint;help;show'= {
+        }
+        &'pi-context;checkpoint;help;help'= {
+        }
         &'pi-context;tool'= {
             cand --color 'When to color human output'
             cand --schemas 'Print the names, descriptions and JSON Schemas of every tool'
@@ -378,6 +403,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand sessions 'Find and search every past Pi session: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
+            cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
             cand completions 'Print shell completions'
             cand man 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
@@ -434,6 +460,11 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;dream;doctor'= {
         }
         &'pi-context;help;boot'= {
+        }
+        &'pi-context;help;checkpoint'= {
+            cand show 'Print the checkpoint that applies on a session''s branch (exit 1 when it has none)'
+        }
+        &'pi-context;help;checkpoint;show'= {
         }
         &'pi-context;help;tool'= {
         }

@@ -1,7 +1,7 @@
 /**
  * The facts the extension shares with the binary: the custom types of the entries pi-context
- * writes, how window ids are built, the boot's identity header, and pi-context's settings keys.
- * The binary is their source: `pi-context tool --schemas` prints them as `facts`
+ * writes (and the tool whose entries are checkpoints), how window ids are built, the boot's
+ * identity header, and pi-context's settings keys. The binary is their source: `pi-context tool --schemas` prints them as `facts`
  * (docs/protocol.md), and the extension uses the binary's values.
  *
  * The lifecycle must also run without the binary (degraded), so the extension keeps its own copy,
@@ -18,6 +18,10 @@ export interface Facts {
   guidance_type: string;
   warning_type: string;
   manual_wipe_type: string;
+  /** The `custom` entry a checkpoint is, the hidden message `/checkpoint` sends, the tool that writes one. */
+  checkpoint_type: string;
+  checkpoint_request_type: string;
+  checkpoint_tool: string;
   /** Window ids: prefix, the session id's first `window_id_session_chars` characters, then `root_window_suffix` for the root. */
   window_id_prefix: string;
   window_id_session_chars: number;
@@ -42,6 +46,9 @@ export const FALLBACK_FACTS: Readonly<Facts> = Object.freeze({
   guidance_type: "pi-context/guidance",
   warning_type: "pi-context/warning",
   manual_wipe_type: "pi-context/manual-wipe",
+  checkpoint_type: "pi-context/checkpoint",
+  checkpoint_request_type: "pi-context/checkpoint-request",
+  checkpoint_tool: "checkpoint",
   window_id_prefix: "pcw:",
   window_id_session_chars: 8,
   root_window_suffix: ":root",

@@ -6,12 +6,15 @@
  * Pi exactly as described there (name, label, description, JSON Schema parameters, execution
  * mode); it keeps no list of tools of its own. Every call spawns
  * `pi-context tool <name>`, writes `{"params", "context"}` to its stdin and turns the
- * `{"text", "details", "is_error"}` it prints into Pi's tool result. The protocol is
- * documented in the repository's docs/protocol.md.
+ * `{"text", "details", "is_error"}` it prints into Pi's tool result. A tool may ask for the
+ * activity seen on the branch since the last checkpoint (checkpoint.ts) and have the extension
+ * append the entry it built (`append_entry`): only Pi's hooks write to a session. The protocol
+ * is documented in the repository's docs/protocol.md.
  *
  * It also owns the context-window lifecycle (lifecycle/): the `wipe_memory` and
- * `get_context_remaining` tools, the boot block at every window head, the budget close-out, and
- * the `/wipe-memory` and `/pi-context` commands (docs/lifecycle.md).
+ * `get_context_remaining` tools, the boot block at every window head, the budget close-out,
+ * checkpoint freshness, and the `/wipe-memory`, `/checkpoint` and `/pi-context` commands
+ * (docs/lifecycle.md).
  *
  * Environment:
  *   PI_CONTEXT_BIN   the binary to run (default: `pi-context` on PATH)
@@ -19,16 +22,17 @@
  *   PI_NOTES_AGENT   agent name, passed to the binary as context.agent
  */
 
-import { existsSync } from "node:fs";
-
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
 import { binaryPath, clip, failure, INSTALL_HINT, run } from "./binary.ts";
+import { freshnessOf } from "./checkpoint.ts";
+import { callContext } from "./context.ts";
 import { FALLBACK_FACTS, type Facts, readFacts } from "./facts.ts";
 import { registerLifecycle } from "./lifecycle/index.ts";
 
 export { binaryPath, INSTALL_HINT } from "./binary.ts";
+export { callContext, type ToolCallContext } from "./context.ts";
 
 /**
  * The one tool registered in place of the binary's when it cannot describe them at load: it
@@ -45,6 +49,8 @@ export interface ToolSchema {
   description: string;
   parameters: Record<string, unknown>;
   execution_mode?: string;
+  /** The tool's requests carry `context.activity` (what happened since the last checkpoint). */
+  activity?: boolean;
 }
 
 /** What `pi-context tool <name>` prints. */
@@ -52,24 +58,20 @@ interface ToolResponse {
   text: string;
   details?: unknown;
   is_error?: boolean;
+  /** A custom entry to append to the session when the call succeeded. */
+  append_entry?: { custom_type?: unknown; data?: unknown };
 }
 
-/** The live session, as the binary wants it (CONTRACT §4). */
-export interface ToolCallContext {
-  session_file: string | null;
-  leaf_id: string;
-  session_id: string | null;
-  cwd: string;
-  agent: string | null;
-  model: string | null;
-  notes_home: string | null;
-  /** Pi's `getSessionDir()`: recall searches it besides the default session dirs (CONTRACT §10.1). */
-  session_dir: string | null;
-  entries?: string[];
-}
-
-function nonEmpty(value: string | undefined): string | null {
-  return value !== undefined && value.trim() !== "" ? value : null;
+/** How one call is made beyond its parameters. */
+export interface CallOptions {
+  bin?: string;
+  /** Added to the request's `context` (the activity a tool asks for). */
+  context?: Record<string, unknown>;
+  /**
+   * Appends a custom entry to the live session (`pi.appendEntry`): what the binary asks for with
+   * `append_entry` in a successful result. Without it, such a request is ignored.
+   */
+  append?: (customType: string, data: unknown) => void;
 }
 
 /**
@@ -103,36 +105,6 @@ export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoa
   return { ok: true, tools: valid, facts, ...(warning ? { factsWarning: warning } : {}) };
 }
 
-/** The serialized session for a session Pi keeps only in memory: header first, then every entry. */
-function inMemoryEntries(ctx: ExtensionContext): string[] {
-  const sm = ctx.sessionManager;
-  const lines: string[] = [];
-  const header = sm.getHeader();
-  if (header) lines.push(JSON.stringify(header));
-  for (const entry of sm.getEntries()) lines.push(JSON.stringify(entry));
-  return lines;
-}
-
-/** The live context sent with every call (CONTRACT §4). Environment is read at call time. */
-export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): ToolCallContext {
-  const sm = ctx.sessionManager;
-  const file = sm.getSessionFile();
-  // Pi writes the session file lazily; until it exists the binary reads the entries we send.
-  const onDisk = typeof file === "string" && file !== "" && existsSync(file);
-  const context: ToolCallContext = {
-    session_file: onDisk ? file : null,
-    leaf_id: sm.getLeafId() ?? "none",
-    session_id: nonEmpty(sm.getSessionId()),
-    cwd: ctx.cwd,
-    agent: nonEmpty(env.PI_NOTES_AGENT),
-    model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
-    notes_home: nonEmpty(env.PI_NOTES_HOME),
-    session_dir: nonEmpty(typeof sm.getSessionDir === "function" ? sm.getSessionDir() : undefined),
-  };
-  if (!onDisk) context.entries = inMemoryEntries(ctx);
-  return context;
-}
-
 type TextResult = {
   content: { type: "text"; text: string }[];
   details: unknown;
@@ -149,9 +121,10 @@ export async function callTool(
   params: unknown,
   ctx: ExtensionContext,
   signal?: AbortSignal,
-  bin: string = binaryPath(),
+  options: CallOptions = {},
 ): Promise<TextResult> {
-  const request = JSON.stringify({ params: params ?? {}, context: callContext(ctx) });
+  const bin = options.bin ?? binaryPath();
+  const request = JSON.stringify({ params: params ?? {}, context: { ...callContext(ctx), ...options.context } });
   const result = await run(bin, ["tool", name], request, signal);
   const failed = failure(bin, `\`pi-context tool ${name}\``, result);
   if (failed) {
@@ -173,11 +146,38 @@ export async function callTool(
       { error: "bad_response" },
     );
   }
+  const isError = response.is_error === true;
+  if (!isError && response.append_entry !== undefined && options.append) {
+    const stored = appendEntry(name, response.append_entry, options.append);
+    if (stored) return stored;
+  }
   return {
     content: [{ type: "text", text: response.text }],
     details: response.details ?? {},
-    isError: response.is_error === true,
+    isError,
   };
+}
+
+/**
+ * Appends the entry a successful result asks for, before the result reaches Pi (so it sits on
+ * the branch right after the call's assistant message). Returns an error result instead of the
+ * binary's when the entry cannot be appended: the model must not believe it was stored.
+ */
+function appendEntry(name: string, entry: ToolResponse["append_entry"], append: NonNullable<CallOptions["append"]>): TextResult | undefined {
+  const customType = entry?.custom_type;
+  if (typeof customType !== "string" || customType === "") {
+    return errorResult(`\`pi-context tool ${name}\` asked to append an entry without a custom type; nothing was stored.`, {
+      error: "bad_response",
+    });
+  }
+  try {
+    append(customType, entry?.data);
+    return undefined;
+  } catch (e) {
+    return errorResult(`The result of ${name} could not be stored in the session, so nothing was saved: ${String(e)}`, {
+      error: "append_failed",
+    });
+  }
 }
 
 /** A one-line summary for the system prompt's tool list: the description's first sentence. */
@@ -186,7 +186,7 @@ function snippet(description: string): string {
   return first.length > 200 ? `${first.slice(0, 199)}…` : first;
 }
 
-function register(pi: ExtensionAPI, tool: ToolSchema): void {
+function register(pi: ExtensionAPI, tool: ToolSchema, facts: Facts): void {
   const mode = tool.execution_mode === "sequential" || tool.execution_mode === "parallel" ? tool.execution_mode : undefined;
   pi.registerTool({
     name: tool.name,
@@ -197,7 +197,11 @@ function register(pi: ExtensionAPI, tool: ToolSchema): void {
     parameters: tool.parameters as unknown as TSchema,
     ...(mode ? { executionMode: mode } : {}),
     async execute(_toolCallId, params, signal, _onUpdate, ctx) {
-      return callTool(tool.name, params, ctx, signal);
+      const context = tool.activity === true ? { activity: freshnessOf(ctx.sessionManager.getBranch(), facts).activity } : undefined;
+      return callTool(tool.name, params, ctx, signal, {
+        ...(context ? { context } : {}),
+        append: (customType, data) => pi.appendEntry(customType, data),
+      });
     },
   });
 }
@@ -228,12 +232,13 @@ export default async function piContext(pi: ExtensionAPI): Promise<void> {
   const loaded = await loadSchemas(bin);
   // The lifecycle needs the facts, not the tools: wipe_memory, get_context_remaining and the
   // commands work (and the boot falls back to a minimal one) even when the binary is missing.
-  registerLifecycle(pi, { bin, facts: loaded.ok ? loaded.facts : { ...FALLBACK_FACTS }, binaryTools: loaded.ok });
+  const facts = loaded.ok ? loaded.facts : { ...FALLBACK_FACTS };
+  registerLifecycle(pi, { bin, facts, binaryTools: loaded.ok });
   const warning = loaded.ok
     ? loaded.factsWarning
     : `pi-context: the history and notes tools are unavailable in this session. ${loaded.reason}`;
   if (loaded.ok) {
-    for (const tool of loaded.tools) register(pi, tool);
+    for (const tool of loaded.tools) register(pi, tool, facts);
   } else {
     registerUnavailable(pi, loaded.reason);
   }

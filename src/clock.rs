@@ -27,6 +27,30 @@ impl Clock {
     }
 }
 
+/// `then` relative to `now`: `just now`, else the largest whole unit of days, hours, minutes or
+/// seconds, as `3m ago` (past) or `in 3m` (future).
+pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
+    let seconds = now.as_second() - then.as_second();
+    if seconds == 0 {
+        return "just now".to_string();
+    }
+    let magnitude = seconds.unsigned_abs();
+    let (n, unit) = if magnitude >= 86_400 {
+        (magnitude / 86_400, "d")
+    } else if magnitude >= 3_600 {
+        (magnitude / 3_600, "h")
+    } else if magnitude >= 60 {
+        (magnitude / 60, "m")
+    } else {
+        (magnitude, "s")
+    };
+    if seconds > 0 {
+        format!("{n}{unit} ago")
+    } else {
+        format!("in {n}{unit}")
+    }
+}
+
 /// `<n>m`, `<n>h`, `<n>d` or `<n>w` (minutes, hours, days, weeks), or `0`.
 pub fn parse_span(text: &str) -> Option<Duration> {
     let text = text.trim();
@@ -52,6 +76,21 @@ pub fn parse_span(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn relative_times() {
+        let now = at("2026-03-01T09:00:00Z");
+        assert_eq!(relative_time(now, now), "just now");
+        assert_eq!(relative_time(now, at("2026-03-01T08:59:30Z")), "30s ago");
+        assert_eq!(relative_time(now, at("2026-03-01T08:57:00Z")), "3m ago");
+        assert_eq!(relative_time(now, at("2026-03-01T06:59:00Z")), "2h ago");
+        assert_eq!(relative_time(now, at("2026-02-20T09:00:00Z")), "9d ago");
+        assert_eq!(relative_time(now, at("2026-03-01T09:05:00Z")), "in 5m");
+    }
 
     #[test]
     fn spans() {

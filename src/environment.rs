@@ -29,7 +29,7 @@ use jiff::Timestamp;
 
 use crate::clock::Clock;
 use crate::notes::identity::{self, checked_component, model_slug, slugify};
-use crate::notes::{Identity, NotesError};
+use crate::notes::{journal, Identity, NotesError, Store};
 use crate::recall::{self, RootsInput};
 use crate::session::OpenOptions;
 use crate::settings::{self, Settings};
@@ -288,6 +288,34 @@ impl Environment {
             home: self.user_home.clone().unwrap_or_default(),
             live_session_dir: self.live_session_dir.clone(),
         })
+    }
+
+    /// Whether notes changes are committed to the notes home's repository: on unless
+    /// `PI_CONTEXT_NOTES_HISTORY` is `off` (`0`, `false`, `no`) or the `notesHistory` setting is
+    /// `false` (the variable wins when it says either way). Always off for the dreamer: the
+    /// dream's own commit records its changes.
+    pub fn notes_history(&self) -> bool {
+        if self.vars.text(journal::DREAMER_TOKEN_VAR).is_some() {
+            return false;
+        }
+        match self
+            .vars
+            .text("PI_CONTEXT_NOTES_HISTORY")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("off" | "0" | "false" | "no") => false,
+            Some("on" | "1" | "true" | "yes") => true,
+            _ => self.settings().notes_history,
+        }
+    }
+
+    /// The notes store of this identity, by this clock, with the notes history as configured.
+    pub fn notes_store(&self) -> Result<Store, EnvironmentError> {
+        Ok(
+            Store::with_clock(self.notes_identity()?, self.clock)
+                .with_history(self.notes_history()),
+        )
     }
 
     /// The recall index and its inputs.

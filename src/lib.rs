@@ -7,6 +7,7 @@
 
 pub mod beneath;
 pub mod boot;
+pub mod checkpoint;
 pub mod clock;
 pub mod dream;
 pub mod environment;

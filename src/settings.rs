@@ -10,6 +10,11 @@ use serde_json::Value;
 pub const SECTION: &str = "pi-context";
 pub const REMINDER_MARGIN_KEY: &str = "reminderMarginTokens";
 pub const DREAMER_KEY: &str = "dreamer";
+/// `false` turns off the notes history (a git commit per notes write); like
+/// `PI_CONTEXT_NOTES_HISTORY=off`.
+pub const NOTES_HISTORY_KEY: &str = "notesHistory";
+/// The git remote `notes sync` uses when neither `--remote` nor the notes repository names one.
+pub const NOTES_REMOTE_KEY: &str = "notesRemote";
 
 pub const DEFAULT_REMINDER_MARGIN_TOKENS: u64 = 24_576;
 
@@ -17,6 +22,8 @@ pub const DEFAULT_REMINDER_MARGIN_TOKENS: u64 = 24_576;
 pub struct Settings {
     pub reminder_margin_tokens: u64,
     pub dreamer: Option<String>,
+    pub notes_history: bool,
+    pub notes_remote: Option<String>,
     /// One line per ignored value, naming the key and the file.
     pub warnings: Vec<String>,
 }
@@ -26,6 +33,8 @@ impl Default for Settings {
         Settings {
             reminder_margin_tokens: DEFAULT_REMINDER_MARGIN_TOKENS,
             dreamer: None,
+            notes_history: true,
+            notes_remote: None,
             warnings: Vec::new(),
         }
     }
@@ -70,6 +79,22 @@ fn apply_file(settings: &mut Settings, file: &Path) {
             None => settings
                 .warnings
                 .push(warn(REMINDER_MARGIN_KEY, "must be a positive integer")),
+        }
+    }
+    if let Some(value) = section.get(NOTES_HISTORY_KEY) {
+        match value.as_bool() {
+            Some(on) => settings.notes_history = on,
+            None => settings
+                .warnings
+                .push(warn(NOTES_HISTORY_KEY, "must be true or false")),
+        }
+    }
+    if let Some(value) = section.get(NOTES_REMOTE_KEY) {
+        match value.as_str().filter(|s| !s.trim().is_empty()) {
+            Some(s) => settings.notes_remote = Some(s.to_string()),
+            None => settings
+                .warnings
+                .push(warn(NOTES_REMOTE_KEY, "must be a non-empty string")),
         }
     }
     if let Some(value) = section.get(DREAMER_KEY) {

@@ -212,3 +212,69 @@ fn boot_and_tool() {
     text.push_str(&run(&env, &env.work(), &["tool", "no_such_tool"], "{}"));
     snapshot(&env, "boot_and_tool", &text);
 }
+
+#[test]
+fn checkpoint() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = SessionBuilder::with_id(&session_id(1))
+        .cwd(&project.to_string_lossy())
+        .time_offset(-600);
+    s.user("port the parser");
+    s.custom(
+        "pi-context/checkpoint",
+        serde_json::json!({
+            "generation": 2,
+            "current": "Porting the parser to the new AST.",
+            "completed": ["lexer ported"],
+            "findings": ["spans are bytes in the old AST,\nnot code points"],
+            "verification": ["cargo test --test lexer: 12 passed"],
+            "next_action": "Port the expression rules.",
+            "activity": {
+                "files": [{"path": "src/lexer.rs", "tools": ["write", "edit"]}],
+                "commands": [{"command": "cargo test --test lexer", "exit_code": 0}]
+            }
+        }),
+    );
+    s.custom(
+        "pi-context/checkpoint",
+        serde_json::json!({"generation": 3}),
+    );
+    s.assistant("on it");
+    write_pi_session(&env, &project, &s);
+    let mut text = run(&env, &project, &["checkpoint", "show"], "");
+    text.push_str(&run(
+        &env,
+        &project,
+        &[
+            "checkpoint",
+            "show",
+            "--session",
+            &session_id(1)[..13],
+            "--leaf",
+            "none",
+        ],
+        "",
+    ));
+    text.push_str(&run(
+        &env,
+        &project,
+        &[
+            "checkpoint",
+            "show",
+            "--session",
+            &session_id(1),
+            "--leaf",
+            "nope",
+        ],
+        "",
+    ));
+    let elsewhere = project_dir(&env, "beta");
+    text.push_str(&run(&env, &elsewhere, &["checkpoint", "show"], ""));
+    // Pi's session directory name encodes the (temporary) project path.
+    let encoded = project
+        .to_string_lossy()
+        .trim_start_matches('/')
+        .replace(['/', '\\', ':'], "-");
+    snapshot(&env, "checkpoint", &text.replace(&encoded, "[PROJECT]"));
+}

@@ -45,7 +45,7 @@ fn every_fact_is_a_non_empty_string_or_a_positive_number() {
     let env = TestEnv::new();
     let facts = facts(&env);
     let object = facts.as_object().expect("facts is an object");
-    assert_eq!(object.len(), 18, "{facts}");
+    assert_eq!(object.len(), 21, "{facts}");
     for (key, value) in object {
         let ok =
             value.as_str().is_some_and(|s| !s.is_empty()) || value.as_u64().is_some_and(|n| n > 0);
@@ -79,6 +79,35 @@ fn the_window_facts_are_the_ids_and_markers_history_reads() {
             "pcw:7c6b5a49:1"
         ]
     );
+}
+
+#[test]
+fn the_checkpoint_facts_are_the_tool_and_the_entry_type_the_binary_writes_and_reads() {
+    let env = TestEnv::new();
+    let facts = facts(&env);
+    let tool = text(&facts, "checkpoint_tool");
+    let kind = text(&facts, "checkpoint_type");
+    assert_ne!(kind, text(&facts, "checkpoint_request_type"));
+    let path = SessionBuilder::new().write_to(env.work().join("s.jsonl"));
+    let response = env.tool(
+        tool,
+        &request(&path, json!({"current": "c", "next_action": "n"})),
+    );
+    assert_eq!(response["append_entry"]["custom_type"], kind);
+    // An entry of that type is the checkpoint `checkpoint show` reads.
+    let mut session = SessionBuilder::new();
+    session.user("go");
+    session.custom(kind, response["append_entry"]["data"].clone());
+    let path = session.write_to(env.work().join("with.jsonl"));
+    let output = env
+        .cmd()
+        .args(["checkpoint", "show", "--json", "--session"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(shown["checkpoint"]["data"]["current"], "c");
 }
 
 #[test]

@@ -7,6 +7,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 
 import { clip, failure, run } from "../binary.ts";
+import { callContext } from "../context.ts";
 import type { Facts } from "../facts.ts";
 import { notify, warnOnce } from "./notify.ts";
 import { branchOf, type LifecycleState, sessionIdOf } from "./state.ts";
@@ -19,10 +20,6 @@ export interface BootRender {
   homesUnavailable: string[];
   /** Why `pi-context boot` could not render it (the text is then the fallback boot). */
   fallback?: string;
-}
-
-function nonEmpty(value: string | undefined): string | null {
-  return value !== undefined && value.trim() !== "" ? value : null;
 }
 
 /**
@@ -57,17 +54,23 @@ export async function renderBoot(
 ): Promise<BootRender> {
   const sessionId = sessionIdOf(ctx);
   const first = s.win.rootWindowId(sessionId);
+  // The session as tools see it (its file or entries, the leaf, cwd, identity): the binary reads
+  // the branch's checkpoint from it.
+  const live = callContext(ctx, s.env);
   const input = {
     reason,
     session_id: sessionId,
     window_id: ids.current,
     previous_window_id: ids.previous,
     snapshot_time: new Date().toISOString(),
-    cwd: ctx.cwd,
-    agent: nonEmpty(s.env.PI_NOTES_AGENT),
-    model: ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : null,
-    notes_home: nonEmpty(s.env.PI_NOTES_HOME),
-    session_dir: nonEmpty(typeof ctx.sessionManager.getSessionDir === "function" ? ctx.sessionManager.getSessionDir() : undefined),
+    cwd: live.cwd,
+    agent: live.agent,
+    model: live.model,
+    notes_home: live.notes_home,
+    session_dir: live.session_dir,
+    session_file: live.session_file,
+    leaf_id: live.leaf_id,
+    ...(live.entries ? { entries: live.entries } : {}),
   };
   const result = await run(s.bin, ["boot", "--json"], JSON.stringify(input), signal, BOOT_TIMEOUT_MS);
   if (signal?.aborted) throw new Error("aborted");

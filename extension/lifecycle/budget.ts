@@ -1,7 +1,8 @@
 /**
  * The token budget of a window: how much is left, the early reminder and the final warning
- * (staged by the `context` hook, persisted at `turn_end`, at most one each per window), the hard
- * reserve, and the `get_context_remaining` tool.
+ * (staged by the `context` hook, persisted at `turn_end`, at most one each per window; while the
+ * checkpoint is dirty the first of them in an episode also asks for one), the hard reserve, and
+ * the `get_context_remaining` tool.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
@@ -13,7 +14,8 @@ import { notify } from "./notify.ts";
 import { type Policy, policyOf } from "./policy.ts";
 import { NO_PARAMETERS, textResult } from "./result.ts";
 import { branchOf, clearStaged, type LifecycleState, sessionIdOf, type Staged } from "./state.ts";
-import { NOTICES, reminderText, WARNING } from "./texts.ts";
+import { budgetAsk } from "./freshness.ts";
+import { NOTICES, reminderText, WARNING, withCheckpointAsk } from "./texts.ts";
 
 /** The close-out warning line sits this far above Pi's compaction reserve (the seed's G4 value). */
 export const WARNING_RUNWAY_TOKENS = 12_288;
@@ -65,24 +67,36 @@ export function onContext(s: LifecycleState, event: ContextEvent, ctx: Extension
     if (!s.request || s.request.windowId !== windowId) s.request = { kind: "closeout", windowId };
     if (warningDone) return undefined;
     s.stagedReminder = undefined;
-    s.stagedWarning = { windowId, customType: s.facts.warning_type, content: WARNING };
+    s.stagedWarning = staged(s, ctx, windowId, s.facts.warning_type, WARNING);
     s.warningNotices.add(windowId);
-    const transient = { role: "custom", customType: s.facts.warning_type, content: WARNING, display: false, timestamp: Date.now() };
+    const transient = { role: "custom", customType: s.facts.warning_type, content: s.stagedWarning.content, display: false, timestamp: Date.now() };
     return { messages: [...event.messages, transient as unknown as AgentMessage] };
   }
   if (warningDone) return undefined;
   if (s.win.windowHasMessage(branch, s.facts.guidance_type) || s.stagedReminder?.windowId === windowId) return undefined;
   if (left <= p.reserve + p.margin) {
-    s.stagedReminder = { windowId, customType: s.facts.guidance_type, content: reminderText(Math.max(0, left - p.reserve)) };
+    s.stagedReminder = staged(s, ctx, windowId, s.facts.guidance_type, reminderText(Math.max(0, left - p.reserve)));
   }
   return undefined;
+}
+
+/** A budget message, asking for a checkpoint too while it is dirty (once per episode: freshness.ts). */
+function staged(s: LifecycleState, ctx: ExtensionContext, windowId: string, customType: string, text: string): Staged {
+  const ask = budgetAsk(s, ctx);
+  return { windowId, customType, content: withCheckpointAsk(text, ask), ...(ask ? { details: { checkpointAsked: true } } : {}) };
 }
 
 /** The staged budget messages of this window, as drafts (consumed). */
 export function takeStaged(s: LifecycleState, windowId: string): SessionBoundaryDraft[] {
   const drafts = [s.stagedReminder, s.stagedWarning]
     .filter((staged): staged is Staged => staged !== undefined && staged.windowId === windowId)
-    .map((staged) => ({ type: "custom_message" as const, customType: staged.customType, content: staged.content, display: false }));
+    .map((staged) => ({
+      type: "custom_message" as const,
+      customType: staged.customType,
+      content: staged.content,
+      display: false,
+      ...(staged.details ? { details: staged.details } : {}),
+    }));
   clearStaged(s);
   return drafts;
 }

@@ -1,9 +1,10 @@
-/** The person's commands: `/wipe-memory` and `/pi-context [on|off]` (bare: the status line). */
+/** The person's commands: `/wipe-memory`, `/checkpoint` and `/pi-context [on|off]` (bare: the status line). */
 
 import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
 import { ensureHead } from "./repair.ts";
 import { remaining } from "./budget.ts";
+import { checkpointStatus, requestCheckpoint } from "./freshness.ts";
 import { notify } from "./notify.ts";
 import { policyOf, switchOff, switchOn } from "./policy.ts";
 import { requestManualWipe } from "./reset.ts";
@@ -14,6 +15,11 @@ export function registerCommands(s: LifecycleState): void {
   s.pi.registerCommand("wipe-memory", {
     description: "Start a fresh context window after the next completed turn (notes and history stay)",
     handler: async (_args: string, ctx: ExtensionCommandContext) => requestManualWipe(s, ctx),
+  });
+
+  s.pi.registerCommand("checkpoint", {
+    description: "Ask the agent to write its checkpoint (the task-state handoff) now, or after its current run",
+    handler: async (_args: string, ctx: ExtensionCommandContext) => requestCheckpoint(s, ctx),
   });
 
   s.pi.registerCommand("pi-context", {
@@ -38,7 +44,7 @@ export function registerCommands(s: LifecycleState): void {
   });
 }
 
-/** `pi-context: on · window <id> · <n> tokens before the reset line`. */
+/** `pi-context: on · window <id> · <n> tokens before the reset line · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
   const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
@@ -47,5 +53,6 @@ function status(s: LifecycleState, ctx: ExtensionContext): string {
     const left = remaining(s, ctx);
     if (left !== null) parts.push(`${Math.max(0, left - policyOf(s, ctx).reserve)} tokens before the reset line`);
   }
+  parts.push(checkpointStatus(s, ctx));
   return parts.join(" · ");
 }

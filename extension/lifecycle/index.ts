@@ -10,7 +10,8 @@
  * - reset.ts    what asks for a reset, when it commits, and the boundary drafts
  * - overflow.ts a request too long for the context window: the reset that retries it, bounded
  * - guards.ts   fail-closed head checks, compaction and `/tree` guards, loop safety, conflicts
- * - commands.ts `/wipe-memory` and `/pi-context`
+ * - freshness.ts whether the checkpoint is dirty, and its nudges (budget ask, wipe refusal, `/checkpoint`)
+ * - commands.ts `/wipe-memory`, `/checkpoint` and `/pi-context`
  * - texts.ts    the fixed texts the model and the person read; notify.ts how notices are shown
  */
 

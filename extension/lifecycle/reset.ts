@@ -20,6 +20,7 @@ import { bootDetails, type BootRender, renderBoot, reportBoot } from "./boot.ts"
 import { hardReserveDue, takeStaged } from "./budget.ts";
 import { automaticResetAllowed } from "./guards.ts";
 import { notify } from "./notify.ts";
+import { staleCheckpointRefusal } from "./freshness.ts";
 import { isOverflowLike, retryContinuation, startRetry } from "./overflow.ts";
 import { policyOf } from "./policy.ts";
 import { NO_PARAMETERS, textResult } from "./result.ts";
@@ -172,8 +173,8 @@ export function registerWipeMemory(s: LifecycleState): void {
     name: "wipe_memory",
     label: "Wipe memory",
     description:
-      "End this context window and start a fresh one after the current tool batch. Everything in your context is then gone; your notes and the whole session history stay (history_* and notes_* tools). Save your state to notes first. No parameters. Refused once when your last notes save in this window failed or when the window has no conversation yet.",
-    promptSnippet: "End this context window and start a fresh one after the current tool batch (save your notes first).",
+      "End this context window and start a fresh one after the current tool batch. Everything in your context is then gone; your notes and the whole session history stay (history_* and notes_* tools). Save your state first: the checkpoint tool for the task state, notes for durable knowledge. No parameters. Refused once when your last notes save in this window failed, when the window has no conversation yet, or while your checkpoint is out of date.",
+    promptSnippet: "End this context window and start a fresh one after the current tool batch (checkpoint and save your notes first).",
     parameters: NO_PARAMETERS as unknown as TSchema,
     executionMode: "sequential",
     async execute(_id, _params, _signal, _onUpdate, ctx) {
@@ -216,6 +217,10 @@ function wipeMemory(s: LifecycleState, ctx: ExtensionContext) {
       },
       true,
     );
+  }
+  const stale = staleCheckpointRefusal(s, ctx);
+  if (stale) {
+    return textResult({ error: { code: "checkpoint_stale", message: REFUSALS.checkpointStale(stale) } }, true);
   }
   s.request = { kind: "tool", windowId };
   return textResult(

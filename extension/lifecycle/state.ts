@@ -37,6 +37,8 @@ export interface Staged {
   windowId: string;
   customType: string;
   content: string;
+  /** `{checkpointAsked: true}` when it asks for a checkpoint (freshness.ts reads it back). */
+  details?: Record<string, unknown>;
 }
 
 /** Why a reset was committed; recorded in the boot's details and passed to `pi-context boot`. */
@@ -87,6 +89,8 @@ export interface LifecycleState {
   readonly loopReported: Set<string>;
   /** `wipe_memory` refusals already given, per window: "empty" and "notes:<toolCallId>". */
   readonly refusals: Map<string, Set<string>>;
+  /** Checkpoint episodes whose stale-checkpoint refusal of `wipe_memory` was given (freshness.ts). */
+  readonly checkpointRefusals: Set<string>;
   /** The last notes save seen in this process, per window. */
   readonly notesSaves: Map<string, { id: string; failed: boolean }>;
   /** Distinct warnings already shown (settings, conflicts, incomplete notes index). */
@@ -117,6 +121,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     loopReported: new Set(),
     refusals: new Map(),
     notesSaves: new Map(),
+    checkpointRefusals: new Set(),
     shownWarnings: new Set(),
     conflictScanDone: false,
   };

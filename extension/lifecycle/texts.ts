@@ -3,8 +3,10 @@
  * the person sees. Notices that carry live values are written where they are shown.
  */
 
+import type { Freshness } from "../checkpoint.ts";
+
 export const CONTINUATION = `<context_window_continuation>
-Your memory was just wiped: this is a fresh context window, and nothing from the previous one is in your context. Nothing is lost: your notes are indexed above, and history_search, history_list and history_read reach everything said and done before (history_windows lists the windows). Read your checkpoint notes, recover what you need, then carry on with the task.
+Your memory was just wiped: this is a fresh context window, and nothing from the previous one is in your context. Nothing is lost: your checkpoint (at the top of the boot, when there is one) says where you were, your notes are indexed above, and history_search, history_list and history_read reach everything said and done before (history_windows lists the windows). Recover what you need, then carry on with the task.
 </context_window_continuation>`;
 
 /** The person's last request as an overflow continuation repeats it (overflow.ts decides the cut). */
@@ -54,21 +56,21 @@ ${tail}`;
 
 export function reminderText(tokensLeft: number): string {
   return `<context_window_guidance>
-About ${tokensLeft} tokens are left in this context window before it is wiped. Start closing out: write down what is only in your head (the goal, decisions, current state, next steps) with notes_write or notes_edit, crumple notes that went stale, and keep each MAP.md honest. Call wipe_memory yourself when you reach a good stopping point.
+About ${tokensLeft} tokens are left in this context window before it is wiped. Start closing out: keep your checkpoint current (the checkpoint tool: the task state and the one next action), write durable knowledge down with notes_write or notes_edit, crumple notes that went stale, and keep each MAP.md honest. Call wipe_memory yourself when you reach a good stopping point.
 </context_window_guidance>`;
 }
 
 export const WARNING = `<context_window_guidance>
 Final warning: this context window is almost full and will be wiped soon.
-1. Write the current state into your notes now: the goal, what changed, blockers, next steps, the skills you need, and the notes and docs to read first.
-2. Fix or crumple stale notes and keep every MAP.md truthful.
+1. Call checkpoint with the current task state (its fields say what goes where): the next window starts from it.
+2. Write durable knowledge into your notes (the skills you need, the notes and docs to read first); fix or crumple stale notes and keep every MAP.md truthful.
 3. Record the seqs of the history items that matter.
 4. Then call wipe_memory.
 History is an archive, not a rescue: what you do not write down now is hard to find later.
 </context_window_guidance>`;
 
 export const MANUAL_WIPE = `<context_window_guidance>
-The person asked for a fresh context window: this one is wiped at the end of this turn. In this turn, write the current state into your notes (the goal, what changed, blockers, next steps, the notes and docs to read first), fix or crumple stale notes, and record the seqs of the history items that matter.
+The person asked for a fresh context window: this one is wiped at the end of this turn. In this turn, call checkpoint with the current task state (the next window starts from it), write durable knowledge into your notes (the notes and docs to read first), fix or crumple stale notes, and record the seqs of the history items that matter.
 </context_window_guidance>`;
 
 /** The last line of the minimal boot (when `pi-context boot` cannot run). */
@@ -83,7 +85,42 @@ export const REFUSALS = {
   emptyWindow: "This window has no conversation yet: there is nothing to wipe. Call wipe_memory again if you still want a fresh window.",
   notesSaveFailed:
     "Your last notes save in this window failed, so your state may not be saved. Retry the save (notes_write or notes_edit), then call wipe_memory; call it again now to reset anyway.",
+  checkpointStale: (f: Freshness) =>
+    `${staleness(f)}, and the next window ${f.latest ? "starts from it" : "would start without one"}. Call checkpoint with the current task state, then call wipe_memory; call it again now to reset anyway.`,
 };
+
+/** `Your checkpoint is out of date (1 file write or edit since generation 2)`, or `You have no checkpoint yet (… so far)`. */
+export function staleness(f: Freshness): string {
+  return f.latest
+    ? `Your checkpoint is out of date (${f.why} since generation ${f.latest.generation})`
+    : `You have no checkpoint yet (${f.why} so far)`;
+}
+
+/** What the budget reminder or warning adds while the checkpoint is dirty (once per episode). */
+export function checkpointAsk(f: Freshness): string {
+  return `${staleness(f)}: call checkpoint with the current task state first, so the next window starts from where you are.`;
+}
+
+/** A budget message with the checkpoint request inside its guidance block. */
+export function withCheckpointAsk(text: string, ask: string | undefined): string {
+  if (!ask) return text;
+  const close = "</context_window_guidance>";
+  return text.endsWith(close) ? `${text.slice(0, -close.length)}${ask}\n${close}` : `${text}\n${ask}`;
+}
+
+/** The hidden request `/checkpoint` sends. */
+export const CHECKPOINT_REQUEST = `<requested_checkpoint>
+The person asked for a checkpoint. Call checkpoint now with the current task state (its fields say what goes where), then carry on where you were.
+</requested_checkpoint>`;
+
+/** `30s ago`, `5m ago`, `2h ago`, `3d ago` (the binary's units) for an age in milliseconds. */
+export function relativeAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds === 0) return "just now";
+  const [n, unit] =
+    seconds >= 86_400 ? [Math.floor(seconds / 86_400), "d"] : seconds >= 3_600 ? [Math.floor(seconds / 3_600), "h"] : seconds >= 60 ? [Math.floor(seconds / 60), "m"] : [seconds, "s"];
+  return `${n}${unit} ago`;
+}
 
 export function notesIndexIncomplete(homes: readonly string[]): string {
   return `pi-context: notes index incomplete for ${homes.join(", ")}; notes_list can retry after recovery.`;

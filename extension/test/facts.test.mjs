@@ -33,6 +33,9 @@ test("golden: every binary tool the extension names is one the binary lists", as
   const mentioned = new Set(texts.match(new RegExp(`\\b(?:${families.join("|")})_[a-z_]+\\b`, "g")) ?? []);
   assert.ok(mentioned.size > 0, "the texts name tools");
   for (const name of mentioned) assert.ok(names.includes(name), `lifecycle/texts.ts names ${name}, which --schemas does not list`);
+  // The checkpoint tool has no family prefix: the texts name it by the fact's value.
+  assert.ok(names.includes(FALLBACK_FACTS.checkpoint_tool), `--schemas lists ${FALLBACK_FACTS.checkpoint_tool}`);
+  assert.ok(new RegExp(`\\bcall ${FALLBACK_FACTS.checkpoint_tool}\\b`).test(texts), "the texts ask to call the checkpoint tool by its name");
 });
 
 test("readFacts: the binary's values key by key, the fallback for a missing or mistyped key, one warning", () => {

@@ -88,6 +88,9 @@ export function readLog(log) {
  * `settings` are Pi settings (compaction defaults to disabled), `extensions` extra inline
  * extension factories loaded after pi-context. `env` values are set on process.env before the extension loads (it reads
  * PI_CONTEXT_BIN at load, PI_NOTES_HOME and PI_NOTES_AGENT at every call); undefined deletes.
+ * `builtinTools` enables Pi's own read, bash, edit and write tools (working in the session's
+ * cwd); `dir` reuses an earlier session's directory (the same cwd, so the same project, and the
+ * same session directory).
  */
 export async function createSession({
   inMemory = false,
@@ -99,8 +102,9 @@ export async function createSession({
   settings = {},
   extensions = [],
   manager,
+  builtinTools = false,
+  dir = tempDir("session"),
 } = {}) {
-  const dir = tempDir("session");
   const cwd = join(dir, "work");
   const sessionDir = join(dir, "sessions");
   mkdirSync(cwd, { recursive: true });
@@ -154,7 +158,7 @@ export async function createSession({
     resourceLoader,
     settingsManager,
     sessionManager,
-    noTools: "builtin",
+    ...(builtinTools ? {} : { noTools: "builtin" }),
   });
   const notices = [];
   const errors = [];

@@ -1,16 +1,18 @@
 //! The boot block: the hidden text at the head of every context window (CONTRACT §6,
 //! `docs/lifecycle.md`).
 //!
-//! Three parts, separated by one blank line: the window identity (`<context_window>`), the
-//! recovery protocol (`<context_window_protocol>`), and the notes index (`# Your notes`): one
+//! Its parts, separated by one blank line: the window identity (`<context_window>`); the
+//! branch's checkpoint, whole, when it has one (or, for a branch without one, the latest
+//! checkpoint of another session of the project, labelled as inherited: [`crate::checkpoint`]);
+//! the recovery protocol (`<context_window_protocol>`); and the notes index (`# Your notes`): one
 //! section per readable home with its `MAP.md` body first (capped at [`MAP_MAX_CHARS`] code
 //! points), then its most recently updated notes with their size in characters (at most
 //! [`HomeKind::recent_limit`]: 5, 3 for `@model`; crumpled notes and `MAP.md` left out), then one
 //! line per home that could not be read, saying `notes_list` can retry.
 //!
-//! Rendering is pure: [`render`] takes a [`Boot`] (identity, window, and a snapshot of the five
-//! homes taken once) and returns the text. Relative times are measured from the window's
-//! `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
+//! Rendering is pure: [`render`] takes a [`Boot`] (identity, window, checkpoint, and a snapshot
+//! of the five homes taken once) and returns the text. Relative times are measured from the
+//! window's `opened_at`, so the same snapshot always renders the same bytes. No colors, no I/O.
 //! [`snapshot`] takes that snapshot through the notes store ([`crate::notes`]).
 
 mod request;
@@ -19,6 +21,7 @@ use jiff::Timestamp;
 
 pub use request::{prepare, BootError, Rendered, Request};
 
+use crate::checkpoint::{self, Found, Origin};
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Location, Query, Store};
 use crate::text::char_len;
 
@@ -212,11 +215,36 @@ pub struct RecentSession {
     pub title: Option<String>,
 }
 
+/// The checkpoint a window starts from: the branch's own, or (for a branch without one) the
+/// latest of another session of the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootCheckpoint {
+    pub found: Found,
+    /// The other session's shortest unique id prefix, when the checkpoint is inherited.
+    pub inherited_from: Option<String>,
+    /// Newer checkpoint entries of the branch that could not be read.
+    pub skipped: usize,
+}
+
+impl BootCheckpoint {
+    fn render(&self, now: Timestamp) -> String {
+        let origin = match &self.inherited_from {
+            Some(session) => Origin::Inherited { session },
+            None => Origin::Branch {
+                skipped: self.skipped,
+            },
+        };
+        checkpoint::render(&self.found, origin, now)
+    }
+}
+
 /// Everything the boot block shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Boot {
     pub identity: Identity,
     pub window: Window,
+    /// Shown whole right after the identity block, before everything else.
+    pub checkpoint: Option<BootCheckpoint>,
     /// The homes in any order; rendered in [`HomeKind::ALL`] order. A home missing here is
     /// treated as empty.
     pub homes: Vec<Home>,
@@ -254,7 +282,7 @@ pub const PROTOCOL: &str = "\
 You work in context windows. When a window ends, everything in it leaves your context: what you read, what you decided, what you were about to do. Your notes survive, and so does the whole session history.
 - Notes are markdown files you keep with notes_write, notes_edit, notes_read, notes_list and notes_search. Crumple a note that went stale (notes_edit with crumpled: true) instead of letting it mislead you later.
 - History: history_windows lists this session's windows; history_list and history_search page through and search everything said and done, in any window (window_id narrows them to one); history_read returns one item whole by its seq. Write down the seqs that matter.
-- Keep a checkpoint note current: the goal, the decisions and why, what is done, what is blocked, the next steps, how you work, the skills you still need, and pointers to other notes and to history seqs. Give notes names you will find again.
+- Keep your checkpoint current with the checkpoint tool: the task state (what you are doing, what is done, what you found and decided, what failed, what blocks you, how you verified, the one next action). The newest checkpoint of this branch opens every window (above, when there is one); write a new one after real progress, before you wipe_memory, and when asked. Durable knowledge (how things work, how you work, the skills you still need) goes in notes with names you will find again; point to them and to history seqs from the checkpoint.
 - get_context_remaining tells you how much room this window has left; at zero it ends at once. You may end it yourself with wipe_memory when a task is done or the window is cluttered. Keep your notes current, so that an ending at any moment costs nothing.
 - Addresses: a bare path (plan.md) is this session's scratch space and ends with the session; @project/ holds durable decisions about this project, not diaries; @human/ is your long-term manual for the person you work with; @self/ is your private diary; @model/ holds notes for your model only. There is no other @ address, and addresses are not file paths: use the notes tools, not file tools.
 - Each home's MAP.md is shown below at the start of every window. Keep it a map of that home's durable notes, one line per note.
@@ -264,6 +292,10 @@ You work in context windows. When a window ends, everything in it leaves your co
 pub fn render(boot: &Boot) -> String {
     let mut out = String::new();
     render_identity(&mut out, boot);
+    if let Some(checkpoint) = &boot.checkpoint {
+        out.push_str("\n\n");
+        out.push_str(&checkpoint.render(boot.window.opened_at));
+    }
     out.push_str("\n\n");
     out.push_str(PROTOCOL);
     out.push_str("\n\n");
@@ -403,29 +435,7 @@ pub fn cap_map(body: &str, address: &str) -> String {
     )
 }
 
-/// `then` relative to `now`: `just now`, else the largest whole unit of days, hours, minutes or
-/// seconds, as `3m ago` (past) or `in 3m` (future).
-pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
-    let seconds = now.as_second() - then.as_second();
-    if seconds == 0 {
-        return "just now".to_string();
-    }
-    let magnitude = seconds.unsigned_abs();
-    let (n, unit) = if magnitude >= 86_400 {
-        (magnitude / 86_400, "d")
-    } else if magnitude >= 3_600 {
-        (magnitude / 3_600, "h")
-    } else if magnitude >= 60 {
-        (magnitude / 60, "m")
-    } else {
-        (magnitude, "s")
-    };
-    if seconds > 0 {
-        format!("{n}{unit} ago")
-    } else {
-        format!("in {n}{unit}")
-    }
-}
+pub use crate::clock::relative_time;
 
 /// The boot's one snapshot of the five homes, through the notes store: per home, its uncrumpled
 /// `MAP.md` body and its uncrumpled notes, most recently updated first (`Store::list`). A home the
@@ -507,17 +517,6 @@ mod tests {
     }
 
     #[test]
-    fn relative_times() {
-        let now = at("2026-03-01T09:00:00Z");
-        assert_eq!(relative_time(now, now), "just now");
-        assert_eq!(relative_time(now, at("2026-03-01T08:59:30Z")), "30s ago");
-        assert_eq!(relative_time(now, at("2026-03-01T08:57:00Z")), "3m ago");
-        assert_eq!(relative_time(now, at("2026-03-01T06:59:00Z")), "2h ago");
-        assert_eq!(relative_time(now, at("2026-02-20T09:00:00Z")), "9d ago");
-        assert_eq!(relative_time(now, at("2026-03-01T09:05:00Z")), "in 5m");
-    }
-
-    #[test]
     fn map_cap_counts_code_points() {
         let body = "é".repeat(MAP_MAX_CHARS);
         assert_eq!(cap_map(&body, "@human/MAP.md"), body);
@@ -550,6 +549,7 @@ mod tests {
                 opened_at: now,
                 reason: Reason::SessionStart,
             },
+            checkpoint: None,
             homes: vec![Home {
                 kind: HomeKind::Model,
                 state: HomeState::Read {

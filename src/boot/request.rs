@@ -6,9 +6,15 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::{render, Boot, Home, HomeKind, HomeState, Identity, Reason, RecentSession, Window};
+use super::{
+    render, Boot, BootCheckpoint, Home, HomeKind, HomeState, Identity, Reason, RecentSession,
+    Window,
+};
+use crate::checkpoint::{self, OnBranch};
 use crate::environment::{Environment, EnvironmentError, Inputs, Vars};
+use crate::history::{Leaf, SessionInput};
 use crate::notes::Store;
+use crate::recall::ListedSession;
 
 /// The boot request (see `pi-context boot --help`); unknown fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
@@ -32,6 +38,15 @@ pub struct Request {
     /// Pi's `getSessionDir()`, searched for the project's earlier sessions.
     #[serde(default)]
     pub session_dir: Option<PathBuf>,
+    /// The live session, as in a tool request's context: its file (`null` while Pi keeps it
+    /// only in memory: then `entries`), and the leaf that ends the branch (absent or `null`: the
+    /// last entry; `"none"`: an empty branch). The branch's checkpoint opens the block.
+    #[serde(default)]
+    pub session_file: Option<PathBuf>,
+    #[serde(default)]
+    pub leaf_id: Option<String>,
+    #[serde(default)]
+    pub entries: Option<Vec<String>>,
 }
 
 /// Why a boot request cannot be answered.
@@ -99,6 +114,11 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
                 value: request.snapshot_time.clone(),
                 source,
             })?;
+    let live = LiveSession {
+        file: request.session_file.clone(),
+        leaf: Leaf::from_wire(request.leaf_id.as_deref()),
+        entries: request.entries.clone(),
+    };
     let inputs = Inputs {
         notes_home: request.notes_home,
         session_id: Some(session_id.clone()),
@@ -140,7 +160,28 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
             })
             .collect(),
     };
-    let sessions = recent_sessions(&env, &session_id);
+    let others = other_sessions(&env, &session_id);
+    let checkpoint = match live_checkpoints(&env, &live) {
+        Ok(branch) => match branch.latest {
+            Some(found) => Some(BootCheckpoint {
+                found,
+                inherited_from: None,
+                skipped: branch.malformed,
+            }),
+            None => inherited_checkpoint(&env, &others),
+        },
+        // A session that cannot be read may well have a checkpoint: claim neither.
+        Err(_) => None,
+    };
+    let sessions = others
+        .into_iter()
+        .take(super::RECENT_SESSIONS)
+        .map(|s| RecentSession {
+            short_id: s.short_id,
+            updated_at: s.updated_at.and_then(|t| t.parse().ok()),
+            title: s.name.or(s.first_user_preview),
+        })
+        .collect();
     Ok(Boot {
         identity,
         window: Window {
@@ -150,13 +191,25 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
             opened_at,
             reason,
         },
+        checkpoint,
         homes,
         sessions,
     })
 }
 
+/// The live session a boot belongs to.
+struct LiveSession {
+    file: Option<PathBuf>,
+    leaf: Leaf,
+    entries: Option<Vec<String>>,
+}
+
+/// At most this many of the project's other sessions, newest first, are looked at for an
+/// inherited checkpoint (the boot lists the first [`super::RECENT_SESSIONS`] of them).
+const INHERIT_CANDIDATES: usize = 5;
+
 /// The project's most recently updated other sessions; none when the index cannot say.
-fn recent_sessions(env: &Environment, session_id: &str) -> Vec<RecentSession> {
+fn other_sessions(env: &Environment, session_id: &str) -> Vec<ListedSession> {
     let Ok(recall) = env.recall() else {
         return Vec::new();
     };
@@ -164,17 +217,43 @@ fn recent_sessions(env: &Environment, session_id: &str) -> Vec<RecentSession> {
         .recent_sessions(
             env.project_key(),
             Some(session_id),
-            super::RECENT_SESSIONS,
+            INHERIT_CANDIDATES.max(super::RECENT_SESSIONS),
             BOOT_REFRESH_MAX_BYTES,
         )
         .unwrap_or_default()
-        .into_iter()
-        .map(|s| RecentSession {
-            short_id: s.short_id,
-            updated_at: s.updated_at.and_then(|t| t.parse().ok()),
-            title: s.name.or(s.first_user_preview),
+}
+
+/// The checkpoints of the live branch (none when the request names no session, as an older
+/// extension's does).
+fn live_checkpoints(
+    env: &Environment,
+    live: &LiveSession,
+) -> Result<OnBranch, checkpoint::CheckpointError> {
+    let options = env.session_open_options();
+    let input = match (&live.file, &live.entries) {
+        (Some(path), _) => SessionInput::File {
+            path,
+            options: &options,
+        },
+        (None, Some(lines)) => SessionInput::Lines(lines),
+        (None, None) => return Ok(OnBranch::default()),
+    };
+    checkpoint::read_if_any(input, &live.leaf)
+}
+
+/// For a branch without a checkpoint: the latest checkpoint of the most recently updated other
+/// session of the project that has one, labelled with that session.
+fn inherited_checkpoint(env: &Environment, others: &[ListedSession]) -> Option<BootCheckpoint> {
+    let options = env.session_open_options();
+    others.iter().take(INHERIT_CANDIDATES).find_map(|session| {
+        let path = std::path::Path::new(&session.session_file);
+        let found = checkpoint::latest_in_file(path, &options).ok()?.latest?;
+        Some(BootCheckpoint {
+            found,
+            inherited_from: Some(session.short_id.clone()),
+            skipped: 0,
         })
-        .collect()
+    })
 }
 
 impl Boot {

@@ -9,10 +9,11 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use pi_context::boot::{BootError, Reason};
-use pi_context::dream::audit::RepositoryError;
+use pi_context::checkpoint::CheckpointError;
 use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
+use pi_context::notes::repo::RepositoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
@@ -165,6 +166,15 @@ impl From<HistoryError> for CommandError {
         match hint {
             Some(h) => error.with_hint(h),
             None => error,
+        }
+    }
+}
+
+impl From<CheckpointError> for CommandError {
+    fn from(err: CheckpointError) -> Self {
+        match err {
+            CheckpointError::History(e) => e.into(),
+            other => CommandError::usage(other.to_string()),
         }
     }
 }
@@ -343,6 +353,12 @@ impl From<DreamError> for Outcome {
 
 impl From<HistoryError> for Outcome {
     fn from(e: HistoryError) -> Self {
+        Outcome::Failed(e.into())
+    }
+}
+
+impl From<CheckpointError> for Outcome {
+    fn from(e: CheckpointError) -> Self {
         Outcome::Failed(e.into())
     }
 }

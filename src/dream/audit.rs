@@ -1,43 +1,17 @@
-//! The git audit trail of the notes home, with git2 (no `git` executable needed).
+//! The git audit trail of a dream, on the notes home's repository ([`crate::notes::repo`]).
 //!
 //! Commits are built from [`Snapshot`] trees, never through the index, so the repository's own
-//! ignore rules cannot hide a change. The repository must be the home's own: a `.git` that is a
-//! symlink or a gitfile, a repository whose work tree is elsewhere, or a `.git` with links inside
-//! would make a dream write into somebody else's repository, so each is refused. So are a
-//! repository in the middle of a merge (or rebase, cherry-pick, …) and a detached HEAD: committing
-//! there would record conflict markers as notes or leave commits on no branch.
+//! ignore rules cannot hide a change; they land on the branch by compare-and-swap, so live
+//! agents' own commits (one per notes write) can go on during a dream. The repository must be
+//! the home's own and in a state a commit can be made in ([`crate::notes::repo::check`]).
 
-use std::fs;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use git2::{Delta, Oid, Repository, RepositoryState, Signature};
+use git2::{Delta, Oid, Repository};
 use serde::Serialize;
 
 use super::snapshot::Snapshot;
-use crate::notes::layout::GIT_DIR;
-
-/// Kept out of `git status` for people who look at the home with git: the lock files of the
-/// store and the dream, temp files of writes in progress, and the live-write journal.
-const EXCLUDE_LINES: [&str; 4] = [
-    ".dream.lock*",
-    "/.locks/",
-    ".pi-context.*.tmp",
-    "/.dream.journal/",
-];
-
-/// The entries of `.git` that must be real files or directories, never links.
-const GIT_ENTRIES: [&str; 9] = [
-    "HEAD",
-    "config",
-    "index",
-    "objects",
-    "refs",
-    "logs",
-    "info",
-    "hooks",
-    "packed-refs",
-];
+use crate::notes::repo::{self, RepositoryError};
 
 /// One path that differs between two snapshots.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -48,128 +22,58 @@ pub struct Change {
     pub path: String,
 }
 
-/// Why the home's repository cannot carry the audit trail.
-#[derive(Debug, thiserror::Error)]
-pub enum RepositoryError {
-    #[error("{message}")]
-    Refused { message: String, hint: String },
-    #[error(transparent)]
-    Git(#[from] git2::Error),
-    #[error("{what}: {source}")]
-    Io { what: String, source: io::Error },
-}
-
-impl RepositoryError {
-    fn refused(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        RepositoryError::Refused {
-            message: message.into(),
-            hint: hint.into(),
-        }
-    }
-
-    /// What to do about it, when there is something to do.
-    pub fn hint(&self) -> Option<&str> {
-        match self {
-            RepositoryError::Refused { hint, .. } => Some(hint),
-            _ => None,
-        }
-    }
-}
-
 pub struct Audit {
     repo: Repository,
 }
 
 impl Audit {
-    /// Opens the home's repository, creating it if absent, after checking that it is the home's
-    /// own and in a state a commit can be made in. Keeps the store's lock files out of
-    /// `git status`.
+    /// Opens the home's repository, creating it if absent (see [`repo::open_or_init`]).
     pub fn open_or_init(home: &Path) -> Result<Audit, RepositoryError> {
-        let repo = match check(home)? {
-            Some(repo) => repo,
-            None => Repository::init(home)?,
-        };
-        let audit = Audit { repo };
-        audit
-            .ensure_excluded()
-            .map_err(|source| RepositoryError::Io {
-                what: "cannot write .git/info/exclude".into(),
-                source,
-            })?;
-        Ok(audit)
+        Ok(Audit {
+            repo: repo::open_or_init(home)?,
+        })
     }
 
     pub fn repo(&self) -> &Repository {
         &self.repo
     }
 
-    fn ensure_excluded(&self) -> io::Result<()> {
-        let info = self.repo.path().join("info");
-        fs::create_dir_all(&info)?;
-        let exclude = info.join("exclude");
-        let current = fs::read_to_string(&exclude).unwrap_or_default();
-        let missing: Vec<&str> = EXCLUDE_LINES
-            .into_iter()
-            .filter(|line| !current.lines().any(|l| l.trim() == *line))
-            .collect();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let mut file = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&exclude)?;
-        if !current.is_empty() && !current.ends_with('\n') {
-            file.write_all(b"\n")?;
-        }
-        for line in missing {
-            writeln!(file, "{line}")?;
-        }
-        Ok(())
-    }
-
-    fn head_commit(&self) -> Option<git2::Commit<'_>> {
-        self.repo.head().ok()?.peel_to_commit().ok()
-    }
-
-    /// Commits `snapshot`'s content on HEAD's branch when it differs from HEAD, or when the
-    /// repository has no commit yet (then possibly empty). Returns the commit made, if any, and
-    /// the tree. The index is then set to the committed tree when it can be, so `git status`
-    /// shows a clean home (the index is a convenience for people; the audit never reads it).
-    pub fn commit(
+    /// Commits the whole home as a snapshot sees it, on HEAD's branch, when it differs from
+    /// the tip (or when the branch has no commit yet: then possibly empty). When a live agent's
+    /// commit moved the branch meanwhile, the home is snapshotted again, so the commit never
+    /// undoes a write it did not see. Returns the commit made, if any, and the snapshot.
+    /// The index is then set to the committed tree when it can be, so `git status` shows a
+    /// clean home (the index is a convenience for people; nothing here reads it).
+    pub fn commit_home(
         &self,
-        snapshot: &Snapshot,
+        home: &Path,
         message: &str,
-    ) -> Result<(Option<Oid>, Oid), git2::Error> {
-        let tree_id = snapshot.content_tree(&self.repo)?;
-        let head = self.head_commit();
-        if head.as_ref().is_some_and(|h| h.tree_id() == tree_id) {
-            return Ok((None, tree_id));
+        now: jiff::Timestamp,
+    ) -> Result<(Option<Oid>, Snapshot), RepositoryError> {
+        let signature = repo::signature(&self.repo, "pi-context dream", "dream@localhost", now)?;
+        let mut taken = Snapshot::default();
+        let commit = repo::commit_cas(&self.repo, &signature, message, &[], |tip| {
+            taken = Snapshot::take(&self.repo, home)
+                .map_err(|e| git2::Error::from_str(&format!("cannot snapshot the home: {e}")))?;
+            let tree = taken.content_tree(&self.repo)?;
+            Ok(match tip {
+                Some(tip) if tip.tree_id() == tree => None,
+                // A new repository's first commit: possibly empty (contract §7).
+                _ => Some(tree),
+            })
+        })?;
+        if let Some(oid) = commit {
+            let _ = self
+                .repo
+                .find_commit(oid)
+                .and_then(|c| c.tree())
+                .and_then(|tree| {
+                    let mut index = self.repo.index()?;
+                    index.read_tree(&tree)?;
+                    index.write()
+                });
         }
-        let tree = self.repo.find_tree(tree_id)?;
-        let signature = self.signature()?;
-        let parents: Vec<&git2::Commit> = head.iter().collect();
-        let oid = self.repo.commit(
-            Some("HEAD"),
-            &signature,
-            &signature,
-            message,
-            &tree,
-            &parents,
-        )?;
-        let _ = self.repo.index().and_then(|mut index| {
-            index.read_tree(&tree)?;
-            index.write()
-        });
-        Ok((Some(oid), tree_id))
-    }
-
-    /// The user's git identity when configured, else `pi-context dream <dream@localhost>`.
-    fn signature(&self) -> Result<Signature<'static>, git2::Error> {
-        match self.repo.signature() {
-            Ok(sig) => Ok(sig.to_owned()),
-            Err(_) => Signature::now("pi-context dream", "dream@localhost"),
-        }
+        Ok((commit, taken))
     }
 
     /// Paths that differ between two trees, sorted.
@@ -196,128 +100,5 @@ impl Audit {
             .collect();
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(changes)
-    }
-}
-
-/// Checks the home's repository without changing anything: `Ok(None)` when there is none yet,
-/// the open repository when it is the home's own and ready for a commit, else why not.
-pub fn check(home: &Path) -> Result<Option<Repository>, RepositoryError> {
-    let dot_git = home.join(GIT_DIR);
-    let meta = match fs::symlink_metadata(&dot_git) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(RepositoryError::Io {
-                what: format!("cannot inspect {}", dot_git.display()),
-                source,
-            })
-        }
-    };
-    if meta.file_type().is_symlink() {
-        return Err(RepositoryError::refused(
-            format!("{} is a symbolic link: the notes home's repository must be its own", dot_git.display()),
-            format!("a dream never commits through a link into another repository; replace the link with a real repository or remove it: rm {}", dot_git.display()),
-        ));
-    }
-    if !meta.is_dir() {
-        return Err(RepositoryError::refused(
-            format!("{} is not a directory (a gitfile of a worktree or submodule, or something else)", dot_git.display()),
-            "a dream commits only into a repository whose .git directory lives in the notes home; move the notes home out of that worktree or submodule".to_string(),
-        ));
-    }
-    check_no_links(&dot_git)?;
-    let repo = match Repository::open(home) {
-        Ok(repo) => repo,
-        // An empty or half-made `.git` (a concurrent first run is initializing it): init
-        // completes it, as `git init` would.
-        Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let owns_home = repo.workdir().is_some_and(|w| same_dir(w, home));
-    if !owns_home {
-        return Err(RepositoryError::refused(
-            format!(
-                "the repository in {} has its work tree elsewhere ({})",
-                home.display(),
-                repo.workdir()
-                    .map_or_else(|| "bare".to_string(), |w| w.display().to_string())
-            ),
-            "unset core.worktree and core.bare in its .git/config, or use another notes home",
-        ));
-    }
-    check_state(&repo, home)?;
-    Ok(Some(repo))
-}
-
-/// The entries git writes into must be the repository's own, not links to another one.
-fn check_no_links(dot_git: &Path) -> Result<(), RepositoryError> {
-    let mut suspects: Vec<PathBuf> = GIT_ENTRIES.iter().map(|e| dot_git.join(e)).collect();
-    for dir in ["objects", "refs", "refs/heads"] {
-        if let Ok(entries) = fs::read_dir(dot_git.join(dir)) {
-            suspects.extend(entries.filter_map(|e| Some(e.ok()?.path())));
-        }
-    }
-    for path in suspects {
-        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(RepositoryError::refused(
-                format!(
-                    "{} is a symbolic link: commits would be written outside the notes home",
-                    path.display()
-                ),
-                format!(
-                    "replace it with a real file or directory: rm {}",
-                    path.display()
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn check_state(repo: &Repository, home: &Path) -> Result<(), RepositoryError> {
-    let state = repo.state();
-    if state != RepositoryState::Clean {
-        let (what, hint) = match state {
-            RepositoryState::Merge => (
-                "a merge",
-                "finish it (commit) or abort it: git -C <home> merge --abort",
-            ),
-            RepositoryState::Rebase
-            | RepositoryState::RebaseInteractive
-            | RepositoryState::RebaseMerge => (
-                "a rebase",
-                "finish it or abort it: git -C <home> rebase --abort",
-            ),
-            RepositoryState::CherryPick | RepositoryState::CherryPickSequence => (
-                "a cherry-pick",
-                "finish it or abort it: git -C <home> cherry-pick --abort",
-            ),
-            RepositoryState::Revert | RepositoryState::RevertSequence => (
-                "a revert",
-                "finish it or abort it: git -C <home> revert --abort",
-            ),
-            _ => (
-                "a git operation",
-                "finish or abort it with git in the notes home",
-            ),
-        };
-        return Err(RepositoryError::refused(
-            format!("the notes home's repository is in the middle of {what}; a dream would commit its conflict markers as notes"),
-            hint.replace("<home>", &home.display().to_string()),
-        ));
-    }
-    if repo.head_detached()? {
-        return Err(RepositoryError::refused(
-            "the notes home's repository has a detached HEAD; dream commits would land on no branch",
-            format!("check out a branch first: git -C {} switch <branch> (or switch -c notes)", home.display()),
-        ));
-    }
-    Ok(())
-}
-
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
     }
 }

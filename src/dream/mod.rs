@@ -25,7 +25,8 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use audit::{Audit, Change, RepositoryError};
+use crate::notes::repo::{self, RepositoryError};
+use audit::{Audit, Change};
 use dreamer::{DreamerCommand, DreamerObserver};
 use gates::Gate;
 pub use interrupt::Interrupt;
@@ -170,7 +171,7 @@ pub fn dream(
         return Ok(outcome);
     }
     if home.exists() {
-        audit::check(home).map_err(DreamError::Repository)?;
+        repo::check(home).map_err(DreamError::Repository)?;
     }
     if options.dry_run {
         outcome.status = match lock::state(home) {
@@ -223,18 +224,20 @@ fn run_locked(
 ) -> Result<(), DreamError> {
     let home = &options.home;
     let stamp = stamp(options.now);
+    let now = jiff::Timestamp::try_from(options.now).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     // What an earlier, crashed run's live agents recorded is of no use to this one.
     let _ = journal::clear(home);
     let audit = Audit::open_or_init(home).map_err(|e| match e {
         RepositoryError::Refused { .. } => DreamError::Repository(e),
         other => DreamError::Baseline(Box::new(other)),
     })?;
-    let before =
-        Snapshot::take(audit.repo(), home).map_err(|e| DreamError::Baseline(Box::new(e)))?;
     let protected_before =
         snapshot::protected(home).map_err(|e| DreamError::Baseline(Box::new(e)))?;
-    let (baseline_commit, baseline_tree) = audit
-        .commit(&before, &format!("baseline {stamp}"))
+    let (baseline_commit, before) = audit
+        .commit_home(home, &format!("baseline {stamp}"), now)
+        .map_err(|e| DreamError::Baseline(Box::new(e)))?;
+    let baseline_tree = before
+        .content_tree(audit.repo())
         .map_err(|e| DreamError::Baseline(Box::new(e)))?;
     outcome
         .commits
@@ -320,8 +323,9 @@ fn run_locked(
     let committed = Audit::open_or_init(home)
         .map_err(|e| e.to_string())
         .and_then(|audit| {
-            let last = Snapshot::take(audit.repo(), home).map_err(|e| e.to_string())?;
-            audit.commit(&last, &message).map_err(|e| e.to_string())
+            audit
+                .commit_home(home, &message, now)
+                .map_err(|e| e.to_string())
         });
     match committed {
         Ok((commit, _)) => outcome.commits.extend(commit.map(|c| c.to_string())),

@@ -19,7 +19,7 @@ pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
 pub use prefilter::{RawScan, Scanner};
 pub use project::{
-    event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo,
+    branch_entries, event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo,
     ROOT_WINDOW_SUFFIX, WINDOW_ID_PREFIX, WINDOW_ID_SESSION_CHARS,
 };
 pub use read::ReadParams;

@@ -549,6 +549,31 @@ fn allocate_seqs(entries: &[Entry]) -> Vec<u64> {
         .collect()
 }
 
+/// The index of the entry `leaf` names (`None`: an empty branch). A repeated id: the later line
+/// wins, so the search runs from the end.
+fn resolve_leaf(session: &Session, leaf: &Leaf) -> Result<Option<usize>, HistoryError> {
+    Ok(match leaf {
+        Leaf::None => None,
+        Leaf::Last => session.entries.len().checked_sub(1),
+        Leaf::Id(id) => Some(
+            session
+                .entries
+                .iter()
+                .rposition(|e| session.entry_id(&e.id) == id.as_str())
+                .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
+        ),
+    })
+}
+
+/// Entry indices of the branch that ends at `leaf`, root first: the entries
+/// [`History::project`] projects, for readers of other entry kinds (checkpoints).
+pub fn branch_entries(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryError> {
+    Ok(match resolve_leaf(session, leaf)? {
+        Some(leaf) => walk_branch(session, &session.entries, leaf),
+        None => Vec::new(),
+    })
+}
+
 /// Entry indices from the root to the leaf, among `entries` (a prefix of the session's). A
 /// dangling parent or a cycle ends the walk.
 fn walk_branch(session: &Session, entries: &[Entry], start: usize) -> Vec<usize> {

@@ -50,6 +50,11 @@ pub enum NotesError {
     },
     #[error("{0}")]
     Internal(String),
+    /// The notes history (the home's git repository) cannot be read or written.
+    #[error("{0}")]
+    History(String),
+    #[error("{0}")]
+    InvalidRevision(String),
     #[error("{0}")]
     OutputTooLarge(String),
 }
@@ -73,6 +78,8 @@ impl NotesError {
             NotesError::InvalidOffset { .. } => "invalid_offset",
             NotesError::Io { .. } => "io_error",
             NotesError::Internal(_) => "internal_error",
+            NotesError::History(_) => "history_error",
+            NotesError::InvalidRevision(_) => "invalid_revision",
             NotesError::OutputTooLarge(_) => "output_too_large",
         }
     }

@@ -19,8 +19,18 @@ pub const LAST_RUN: &str = ".dream.lock.last-run";
 pub const JOURNAL_DIR: &str = ".dream.journal";
 /// Dream reports (`dreams/<stamp>.md`) and the versions a dream kept aside on a conflict.
 pub const DREAMS_DIR: &str = "dreams";
-/// The git repository of the audit trail.
+/// The git repository of the notes history and the dream's audit trail.
 pub const GIT_DIR: &str = ".git";
+/// Held by `notes sync` (and `dream undo`) for the whole run, like the dream lock; a dream and
+/// a sync never run at the same time.
+pub const SYNC_LOCK: &str = ".sync.lock";
+
+/// A note that holds two versions (a sync's merge conflict, or a forced `dream undo`) shows
+/// them between these lines, as git does: `<<<<<<< <label>`, the one version, `=======`, the
+/// other, `>>>>>>> <label>`. `dream doctor` flags every note that has them.
+pub const CONFLICT_START: &str = "<<<<<<< ";
+pub const CONFLICT_SEPARATOR: &str = "=======";
+pub const CONFLICT_END: &str = ">>>>>>> ";
 
 /// Temp files of the atomic writes are `.pi-context.<pid>.<nanos>.<n>.tmp`: hidden, never `.md`.
 pub const TEMP_PREFIX: &str = ".pi-context.";

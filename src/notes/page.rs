@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use super::error::NotesError;
+use super::history::{Log, LogEntry};
 use super::store::{
-    Counters, EditResult, Listing, MoveResult, Note, Row, SearchListing, WriteResult,
+    Counters, EditResult, Listing, MoveResult, Note, RestoreResult, Row, SearchListing, WriteResult,
 };
 use crate::readwindow::{self, ReadWindow, WindowError};
 use crate::text;
@@ -382,6 +383,68 @@ fn window_error(error: WindowError, offset: i64, total: usize) -> NotesError {
 
 fn json_len<T: Serialize>(value: &T) -> usize {
     wire::to_compact_json(value).len()
+}
+
+/// What `notes_restore` returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreReceipt {
+    pub address: String,
+    /// `restored`, `recreated` (the note was gone) or `unchanged`.
+    pub outcome: &'static str,
+    /// The commit whose version was put back.
+    pub from: String,
+    /// The new commit, when the history is on and something changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+impl RestoreReceipt {
+    pub fn of(result: &RestoreResult) -> RestoreReceipt {
+        RestoreReceipt {
+            address: result.location.address(),
+            outcome: result.outcome.as_str(),
+            from: result.from.clone(),
+            commit: result.history.commit(),
+        }
+    }
+}
+
+/// At most this many changed paths are named per commit of a log page.
+pub const LOG_CHANGES_SHOWN: usize = 20;
+
+/// A page of the notes history: the newest commits that fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogPage {
+    pub commits: Vec<LogEntry>,
+    /// Whether older matching commits were left out (by the limit or the budget).
+    pub more: bool,
+}
+
+impl LogPage {
+    /// The log's newest commits that fit `budget`, each naming at most [`LOG_CHANGES_SHOWN`]
+    /// changed paths (`changes_more` counts the rest).
+    pub fn of(log: &Log, budget: usize) -> LogPage {
+        let mut page = LogPage {
+            commits: Vec::new(),
+            more: log.more,
+        };
+        let mut used = json_len(&page);
+        for entry in &log.entries {
+            let mut entry = entry.clone();
+            if entry.changes.len() > LOG_CHANGES_SHOWN {
+                entry.changes_more = entry.changes.len() - LOG_CHANGES_SHOWN;
+                entry.changes.truncate(LOG_CHANGES_SHOWN);
+            }
+            let cost = json_len(&entry) + usize::from(!page.commits.is_empty());
+            if used.saturating_add(cost) > budget {
+                page.more = true;
+                break;
+            }
+            used += cost;
+            page.commits.push(entry);
+        }
+        page
+    }
 }
 
 fn fits<T: Serialize>(value: &T, budget: usize) -> bool {

@@ -14,8 +14,10 @@ use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
+use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
 use super::lock::LockError;
+use super::repo::PathChange;
 use super::{clock, frontmatter, journal, lock, walk};
 use crate::beneath::Dir;
 use crate::clock::Clock;
@@ -117,6 +119,7 @@ pub struct WriteResult {
     pub location: Location,
     pub outcome: WriteOutcome,
     pub meta: Meta,
+    pub history: Recorded,
 }
 
 /// What a move did.
@@ -127,6 +130,36 @@ pub struct MoveResult {
     /// A crumpled note was at the target and is gone.
     pub replaced_crumpled: bool,
     pub meta: Meta,
+    pub history: Recorded,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone)]
+pub struct RestoreResult {
+    pub location: Location,
+    pub outcome: RestoreOutcome,
+    /// The commit whose version was put back.
+    pub from: String,
+    pub history: Recorded,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestoreOutcome {
+    Restored,
+    /// The note was gone and is back.
+    Recreated,
+    /// The note already was as it was then (counters aside): nothing written.
+    Unchanged,
+}
+
+impl RestoreOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestoreOutcome::Restored => "restored",
+            RestoreOutcome::Recreated => "recreated",
+            RestoreOutcome::Unchanged => "unchanged",
+        }
+    }
 }
 
 /// One exact replacement in a note's body.
@@ -260,6 +293,7 @@ pub struct EditResult {
     /// describes a change that landed (and a change never lands without its result).
     pub diff: Diff,
     pub meta: Meta,
+    pub history: Recorded,
 }
 
 /// A note as `read` returns it.
@@ -348,6 +382,8 @@ pub struct SearchListing {
 pub struct Store {
     identity: Identity,
     clock: Clock,
+    /// Whether changes are committed to the home's repository ([`history`]).
+    history: bool,
 }
 
 /// Where a note lives on disk.
@@ -373,7 +409,28 @@ impl Store {
 
     /// The store of `identity`; `clock` stamps `updatedAt`, `lastAccessed` and the rest.
     pub fn with_clock(identity: Identity, clock: Clock) -> Store {
-        Store { identity, clock }
+        Store {
+            identity,
+            clock,
+            history: false,
+        }
+    }
+
+    /// This store, committing every change it makes to the notes history when `on`.
+    pub fn with_history(self, on: bool) -> Store {
+        Store {
+            history: on,
+            ..self
+        }
+    }
+
+    /// Commits a change just made (the caller still holds the notes' locks, so the commits of
+    /// one note are in the order of its changes).
+    fn record(&self, operation: &history::Operation) -> Recorded {
+        if !self.history {
+            return Recorded::Off;
+        }
+        history::record(&self.identity, self.clock.now(), operation)
     }
 
     pub fn identity(&self) -> &Identity {
@@ -447,7 +504,7 @@ impl Store {
         doc: &Document,
         mode: Option<u32>,
         capped: bool,
-    ) -> Result<(), NotesError> {
+    ) -> Result<String, NotesError> {
         let text = doc.render();
         if capped && text.len() > MAX_NOTE_BYTES {
             return Err(NotesError::NoteTooLarge {
@@ -458,7 +515,7 @@ impl Store {
         let dir = files::create_dirs(root, &path.dir_refs())?;
         files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
         journal::record(root, &path.relative, before, Some(&text));
-        Ok(())
+        Ok(text)
     }
 
     /// Creates or overwrites a note. A leading frontmatter block in `content` is dropped; the
@@ -502,7 +559,7 @@ impl Store {
         doc.set(Key::UpdatedAt, &now_iso);
         doc.remove(Key::CrumpledAt);
         complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
-        self.save(
+        let text = self.save(
             &root,
             &path,
             existing.as_ref().map(|d| d.text.as_str()),
@@ -510,10 +567,21 @@ impl Store {
             mode,
             true,
         )?;
+        let address = location.address();
+        let history = self.record(&history::Operation::on_note(
+            "write",
+            &address,
+            &[],
+            &[PathChange {
+                path: &path.relative,
+                content: Some(text.as_bytes()),
+            }],
+        ));
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
             outcome,
+            history,
         })
     }
 
@@ -624,11 +692,145 @@ impl Store {
         )?;
         journal::record(&root, &source.relative, Some(&disk.text), None);
         journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
+        let (from_address, to_address) = (from.address(), to.address());
+        let history = self.record(&history::Operation::on_note(
+            "move",
+            &to_address,
+            &[("From", &from_address)],
+            &[
+                PathChange {
+                    path: &source.relative,
+                    content: None,
+                },
+                PathChange {
+                    path: &target.relative,
+                    content: Some(text.as_bytes()),
+                },
+            ],
+        ));
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
             from,
             to,
             replaced_crumpled: replaced.is_some(),
+            history,
+        })
+    }
+
+    /// The commits that changed a note (an address) or the notes an address glob matches
+    /// (`*`, `?` in `target`), or every commit (`None`), newest first, at most `limit`.
+    pub fn log(&self, target: Option<&str>, limit: usize) -> Result<history::Log, NotesError> {
+        let filter = match target {
+            None => history::LogFilter::All,
+            Some(glob) if glob.contains(['*', '?']) => {
+                history::LogFilter::Pattern(Pattern::parse(Some(glob), &self.identity)?)
+            }
+            Some(address) => {
+                let location = self.locate(address)?;
+                history::LogFilter::Path(self.note_path(&location).relative)
+            }
+        };
+        history::log(&self.identity, &filter, limit)
+    }
+
+    /// The note at `rev` (by default: before its last recorded change) against the note now.
+    /// Reading it for the comparison is not an access: the counters do not move.
+    pub fn diff(&self, address: &str, rev: Option<&str>) -> Result<history::NoteDiff, NotesError> {
+        let location = self.locate(address)?;
+        let path = self.note_path(&location);
+        let root = self.open_root()?;
+        let now = match &root {
+            Some(root) if self.precheck(Some(root), &path)? => self.load(root, &path)?,
+            _ => None,
+        };
+        history::diff(
+            &self.identity,
+            &location,
+            &path.relative,
+            rev,
+            now.as_ref().map(|d| d.text.as_str()),
+        )
+    }
+
+    /// Puts back the note as it was at `rev`, as a new change (and commit): history is never
+    /// rewritten. The note keeps its current access counters; `updatedAt` becomes now. A note
+    /// that is gone now is recreated.
+    pub fn restore(&self, address: &str, rev: &str) -> Result<RestoreResult, NotesError> {
+        let location = self.locate_writable(address)?;
+        let path = self.note_path(&location);
+        let repo = history::open(&self.identity.home)?.ok_or_else(|| {
+            NotesError::InvalidRevision(format!("{rev:?}: the notes home has no history yet"))
+        })?;
+        let commit = history::resolve_rev(&repo, rev)?;
+        let from = commit.id().to_string();
+        let past = history::content_at(&repo, &commit, &path.relative)?.ok_or_else(|| {
+            NotesError::NotFound {
+                address: format!("{} at {}", location.address(), &from[..12]),
+            }
+        })?;
+        let past = String::from_utf8(past).map_err(|_| {
+            NotesError::History(format!(
+                "{} at {} is not UTF-8 text",
+                location.address(),
+                &from[..12]
+            ))
+        })?;
+        let now_iso = clock::local_iso(self.clock.now());
+        self.precheck(self.open_root()?.as_ref(), &path)?;
+        let root = files::create_root(&self.identity.home)?;
+        let _lock = lock::lock(&root, &path.relative)?;
+        let existing = self.load(&root, &path)?;
+        let mut doc = Document::parse(&past);
+        if let Some(current) = existing.as_ref().map(|d| Document::parse(&d.text)) {
+            for key in [Key::AccessCount, Key::LastAccessed] {
+                match current.get(key) {
+                    Some(value) => doc.set(key, &value),
+                    None => doc.remove(key),
+                }
+            }
+        }
+        let unchanged = existing.as_ref().is_some_and(|d| {
+            history::without_counters(&d.text) == history::without_counters(&doc.render())
+        });
+        if unchanged {
+            return Ok(RestoreResult {
+                location,
+                outcome: RestoreOutcome::Unchanged,
+                from,
+                history: Recorded::Unchanged,
+            });
+        }
+        if doc.has_frontmatter() {
+            doc.set(Key::UpdatedAt, &now_iso);
+            complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
+        }
+        let text = self.save(
+            &root,
+            &path,
+            existing.as_ref().map(|d| d.text.as_str()),
+            &doc,
+            existing.as_ref().map(|d| d.mode),
+            false,
+        )?;
+        let address = location.address();
+        let history = self.record(&history::Operation::on_note(
+            "restore",
+            &address,
+            &[("Restored-From", &from)],
+            &[PathChange {
+                path: &path.relative,
+                content: Some(text.as_bytes()),
+            }],
+        ));
+        Ok(RestoreResult {
+            location,
+            outcome: if existing.is_some() {
+                RestoreOutcome::Restored
+            } else {
+                RestoreOutcome::Recreated
+            },
+            from,
+            history,
         })
     }
 
@@ -713,16 +915,29 @@ impl Store {
         };
         // The result is complete before anything is written: a caller never sees a failure for
         // a change that landed.
-        let diff = change.unified_diff(&location.address(), request.diff_max_bytes);
-        if kind != ChangeKind::None {
-            self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
-        }
+        let address = location.address();
+        let diff = change.unified_diff(&address, request.diff_max_bytes);
+        let history = if kind == ChangeKind::None {
+            Recorded::Unchanged
+        } else {
+            let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
+            self.record(&history::Operation::on_note(
+                edit_operation(request),
+                &address,
+                &[],
+                &[PathChange {
+                    path: &path.relative,
+                    content: Some(text.as_bytes()),
+                }],
+            ))
+        };
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),
             location,
             applied,
             change,
             diff,
+            history,
         })
     }
 
@@ -766,7 +981,7 @@ impl Store {
                     Some(disk.mode),
                     false,
                 ) {
-                    Ok(()) => {
+                    Ok(_) => {
                         doc = bumped;
                         Counters::Updated
                     }
@@ -1032,6 +1247,15 @@ fn row(candidate: &walk::Candidate, disk: &OnDisk, head: usize, body_bytes: usiz
 }
 
 /// Fills in the keys every note carries, with `fallback` for missing times.
+/// How an edit is named in the history: a crumple or a smoothing without body edits is that.
+fn edit_operation(request: &EditRequest) -> &'static str {
+    match (request.edits.is_empty(), request.crumpled) {
+        (true, Some(true)) => "crumple",
+        (true, Some(false)) => "smooth",
+        _ => "edit",
+    }
+}
+
 fn complete(doc: &mut Document, fallback: &str) {
     if doc.get(Key::Origin).is_none() {
         doc.set(Key::Origin, Origin::Agent.as_str());

@@ -1,8 +1,9 @@
 //! `pi-context boot`: renders the boot block for a fresh context window.
 //!
-//! Reads one JSON object on stdin (the boot request, `docs/protocol.md` "Boot"), takes one
-//! snapshot of the five notes homes, and prints the boot block (`pi_context::boot`) with no colors.
-//! `--json` prints `{"text","window_id","previous_window_id","reason","homes_unavailable"}`.
+//! Reads one JSON object on stdin (the boot request, `docs/protocol.md` "Boot"), reads the live
+//! branch's checkpoint, takes one snapshot of the five notes homes, and prints the boot block
+//! (`pi_context::boot`) with no colors. `--json` prints
+//! `{"text","window_id","previous_window_id","reason","homes_unavailable"}`.
 
 use std::io::Read;
 
@@ -30,9 +31,13 @@ const REQUEST_HELP: &str = r#"The request on stdin (one JSON object):
    "snapshot_time": "<RFC 3339>",
    "cwd": "<dir>"|null, "project_key": "<key>"|null,
    "agent": "<name>"|null, "model": "<provider/id>"|null, "notes_home": "<dir>"|null,
-   "session_dir": "<dir>"|null}
+   "session_dir": "<dir>"|null,
+   "session_file": "<session.jsonl>"|null, "leaf_id": "<entry id>"|"none"|null,
+   "entries": ["<json line>", …]}
 Unset identity fields fall back like every notes command: PI_NOTES_AGENT, PI_CONTEXT_MODEL,
-PI_NOTES_HOME, the project key of cwd (else of the current directory)."#;
+PI_NOTES_HOME, the project key of cwd (else of the current directory). The live session
+(session_file, or entries while Pi keeps it in memory, and leaf_id) gives the branch whose
+checkpoint opens the block; a branch without one shows the project's latest other checkpoint."#;
 
 pub fn run(args: BootArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let mut input = String::new();

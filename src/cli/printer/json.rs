@@ -3,15 +3,21 @@
 use std::io::{self, Write};
 
 use pi_context::boot::Rendered;
+use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
+use pi_context::notes::{
+    EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
+};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::json;
 
-use super::{BootPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter, SessionsPrinter};
+use super::{
+    BootPrinter, CheckpointPrinter, DreamPrinter, DreamView, HistoryPrinter, NotesPrinter,
+    SessionsPrinter,
+};
 
 pub struct JsonPrinter;
 
@@ -70,6 +76,18 @@ impl NotesPrinter for JsonPrinter {
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
         emit(out, page)
     }
+
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()> {
+        emit(out, page)
+    }
+
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()> {
+        emit(out, diff)
+    }
+
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
+        emit(out, receipt)
+    }
 }
 
 impl SessionsPrinter for JsonPrinter {
@@ -104,5 +122,11 @@ impl DreamPrinter for JsonPrinter {
 impl BootPrinter for JsonPrinter {
     fn boot(&self, out: &mut dyn Write, boot: &Rendered) -> io::Result<()> {
         emit(out, boot)
+    }
+}
+
+impl CheckpointPrinter for JsonPrinter {
+    fn show(&self, out: &mut dyn Write, shown: &Shown) -> io::Result<()> {
+        emit(out, shown)
     }
 }

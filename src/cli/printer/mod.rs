@@ -8,10 +8,13 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use pi_context::boot::Rendered;
+use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
+use pi_context::notes::{
+    EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
+};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 
@@ -47,6 +50,9 @@ pub trait NotesPrinter {
     fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()>;
     fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()>;
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()>;
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()>;
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()>;
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()>;
 }
 
 /// The notes printer; `now` dates the wastebasket's ages.
@@ -114,6 +120,22 @@ pub fn boot(json: bool) -> Box<dyn BootPrinter> {
         Box::new(human::HumanPrinter {
             color: false,
             now: None,
+        })
+    }
+}
+
+pub trait CheckpointPrinter {
+    fn show(&self, out: &mut dyn Write, shown: &Shown) -> io::Result<()>;
+}
+
+/// The checkpoint printer; `now` dates the checkpoint's age.
+pub fn checkpoint(json: bool, color: bool, now: jiff::Timestamp) -> Box<dyn CheckpointPrinter> {
+    if json {
+        Box::new(json::JsonPrinter)
+    } else {
+        Box::new(human::HumanPrinter {
+            color,
+            now: Some(now),
         })
     }
 }

@@ -1,11 +1,13 @@
 //! The facts the extension shares with this binary, printed by `pi-context tool --schemas` as
-//! `facts` (docs/protocol.md): the custom types of the session entries pi-context writes, how
-//! window ids are built, the boot's identity header, and pi-context's keys in Pi's settings.
+//! `facts` (docs/protocol.md): the custom types of the session entries pi-context writes (and
+//! the name of the tool whose entries are checkpoints), how window ids are built, the boot's
+//! identity header, and pi-context's keys in Pi's settings.
 //! Each value is the library constant the binary itself uses, so the two sides cannot drift.
 
 use serde_json::{json, Value};
 
 use pi_context::boot;
+use pi_context::checkpoint;
 use pi_context::history;
 use pi_context::session;
 use pi_context::settings;
@@ -18,6 +20,9 @@ pub fn all() -> Value {
         "guidance_type": session::GUIDANCE_MESSAGE_TYPE,
         "warning_type": session::WARNING_MESSAGE_TYPE,
         "manual_wipe_type": session::MANUAL_WIPE_MESSAGE_TYPE,
+        "checkpoint_type": checkpoint::CHECKPOINT_TYPE,
+        "checkpoint_request_type": checkpoint::CHECKPOINT_REQUEST_TYPE,
+        "checkpoint_tool": checkpoint::TOOL_NAME,
         "window_id_prefix": history::WINDOW_ID_PREFIX,
         "window_id_session_chars": history::WINDOW_ID_SESSION_CHARS,
         "root_window_suffix": history::ROOT_WINDOW_SUFFIX,

@@ -24,6 +24,7 @@ Every wipe_memory starts a new window; everything said before stays readable wit
         parameters: windows_parameters,
         mode: Mode::Parallel,
         answer: windows,
+        activity: false,
     },
     Tool {
         name: "history_list",
@@ -36,6 +37,7 @@ Rows show a preview; use history_read with a seq for the full text.",
         parameters: list_parameters,
         mode: Mode::Parallel,
         answer: list,
+        activity: false,
     },
     Tool {
         name: "history_search",
@@ -46,6 +48,7 @@ pass that seq and offset to history_read to read on from the match. Paging and f
         parameters: search_parameters,
         mode: Mode::Parallel,
         answer: search,
+        activity: false,
     },
     Tool {
         name: "history_read",
@@ -56,6 +59,7 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         parameters: read_parameters,
         mode: Mode::Parallel,
         answer: read,
+        activity: false,
     },
 ];
 

@@ -6,9 +6,11 @@
 //! `{"error":{"code","message",…details}}` as text, and exit status 0; a non-zero status means
 //! the binary itself failed.
 
+mod checkpoint;
 pub mod facts;
 mod history;
 mod notes;
+mod notes_history;
 mod params;
 pub mod registry;
 mod schema;
@@ -37,6 +39,9 @@ pub struct ToolContext {
     pub session_dir: Option<String>,
     /// The header and entries as JSON lines, when Pi keeps the session only in memory.
     pub entries: Option<Vec<String>>,
+    /// What the extension saw on the branch since the last checkpoint, for tools that ask for it
+    /// (`activity: true` in `--schemas`).
+    pub activity: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +58,17 @@ pub struct ToolResponse {
     pub text: String,
     pub details: Value,
     pub is_error: bool,
+    /// A custom entry the extension appends to the session when the call succeeded (only Pi's
+    /// hooks can write one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append_entry: Option<AppendEntry>,
+}
+
+/// `{"custom_type","data"}`: what `pi.appendEntry(custom_type, data)` appends.
+#[derive(Debug, Serialize)]
+pub struct AppendEntry {
+    pub custom_type: &'static str,
+    pub data: Value,
 }
 
 /// A refusal: a stable code, a message, and flat snake_case details.
@@ -103,6 +119,16 @@ impl From<pi_context::notes::NotesError> for Refusal {
     }
 }
 
+impl From<pi_context::checkpoint::CheckpointError> for Refusal {
+    fn from(e: pi_context::checkpoint::CheckpointError) -> Self {
+        Refusal {
+            code: e.code(),
+            message: e.to_string(),
+            details: e.details(),
+        }
+    }
+}
+
 impl From<pi_context::recall::RecallError> for Refusal {
     fn from(e: pi_context::recall::RecallError) -> Self {
         Refusal {
@@ -119,6 +145,7 @@ impl ToolResponse {
             text,
             details,
             is_error: false,
+            append_entry: None,
         }
     }
 
@@ -165,6 +192,7 @@ impl ToolResponse {
             text: render(&details),
             details: json!({ "code": refusal.code }),
             is_error: true,
+            append_entry: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use pi_context::notes::{
     read_details, read_window, Edit, EditReceipt, EditRequest, ListPage, MoveReceipt, NotesPage,
-    Origin, Query, SearchPage, Store, WriteReceipt,
+    Origin, Query, Recorded, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
@@ -26,6 +26,7 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         parameters: write_parameters,
         mode: Mode::Sequential,
         answer: write,
+        activity: false,
     },
     Tool {
         name: "notes_edit",
@@ -37,6 +38,7 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         parameters: edit_parameters,
         mode: Mode::Sequential,
         answer: edit,
+        activity: false,
     },
     Tool {
         name: "notes_move",
@@ -49,6 +51,7 @@ yours.",
         parameters: move_parameters,
         mode: Mode::Sequential,
         answer: move_note,
+        activity: false,
     },
     Tool {
         name: "notes_read",
@@ -60,6 +63,7 @@ Reading records an access on the note.",
         parameters: read_parameters,
         mode: Mode::Parallel,
         answer: read,
+        activity: false,
     },
     Tool {
         name: "notes_list",
@@ -72,6 +76,7 @@ narrow the pattern to reach them.",
         parameters: list_parameters,
         mode: Mode::Parallel,
         answer: list,
+        activity: false,
     },
     Tool {
         name: "notes_search",
@@ -82,26 +87,38 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         parameters: search_parameters,
         mode: Mode::Parallel,
         answer: search,
+        activity: false,
     },
 ];
 
 /// The store of the live session, its identity and clock from the tool context.
-fn store(call: &Call) -> Result<Store, Refusal> {
-    let env = call.environment()?;
-    Ok(Store::with_clock(
-        env.notes_identity().map_err(Refusal::from)?,
-        env.clock,
-    ))
+pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
+    call.environment()?.notes_store().map_err(Refusal::from)
+}
+
+/// The details of a change name its commit, or why it has none: the result text stays the
+/// contract's (§3.5).
+pub(super) fn with_history(mut details: Value, history: &Recorded) -> Value {
+    if let Value::Object(map) = &mut details {
+        if let Some(commit) = history.commit() {
+            map.insert("commit".into(), json!(commit));
+        }
+        if let Some(failure) = history.failure() {
+            map.insert("commit_error".into(), json!(failure));
+        }
+    }
+    details
 }
 
 fn write(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let params = Params::new(value, &["address", "content", "origin"])?;
     let (address, content) = (required(&params, "address")?, required(&params, "content")?);
     let origin = origin(&params)?;
-    let receipt = WriteReceipt::of(&store(call)?.write(&address, &content, origin)?);
+    let result = store(call)?.write(&address, &content, origin)?;
+    let receipt = WriteReceipt::of(&result);
     Ok(ToolResponse::ok(
         wire::to_compact_json(&receipt),
-        json!(receipt),
+        with_history(json!(receipt), &result.history),
     ))
 }
 
@@ -127,16 +144,20 @@ fn edit(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
         "change_kind": receipt.change_kind,
         "diff_truncated": receipt.diff_truncated,
     });
-    Ok(ToolResponse::ok(wire::to_compact_json(&receipt), details))
+    Ok(ToolResponse::ok(
+        wire::to_compact_json(&receipt),
+        with_history(details, &result.history),
+    ))
 }
 
 fn move_note(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let params = Params::new(value, &["from", "to"])?;
     let (from, to) = (required(&params, "from")?, required(&params, "to")?);
-    let receipt = MoveReceipt::of(&store(call)?.move_note(&from, &to)?);
+    let result = store(call)?.move_note(&from, &to)?;
+    let receipt = MoveReceipt::of(&result);
     Ok(ToolResponse::ok(
         wire::to_compact_json(&receipt),
-        json!(receipt),
+        with_history(json!(receipt), &result.history),
     ))
 }
 
@@ -191,7 +212,7 @@ fn page_details<F>(page: &NotesPage<F>) -> Value {
     })
 }
 
-fn required(params: &Params, key: &str) -> Result<String, Refusal> {
+pub(super) fn required(params: &Params, key: &str) -> Result<String, Refusal> {
     params
         .string(key)?
         .map(str::to_string)
@@ -263,7 +284,7 @@ fn edits(value: Option<&Value>) -> Result<Vec<Edit>, Refusal> {
         .collect()
 }
 
-const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
+pub(super) const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
 `@model/path`, or `@agents/<name>/path` / `@models/<name>/path` (other agents' and models' notes are read-only).";
 
 fn origin_property() -> Value {

@@ -33,6 +33,9 @@ pub struct Tool {
     /// The JSON Schema of the parameters (`additionalProperties: false`).
     pub parameters: fn() -> Value,
     pub mode: Mode,
+    /// Whether the extension sends `context.activity` with its calls: what it saw happen on the
+    /// branch since the last checkpoint (docs/protocol.md, "Activity and appended entries").
+    pub activity: bool,
     /// Checks the parameters (before anything is read or written) and answers the call.
     pub answer: fn(&Value, &Call) -> Result<ToolResponse, Refusal>,
 }
@@ -43,6 +46,8 @@ pub fn tools() -> impl Iterator<Item = &'static Tool> {
         .iter()
         .chain(super::sessions::TOOLS.iter())
         .chain(super::notes::TOOLS.iter())
+        .chain(super::notes_history::TOOLS.iter())
+        .chain(super::checkpoint::TOOLS.iter())
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -57,13 +62,17 @@ pub fn names() -> Vec<&'static str> {
 pub fn schemas() -> Value {
     let tools: Vec<Value> = tools()
         .map(|t| {
-            json!({
+            let mut entry = json!({
                 "name": t.name,
                 "label": t.label,
                 "description": t.description,
                 "parameters": (t.parameters)(),
                 "execution_mode": t.mode.as_str(),
-            })
+            });
+            if t.activity {
+                entry["activity"] = json!(true);
+            }
+            entry
         })
         .collect();
     json!({ "tools": tools, "facts": super::facts::all() })

@@ -27,6 +27,7 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
         parameters: list_parameters,
         mode: Mode::Parallel,
         answer: list,
+        activity: false,
     },
     Tool {
         name: "sessions_search",
@@ -39,6 +40,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
         parameters: search_parameters,
         mode: Mode::Parallel,
         answer: search,
+        activity: false,
     },
 ];
 

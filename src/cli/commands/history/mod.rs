@@ -11,7 +11,6 @@ use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::history::{
     with_history, Branch, History, HistoryError, Leaf, ListParams, RawScan, Role, SessionInput,
 };
-use pi_context::recall;
 use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
 
 use crate::cli::error::{CommandError, Outcome};
@@ -94,27 +93,14 @@ impl SessionArgs {
         Ok(with_history(input, branch, scan_for, op)?)
     }
 
-    /// The session file `--session` names: an existing path; else an id or unique prefix (no
-    /// `/`, at least 8 characters) of a session under the roots; else a missing file.
     fn path(&self, env: &Environment) -> Result<PathBuf, CommandError> {
-        let given = &self.session;
-        if given.exists() {
-            return Ok(given.clone());
-        }
-        let text = given.to_string_lossy();
-        if text.contains('/') || text.chars().count() < SESSION_PREFIX_MIN_CHARS {
-            return Ok(given.clone());
-        }
-        Ok(recall::resolve_session(&env.sessions_roots(), &text)?.path)
+        super::session_file(&self.session, env)
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
         printer::history(self.json, ui.color)
     }
 }
-
-/// A `--session` value shorter than this is a file name, never an id prefix.
-const SESSION_PREFIX_MIN_CHARS: usize = 8;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RoleArg {

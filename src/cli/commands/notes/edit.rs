@@ -71,6 +71,7 @@ pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let result = store.edit(&args.address, &request)?;
     let receipt = EditReceipt::of(&result, usize::MAX)?;
     args.common.printer(ui, &env).edited(ui.out(), &receipt)?;
+    super::warn_unrecorded(ui, &result.history);
     Ok(exit::SUCCESS)
 }
 

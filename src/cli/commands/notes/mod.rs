@@ -1,9 +1,12 @@
 //! `pi-context notes write|edit|read|list|search`: the five-home markdown notes store.
 
+mod diff;
 mod edit;
 mod list;
+mod log;
 mod r#move;
 mod read;
+mod restore;
 mod search;
 mod write;
 
@@ -11,7 +14,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::environment::{Environment, Inputs, Vars};
-use pi_context::notes::{Origin, Store};
+use pi_context::notes::{Origin, Recorded, Store};
 
 use crate::cli::error::{CommandError, Outcome};
 use crate::cli::printer::{self, NotesPrinter};
@@ -57,6 +60,9 @@ enum NotesCommand {
     Read(read::ReadArgs),
     List(list::ListArgs),
     Search(search::SearchArgs),
+    Log(log::LogArgs),
+    Diff(diff::DiffArgs),
+    Restore(restore::RestoreArgs),
 }
 
 pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
@@ -67,6 +73,9 @@ pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         NotesCommand::Read(args) => read::run(args, ui, vars),
         NotesCommand::List(args) => list::run(args, ui, vars),
         NotesCommand::Search(args) => search::run(args, ui, vars),
+        NotesCommand::Log(args) => log::run(args, ui, vars),
+        NotesCommand::Diff(args) => diff::run(args, ui, vars),
+        NotesCommand::Restore(args) => restore::run(args, ui, vars),
     }
 }
 
@@ -117,7 +126,7 @@ impl CommonArgs {
     }
 
     fn store(&self, env: &Environment) -> Result<Store, CommandError> {
-        Ok(Store::with_clock(env.notes_identity()?, env.clock))
+        Ok(env.notes_store()?)
     }
 
     fn printer(&self, ui: &Ui, env: &Environment) -> Box<dyn NotesPrinter> {
@@ -143,5 +152,12 @@ impl From<OriginArg> for Origin {
             OriginArg::Agent => Origin::Agent,
             OriginArg::External => Origin::External,
         }
+    }
+}
+
+/// A change that landed without its commit is said on stderr (the result stays the result).
+fn warn_unrecorded(ui: &mut Ui, history: &Recorded) {
+    if let Some(failure) = history.failure() {
+        ui.warn(&failure);
     }
 }

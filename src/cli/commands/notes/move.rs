@@ -38,5 +38,6 @@ pub fn run(args: MoveArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     args.common
         .printer(ui, &env)
         .moved(ui.out(), &MoveReceipt::of(&result))?;
+    super::warn_unrecorded(ui, &result.history);
     Ok(exit::SUCCESS)
 }

@@ -39,6 +39,7 @@ pub fn run(args: WriteArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     args.common
         .printer(ui, &env)
         .written(ui.out(), &WriteReceipt::of(&result))?;
+    super::warn_unrecorded(ui, &result.history);
     Ok(exit::SUCCESS)
 }
 

@@ -2,6 +2,7 @@
 //! decided so.
 
 mod boot;
+mod checkpoint;
 mod dream;
 mod history;
 mod notes;

@@ -1,0 +1,421 @@
+//! The notes home as a git repository (libgit2; no `git` executable needed).
+//!
+//! Every change a notes operation makes is a commit (unless the notes history is off): the new
+//! tree is HEAD's tree with the changed paths replaced — never through the index, so concurrent
+//! writers never fight over `.git/index` — and the branch moves by compare-and-swap on its ref,
+//! retried when another process moved it first. There is no global lock: the per-note locks
+//! already order the writers of one note, and commits of different notes touch different paths.
+//!
+//! The repository must be the home's own: a `.git` that is a symlink or a gitfile, a work tree
+//! elsewhere, or links inside `.git` would make a commit land in somebody else's repository, so
+//! each is refused; so are a merge (or rebase, …) in progress and a detached HEAD.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use git2::build::TreeUpdateBuilder;
+use git2::{
+    ErrorCode, FileMode, Oid, Repository, RepositoryInitOptions, RepositoryState, Signature, Time,
+};
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+use super::layout::GIT_DIR;
+
+/// The branch a new notes repository starts on.
+pub const DEFAULT_BRANCH: &str = "main";
+
+/// Kept out of `git status` for people who look at the home with git: the lock files of the
+/// store and the dream, temp files of writes in progress, and the live-write journal.
+const EXCLUDE_LINES: [&str; 5] = [
+    ".dream.lock*",
+    ".sync.lock*",
+    "/.locks/",
+    ".pi-context.*.tmp",
+    "/.dream.journal/",
+];
+
+/// The entries of `.git` that must be real files or directories, never links.
+const GIT_ENTRIES: [&str; 9] = [
+    "HEAD",
+    "config",
+    "index",
+    "objects",
+    "refs",
+    "logs",
+    "info",
+    "hooks",
+    "packed-refs",
+];
+
+/// How often a commit retries when another process moved the branch first.
+const CAS_ATTEMPTS: u32 = 64;
+
+/// Why the home's repository cannot take a commit.
+#[derive(Debug, thiserror::Error)]
+pub enum RepositoryError {
+    #[error("{message}")]
+    Refused { message: String, hint: String },
+    #[error(transparent)]
+    Git(#[from] git2::Error),
+    #[error("{what}: {source}")]
+    Io { what: String, source: io::Error },
+    #[error("the branch kept moving: {0} attempts to commit lost the race")]
+    Contended(u32),
+}
+
+impl RepositoryError {
+    fn refused(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        RepositoryError::Refused {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// What to do about it, when there is something to do.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            RepositoryError::Refused { hint, .. } => Some(hint),
+            _ => None,
+        }
+    }
+}
+
+/// Checks the home's repository without changing anything: `Ok(None)` when there is none yet,
+/// the open repository when it is the home's own and ready for a commit, else why not.
+pub fn check(home: &Path) -> Result<Option<Repository>, RepositoryError> {
+    let dot_git = home.join(GIT_DIR);
+    let meta = match fs::symlink_metadata(&dot_git) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(RepositoryError::Io {
+                what: format!("cannot inspect {}", dot_git.display()),
+                source,
+            })
+        }
+    };
+    if meta.file_type().is_symlink() {
+        return Err(RepositoryError::refused(
+            format!("{} is a symbolic link: the notes home's repository must be its own", dot_git.display()),
+            format!("nothing commits through a link into another repository; replace the link with a real repository or remove it: rm {}", dot_git.display()),
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(RepositoryError::refused(
+            format!("{} is not a directory (a gitfile of a worktree or submodule, or something else)", dot_git.display()),
+            "the notes history lives only in a repository whose .git directory is in the notes home; move the notes home out of that worktree or submodule".to_string(),
+        ));
+    }
+    check_no_links(&dot_git)?;
+    let repo = match Repository::open(home) {
+        Ok(repo) => repo,
+        // An empty or half-made `.git` (a concurrent first write is initializing it): init
+        // completes it, as `git init` would.
+        Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let owns_home = repo.workdir().is_some_and(|w| same_dir(w, home));
+    if !owns_home {
+        return Err(RepositoryError::refused(
+            format!(
+                "the repository in {} has its work tree elsewhere ({})",
+                home.display(),
+                repo.workdir()
+                    .map_or_else(|| "bare".to_string(), |w| w.display().to_string())
+            ),
+            "unset core.worktree and core.bare in its .git/config, or use another notes home",
+        ));
+    }
+    check_state(&repo, home)?;
+    Ok(Some(repo))
+}
+
+/// The home's repository, created (on branch `main`, with the store's files excluded) when
+/// there is none yet.
+pub fn open_or_init(home: &Path) -> Result<Repository, RepositoryError> {
+    let repo = match check(home)? {
+        Some(repo) => repo,
+        None => {
+            let mut options = RepositoryInitOptions::new();
+            options.initial_head(DEFAULT_BRANCH);
+            match Repository::init_opts(home, &options) {
+                Ok(repo) => repo,
+                // Another process won the race to create it.
+                Err(_) => check(home)?.ok_or_else(|| {
+                    RepositoryError::Git(git2::Error::from_str("cannot create the repository"))
+                })?,
+            }
+        }
+    };
+    ensure_excluded(&repo).map_err(|source| RepositoryError::Io {
+        what: "cannot write .git/info/exclude".into(),
+        source,
+    })?;
+    Ok(repo)
+}
+
+fn ensure_excluded(repo: &Repository) -> io::Result<()> {
+    let info = repo.path().join("info");
+    fs::create_dir_all(&info)?;
+    let exclude = info.join("exclude");
+    let current = fs::read_to_string(&exclude).unwrap_or_default();
+    let missing: Vec<&str> = EXCLUDE_LINES
+        .into_iter()
+        .filter(|line| !current.lines().any(|l| l.trim() == *line))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&exclude)?;
+    if !current.is_empty() && !current.ends_with('\n') {
+        file.write_all(b"\n")?;
+    }
+    for line in missing {
+        writeln!(file, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The entries git writes into must be the repository's own, not links to another one.
+fn check_no_links(dot_git: &Path) -> Result<(), RepositoryError> {
+    let mut suspects: Vec<PathBuf> = GIT_ENTRIES.iter().map(|e| dot_git.join(e)).collect();
+    for dir in ["objects", "refs", "refs/heads"] {
+        if let Ok(entries) = fs::read_dir(dot_git.join(dir)) {
+            suspects.extend(entries.filter_map(|e| Some(e.ok()?.path())));
+        }
+    }
+    for path in suspects {
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(RepositoryError::refused(
+                format!(
+                    "{} is a symbolic link: commits would be written outside the notes home",
+                    path.display()
+                ),
+                format!(
+                    "replace it with a real file or directory: rm {}",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_state(repo: &Repository, home: &Path) -> Result<(), RepositoryError> {
+    let state = repo.state();
+    if state != RepositoryState::Clean {
+        let (what, hint) = match state {
+            RepositoryState::Merge => (
+                "a merge",
+                "finish it (commit) or abort it: git -C <home> merge --abort",
+            ),
+            RepositoryState::Rebase
+            | RepositoryState::RebaseInteractive
+            | RepositoryState::RebaseMerge => (
+                "a rebase",
+                "finish it or abort it: git -C <home> rebase --abort",
+            ),
+            RepositoryState::CherryPick | RepositoryState::CherryPickSequence => (
+                "a cherry-pick",
+                "finish it or abort it: git -C <home> cherry-pick --abort",
+            ),
+            RepositoryState::Revert | RepositoryState::RevertSequence => (
+                "a revert",
+                "finish it or abort it: git -C <home> revert --abort",
+            ),
+            _ => (
+                "a git operation",
+                "finish or abort it with git in the notes home",
+            ),
+        };
+        return Err(RepositoryError::refused(
+            format!("the notes home's repository is in the middle of {what}; a commit would record its conflict markers as notes"),
+            hint.replace("<home>", &home.display().to_string()),
+        ));
+    }
+    if repo.head_detached()? {
+        return Err(RepositoryError::refused(
+            "the notes home's repository has a detached HEAD; commits would land on no branch",
+            format!(
+                "check out a branch first: git -C {} switch <branch> (or switch -c notes)",
+                home.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The user's git identity when configured, else `name <email>`, at `now` (the process's
+/// clock, so a fixed `PI_CONTEXT_NOW` gives fixed commit times) in the local time zone.
+pub fn signature(
+    repo: &Repository,
+    name: &str,
+    email: &str,
+    now: Timestamp,
+) -> Result<Signature<'static>, git2::Error> {
+    let offset = TimeZone::system().to_offset(now).seconds() / 60;
+    let time = Time::new(now.as_second(), offset);
+    match repo.signature() {
+        Ok(user) => Signature::new(
+            user.name().unwrap_or(name),
+            user.email().unwrap_or(email),
+            &time,
+        ),
+        Err(_) => Signature::new(name, email, &time),
+    }
+}
+
+/// The branch HEAD names (`refs/heads/main`), whether or not it has a commit yet.
+pub fn branch_ref(repo: &Repository) -> Result<String, git2::Error> {
+    let head = repo.find_reference("HEAD")?;
+    head.symbolic_target()?
+        .map(str::to_string)
+        .ok_or_else(|| git2::Error::from_str("HEAD is detached"))
+}
+
+/// The commit the branch points to now, if it has one.
+pub fn tip<'r>(
+    repo: &'r Repository,
+    branch: &str,
+) -> Result<Option<git2::Commit<'r>>, git2::Error> {
+    match repo.find_reference(branch) {
+        Ok(reference) => Ok(Some(reference.peel_to_commit()?)),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Commits on the branch HEAD names, with a compare-and-swap on its ref: `tree_of` builds the
+/// new tree from the current tip (`None` on an unborn branch) and returns `None` when there is
+/// nothing to commit; `extra_parents` become the merge's other parents. When another process
+/// moved the branch meanwhile, the tree is built again on the new tip. Returns the commit
+/// made, if any.
+pub fn commit_cas(
+    repo: &Repository,
+    signature: &Signature,
+    message: &str,
+    extra_parents: &[Oid],
+    mut tree_of: impl FnMut(Option<&git2::Commit>) -> Result<Option<Oid>, git2::Error>,
+) -> Result<Option<Oid>, RepositoryError> {
+    let branch = branch_ref(repo)?;
+    for attempt in 0..CAS_ATTEMPTS {
+        let tip = tip(repo, &branch)?;
+        let Some(tree_id) = tree_of(tip.as_ref())? else {
+            return Ok(None);
+        };
+        let tree = repo.find_tree(tree_id)?;
+        let mut parents: Vec<git2::Commit> = tip.iter().cloned().collect();
+        for oid in extra_parents {
+            parents.push(repo.find_commit(*oid)?);
+        }
+        let parent_refs: Vec<&git2::Commit> = parents.iter().collect();
+        let commit = repo.commit(None, signature, signature, message, &tree, &parent_refs)?;
+        let moved = match &tip {
+            Some(old) => repo.reference_matching(&branch, commit, true, old.id(), message),
+            None => repo.reference(&branch, commit, false, message),
+        };
+        match moved {
+            Ok(_) => return Ok(Some(commit)),
+            Err(e) if is_race(&e) => {
+                // Another writer moved the branch (or holds its lock file): build again on top.
+                std::thread::sleep(Duration::from_millis(1 + u64::from(attempt.min(20))));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(RepositoryError::Contended(CAS_ATTEMPTS))
+}
+
+fn is_race(e: &git2::Error) -> bool {
+    matches!(
+        e.code(),
+        ErrorCode::Modified | ErrorCode::Locked | ErrorCode::Exists
+    )
+}
+
+/// One path changed by a notes operation: its new bytes, or `None` when it is gone.
+#[derive(Debug, Clone, Copy)]
+pub struct PathChange<'a> {
+    /// Relative to the notes home, `/`-separated.
+    pub path: &'a str,
+    pub content: Option<&'a [u8]>,
+}
+
+/// The tree of `base` (empty when `None`) with `changes` applied.
+pub fn tree_with(
+    repo: &Repository,
+    base: Option<&git2::Commit>,
+    changes: &[PathChange],
+) -> Result<Oid, git2::Error> {
+    let Some(base) = base else {
+        return first_tree(repo, changes);
+    };
+    let base_tree = base.tree()?;
+    let mut update = TreeUpdateBuilder::new();
+    for change in changes {
+        match change.content {
+            Some(bytes) => {
+                let blob = repo.blob(bytes)?;
+                update.upsert(change.path, blob, FileMode::Blob);
+            }
+            // Removing a path the tree does not have is an error to libgit2, and nothing here.
+            None if base_tree.get_path(Path::new(change.path)).is_ok() => {
+                update.remove(change.path);
+            }
+            None => {}
+        }
+    }
+    update.create_updated(repo, &base_tree)
+}
+
+/// The tree of an unborn branch's first commit: built in memory, so no empty tree object is
+/// left dangling in the repository.
+fn first_tree(repo: &Repository, changes: &[PathChange]) -> Result<Oid, git2::Error> {
+    let mut index = git2::Index::new()?;
+    for change in changes {
+        if let Some(bytes) = change.content {
+            let entry = git2::IndexEntry {
+                ctime: git2::IndexTime::new(0, 0),
+                mtime: git2::IndexTime::new(0, 0),
+                dev: 0,
+                ino: 0,
+                mode: u32::from(FileMode::Blob),
+                uid: 0,
+                gid: 0,
+                file_size: 0,
+                id: repo.blob(bytes)?,
+                flags: 0,
+                flags_extended: 0,
+                path: change.path.as_bytes().to_vec(),
+            };
+            index.add(&entry)?;
+        }
+    }
+    index.write_tree_to(repo)
+}
+
+/// Whether `tree` is worth a commit on top of `tip`: it differs from the tip's tree, or the
+/// branch has no commit yet and the tree is not empty.
+pub fn is_new_tree(
+    repo: &Repository,
+    tip: Option<&git2::Commit>,
+    tree: Oid,
+) -> Result<bool, git2::Error> {
+    Ok(match tip {
+        Some(tip) => tip.tree_id() != tree,
+        None => !repo.find_tree(tree)?.is_empty(),
+    })
+}
