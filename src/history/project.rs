@@ -507,22 +507,6 @@ pub(super) fn session_id_of(session: &Session, fallback: Option<&str>) -> String
     session.id().or(fallback).unwrap_or_default().to_string()
 }
 
-/// The entry a leaf names: the last one, none, or the last entry with that id.
-fn resolve_leaf(session: &Session, leaf: &Leaf) -> Result<Option<usize>, HistoryError> {
-    Ok(match leaf {
-        Leaf::None => None,
-        Leaf::Last => session.entries.len().checked_sub(1),
-        // A repeated id: the later line wins, so the search runs from the end.
-        Leaf::Id(id) => Some(
-            session
-                .entries
-                .iter()
-                .rposition(|e| session.entry_id(&e.id) == id.as_str())
-                .ok_or_else(|| HistoryError::UnknownLeaf(id.clone()))?,
-        ),
-    })
-}
-
 /// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
 /// order, whatever the branch).
 pub(super) fn allocate_seqs_from(entries: &[Entry], first: u64) -> Vec<u64> {
