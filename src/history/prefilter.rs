@@ -14,6 +14,9 @@
 //! is a candidate.
 
 use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::util::prefilter::Prefilter as LiteralPrefilter;
+use regex_automata::util::syntax;
+use regex_automata::{MatchKind, Span};
 
 use super::project::{Event, History, Source};
 use crate::session::SessionFile;
@@ -35,6 +38,9 @@ const SYNTHESIZED: [&str; 5] = [
 /// It needs no parsed session, so it can scan while the index loads.
 pub struct Scanner {
     regex: Regex,
+    /// The literal prefixes of the runs' case variants, searched in a map (see
+    /// [`Scanner::scan_map`]); `None` when there are too many to search fast.
+    prefixes: Option<LiteralPrefilter>,
     tools_always: bool,
 }
 
@@ -61,6 +67,7 @@ impl Scanner {
             .unwrap_or(true);
         Some(Scanner {
             regex,
+            prefixes: runs_prefixes(&runs),
             tools_always,
         })
     }
@@ -79,10 +86,52 @@ impl Scanner {
 
     /// Finds the lines of a session file that hold a run.
     pub fn scan_file(&self, file: &SessionFile) -> RawScan {
-        if file.is_mapped() {
-            self.scan_with(file.bytes().len(), |buffer, at| file.read_at(buffer, at))
-        } else {
-            self.scan(file.bytes())
+        match (&self.prefixes, file.is_mapped()) {
+            (Some(prefixes), true) => self.scan_map(prefixes, file.bytes()),
+            (None, true) => {
+                self.scan_with(file.bytes().len(), |buffer, at| file.read_at(buffer, at))
+            }
+            (_, false) => self.scan(file.bytes()),
+        }
+    }
+
+    /// Finds the lines that hold a run in the bytes of a map, which may change under the
+    /// search (a rewrite in place), without copying them all.
+    ///
+    /// The literal prefixes of the runs' case variants (`regex_automata`'s prefilter: Teddy,
+    /// `memmem` or Aho-Corasick, the searchers `rg` runs first) are searched in the map itself.
+    /// Those searchers only move forward, read within the bounds of the slice they are given
+    /// and report a position where bytes equal to a prefix were read; bytes that change under
+    /// them can make them report a position that no longer holds a prefix, or miss one that
+    /// appeared, never read out of bounds or panic. Only the regex engine must not see changing
+    /// bytes (its reverse search can disagree with its forward one), so each line holding a
+    /// candidate is copied and the regex confirms it on the copy. A line the regex rejects is
+    /// skipped whole: it cannot hold a run. Every line holding a run starts with a prefix at
+    /// the run's start, so none is lost while the bytes hold still; if they did not, the
+    /// reader's consistency check has the operation done again, as for every other read of a
+    /// map.
+    fn scan_map(&self, prefixes: &LiteralPrefilter, bytes: &[u8]) -> RawScan {
+        let mut line_starts = Vec::new();
+        let mut line = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let Some(found) = prefixes.find(bytes, Span::from(at..bytes.len())) else {
+                break;
+            };
+            let start = memchr::memrchr(b'\n', &bytes[at..found.start]).map_or(at, |i| at + i + 1);
+            let end = memchr::memchr(b'\n', &bytes[found.start..])
+                .map_or(bytes.len(), |i| found.start + i + 1);
+            line.clear();
+            line.extend_from_slice(&bytes[start..end]);
+            if self.regex.is_match(&line) {
+                line_starts.push(start);
+            }
+            at = end.max(found.start + 1);
+        }
+        RawScan {
+            line_starts,
+            scanned_len: bytes.len(),
+            tools_always: self.tools_always,
         }
     }
 
@@ -207,18 +256,28 @@ fn longest_run(query: &str) -> Option<&str> {
 }
 
 fn runs_regex(runs: &[&str]) -> Option<Regex> {
-    let alternation = runs
-        .iter()
-        .map(|r| regex::escape(r))
-        .collect::<Vec<_>>()
-        .join("|");
-    RegexBuilder::new(&alternation)
+    RegexBuilder::new(&alternation(runs))
         .case_insensitive(true)
         .unicode(true)
         .size_limit(crate::text::MATCHER_SIZE_LIMIT)
         .dfa_size_limit(crate::text::MATCHER_DFA_SIZE_LIMIT)
         .build()
         .ok()
+}
+
+/// A fast searcher of the literal prefixes every match of the runs starts with (their
+/// Unicode case variants included: `k` also as the Kelvin sign); `None` when there is none.
+fn runs_prefixes(runs: &[&str]) -> Option<LiteralPrefilter> {
+    let config = syntax::Config::new().case_insensitive(true).unicode(true);
+    let hir = syntax::parse_with(&alternation(runs), &config).ok()?;
+    LiteralPrefilter::from_hir_prefix(MatchKind::LeftmostFirst, &hir).filter(|p| p.is_fast())
+}
+
+fn alternation(runs: &[&str]) -> String {
+    runs.iter()
+        .map(|r| regex::escape(r))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 #[cfg(test)]
@@ -271,5 +330,37 @@ mod tests {
         assert_eq!(scan.scanned_len, bytes.len());
         let whole = scanner.scan(&bytes);
         assert_eq!(whole.line_starts, expected);
+    }
+
+    /// The map scan (literal prefixes on the bytes, the regex on each candidate line's copy)
+    /// finds exactly the lines the regex finds, Unicode case variants included (the Kelvin sign
+    /// and the long s fold to `k` and `s`).
+    #[test]
+    fn the_map_scan_finds_what_the_regex_finds() {
+        let lines = [
+            "{\"t\":\"a kestrel flew\"}",
+            "{\"t\":\"KESTREL\"}",
+            "{\"t\":\"\u{212A}e\u{17F}trel, raw\"}",
+            "{\"t\":\"kes trel\"}",
+            "{\"t\":\"kestre\"}",
+            "",
+            "{\"t\":\"xkestrelx kestrel\"}",
+            "{\"t\":\"caf\u{e9} Caf\u{c9}\"}",
+            "{\"t\":\"no newline at the end: kestrel\"}",
+        ];
+        let bytes = lines.join("\n").into_bytes();
+        for query in ["kestrel", "KESTREL", "trel", "caf\u{e9}", "k", "absent"] {
+            let scanner = Scanner::new(&[query.to_string()]).unwrap();
+            let Some(prefixes) = &scanner.prefixes else {
+                continue;
+            };
+            let expected = scanner.scan(&bytes).line_starts;
+            let found = scanner.scan_map(prefixes, &bytes);
+            assert_eq!(found.line_starts, expected, "{query}");
+            assert_eq!(found.scanned_len, bytes.len());
+        }
+        let kestrel = Scanner::new(&["kestrel".to_string()]).unwrap();
+        assert!(kestrel.prefixes.is_some());
+        assert_eq!(kestrel.scan(&bytes).line_starts.len(), 5);
     }
 }
