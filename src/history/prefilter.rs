@@ -208,20 +208,19 @@ pub(super) struct Prefilter {
 impl Prefilter {
     /// Flags the entries whose lines the scan matched, plus every line the scan could not judge:
     /// lines with irregular escapes and lines past the scanned length.
+    /// Reads the entries' line spans and flags from the index's columns, decoding no entry.
     pub fn from_scan(history: &History, scan: &RawScan) -> Prefilter {
         let entries = &history.session.entries;
         let mut matched = scan.line_starts.iter().peekable();
-        let flagged = entries
-            .iter()
-            .map(|entry| {
-                while matched
-                    .next_if(|&&start| start < entry.span.start)
-                    .is_some()
-                {}
-                let hit = matched
-                    .next_if(|&&start| start == entry.span.start)
-                    .is_some();
-                hit || entry.irregular_escapes || entry.span.end > scan.scanned_len
+        let flagged = (0..entries.len())
+            .map(|i| {
+                let (Some(span), Some(irregular)) = (entries.span(i), entries.irregular_escapes(i))
+                else {
+                    return true;
+                };
+                while matched.next_if(|&&start| start < span.start).is_some() {}
+                let hit = matched.next_if(|&&start| start == span.start).is_some();
+                hit || irregular || span.end > scan.scanned_len
             })
             .collect();
         Prefilter {

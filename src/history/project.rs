@@ -51,6 +51,10 @@ pub struct Event {
     /// The entry whose timestamp dates the event (for a call: its assistant message).
     pub(super) entry: usize,
     pub(super) source: Source,
+    /// A tool event's tool name: the call's, or an orphan result's (`None`: not a tool event,
+    /// or the name is missing). Kept here so that counting the tools of many events (fold
+    /// rows) decodes none of their entries.
+    pub(super) name: Option<Atom>,
 }
 
 pub(super) use EventSource as Source;
@@ -157,7 +161,7 @@ impl<'s> History<'s> {
     ) -> Self {
         let count = entries.min(session.entries.len());
         let branch = match leaf.filter(|&l| l < count) {
-            Some(leaf) => walk_branch(session, &session.entries[..count], leaf),
+            Some(leaf) => walk_branch(session, count, leaf),
             None => Vec::new(),
         };
         Self::project_path(session, count, branch, fallback_session_id)
@@ -204,12 +208,12 @@ impl<'s> History<'s> {
         branch: Vec<usize>,
         fallback_session_id: Option<&str>,
     ) -> Self {
-        let entries = &session.entries[..entries.min(session.entries.len())];
-        let branch: Vec<usize> = branch.into_iter().filter(|&i| i < entries.len()).collect();
+        let count = entries.min(session.entries.len());
+        let entries = session.entries.range(0..count);
+        let branch: Vec<usize> = branch.into_iter().filter(|&i| i < count).collect();
         let session_id = session_id_of(session, fallback_session_id);
-        let seq_starts = allocate_seqs(entries);
+        let seq_starts = allocate_seqs_from(entries.clone(), 1);
         let highest_seq = entries
-            .iter()
             .zip(&seq_starts)
             .map(|(e, start)| start + seq_count(e))
             .max()
@@ -228,7 +232,7 @@ impl<'s> History<'s> {
             branch_seqs: Vec::new(),
             events: Vec::new(),
             result_aliases: Vec::new(),
-            entries: entries.len(),
+            entries: count,
             branch: Vec::new(),
             from_store: false,
         };
@@ -465,12 +469,14 @@ impl<'s> History<'s> {
                 RawKind::Result { .. } if consumed[position] => continue,
                 RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
             };
+            let name = tool_name_atom(session, item.entry, &source);
             self.events.push(Event {
                 seq: item.seq,
                 window: item.window,
                 role,
                 entry: item.entry,
                 source,
+                name,
             });
         }
         // Every result seq of `items` is above those paired before.
@@ -509,22 +515,12 @@ pub(super) fn session_id_of(session: &Session, fallback: Option<&str>) -> String
 
 /// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
 /// order, whatever the branch).
-pub(super) fn allocate_seqs_from(entries: &[Entry], first: u64) -> Vec<u64> {
+pub(super) fn allocate_seqs_from<'e>(
+    entries: impl Iterator<Item = &'e Entry>,
+    first: u64,
+) -> Vec<u64> {
     let mut next = first;
     entries
-        .iter()
-        .map(|entry| {
-            let start = next;
-            next += seq_count(entry);
-            start
-        })
-        .collect()
-}
-
-fn allocate_seqs(entries: &[Entry]) -> Vec<u64> {
-    let mut next = 1;
-    entries
-        .iter()
         .map(|entry| {
             let start = next;
             next += seq_count(entry);
@@ -553,20 +549,20 @@ fn resolve_leaf(session: &Session, leaf: &Leaf) -> Result<Option<usize>, History
 /// [`History::project`] projects, for readers of other entry kinds (checkpoints).
 pub fn branch_entries(session: &Session, leaf: &Leaf) -> Result<Vec<usize>, HistoryError> {
     Ok(match resolve_leaf(session, leaf)? {
-        Some(leaf) => walk_branch(session, &session.entries, leaf),
+        Some(leaf) => walk_branch(session, session.entries.len(), leaf),
         None => Vec::new(),
     })
 }
 
-/// Entry indices from the root to the leaf, among `entries` (a prefix of the session's). A
+/// Entry indices from the root to the leaf, among the first `count` entries of the session. A
 /// dangling parent or a cycle ends the walk.
-fn walk_branch(session: &Session, entries: &[Entry], start: usize) -> Vec<usize> {
-    let ids = id_index(session, entries);
+fn walk_branch(session: &Session, count: usize, start: usize) -> Vec<usize> {
+    let ids = id_index(session, count);
     let mut branch = vec![start];
-    let mut seen = vec![false; entries.len()];
+    let mut seen = vec![false; count];
     seen[start] = true;
     let mut current = start;
-    while let Some(parent) = entries[current].parent_id.as_ref() {
+    while let Some(parent) = session.entries[current].parent_id.as_ref() {
         match ids.get(session.entry_id(parent).as_ref()).copied() {
             Some(p) if !std::mem::replace(&mut seen[p], true) => {
                 branch.push(p);
@@ -579,17 +575,14 @@ fn walk_branch(session: &Session, entries: &[Entry], start: usize) -> Vec<usize>
     branch
 }
 
-/// Entry indices by id among `entries` (a repeated id: the later line wins).
-fn id_index<'a>(
-    session: &'a Session,
-    entries: &[Entry],
-) -> FxHashMap<std::borrow::Cow<'a, str>, usize> {
-    if entries.len() == session.entries.len() {
+/// Entry indices by id among the first `count` entries (a repeated id: the later line wins).
+fn id_index(session: &Session, count: usize) -> FxHashMap<std::borrow::Cow<'_, str>, usize> {
+    if count == session.entries.len() {
         return session.id_index();
     }
     let mut index = FxHashMap::default();
-    index.reserve(entries.len());
-    for (i, entry) in entries.iter().enumerate() {
+    index.reserve(count);
+    for (i, entry) in session.entries.range(0..count).enumerate() {
         index.insert(session.entry_id(&entry.id), i);
     }
     index
@@ -599,6 +592,19 @@ fn id_index<'a>(
 fn call_id(session: &Session, entry: usize, index: usize) -> Option<Atom> {
     match &session.entries.get(entry)?.kind {
         EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls.get(index)?.id,
+        _ => None,
+    }
+}
+
+/// The tool name a tool event built from `entry` shows, read from the entry.
+pub(super) fn tool_name_atom(session: &Session, entry: usize, source: &Source) -> Option<Atom> {
+    match (source, &session.entries.get(entry)?.kind) {
+        (Source::Call { index, .. }, EntryKind::Message(Message::Assistant { tool_calls, .. })) => {
+            tool_calls.get(*index).and_then(|call| call.name)
+        }
+        (Source::OrphanResult, EntryKind::Message(Message::ToolResult { tool_name, .. })) => {
+            *tool_name
+        }
         _ => None,
     }
 }
@@ -676,20 +682,13 @@ impl<'s> History<'s> {
     /// The tool name of an event (`None` for non-tool events): the call's name, else the
     /// result's, else `unknown`. Cheap: fold rows count names of many events.
     pub(super) fn tool_name(&self, event: &Event) -> Option<&'s str> {
-        let s = self.session;
-        let name = match (&event.source, &s.entries[event.entry].kind) {
-            (Source::Content(_) | Source::Summary(_), _) => return None,
-            (Source::Bash, _) => return Some("bash"),
-            (
-                Source::Call { index, .. },
-                EntryKind::Message(Message::Assistant { tool_calls, .. }),
-            ) => tool_calls.get(*index).and_then(|call| call.name),
-            (Source::OrphanResult, EntryKind::Message(Message::ToolResult { tool_name, .. })) => {
-                *tool_name
+        match &event.source {
+            Source::Content(_) | Source::Summary(_) => None,
+            Source::Bash => Some("bash"),
+            Source::Call { .. } | Source::OrphanResult => {
+                Some(event.name.map_or("unknown", |atom| self.session.atom(atom)))
             }
-            _ => None,
-        };
-        Some(name.map_or("unknown", |atom| s.atom(atom)))
+        }
     }
 }
 

@@ -52,7 +52,8 @@ pub fn with_history<T>(
                 let pending = scanner
                     .as_ref()
                     .map(|scanner| scope.spawn(|| scanner.scan_file(file)));
-                let session = file.session(options);
+                // Entries are decoded from the index only as the operation reaches them.
+                let session = file.session_decoding_lazily(options);
                 let store = ProjectionStore::for_file(file, options);
                 let history = History::project_stored(
                     &session,
@@ -61,6 +62,16 @@ pub fn with_history<T>(
                     branch.session_id,
                 )?;
                 let scan = pending.and_then(|handle| handle.join().ok());
+                let result = op(&history, scan.as_ref());
+                if !session.index_damaged() {
+                    return result;
+                }
+                // A corrupt index gave stand-in entries. Decoding every entry up front never
+                // takes a corrupt index: the file is parsed (and its index rewritten), and the
+                // branch projected afresh.
+                drop(history);
+                let session = file.session(options);
+                let history = History::project(&session, branch.leaf, branch.session_id)?;
                 op(&history, scan.as_ref())
             })
         }),

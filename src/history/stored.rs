@@ -33,19 +33,24 @@ use super::project::{
 };
 use super::Role;
 use crate::history::root_window_id;
-use crate::session::{self, EntryKind, Message, OpenOptions, Session, SessionFile};
+use crate::session::{self, shape, Atom, OpenOptions, Session, SessionFile, Span};
 
 const MAGIC: &[u8; 8] = b"PICTXPRJ";
 /// Bumped whenever the layout or the meaning of a stored projection changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
 /// The same for a reader that reads the session once and moves on (a recall refresh).
 const LAZY_STORE_AFTER_BYTES: usize = 4 << 20;
-/// Bytes per stored event: seq, entry, window, result, call index (u32 each), role, kind, pad.
-const EVENT_BYTES: usize = 24;
+/// Bytes per stored event: seq, entry, window, result, call index (u32 each), role, kind, pad
+/// (u8 each), the content or summary span as an offset from the start of the entry's line and
+/// a length, and the tool name as an atom (start and length) (u32 each), so that an event is
+/// loaded, and its tool counted, without decoding its entry.
+const EVENT_BYTES: usize = 40;
 /// `result` of a call without one.
 const NO_RESULT: u32 = u32::MAX;
+/// The span offset of an event without one.
+const NO_SPAN: u32 = u32::MAX;
 
 /// Where the projection of one session file is stored, and what it must match.
 pub struct ProjectionStore<'f> {
@@ -147,7 +152,7 @@ impl<'f> ProjectionStore<'f> {
     ) -> History<'s> {
         let entries = entries.min(session.entries.len());
         let complete = complete_len(self.file.bytes());
-        let complete_entries = session.entries.partition_point(|e| e.span.end < complete);
+        let complete_entries = session.entries.partition_point(|span| span.end < complete);
         if let Some(stored) = self.load(session) {
             let covered_len = stored.covered_len;
             if let Some(history) = extend(session, stored, entries, leaf, fallback_session_id) {
@@ -180,7 +185,7 @@ impl<'f> ProjectionStore<'f> {
         }
         let entries = session
             .entries
-            .partition_point(|e| e.span.end < covered_len);
+            .partition_point(|span| span.end < covered_len);
         if meta.entries != entries as u64 {
             return None;
         }
@@ -220,7 +225,7 @@ fn extend<'s>(
     }
     // As in a fresh projection, a leaf outside the projected entries is an empty branch.
     let leaf = leaf.filter(|&l| l < entries);
-    let appended = &session.entries[old..entries];
+    let appended = session.entries.range(old..entries);
     let appended_ids = appended_ids(session, old, entries);
     if appended_ids
         .keys()
@@ -229,7 +234,7 @@ fn extend<'s>(
         return None;
     }
     // The stored branch's root may name a parent that only now exists.
-    if let Some(&root) = stored.branch.first() {
+    if let Some(&root) = stored.branch.first().filter(|_| !appended_ids.is_empty()) {
         let parent = session.entries[root].parent_id.as_ref();
         if parent.is_some_and(|p| appended_ids.contains_key(session.entry_id(p).as_ref())) {
             return None;
@@ -239,8 +244,8 @@ fn extend<'s>(
     let session_id = session_id_of(session, fallback_session_id);
     let mut windows = stored.windows;
     windows[0].window_id = root_window_id(&session_id);
-    let seq_starts = allocate_seqs_from(appended, stored.highest_seq + 1);
-    let highest_seq = stored.highest_seq + appended.iter().map(seq_count).sum::<u64>();
+    let seq_starts = allocate_seqs_from(appended.clone(), stored.highest_seq + 1);
+    let highest_seq = stored.highest_seq + appended.map(seq_count).sum::<u64>();
     let mut branch = stored.branch;
     branch.extend_from_slice(&new_path);
     let mut history = History {
@@ -279,7 +284,7 @@ fn appended_ids(
     to: usize,
 ) -> rustc_hash::FxHashMap<std::borrow::Cow<'_, str>, usize> {
     let mut ids = rustc_hash::FxHashMap::default();
-    for (i, entry) in session.entries[from..to].iter().enumerate() {
+    for (i, entry) in session.entries.range(from..to).enumerate() {
         ids.insert(session.entry_id(&entry.id), from + i);
     }
     ids
@@ -346,10 +351,9 @@ fn id_hash_in(hashes: &[u64], id: &str) -> bool {
 
 fn encode(store: &ProjectionStore, history: &History, covered_len: usize) -> Option<Vec<u8>> {
     let session = history.session;
-    let entries = &session.entries[..history.entries];
+    let entries = session.entries.range(0..history.entries);
     let (head_check, tail_check) = session::checks(&store.file.bytes()[..covered_len]);
     let mut id_hashes: Vec<u64> = entries
-        .iter()
         .map(|e| id_hash(&session.entry_id(&e.id)))
         .collect();
     id_hashes.sort_unstable();
@@ -427,6 +431,20 @@ fn encode(store: &ProjectionStore, history: &History, covered_len: usize) -> Opt
             payload.extend_from_slice(&value.to_le_bytes());
         }
         payload.extend_from_slice(&[role_code(event.role), kind, 0, 0]);
+        let (offset, len) = match event.source {
+            Source::Content(span) | Source::Summary(span) => {
+                relative_span(session.entries.span(event.entry)?, span)?
+            }
+            _ => (NO_SPAN, 0),
+        };
+        payload.extend_from_slice(&offset.to_le_bytes());
+        payload.extend_from_slice(&len.to_le_bytes());
+        let (name_start, name_len) = event.name.map_or((NO_SPAN, 0), |a| (a.start, a.len));
+        if name_start == NO_SPAN && event.name.is_some() {
+            return None;
+        }
+        payload.extend_from_slice(&name_start.to_le_bytes());
+        payload.extend_from_slice(&name_len.to_le_bytes());
     }
     for &(result, call) in &history.result_aliases {
         payload.extend_from_slice(&u32_of(result)?.to_le_bytes());
@@ -543,17 +561,21 @@ fn decode_event(session: &Session, record: &[u8], entries: usize, windows: usize
     if entry >= entries || window >= windows {
         return None;
     }
-    let entry_kind = &session.entries[entry].kind;
+    // The entry is checked against the index's columns, never decoded.
+    let shape = session.entries.shape(entry)?;
+    let span = || stored_span(session.entries.span(entry)?, field(6), field(7));
     let source = match kind {
-        0 => Source::Content(content_span(entry_kind)?),
-        1 => Source::Summary(summary_span(entry_kind)?),
+        0 => is_content(shape).then(span)?.map(Source::Content)?,
+        1 => is_summary(shape).then(span)?.map(Source::Summary)?,
         2 => {
-            has_call(entry_kind, call_index).then_some(())?;
+            let has_call =
+                shape::kind(shape) == shape::ASSISTANT && call_index < shape::calls(shape);
+            has_call.then_some(())?;
             let result = match result {
                 NO_RESULT => None,
                 r => {
                     let r = r as usize;
-                    (r < entries && is_tool_result(&session.entries[r].kind)).then_some(r)?;
+                    (r < entries && is_tool_result(session.entries.shape(r)?)).then_some(r)?;
                     Some(r)
                 }
             };
@@ -563,15 +585,15 @@ fn decode_event(session: &Session, record: &[u8], entries: usize, windows: usize
             }
         }
         3 => {
-            is_tool_result(entry_kind).then_some(())?;
+            is_tool_result(shape).then_some(())?;
             Source::OrphanResult
         }
-        4 => matches!(
-            entry_kind,
-            EntryKind::Message(Message::BashExecution { .. })
-        )
-        .then_some(Source::Bash)?,
+        4 => (shape::kind(shape) == shape::BASH_EXECUTION).then_some(Source::Bash)?,
         _ => return None,
+    };
+    let name = match (field(8), field(9)) {
+        (NO_SPAN, _) => None,
+        (start, len) => Some(Atom { start, len }),
     };
     Some(Event {
         seq,
@@ -579,41 +601,55 @@ fn decode_event(session: &Session, record: &[u8], entries: usize, windows: usize
         role,
         entry,
         source,
+        name,
     })
 }
 
-/// Whether the entry is an assistant message with a call at `index`.
-fn has_call(kind: &EntryKind, index: usize) -> bool {
-    matches!(kind, EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len())
+/// A content or summary span as its offset from the start of its entry's line and its length.
+fn relative_span(line: Span, span: Option<Span>) -> Option<(u32, u32)> {
+    let Some(span) = span else {
+        return Some((NO_SPAN, 0));
+    };
+    let inside = line.start <= span.start && span.start <= span.end && span.end <= line.end;
+    inside.then_some(())?;
+    let offset = u32::try_from(span.start - line.start)
+        .ok()
+        .filter(|&o| o != NO_SPAN)?;
+    Some((offset, u32::try_from(span.end - span.start).ok()?))
 }
 
-fn is_tool_result(kind: &EntryKind) -> bool {
-    matches!(kind, EntryKind::Message(Message::ToolResult { .. }))
-}
-
-/// The content span a `Content` event of this entry shows (as the projection takes it).
-fn content_span(kind: &EntryKind) -> Option<Option<crate::session::Span>> {
-    match kind {
-        EntryKind::Message(
-            Message::User { content }
-            | Message::Assistant { content, .. }
-            | Message::Custom { content },
-        )
-        | EntryKind::CustomMessage { content, .. } => Some(*content),
-        _ => None,
+/// The span a stored event names inside its entry's line: `Some(None)` for no span, `None`
+/// when it does not lie inside the line.
+fn stored_span(line: Span, offset: u32, len: u32) -> Option<Option<Span>> {
+    if offset == NO_SPAN {
+        return Some(None);
     }
+    let start = line.start.checked_add(offset as usize)?;
+    let end = start.checked_add(len as usize)?;
+    (end <= line.end).then_some(Some(Span { start, end }))
 }
 
-/// The summary span a `Summary` event of this entry shows.
-fn summary_span(kind: &EntryKind) -> Option<Option<crate::session::Span>> {
-    match kind {
-        EntryKind::Message(
-            Message::CompactionSummary { summary } | Message::BranchSummary { summary },
-        )
-        | EntryKind::Compaction { summary }
-        | EntryKind::BranchSummary { summary } => Some(*summary),
-        _ => None,
-    }
+fn is_tool_result(shape: u32) -> bool {
+    shape::kind(shape) == shape::TOOL_RESULT
+}
+
+/// Whether a `Content` event can come from an entry of this shape (as the projection takes it).
+fn is_content(shape: u32) -> bool {
+    matches!(
+        shape::kind(shape),
+        shape::USER | shape::ASSISTANT | shape::CUSTOM_MESSAGE_ROLE | shape::CUSTOM_MESSAGE
+    )
+}
+
+/// Whether a `Summary` event can come from an entry of this shape.
+fn is_summary(shape: u32) -> bool {
+    matches!(
+        shape::kind(shape),
+        shape::COMPACTION_SUMMARY
+            | shape::BRANCH_SUMMARY_ROLE
+            | shape::COMPACTION
+            | shape::BRANCH_SUMMARY
+    )
 }
 
 fn role_code(role: Role) -> u8 {

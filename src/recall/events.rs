@@ -217,14 +217,13 @@ fn path_to(parents: &[Option<usize>], leaf: usize) -> Vec<usize> {
 
 /// Each entry's parent index among the first `entries` (a repeated id: the later line wins).
 fn parents(session: &Session, entries: usize) -> Vec<Option<usize>> {
-    let slice = &session.entries[..entries];
+    let slice = session.entries.range(0..entries);
     let mut ids: FxHashMap<std::borrow::Cow<'_, str>, usize> = FxHashMap::default();
     ids.reserve(entries);
-    for (i, entry) in slice.iter().enumerate() {
+    for (i, entry) in slice.clone().enumerate() {
         ids.insert(session.entry_id(&entry.id), i);
     }
     slice
-        .iter()
         .enumerate()
         .map(|(i, entry)| {
             entry

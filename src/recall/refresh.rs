@@ -272,7 +272,7 @@ fn prepare(
     let store = ProjectionStore::for_file_lazily(file, session_options);
     let bytes = session.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let entries = session.entries.partition_point(|e| e.span.end < complete);
+    let entries = session.entries.partition_point(|span| span.end < complete);
     let (head_check, tail_check) = checks(&bytes[..complete]);
     let grown_from = record.filter(|r| {
         r.stat.dev == stat.dev
@@ -548,8 +548,9 @@ fn session_info(
             .or_insert_with(|| project_key_of(Path::new(cwd)))
             .clone()
     });
-    let updated_at = session.entries[..entries]
-        .iter()
+    let updated_at = session
+        .entries
+        .range(0..entries)
         .rev()
         .find_map(|e| session.timestamp(e));
     SessionInfo {
@@ -591,7 +592,7 @@ fn session_name(session: &Session, entries: usize) -> Option<String> {
         name: Option<serde_json::Value>,
     }
     let bytes = session.bytes();
-    session.entries[..entries].iter().rev().find_map(|entry| {
+    session.entries.range(0..entries).rev().find_map(|entry| {
         if !matches!(entry.kind, EntryKind::Other) {
             return None;
         }

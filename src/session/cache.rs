@@ -21,13 +21,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
+use super::entries::{column_value, Entries, StoredEntries, CHUNK_LEN};
 use super::parse::Parser;
-use super::{Entry, Header, Session, SessionFile};
+use super::{Header, Session, SessionFile, Span};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"PICTXIDX";
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 /// Magic, format (u32 LE), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 4 + 8;
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
@@ -41,8 +42,8 @@ pub(super) const REWRITE_AFTER_BYTES: usize = 256 * 1024;
 /// The same, for a reader that reads the session once and moves on (a recall refresh):
 /// re-encoding a large session's index costs more than parsing a few megabytes again later.
 pub(super) const LAZY_REWRITE_AFTER_BYTES: usize = 4 << 20;
-/// Entries are stored in this many separately encoded chunks, decoded in parallel on load.
-const CHUNKS: usize = 4;
+/// Bytes per entry of the span column: start and end, u64 LE each.
+const SPAN_BYTES: usize = 16;
 
 #[derive(Serialize)]
 struct IndexOut<'a> {
@@ -56,7 +57,11 @@ struct IndexOut<'a> {
     skipped: usize,
     lines: usize,
     atoms: &'a str,
-    /// Each chunk is the postcard encoding of a run of entries.
+    /// Per entry: its line's span (start and end, u64 LE).
+    spans: &'a [u8],
+    /// Per entry: its shape and `irregular_escapes` flag (u32 LE, see `entries::column_value`).
+    shapes: &'a [u8],
+    /// Each chunk is the postcard encoding of `CHUNK_LEN` entries (the last: the rest).
     entry_chunks: Vec<&'a [u8]>,
 }
 
@@ -72,8 +77,19 @@ struct IndexIn<'a> {
     skipped: usize,
     lines: usize,
     atoms: String,
+    spans: &'a [u8],
+    shapes: &'a [u8],
     #[serde(borrow)]
     entry_chunks: Vec<&'a [u8]>,
+}
+
+/// How a reader of an indexed session takes its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decode {
+    /// Every entry up front; a corrupt index is parsed around.
+    All,
+    /// A chunk at a time when first used; the reader checks [`Session::index_damaged`].
+    Lazily,
 }
 
 pub(super) fn open_indexed(
@@ -81,18 +97,21 @@ pub(super) fn open_indexed(
     metadata: &Metadata,
     dir: &Path,
     rewrite_after: usize,
+    decode: Decode,
 ) -> Session {
     let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let (index_file, key) = cache_file(dir, file.path(), "idx");
-    let (mut parser, indexed_len) =
-        load(&index_file, &key, metadata, bytes).unwrap_or_else(|| (Parser::default(), 0));
+    let (mut parser, indexed_len) = load(&index_file, &key, metadata, bytes)
+        .filter(|(parser, _)| decode == Decode::Lazily || parser.entries.decode_all())
+        .unwrap_or_else(|| (Parser::default(), 0));
     if indexed_len < complete {
         parser.feed(&bytes[..complete], indexed_len);
         // Re-encoding the whole index costs more than parsing a small tail again, so the index is
         // rewritten only once enough has been appended. Best effort: a cache that cannot be
-        // written only costs speed.
-        if indexed_len == 0 || complete - indexed_len >= rewrite_after {
+        // written only costs speed; a corrupt one is left for the reader to find.
+        let rewrite = indexed_len == 0 || complete - indexed_len >= rewrite_after;
+        if rewrite && parser.entries.decode_all() {
             if let Some(data) = encode(&key, metadata, &parser, &bytes[..complete]) {
                 // The index outlives this call: it is written only when the file did not change
                 // while it was parsed, or it could describe a mix of two versions.
@@ -141,15 +160,53 @@ fn load(
     if !valid {
         return None;
     }
+    let spans = span_column(index.spans, indexed_len)?;
+    if index.shapes.len() % 4 != 0 {
+        return None;
+    }
+    let shapes: Vec<u32> = index
+        .shapes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()))
+        .collect();
+    let offset_of = |part: &[u8]| part.as_ptr() as usize - data.as_ptr() as usize;
+    let chunks = index
+        .entry_chunks
+        .iter()
+        .map(|chunk| offset_of(chunk)..offset_of(chunk) + chunk.len())
+        .collect();
+    let (header, skipped, lines, atoms) = (index.header, index.skipped, index.lines, index.atoms);
+    let stored = StoredEntries::new(data, chunks, spans, shapes)?;
     let parser = Parser {
-        header: index.header,
-        entries: decode_chunks(&index.entry_chunks)?,
-        skipped: index.skipped,
-        lines: index.lines,
-        atoms: index.atoms,
+        header,
+        entries: Entries::with_stored(Some(stored)),
+        skipped,
+        lines,
+        atoms,
         ..Parser::default()
     };
     Some((parser, indexed_len))
+}
+
+/// The span column: spans in file order, each non-empty, within the indexed bytes and after
+/// the one before; `None` otherwise.
+fn span_column(raw: &[u8], indexed_len: usize) -> Option<Vec<Span>> {
+    if raw.len() % SPAN_BYTES != 0 {
+        return None;
+    }
+    let mut spans = Vec::with_capacity(raw.len() / SPAN_BYTES);
+    let mut last_end = 0;
+    for pair in raw.chunks_exact(SPAN_BYTES) {
+        let (start, end) = pair.split_at(8);
+        let start = usize::try_from(u64::from_le_bytes(start.try_into().ok()?)).ok()?;
+        let end = usize::try_from(u64::from_le_bytes(end.try_into().ok()?)).ok()?;
+        if start < last_end || end < start || end > indexed_len {
+            return None;
+        }
+        last_end = end;
+        spans.push(Span { start, end });
+    }
+    Some(spans)
 }
 
 /// The payload of a cache file, read only when the file is a regular file (never through a
@@ -198,66 +255,24 @@ pub(crate) fn max_payload_len(session_len: usize) -> u64 {
     (session_len as u64).saturating_mul(MAX_INDEX_RATIO) + MAX_INDEX_OVERHEAD
 }
 
-/// Decodes the entry chunks side by side into one vector of the final size; `None` if any
-/// chunk is corrupt. Each chunk is decoded in place into its own part of the vector: decoding
-/// into a vector per chunk and joining them would need twice the memory, and fresh pages cost
-/// more (the kernel zeroes them) than decoding does.
-fn decode_chunks(chunks: &[&[u8]]) -> Option<Vec<Entry>> {
-    let mut parts = Vec::with_capacity(chunks.len());
-    let mut total = 0usize;
-    for chunk in chunks {
-        let (len, rest) = postcard::take_from_bytes::<u64>(chunk).ok()?;
-        // Every entry takes at least one byte, so a corrupt length cannot ask for more.
-        let len = usize::try_from(len).ok().filter(|&n| n <= rest.len())?;
-        total = total.checked_add(len)?;
-        parts.push((len, rest));
-    }
-    let mut entries = Vec::with_capacity(total);
-    entries.resize_with(total, Entry::placeholder);
-    let mut slots: Vec<&mut [Entry]> = Vec::with_capacity(parts.len());
-    let mut rest: &mut [Entry] = &mut entries;
-    for (len, _) in &parts {
-        let (slot, tail) = rest.split_at_mut(*len);
-        slots.push(slot);
-        rest = tail;
-    }
-    let decoded = std::thread::scope(|scope| {
-        let mut work = parts.iter().zip(slots);
-        let first = work.next();
-        let handles: Vec<_> = work
-            .map(|((_, bytes), slot)| scope.spawn(move || decode_chunk_into(bytes, slot)))
-            .collect();
-        let first_ok = first.is_none_or(|((_, bytes), slot)| decode_chunk_into(bytes, slot));
-        handles
-            .into_iter()
-            .fold(first_ok, |ok, h| h.join().unwrap_or(false) && ok)
-    });
-    decoded.then_some(entries)
-}
-
-/// Decodes a chunk's entries (after its length) into `slot`, which has room for exactly them.
-fn decode_chunk_into(mut bytes: &[u8], slot: &mut [Entry]) -> bool {
-    for place in slot {
-        match postcard::take_from_bytes::<Entry>(bytes) {
-            Ok((entry, tail)) => {
-                *place = entry;
-                bytes = tail;
-            }
-            Err(_) => return false,
-        }
-    }
-    bytes.is_empty()
-}
-
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
     let (head_check, tail_check) = checks(indexed);
-    let chunk_len = parser.entries.len().div_ceil(CHUNKS).max(1);
-    let encoded: Vec<Vec<u8>> = parser
-        .entries
-        .chunks(chunk_len)
-        .map(postcard::to_stdvec)
-        .collect::<Result<_, _>>()
-        .ok()?;
+    let entries = &parser.entries;
+    let mut encoded = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
+    for from in (0..entries.len()).step_by(CHUNK_LEN) {
+        let mut chunk = Vec::new();
+        for entry in entries.range(from..from + CHUNK_LEN) {
+            chunk = postcard::to_extend(entry, chunk).ok()?;
+        }
+        encoded.push(chunk);
+    }
+    let mut spans = Vec::with_capacity(entries.len() * SPAN_BYTES);
+    let mut shapes = Vec::with_capacity(entries.len() * 4);
+    for entry in entries.iter() {
+        spans.extend_from_slice(&(entry.span.start as u64).to_le_bytes());
+        spans.extend_from_slice(&(entry.span.end as u64).to_le_bytes());
+        shapes.extend_from_slice(&column_value(entry).to_le_bytes());
+    }
     let index = IndexOut {
         path: key,
         dev: metadata.dev(),
@@ -269,6 +284,8 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         skipped: parser.skipped,
         lines: parser.lines,
         atoms: &parser.atoms,
+        spans: &spans,
+        shapes: &shapes,
         entry_chunks: encoded.iter().map(Vec::as_slice).collect(),
     };
     let payload = postcard::to_stdvec(&index).ok()?;

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::cache::Decode;
 use super::guard::{Canary, GuardedMap};
 use super::{OpenOptions, Session, SessionError, Source};
 
@@ -146,24 +147,37 @@ impl SessionFile {
 
     /// Parses the session, using (and refreshing) an on-disk index when the options allow it.
     pub fn session(&self, options: &OpenOptions) -> Session {
-        self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES)
+        self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES, Decode::All)
+    }
+
+    /// [`session`](Self::session) whose indexed entries are decoded a chunk at a time when
+    /// first used, for an operation that needs few of them. A corrupt chunk gives stand-in
+    /// entries: the caller checks [`Session::index_damaged`] when done and, if so, does its
+    /// work again on [`session`](Self::session), which never takes a corrupt index.
+    pub fn session_decoding_lazily(&self, options: &OpenOptions) -> Session {
+        self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES, Decode::Lazily)
     }
 
     /// [`session`](Self::session) for a reader that reads the file once and moves on (a recall
     /// refresh): the index is used the same way but rewritten only after 4 MiB were appended,
     /// not 256 KiB, so that such a read does not re-encode a large session's whole index.
     pub fn session_rewriting_lazily(&self, options: &OpenOptions) -> Session {
-        self.session_indexed(options, super::cache::LAZY_REWRITE_AFTER_BYTES)
+        self.session_indexed(options, super::cache::LAZY_REWRITE_AFTER_BYTES, Decode::All)
     }
 
-    fn session_indexed(&self, options: &OpenOptions, rewrite_after: usize) -> Session {
+    fn session_indexed(
+        &self,
+        options: &OpenOptions,
+        rewrite_after: usize,
+        decode: Decode,
+    ) -> Session {
         let index_dir = options
             .cache_dir
             .as_deref()
             .filter(|_| self.bytes().len() as u64 >= options.cache_min_bytes);
         match (index_dir, &self.opened) {
             (Some(dir), Some(opened)) => {
-                super::cache::open_indexed(self, &opened.metadata, dir, rewrite_after)
+                super::cache::open_indexed(self, &opened.metadata, dir, rewrite_after, decode)
             }
             _ => Session::parse(self.source.clone()),
         }

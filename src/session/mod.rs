@@ -12,6 +12,7 @@
 //! keeps a full read of a large session close to the cost of one JSON scan.
 
 mod cache;
+mod entries;
 mod error;
 mod file;
 mod guard;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use entries::{shape, shape_code, Entries};
 pub(crate) use cache::{cache_file, checks, framed, read_cache_file, save as save_cache_file};
 pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
@@ -73,11 +75,11 @@ pub enum EntryId {
 }
 
 impl Entry {
-    /// A stand-in, overwritten before anyone sees it (an index decoded in place).
-    fn placeholder() -> Entry {
+    /// A stand-in for an entry of a corrupt index chunk, with its line's span.
+    fn placeholder(span: Span) -> Entry {
         Entry {
             line: 0,
-            span: Span { start: 0, end: 0 },
+            span,
             irregular_escapes: false,
             id: EntryId::Line(0),
             parent_id: None,
@@ -224,7 +226,7 @@ impl Source {
 pub struct Session {
     source: Source,
     pub header: Option<Header>,
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
     /// The text of every [`Atom`], back to back.
@@ -339,9 +341,14 @@ impl Session {
 
     /// The entry whose line holds byte `offset`.
     pub fn entry_at_byte(&self, offset: usize) -> Option<usize> {
-        let i = self.entries.partition_point(|e| e.span.start <= offset);
+        let i = self.entries.partition_point(|span| span.start <= offset);
         let candidate = i.checked_sub(1)?;
-        (offset < self.entries[candidate].span.end).then_some(candidate)
+        (offset < self.entries.span(candidate)?.end).then_some(candidate)
+    }
+
+    /// Whether entries read from the index turned out corrupt (see [`Entries::damaged`]).
+    pub fn index_damaged(&self) -> bool {
+        self.entries.damaged()
     }
 
     /// The entry's ISO timestamp, when it is a string.

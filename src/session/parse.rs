@@ -4,7 +4,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{
-    Atom, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span, ToolCall,
+    Atom, Entries, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span,
+    ToolCall,
     RESET_MARKER_TYPE,
 };
 
@@ -126,7 +127,7 @@ struct PendingEntry {
 #[derive(Debug, Default)]
 pub(super) struct Parser {
     pub header: Option<Header>,
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     pub skipped: usize,
     /// Lines seen so far, blank ones included.
     pub lines: usize,

@@ -1,0 +1,339 @@
+//! A session's entries in file order. Those an index holds are decoded a chunk at a time, when
+//! first used, so that an operation that needs few of them (a search, a page of a list) does not
+//! decode a large session's every entry.
+//!
+//! An index stores its entries in chunks of [`CHUNK_LEN`] entries, each decodable on its own,
+//! and beside them two raw columns that need no decoding: each entry's line [`Span`] with its
+//! `irregular_escapes` flag, and its [shape](Entries::shape) (its kind and how many tool calls
+//! it has). [`Entries::span`], [`Entries::partition_point`] and [`Entries::shape`] read the
+//! columns; every other access decodes the chunk holding the entry, once.
+//!
+//! A chunk that fails to decode, or decodes to entries that disagree with the columns (a
+//! corrupt index), is replaced with stand-ins that keep the column's span and is recorded
+//! ([`Entries::damaged`]); a reader that decodes lazily checks that afterwards and reads the
+//! session again without the index. A reader that wants every entry decodes them all up front
+//! ([`Entries::decode_all`]) and parses the file instead when that fails.
+
+use std::ops::{Index, Range};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use super::{Entry, EntryKind, Message, Span};
+
+/// How many entries an index chunk holds.
+pub(super) const CHUNK_LEN: usize = 512;
+
+/// The entries of a session, in file order.
+#[derive(Default)]
+pub struct Entries {
+    stored: Option<StoredEntries>,
+    /// The entries parsed by this call: all of them without an index, those after it with one.
+    parsed: Vec<Entry>,
+}
+
+/// The entries an index holds, decoded on first use.
+pub(super) struct StoredEntries {
+    /// The index payload the chunks' byte ranges point into.
+    payload: Vec<u8>,
+    chunks: Vec<StoredChunk>,
+    /// Per entry: its line's span.
+    spans: Vec<Span>,
+    /// Per entry: [`shape_code`] | the `irregular_escapes` flag in bit 31.
+    shapes: Vec<u32>,
+    damaged: AtomicBool,
+}
+
+struct StoredChunk {
+    bytes: Range<usize>,
+    decoded: OnceLock<Box<[Entry]>>,
+}
+
+const IRREGULAR: u32 = 1 << 31;
+
+/// Every entry, as a vector of them prints.
+impl std::fmt::Debug for Entries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Entries {
+    pub(super) fn with_stored(stored: Option<StoredEntries>) -> Entries {
+        Entries {
+            stored,
+            parsed: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, entry: Entry) {
+        self.parsed.push(entry);
+    }
+
+    fn stored_len(&self) -> usize {
+        self.stored.as_ref().map_or(0, |s| s.spans.len())
+    }
+
+    pub fn len(&self) -> usize {
+        self.stored_len() + self.parsed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Entry> {
+        let stored = self.stored_len();
+        match &self.stored {
+            Some(s) if index < stored => Some(s.get(index)),
+            _ => self.parsed.get(index.checked_sub(stored)?),
+        }
+    }
+
+    pub fn first(&self) -> Option<&Entry> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<&Entry> {
+        self.get(self.len().checked_sub(1)?)
+    }
+
+    /// Every entry, in file order (decoding every chunk it reaches).
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator + Clone + '_ {
+        self.range(0..self.len())
+    }
+
+    /// The entries `range` (clamped to the entries there are).
+    pub fn range(
+        &self,
+        range: Range<usize>,
+    ) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator + Clone + '_ {
+        let end = range.end.min(self.len());
+        (range.start.min(end)..end).map(move |i| &self[i])
+    }
+
+    /// The span of the entry's line, without decoding it.
+    pub fn span(&self, index: usize) -> Option<Span> {
+        let stored = self.stored_len();
+        match &self.stored {
+            Some(s) if index < stored => Some(s.spans[index]),
+            _ => self.parsed.get(index.checked_sub(stored)?).map(|e| e.span),
+        }
+    }
+
+    /// The entry's `irregular_escapes` flag, without decoding it.
+    pub fn irregular_escapes(&self, index: usize) -> Option<bool> {
+        let stored = self.stored_len();
+        match &self.stored {
+            Some(s) if index < stored => Some(s.shapes[index] & IRREGULAR != 0),
+            _ => self
+                .parsed
+                .get(index.checked_sub(stored)?)
+                .map(|e| e.irregular_escapes),
+        }
+    }
+
+    /// The entry's kind and how many tool calls it has ([`shape_code`]), without decoding it.
+    pub fn shape(&self, index: usize) -> Option<u32> {
+        let stored = self.stored_len();
+        match &self.stored {
+            Some(s) if index < stored => Some(s.shapes[index] & !IRREGULAR),
+            _ => self.parsed.get(index.checked_sub(stored)?).map(shape_code),
+        }
+    }
+
+    /// The number of leading entries whose line spans satisfy `pred` (which must hold for a
+    /// prefix of them), found without decoding any entry.
+    pub fn partition_point(&self, mut pred: impl FnMut(Span) -> bool) -> usize {
+        let stored = self.stored_len();
+        if let Some(s) = &self.stored {
+            let point = s.spans.partition_point(|&span| pred(span));
+            if point < stored {
+                return point;
+            }
+        }
+        stored + self.parsed.partition_point(|e| pred(e.span))
+    }
+
+    /// Decodes every stored chunk (side by side); false when one is corrupt.
+    pub(super) fn decode_all(&self) -> bool {
+        self.stored.as_ref().is_none_or(StoredEntries::decode_all)
+    }
+
+    /// Whether a stored chunk turned out corrupt, so that some entries read were stand-ins.
+    pub fn damaged(&self) -> bool {
+        self.stored
+            .as_ref()
+            .is_some_and(|s| s.damaged.load(Ordering::Acquire))
+    }
+}
+
+impl Index<usize> for Entries {
+    type Output = Entry;
+
+    fn index(&self, index: usize) -> &Entry {
+        match self.get(index) {
+            Some(entry) => entry,
+            None => panic!(
+                "entry index {index} out of range for {} entries",
+                self.len()
+            ),
+        }
+    }
+}
+
+impl StoredEntries {
+    /// The stored entries: `chunks` are byte ranges of `payload` holding [`CHUNK_LEN`] entries
+    /// each (the last one the rest); `spans` and `shapes` the columns. `None` when they do not
+    /// fit together.
+    pub(super) fn new(
+        payload: Vec<u8>,
+        chunks: Vec<Range<usize>>,
+        spans: Vec<Span>,
+        shapes: Vec<u32>,
+    ) -> Option<StoredEntries> {
+        let fits = spans.len() == shapes.len()
+            && chunks.len() == spans.len().div_ceil(CHUNK_LEN)
+            && chunks
+                .iter()
+                .all(|c| c.start <= c.end && c.end <= payload.len());
+        fits.then(|| StoredEntries {
+            payload,
+            chunks: chunks
+                .into_iter()
+                .map(|bytes| StoredChunk {
+                    bytes,
+                    decoded: OnceLock::new(),
+                })
+                .collect(),
+            spans,
+            shapes,
+            damaged: AtomicBool::new(false),
+        })
+    }
+
+    fn get(&self, index: usize) -> &Entry {
+        let chunk = index / CHUNK_LEN;
+        &self.chunk(chunk)[index % CHUNK_LEN]
+    }
+
+    fn chunk(&self, chunk: usize) -> &[Entry] {
+        self.chunks[chunk]
+            .decoded
+            .get_or_init(|| self.decode_chunk(chunk))
+    }
+
+    /// The entries of a chunk; stand-ins (and the damage recorded) when it is corrupt.
+    fn decode_chunk(&self, chunk: usize) -> Box<[Entry]> {
+        let first = chunk * CHUNK_LEN;
+        let count = CHUNK_LEN.min(self.spans.len() - first);
+        let bytes = &self.payload[self.chunks[chunk].bytes.clone()];
+        match decode_entries(bytes, count).filter(|entries| self.agree(first, entries)) {
+            Some(entries) => entries.into_boxed_slice(),
+            None => {
+                self.damaged.store(true, Ordering::Release);
+                (first..first + count)
+                    .map(|i| Entry::placeholder(self.spans[i]))
+                    .collect()
+            }
+        }
+    }
+
+    /// Whether decoded entries have the columns' spans, flags and shapes.
+    fn agree(&self, first: usize, entries: &[Entry]) -> bool {
+        entries.iter().enumerate().all(|(i, entry)| {
+            self.spans[first + i] == entry.span && self.shapes[first + i] == column_value(entry)
+        })
+    }
+
+    fn decode_all(&self) -> bool {
+        const THREADS: usize = 4;
+        let per_thread = self.chunks.len().div_ceil(THREADS).max(1);
+        let indices: Vec<usize> = (0..self.chunks.len()).collect();
+        std::thread::scope(|scope| {
+            let mut groups = indices.chunks(per_thread);
+            let first = groups.next();
+            let handles: Vec<_> = groups
+                .map(|group| {
+                    scope.spawn(move || {
+                        for &c in group {
+                            self.chunk(c);
+                        }
+                    })
+                })
+                .collect();
+            for &c in first.unwrap_or_default() {
+                self.chunk(c);
+            }
+            for handle in handles {
+                if handle.join().is_err() {
+                    self.damaged.store(true, Ordering::Release);
+                }
+            }
+        });
+        !self.damaged.load(Ordering::Acquire)
+    }
+}
+
+/// Exactly `count` entries, the whole of `bytes`; `None` otherwise.
+fn decode_entries(mut bytes: &[u8], count: usize) -> Option<Vec<Entry>> {
+    let mut entries = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (entry, rest) = postcard::take_from_bytes::<Entry>(bytes).ok()?;
+        entries.push(entry);
+        bytes = rest;
+    }
+    bytes.is_empty().then_some(entries)
+}
+
+/// An entry's kind in the low byte and its tool calls above it (saturating): what a stored
+/// projection checks its events against without decoding the entry.
+pub fn shape_code(entry: &Entry) -> u32 {
+    let (kind, calls) = match &entry.kind {
+        EntryKind::Message(message) => match message {
+            Message::User { .. } => (1, 0),
+            Message::Assistant { tool_calls, .. } => (2, tool_calls.len()),
+            Message::ToolResult { .. } => (3, 0),
+            Message::BashExecution { .. } => (4, 0),
+            Message::Custom { .. } => (5, 0),
+            Message::CompactionSummary { .. } => (6, 0),
+            Message::BranchSummary { .. } => (7, 0),
+            Message::System => (8, 0),
+            Message::Unknown => (9, 0),
+        },
+        EntryKind::Compaction { .. } => (10, 0),
+        EntryKind::BranchSummary { .. } => (11, 0),
+        EntryKind::CustomMessage { .. } => (12, 0),
+        EntryKind::Custom { .. } => (13, 0),
+        EntryKind::Other => (0, 0),
+    };
+    kind | (calls.min(0x7f_ffff) as u32) << 8
+}
+
+/// The shape codes [`shape_code`] gives, by kind (the low byte).
+pub mod shape {
+    pub const USER: u32 = 1;
+    pub const ASSISTANT: u32 = 2;
+    pub const TOOL_RESULT: u32 = 3;
+    pub const BASH_EXECUTION: u32 = 4;
+    pub const CUSTOM_MESSAGE_ROLE: u32 = 5;
+    pub const COMPACTION_SUMMARY: u32 = 6;
+    pub const BRANCH_SUMMARY_ROLE: u32 = 7;
+    pub const COMPACTION: u32 = 10;
+    pub const BRANCH_SUMMARY: u32 = 11;
+    pub const CUSTOM_MESSAGE: u32 = 12;
+
+    /// The kind of a shape code.
+    pub fn kind(code: u32) -> u32 {
+        code & 0xff
+    }
+
+    /// How many tool calls an entry of this shape has.
+    pub fn calls(code: u32) -> usize {
+        (code >> 8) as usize
+    }
+}
+
+/// The column value of an entry: its shape and its `irregular_escapes` flag.
+pub(super) fn column_value(entry: &Entry) -> u32 {
+    shape_code(entry) | if entry.irregular_escapes { IRREGULAR } else { 0 }
+}
