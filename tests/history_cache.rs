@@ -33,10 +33,18 @@ struct Cache {
 
 impl Cache {
     fn new() -> Cache {
+        Cache::with_turns(40)
+    }
+
+    /// A session of `turns` questions, each answered with a tool call, its result and a reply.
+    fn with_turns(turns: usize) -> Cache {
         let env = TestEnv::new();
         let mut s = SessionBuilder::new();
-        for n in 0..40 {
+        for n in 0..turns {
             s.user(&format!("question {n}"));
+            let call = format!("call{n}");
+            s.assistant_with_calls("", &[(&call, "read", r#"{"path":"a.md"}"#)]);
+            s.tool_result(&call, "read", &format!("file {n} about caches"), false);
             s.assistant(&format!("answer {n} about caches"));
         }
         let session = s.write_to(env.work().join("session.jsonl"));
@@ -213,8 +221,8 @@ const KINDS: [&str; 2] = ["idx", "proj"];
 /// length.
 fn index_header(ext: &str, payload_len: u64) -> Vec<u8> {
     let (magic, format): (&[u8], u32) = match ext {
-        "idx" => (b"PICTXIDX", 7),
-        _ => (b"PICTXPRJ", 1),
+        "idx" => (b"PICTXIDX", 8),
+        _ => (b"PICTXPRJ", 2),
     };
     let mut header = magic.to_vec();
     header.extend_from_slice(&format.to_le_bytes());
@@ -286,6 +294,24 @@ fn a_stored_projection_with_any_byte_changed_only_costs_speed() {
             std::fs::write(index, &bad).unwrap();
         });
     }
+}
+
+/// An index whose entries are decoded a chunk at a time when first used (a list or a search
+/// decodes only the chunks it shows) may turn out corrupt in a chunk only when that chunk is
+/// reached: the operation is then done again on a fresh parse, never answered from stand-ins.
+/// Here the last chunk (the newest entries, which every list shows) ends in bytes that cannot
+/// be decoded.
+#[test]
+fn a_corrupt_chunk_of_the_index_only_costs_speed() {
+    // 4 entries a turn: several chunks of 512 entries.
+    let cache = Cache::with_turns(400);
+    let good = std::fs::read(cache.index_file("idx")).unwrap();
+    cache.check_survives("a corrupt last chunk", "idx", |index| {
+        let mut bad = good.clone();
+        let len = bad.len();
+        bad[len - 16..].fill(0xff);
+        std::fs::write(index, &bad).unwrap();
+    });
 }
 
 #[test]

@@ -13,7 +13,8 @@ use std::io::Write;
 use std::path::Path;
 
 use pi_context::history::{
-    History, Item, Leaf, ListParams, ProjectionStore, ReadParams, Role, SearchParams,
+    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, ProjectionStore, RawScan,
+    ReadParams, Role, SearchParams, SessionInput,
 };
 use pi_context::session::{read_consistently, OpenOptions, SessionError};
 use pi_context::wire::to_compact_json;
@@ -235,9 +236,77 @@ fn answers(history: &History) -> Vec<String> {
     out
 }
 
-/// One call: the branch through the store, compared with a fresh projection.
+/// What the commands answer: the session read by [`with_history`] (entries decoded from the
+/// index as they are reached, the stored projection, the raw scan of the file for searches).
+fn command_answers(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Vec<String> {
+    let budget = 1 << 20;
+    let queries: [&[&str]; 4] = [&["needle"], &["READ", "hay 1"], &["output needle 3"], &["x.md"]];
+    let mut out = Vec::new();
+    for query in queries {
+        let queries: Vec<String> = query.iter().map(|q| q.to_string()).collect();
+        let branch = Branch {
+            leaf,
+            session_id: Some("fallback"),
+        };
+        let input = SessionInput::File { path, options };
+        let answer = with_history(
+            input,
+            branch,
+            Some(&queries),
+            |history: &History, scan: Option<&RawScan>| {
+                let mut answers = Vec::new();
+                for list in [
+                    ListParams::default(),
+                    ListParams {
+                        roles: Some(Role::ALL.to_vec()),
+                        limit: 1000,
+                        ..ListParams::default()
+                    },
+                ] {
+                    let search = SearchParams {
+                        queries: queries.clone(),
+                        list: list.clone(),
+                    };
+                    answers.push(format!(
+                        "{:?}",
+                        history
+                            .search_scanned(&search, budget, scan)
+                            .map(|p| to_compact_json(&p))
+                    ));
+                    answers.push(format!(
+                        "{:?}",
+                        history.list(&list, budget).map(|p| to_compact_json(&p))
+                    ));
+                }
+                for seq in [1, history.highest_seq() / 2, history.highest_seq()] {
+                    answers.push(format!(
+                        "{:?}",
+                        history
+                            .read(&ReadParams::new(seq.max(1)), budget)
+                            .map(|r| r.window.render())
+                    ));
+                }
+                Ok::<_, HistoryError>(answers)
+            },
+        );
+        match answer {
+            Ok(answers) => out.extend(answers),
+            Err(e) => out.push(e.code().to_string()),
+        }
+    }
+    out
+}
+
+/// One call: the branch through the store, compared with a fresh projection; and what the
+/// commands answer through the cache, compared with what they answer without it.
 /// Returns whether the store's projection was used.
 fn check_call(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Result<bool, TestCaseError> {
+    let cached = command_answers(path, options, leaf);
+    let fresh = command_answers(path, &OpenOptions::default(), leaf);
+    prop_assert!(
+        cached == fresh,
+        "the commands answer differently with the cache for {leaf:?}:\n{cached:#?}\nwithout:\n{fresh:#?}"
+    );
     let outcome = read_consistently(path, |file| {
         let session = file.session(options);
         let store = ProjectionStore::for_file(file, options);
@@ -291,7 +360,7 @@ fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
     std::fs::write(&path, format!("{header}\n")).unwrap();
     let mut writer = Writer::new();
     let (mut calls, mut from_store) = (0, 0);
-    for _ in 0..10 {
+    for step in 0..10 {
         if rng.chance(5) {
             // Rewritten in place: the same header, other entries.
             let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -300,9 +369,13 @@ fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
             std::fs::write(&path, format!("{header}\n")).unwrap();
             writer = Writer::new();
         }
-        let lines: Vec<String> = (0..1 + rng.below(12))
-            .map(|_| writer.entry(&mut rng))
-            .collect();
+        // Now and then a first step of many entries: an index of several chunks.
+        let count = if step == 0 && rng.chance(25) {
+            600 + rng.below(600)
+        } else {
+            1 + rng.below(12)
+        };
+        let lines: Vec<String> = (0..count).map(|_| writer.entry(&mut rng)).collect();
         append(&path, &lines);
         for _ in 0..1 + rng.below(2) {
             let leaf = match rng.below(10) {
