@@ -303,7 +303,7 @@ fn a_stored_projection_with_any_byte_changed_only_costs_speed() {
 /// be decoded.
 #[test]
 fn a_corrupt_chunk_of_the_index_only_costs_speed() {
-    // 4 entries a turn: several chunks of 512 entries.
+    // 4 entries a turn: several chunks of the index.
     let cache = Cache::with_turns(400);
     let good = std::fs::read(cache.index_file("idx")).unwrap();
     cache.check_survives("a corrupt last chunk", "idx", |index| {

@@ -20,8 +20,9 @@ use std::sync::OnceLock;
 
 use super::{Entry, EntryKind, Message, Span};
 
-/// How many entries an index chunk holds.
-pub(super) const CHUNK_LEN: usize = 512;
+/// How many entries an index chunk holds: a search for a rare word decodes one chunk per
+/// matching line, so smaller chunks decode less (128 measured faster than 512 on 100 MB).
+pub(super) const CHUNK_LEN: usize = 128;
 
 /// The entries of a session, in file order.
 #[derive(Default)]
