@@ -240,7 +240,12 @@ fn answers(history: &History) -> Vec<String> {
 /// index as they are reached, the stored projection, the raw scan of the file for searches).
 fn command_answers(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Vec<String> {
     let budget = 1 << 20;
-    let queries: [&[&str]; 4] = [&["needle"], &["READ", "hay 1"], &["output needle 3"], &["x.md"]];
+    let queries: [&[&str]; 4] = [
+        &["needle"],
+        &["READ", "hay 1"],
+        &["output needle 3"],
+        &["x.md"],
+    ];
     let mut out = Vec::new();
     for query in queries {
         let queries: Vec<String> = query.iter().map(|q| q.to_string()).collect();

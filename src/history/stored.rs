@@ -353,9 +353,7 @@ fn encode(store: &ProjectionStore, history: &History, covered_len: usize) -> Opt
     let session = history.session;
     let entries = session.entries.range(0..history.entries);
     let (head_check, tail_check) = session::checks(&store.file.bytes()[..covered_len]);
-    let mut id_hashes: Vec<u64> = entries
-        .map(|e| id_hash(&session.entry_id(&e.id)))
-        .collect();
+    let mut id_hashes: Vec<u64> = entries.map(|e| id_hash(&session.entry_id(&e.id))).collect();
     id_hashes.sort_unstable();
     id_hashes.dedup();
     let leaf = history.branch.last().map(|&l| l as u64);

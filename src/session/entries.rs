@@ -336,5 +336,10 @@ pub mod shape {
 
 /// The column value of an entry: its shape and its `irregular_escapes` flag.
 pub(super) fn column_value(entry: &Entry) -> u32 {
-    shape_code(entry) | if entry.irregular_escapes { IRREGULAR } else { 0 }
+    shape_code(entry)
+        | if entry.irregular_escapes {
+            IRREGULAR
+        } else {
+            0
+        }
 }

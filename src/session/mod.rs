@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use entries::{shape, shape_code, Entries};
 pub(crate) use cache::{cache_file, checks, framed, read_cache_file, save as save_cache_file};
+pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
 pub use parse::parse_line_for_fuzzing;

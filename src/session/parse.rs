@@ -5,8 +5,7 @@ use serde_json::value::RawValue;
 
 use super::{
     Atom, Entries, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span,
-    ToolCall,
-    RESET_MARKER_TYPE,
+    ToolCall, RESET_MARKER_TYPE,
 };
 
 #[derive(Deserialize)]
