@@ -240,12 +240,7 @@ fn answers(history: &History) -> Vec<String> {
 /// index as they are reached, the stored projection, the raw scan of the file for searches).
 fn command_answers(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Vec<String> {
     let budget = 1 << 20;
-    let queries: [&[&str]; 4] = [
-        &["needle"],
-        &["READ", "hay 1"],
-        &["output needle 3"],
-        &["x.md"],
-    ];
+    let queries: [&[&str]; 1] = [&["NEEDLE 1", "read", "hay 2", "x.md"]];
     let mut out = Vec::new();
     for query in queries {
         let queries: Vec<String> = query.iter().map(|q| q.to_string()).collect();
@@ -302,12 +297,27 @@ fn command_answers(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Vec<Strin
     out
 }
 
-/// One call: the branch through the store, compared with a fresh projection; and what the
-/// commands answer through the cache, compared with what they answer without it.
+/// One call: the branch through the store, compared with a fresh projection.
 /// Returns whether the store's projection was used.
 fn check_call(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Result<bool, TestCaseError> {
-    let cached = command_answers(path, options, leaf);
-    let fresh = command_answers(path, &OpenOptions::default(), leaf);
+    check_call_and_commands(path, options, leaf, false)
+}
+
+/// [`check_call`], and with `commands` also what the commands answer through the cache,
+/// compared with what they answer without it (a search compiles its queries, so not on every
+/// call).
+fn check_call_and_commands(
+    path: &Path,
+    options: &OpenOptions,
+    leaf: &Leaf,
+    commands: bool,
+) -> Result<bool, TestCaseError> {
+    let (cached, fresh) = if commands {
+        let cached = command_answers(path, options, leaf);
+        (cached, command_answers(path, &OpenOptions::default(), leaf))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     prop_assert!(
         cached == fresh,
         "the commands answer differently with the cache for {leaf:?}:\n{cached:#?}\nwithout:\n{fresh:#?}"
@@ -375,8 +385,8 @@ fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
             writer = Writer::new();
         }
         // Now and then a first step of many entries: an index of several chunks.
-        let count = if step == 0 && rng.chance(25) {
-            600 + rng.below(600)
+        let count = if step == 0 && rng.chance(20) {
+            150 + rng.below(300)
         } else {
             1 + rng.below(12)
         };
@@ -390,7 +400,8 @@ fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
                 _ => Leaf::Id(writer.ids[rng.below(writer.ids.len())].clone()),
             };
             calls += 1;
-            from_store += usize::from(check_call(&path, &options, &leaf)?);
+            let commands = rng.chance(30);
+            from_store += usize::from(check_call_and_commands(&path, &options, &leaf, commands)?);
         }
     }
     Ok((calls, from_store))

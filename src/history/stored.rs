@@ -172,8 +172,8 @@ impl<'f> ProjectionStore<'f> {
     fn load(&self, session: &Session) -> Option<Stored> {
         let bytes = self.file.bytes();
         let max = (bytes.len() as u64).saturating_mul(16) + (64 << 10);
-        let data = session::read_cache_file(&self.path, MAGIC, FORMAT, max)?;
-        let (meta, arrays) = split_payload(&data)?;
+        let payload = session::map_cache_file(&self.path, MAGIC, FORMAT, max)?;
+        let (meta, arrays) = split_payload(payload.bytes())?;
         let covered_len = usize::try_from(meta.covered_len).ok()?;
         let valid = meta.path == self.key
             && (meta.dev, meta.ino) == (self.dev, self.ino)
@@ -189,7 +189,8 @@ impl<'f> ProjectionStore<'f> {
         if meta.entries != entries as u64 {
             return None;
         }
-        decode(session, &meta, arrays, covered_len, entries)
+        // A map read past the end of a file truncated under it gave zeros: not used.
+        decode(session, &meta, arrays, covered_len, entries).filter(|_| !payload.damaged())
     }
 
     /// Stores `history` as the projection of the bytes up to `covered_len` (complete lines),
@@ -452,10 +453,11 @@ fn encode(store: &ProjectionStore, history: &History, covered_len: usize) -> Opt
 }
 
 fn split_payload(data: &[u8]) -> Option<(Meta, &[u8])> {
-    let meta_len = usize::try_from(u64::from_le_bytes(data.get(..8)?.try_into().ok()?)).ok()?;
-    let meta_bytes = data.get(8..8usize.checked_add(meta_len)?)?;
-    let meta: Meta = postcard::from_bytes(meta_bytes).ok()?;
-    Some((meta, &data[8 + meta_len..]))
+    let (meta, arrays) = session::split_meta(data)?;
+    // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8,
+    // and a mapped file could change under the decoder.
+    let meta: Meta = postcard::from_bytes(&meta.to_vec()).ok()?;
+    Some((meta, arrays))
 }
 
 /// Reads the arrays after the meta, checking every index against the session: a stored

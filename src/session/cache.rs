@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use super::entries::{column_value, Entries, StoredEntries, CHUNK_LEN};
+use super::guard::GuardedMap;
 use super::parse::Parser;
 use super::{Header, Session, SessionFile, Span};
 
@@ -45,28 +46,10 @@ pub(super) const LAZY_REWRITE_AFTER_BYTES: usize = 4 << 20;
 /// Bytes per entry of the span column: start and end, u64 LE each.
 const SPAN_BYTES: usize = 16;
 
-#[derive(Serialize)]
-struct IndexOut<'a> {
-    path: &'a str,
-    dev: u64,
-    ino: u64,
-    indexed_len: u64,
-    head_check: [u8; 20],
-    tail_check: [u8; 20],
-    header: &'a Option<Header>,
-    skipped: usize,
-    lines: usize,
-    atoms: &'a str,
-    /// Per entry: its line's span (start and end, u64 LE).
-    spans: &'a [u8],
-    /// Per entry: its shape and `irregular_escapes` flag (u32 LE, see `entries::column_value`).
-    shapes: &'a [u8],
-    /// Each chunk is the postcard encoding of `CHUNK_LEN` entries (the last: the rest).
-    entry_chunks: Vec<&'a [u8]>,
-}
-
-#[derive(Deserialize)]
-struct IndexIn<'a> {
+/// The small part of an index, postcard-encoded after its length (u64 LE); the columns and
+/// the entry chunks follow it as raw bytes (see [`encode`]).
+#[derive(Serialize, Deserialize)]
+struct IndexMeta {
     path: String,
     dev: u64,
     ino: u64,
@@ -77,10 +60,8 @@ struct IndexIn<'a> {
     skipped: usize,
     lines: usize,
     atoms: String,
-    spans: &'a [u8],
-    shapes: &'a [u8],
-    #[serde(borrow)]
-    entry_chunks: Vec<&'a [u8]>,
+    entries: u64,
+    chunks: u64,
 }
 
 /// How a reader of an indexed session takes its entries.
@@ -102,7 +83,7 @@ pub(super) fn open_indexed(
     let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let (index_file, key) = cache_file(dir, file.path(), "idx");
-    let (mut parser, indexed_len) = load(&index_file, &key, metadata, bytes)
+    let (mut parser, indexed_len) = load(&index_file, &key, metadata, bytes, decode)
         .filter(|(parser, _)| decode == Decode::Lazily || parser.entries.decode_all())
         .unwrap_or_else(|| (Parser::default(), 0));
     if indexed_len < complete {
@@ -147,45 +128,82 @@ fn load(
     key: &str,
     metadata: &Metadata,
     bytes: &[u8],
+    decode: Decode,
 ) -> Option<(Parser, usize)> {
-    let data = read_cache_file(index_file, MAGIC, FORMAT, max_payload_len(bytes.len()))?;
-    let index: IndexIn = postcard::from_bytes(&data).ok()?;
-    let indexed_len = usize::try_from(index.indexed_len).ok()?;
-    let valid = index.path == key
-        && index.dev == metadata.dev()
-        && index.ino == metadata.ino()
+    let max = max_payload_len(bytes.len());
+    let payload = match decode {
+        // A lazy reader keeps the index for its chunks: mapped, it costs no fresh memory.
+        Decode::Lazily => map_cache_file(index_file, MAGIC, FORMAT, max)?,
+        Decode::All => CachePayload(Payload::Owned(read_cache_file(
+            index_file, MAGIC, FORMAT, max,
+        )?)),
+    };
+    let data = payload.bytes();
+    let (meta_bytes, mut raw) = split_meta(data)?;
+    // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8.
+    let meta: IndexMeta = postcard::from_bytes(&meta_bytes.to_vec()).ok()?;
+    let indexed_len = usize::try_from(meta.indexed_len).ok()?;
+    let valid = meta.path == key
+        && meta.dev == metadata.dev()
+        && meta.ino == metadata.ino()
         && indexed_len <= bytes.len()
         && (indexed_len == 0 || bytes[indexed_len - 1] == b'\n')
-        && checks(&bytes[..indexed_len]) == (index.head_check, index.tail_check);
+        && checks(&bytes[..indexed_len]) == (meta.head_check, meta.tail_check);
     if !valid {
         return None;
     }
-    let spans = span_column(index.spans, indexed_len)?;
-    if index.shapes.len() % 4 != 0 {
-        return None;
-    }
-    let shapes: Vec<u32> = index
-        .shapes
+    let entries = usize::try_from(meta.entries).ok()?;
+    let chunk_count = usize::try_from(meta.chunks).ok()?;
+    let spans = span_column(
+        take(&mut raw, entries.checked_mul(SPAN_BYTES)?)?,
+        indexed_len,
+    )?;
+    let shapes: Vec<u32> = take(&mut raw, entries.checked_mul(4)?)?
         .chunks_exact(4)
         .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()))
         .collect();
-    let offset_of = |part: &[u8]| part.as_ptr() as usize - data.as_ptr() as usize;
-    let chunks = index
-        .entry_chunks
-        .iter()
-        .map(|chunk| offset_of(chunk)..offset_of(chunk) + chunk.len())
-        .collect();
-    let (header, skipped, lines, atoms) = (index.header, index.skipped, index.lines, index.atoms);
-    let stored = StoredEntries::new(data, chunks, spans, shapes)?;
+    let ends = take(&mut raw, chunk_count.checked_mul(8)?)?;
+    let chunks_at = data.len() - raw.len();
+    let mut chunks = Vec::with_capacity(chunk_count);
+    let mut start = 0usize;
+    for end in ends.chunks_exact(8) {
+        let end = usize::try_from(u64::from_le_bytes(end.try_into().ok()?)).ok()?;
+        if end < start || end > raw.len() {
+            return None;
+        }
+        chunks.push(chunks_at + start..chunks_at + end);
+        start = end;
+    }
+    if start != raw.len() || payload.damaged() {
+        return None;
+    }
+    let stored = StoredEntries::new(payload, chunks, spans, shapes)?;
     let parser = Parser {
-        header,
+        header: meta.header,
         entries: Entries::with_stored(Some(stored)),
-        skipped,
-        lines,
-        atoms,
+        skipped: meta.skipped,
+        lines: meta.lines,
+        atoms: meta.atoms,
         ..Parser::default()
     };
     Some((parser, indexed_len))
+}
+
+/// The meta of a cache payload (after its u64 LE length) and the raw bytes after it.
+pub(crate) fn split_meta(data: &[u8]) -> Option<(&[u8], &[u8])> {
+    let meta_len = usize::try_from(u64::from_le_bytes(data.get(..8)?.try_into().ok()?)).ok()?;
+    let meta = data.get(8..8usize.checked_add(meta_len)?)?;
+    Some((meta, &data[8 + meta_len..]))
+}
+
+/// The next `len` bytes of `raw`, which moves past them.
+fn take<'a>(raw: &mut &'a [u8], len: usize) -> Option<&'a [u8]> {
+    if len > raw.len() {
+        return None;
+    }
+    let (head, rest) = raw.split_at(len);
+    *raw = rest;
+    Some(head)
 }
 
 /// The span column: spans in file order, each non-empty, within the indexed bytes and after
@@ -218,6 +236,68 @@ pub(crate) fn read_cache_file(
     format: u32,
     max_payload: u64,
 ) -> Option<Vec<u8>> {
+    let (file, payload_len) = open_cache_file(index_file, magic, format, max_payload)?;
+    read_payload(file, payload_len)
+}
+
+fn read_payload(mut file: fs::File, payload_len: u64) -> Option<Vec<u8>> {
+    let mut payload = Vec::with_capacity(usize::try_from(payload_len).ok()?);
+    (&mut file)
+        .take(payload_len)
+        .read_to_end(&mut payload)
+        .ok()?;
+    (payload.len() as u64 == payload_len).then_some(payload)
+}
+
+/// [`read_cache_file`], mapped when a guarded map can be set up (read otherwise): the payload
+/// then costs no fresh memory, and only the pages used are touched. Cache files are replaced by
+/// a rename, never written in place; one truncated by someone else under the map reads as
+/// zeros past its end and reports [`CachePayload::damaged`].
+pub(crate) fn map_cache_file(
+    index_file: &Path,
+    magic: &[u8; 8],
+    format: u32,
+    max_payload: u64,
+) -> Option<CachePayload> {
+    let (file, payload_len) = open_cache_file(index_file, magic, format, max_payload)?;
+    let len = usize::try_from(payload_len).ok()?.checked_add(HEADER_LEN)?;
+    let payload = match GuardedMap::map(&file, len) {
+        Some(map) => Payload::Mapped(map),
+        None => Payload::Owned(read_payload(file, payload_len)?),
+    };
+    Some(CachePayload(payload))
+}
+
+/// The payload of a cache file: mapped or read.
+pub(crate) struct CachePayload(Payload);
+
+enum Payload {
+    Mapped(GuardedMap),
+    Owned(Vec<u8>),
+}
+
+impl CachePayload {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match &self.0 {
+            Payload::Mapped(map) => map.bytes().get(HEADER_LEN..).unwrap_or_default(),
+            Payload::Owned(bytes) => bytes,
+        }
+    }
+
+    /// Whether a read of the map faulted past the file's end (it was truncated), so that some
+    /// bytes read were zeros.
+    pub(crate) fn damaged(&self) -> bool {
+        matches!(&self.0, Payload::Mapped(map) if map.damaged())
+    }
+}
+
+/// A cache file opened and checked as [`read_cache_file`] says, with its payload length.
+fn open_cache_file(
+    index_file: &Path,
+    magic: &[u8; 8],
+    format: u32,
+    max_payload: u64,
+) -> Option<(fs::File, u64)> {
     let mut file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -232,12 +312,7 @@ pub(crate) fn read_cache_file(
     let payload_len = payload_len(&header, magic, format)?;
     let plausible = payload_len <= max_payload
         && metadata.len() == (HEADER_LEN as u64).checked_add(payload_len)?;
-    if !plausible {
-        return None;
-    }
-    let mut payload = Vec::with_capacity(usize::try_from(payload_len).ok()?);
-    file.take(payload_len).read_to_end(&mut payload).ok()?;
-    (payload.len() as u64 == payload_len).then_some(payload)
+    plausible.then_some((file, payload_len))
 }
 
 /// The payload length a header promises; `None` for another file kind or format.
@@ -266,29 +341,42 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         }
         encoded.push(chunk);
     }
-    let mut spans = Vec::with_capacity(entries.len() * SPAN_BYTES);
-    let mut shapes = Vec::with_capacity(entries.len() * 4);
-    for entry in entries.iter() {
-        spans.extend_from_slice(&(entry.span.start as u64).to_le_bytes());
-        spans.extend_from_slice(&(entry.span.end as u64).to_le_bytes());
-        shapes.extend_from_slice(&column_value(entry).to_le_bytes());
-    }
-    let index = IndexOut {
-        path: key,
+    let meta = IndexMeta {
+        path: key.to_string(),
         dev: metadata.dev(),
         ino: metadata.ino(),
         indexed_len: indexed.len() as u64,
         head_check,
         tail_check,
-        header: &parser.header,
+        header: parser.header.clone(),
         skipped: parser.skipped,
         lines: parser.lines,
-        atoms: &parser.atoms,
-        spans: &spans,
-        shapes: &shapes,
-        entry_chunks: encoded.iter().map(Vec::as_slice).collect(),
+        atoms: parser.atoms.clone(),
+        entries: entries.len() as u64,
+        chunks: encoded.len() as u64,
     };
-    let payload = postcard::to_stdvec(&index).ok()?;
+    let meta = postcard::to_stdvec(&meta).ok()?;
+    let chunk_bytes: usize = encoded.iter().map(Vec::len).sum();
+    let mut payload = Vec::with_capacity(
+        8 + meta.len() + entries.len() * (SPAN_BYTES + 4) + encoded.len() * 8 + chunk_bytes,
+    );
+    payload.extend_from_slice(&(meta.len() as u64).to_le_bytes());
+    payload.extend_from_slice(&meta);
+    for entry in entries.iter() {
+        payload.extend_from_slice(&(entry.span.start as u64).to_le_bytes());
+        payload.extend_from_slice(&(entry.span.end as u64).to_le_bytes());
+    }
+    for entry in entries.iter() {
+        payload.extend_from_slice(&column_value(entry).to_le_bytes());
+    }
+    let mut end = 0u64;
+    for chunk in &encoded {
+        end += chunk.len() as u64;
+        payload.extend_from_slice(&end.to_le_bytes());
+    }
+    for chunk in &encoded {
+        payload.extend_from_slice(chunk);
+    }
     Some(framed(MAGIC, FORMAT, &payload))
 }
 

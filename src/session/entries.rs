@@ -18,6 +18,7 @@ use std::ops::{Index, Range};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use super::cache::CachePayload;
 use super::{Entry, EntryKind, Message, Span};
 
 /// How many entries an index chunk holds: a search for a rare word decodes one chunk per
@@ -34,8 +35,8 @@ pub struct Entries {
 
 /// The entries an index holds, decoded on first use.
 pub(super) struct StoredEntries {
-    /// The index payload the chunks' byte ranges point into.
-    payload: Vec<u8>,
+    /// The index payload (mapped, or read) the chunks' byte ranges point into.
+    payload: CachePayload,
     chunks: Vec<StoredChunk>,
     /// Per entry: its line's span.
     spans: Vec<Span>,
@@ -164,7 +165,7 @@ impl Entries {
     pub fn damaged(&self) -> bool {
         self.stored
             .as_ref()
-            .is_some_and(|s| s.damaged.load(Ordering::Acquire))
+            .is_some_and(|s| s.damaged.load(Ordering::Acquire) || s.payload.damaged())
     }
 }
 
@@ -187,7 +188,7 @@ impl StoredEntries {
     /// each (the last one the rest); `spans` and `shapes` the columns. `None` when they do not
     /// fit together.
     pub(super) fn new(
-        payload: Vec<u8>,
+        payload: CachePayload,
         chunks: Vec<Range<usize>>,
         spans: Vec<Span>,
         shapes: Vec<u32>,
@@ -196,7 +197,7 @@ impl StoredEntries {
             && chunks.len() == spans.len().div_ceil(CHUNK_LEN)
             && chunks
                 .iter()
-                .all(|c| c.start <= c.end && c.end <= payload.len());
+                .all(|c| c.start <= c.end && c.end <= payload.bytes().len());
         fits.then(|| StoredEntries {
             payload,
             chunks: chunks
@@ -227,8 +228,11 @@ impl StoredEntries {
     fn decode_chunk(&self, chunk: usize) -> Box<[Entry]> {
         let first = chunk * CHUNK_LEN;
         let count = CHUNK_LEN.min(self.spans.len() - first);
-        let bytes = &self.payload[self.chunks[chunk].bytes.clone()];
-        match decode_entries(bytes, count).filter(|entries| self.agree(first, entries)) {
+        // Copied before it is decoded: a mapped index could change under the decoder, and the
+        // strings it decodes must stay the bytes it checked as UTF-8.
+        let bytes = self.payload.bytes()[self.chunks[chunk].bytes.clone()].to_vec();
+        let decoded = decode_entries(&bytes, count).filter(|entries| self.agree(first, entries));
+        match decoded.filter(|_| !self.payload.damaged()) {
             Some(entries) => entries.into_boxed_slice(),
             None => {
                 self.damaged.store(true, Ordering::Release);

@@ -24,7 +24,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use cache::{cache_file, checks, framed, read_cache_file, save as save_cache_file};
+pub(crate) use cache::{
+    cache_file, checks, framed, map_cache_file, save as save_cache_file, split_meta,
+};
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
