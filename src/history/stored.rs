@@ -456,7 +456,8 @@ fn split_payload(data: &[u8]) -> Option<(Meta, &[u8])> {
     let (meta, arrays) = session::split_meta(data)?;
     // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8,
     // and a mapped file could change under the decoder.
-    let meta: Meta = postcard::from_bytes(&meta.to_vec()).ok()?;
+    let copy = meta.to_vec();
+    let meta: Meta = postcard::from_bytes(&copy).ok()?;
     Some((meta, arrays))
 }
 

@@ -141,7 +141,8 @@ fn load(
     let data = payload.bytes();
     let (meta_bytes, mut raw) = split_meta(data)?;
     // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8.
-    let meta: IndexMeta = postcard::from_bytes(&meta_bytes.to_vec()).ok()?;
+    let copy = meta_bytes.to_vec();
+    let meta: IndexMeta = postcard::from_bytes(&copy).ok()?;
     let indexed_len = usize::try_from(meta.indexed_len).ok()?;
     let valid = meta.path == key
         && meta.dev == metadata.dev()
@@ -209,7 +210,7 @@ fn take<'a>(raw: &mut &'a [u8], len: usize) -> Option<&'a [u8]> {
 /// The span column: spans in file order, each non-empty, within the indexed bytes and after
 /// the one before; `None` otherwise.
 fn span_column(raw: &[u8], indexed_len: usize) -> Option<Vec<Span>> {
-    if raw.len() % SPAN_BYTES != 0 {
+    if !raw.len().is_multiple_of(SPAN_BYTES) {
         return None;
     }
     let mut spans = Vec::with_capacity(raw.len() / SPAN_BYTES);
