@@ -17,7 +17,9 @@ pub mod lock;
 mod page;
 pub mod purge;
 pub mod repo;
+pub mod run_lock;
 mod store;
+pub mod sync;
 mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
