@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
+use crate::notes::layout::SYNC_LOCK;
 use crate::notes::run_lock::{self, RunLock};
 pub use crate::notes::run_lock::LockState;
 
@@ -25,15 +26,8 @@ pub struct DreamLock {
 /// Tries to take the lock. `Ok(None)`: somebody else's lock is there (or the file could not be
 /// created for another reason that an existing lock explains).
 pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
-    let last_run = home.join(LAST_RUN_FILE);
-    let prior_last_run = fs::metadata(&last_run).and_then(|m| m.modified()).ok();
-    let Some(lock) = run_lock::acquire(&home.join(LOCK_FILE))? else {
+    let Some(lock) = take(home)? else {
         return Ok(None);
-    };
-    let lock = DreamLock {
-        lock,
-        last_run,
-        prior_last_run,
     };
     if let Err(e) = lock.stamp_last_run(now) {
         // Not a run: leave no lock behind, or every later run would be refused.
@@ -41,6 +35,42 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
         return Err(e);
     }
     Ok(Some(lock))
+}
+
+/// Takes the lock for work on the store that is not a dream run (`dream undo`): no dream (and no
+/// sync) can start meanwhile, and the last-run time (the time gate) is left alone. Release it
+/// with [`DreamLock::release`].
+pub fn acquire_without_run(home: &Path) -> io::Result<Option<DreamLock>> {
+    take(home)
+}
+
+/// Creates the dream lock, then makes sure no sync runs: a sync that started first holds
+/// `.sync.lock` live, and one that starts later finds this lock (each takes its own lock before
+/// it looks at the other's, so one of two racing runs always sees the other).
+fn take(home: &Path) -> io::Result<Option<DreamLock>> {
+    let last_run = home.join(LAST_RUN_FILE);
+    let prior_last_run = fs::metadata(&last_run).and_then(|m| m.modified()).ok();
+    let Some(lock) = run_lock::acquire(&home.join(LOCK_FILE))? else {
+        return Ok(None);
+    };
+    if sync_running(home) {
+        lock.release()?;
+        return Ok(None);
+    }
+    Ok(Some(DreamLock {
+        lock,
+        last_run,
+        prior_last_run,
+    }))
+}
+
+/// Whether a `notes sync` holds its lock now (a stale sync lock does not stop a dream: a killed
+/// sync leaves the home consistent).
+pub fn sync_running(home: &Path) -> bool {
+    matches!(
+        run_lock::state(&home.join(SYNC_LOCK)),
+        LockState::Live { .. }
+    )
 }
 
 impl DreamLock {

@@ -17,6 +17,7 @@ pub mod lock;
 mod page;
 pub mod purge;
 pub mod repo;
+pub mod revert;
 pub mod run_lock;
 mod store;
 pub mod sync;

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use pi_context::boot::Rendered;
 use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
 use pi_context::notes::{
@@ -116,6 +117,10 @@ impl DreamPrinter for JsonPrinter {
 
     fn doctor(&self, out: &mut dyn Write, report: &DoctorReport) -> io::Result<()> {
         emit(out, report)
+    }
+
+    fn undone(&self, out: &mut dyn Write, outcome: &UndoOutcome) -> io::Result<()> {
+        emit(out, outcome)
     }
 }
 

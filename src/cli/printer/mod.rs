@@ -10,6 +10,7 @@ use std::path::Path;
 use pi_context::boot::Rendered;
 use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
 use pi_context::notes::{
@@ -98,6 +99,7 @@ pub trait DreamPrinter {
         view: &DreamView,
     ) -> io::Result<()>;
     fn doctor(&self, out: &mut dyn Write, report: &DoctorReport) -> io::Result<()>;
+    fn undone(&self, out: &mut dyn Write, outcome: &UndoOutcome) -> io::Result<()>;
 }
 
 pub fn dream(json: bool, color: bool) -> Box<dyn DreamPrinter> {
