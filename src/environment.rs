@@ -19,6 +19,7 @@
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | CONTRACT §10.1 |
+//! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -330,6 +331,27 @@ impl Environment {
             session_options: self.session_open_options(),
             now_ms: self.now().as_millisecond(),
         })
+    }
+
+    /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:
+    /// what a sync's conflict markers call our side.
+    pub fn host_name(&self) -> String {
+        let mut buffer = [0u8; 256];
+        // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
+        let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len() - 1) };
+        let host = (status == 0)
+            .then(|| {
+                let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+                String::from_utf8_lossy(&buffer[..end]).trim().to_string()
+            })
+            .filter(|h| !h.is_empty());
+        host.or_else(|| {
+            self.notes_home
+                .as_deref()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "here".to_string())
     }
 
     /// A variable of the process environment (for the few that only one command reads, such

@@ -9,10 +9,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
 use crate::notes::layout::SYNC_LOCK;
-use crate::notes::run_lock::{self, RunLock};
+pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
 pub use crate::notes::run_lock::LockState;
+use crate::notes::run_lock::{self, RunLock};
 
 /// A held lock. Dropping it without [`DreamLock::release`] or [`DreamLock::fail`] leaves the
 /// lock file in place, as a crash would.

@@ -35,9 +35,13 @@ pub enum LockState {
     Absent,
     /// A process holds the advisory lock: its run is going on (pid from the content, if
     /// readable).
-    Live { pid: Option<u32> },
+    Live {
+        pid: Option<u32>,
+    },
     /// No process holds it: left behind by a run that died.
-    Stale { content: String },
+    Stale {
+        content: String,
+    },
 }
 
 /// Tries to create the lock at `path`. `Ok(None)`: a lock is there already (live or stale).
@@ -198,10 +202,15 @@ mod tests {
         fs::write(&path, "999999 dead-owner-with-a-longer-token").unwrap();
         assert!(acquire(&path).unwrap().is_none());
         assert!(matches!(state(&path), LockState::Stale { .. }));
-        let lock = acquire_or_take_over(&path).unwrap().expect("stale lock taken");
+        let lock = acquire_or_take_over(&path)
+            .unwrap()
+            .expect("stale lock taken");
         assert!(lock.owned());
         let content = fs::read_to_string(&path).unwrap();
-        assert!(content.starts_with(&std::process::id().to_string()), "{content}");
+        assert!(
+            content.starts_with(&std::process::id().to_string()),
+            "{content}"
+        );
         assert!(!content.contains("dead-owner"), "{content}");
         lock.release().unwrap();
         assert!(!path.exists());

@@ -52,7 +52,11 @@ pub fn merge(base: Option<&str>, ours: &str, theirs: &str, labels: &Labels) -> M
         };
     }
     let b = Document::parse(base.unwrap_or(""));
-    let b_body = if b.has_frontmatter() { b.body.as_str() } else { "" };
+    let b_body = if b.has_frontmatter() {
+        b.body.as_str()
+    } else {
+        ""
+    };
     let body = text::merge(b_body, &o.body, &t.body, labels);
     let ours_later = later(&o, ours, &t, theirs) == Side::Ours;
     let (later_doc, earlier_doc) = if ours_later { (&o, &t) } else { (&t, &o) };
@@ -67,7 +71,8 @@ pub fn merge(base: Option<&str>, ours: &str, theirs: &str, labels: &Labels) -> M
             }
             Key::AccessCount => larger_count(o.get(key), t.get(key)),
             Key::Origin | Key::CrumpledAt | Key::Project => {
-                let (bv, later_v, earlier_v) = (b.get(key), later_doc.get(key), earlier_doc.get(key));
+                let (bv, later_v, earlier_v) =
+                    (b.get(key), later_doc.get(key), earlier_doc.get(key));
                 match three_way(bv, later_v.clone(), earlier_v.clone()) {
                     Ok(value) => value,
                     Err(()) => {
@@ -86,7 +91,11 @@ pub fn merge(base: Option<&str>, ours: &str, theirs: &str, labels: &Labels) -> M
             None => merged.remove(key),
         }
     }
-    let (bo, lo, eo) = (b.other_lines(), later_doc.other_lines(), earlier_doc.other_lines());
+    let (bo, lo, eo) = (
+        b.other_lines(),
+        later_doc.other_lines(),
+        earlier_doc.other_lines(),
+    );
     let others = text::merge(&bo, &lo, &eo, labels);
     if others.conflicts == 0 {
         merged.set_other_lines(&others.text);
@@ -112,8 +121,8 @@ enum Side {
 
 /// The note with the later `updatedAt`; equal (or unreadable) times: the larger text.
 fn later(o: &Document, ours: &str, t: &Document, theirs: &str) -> Side {
-    let order = compare_times(o.get(Key::UpdatedAt), t.get(Key::UpdatedAt))
-        .then_with(|| ours.cmp(theirs));
+    let order =
+        compare_times(o.get(Key::UpdatedAt), t.get(Key::UpdatedAt)).then_with(|| ours.cmp(theirs));
     if order == Ordering::Less {
         Side::Theirs
     } else {
@@ -205,25 +214,39 @@ mod tests {
     #[test]
     fn a_key_changed_both_ways_keeps_the_later_value_and_reports_the_other() {
         let base = note("2026-01-02T00:00:00.000Z", 0, "", "x\n");
-        let ours = note("2026-01-03T00:00:00.000Z", 0, "", "x\n").replace("origin: self", "origin: user");
-        let theirs = note("2026-01-04T00:00:00.000Z", 0, "", "x\n").replace("origin: self", "origin: external");
+        let ours =
+            note("2026-01-03T00:00:00.000Z", 0, "", "x\n").replace("origin: self", "origin: user");
+        let theirs = note("2026-01-04T00:00:00.000Z", 0, "", "x\n")
+            .replace("origin: self", "origin: external");
         let merged = merge(Some(&base), &ours, &theirs, &labels());
         let doc = Document::parse(&merged.text);
         assert_eq!(doc.get(Key::Origin).unwrap(), "external");
         assert_eq!(
             merged.key_conflicts,
-            [KeyConflict { key: "origin".into(), kept: "external".into(), other: "user".into() }]
+            [KeyConflict {
+                key: "origin".into(),
+                kept: "external".into(),
+                other: "user".into()
+            }]
         );
     }
 
     #[test]
     fn one_side_crumpling_and_unknown_lines_merge_three_way() {
         let base = note("2026-01-02T00:00:00.000Z", 0, "tags: [a]\n", "x\n");
-        let ours = note("2026-01-03T00:00:00.000Z", 0, "tags: [a]\ncrumpledAt: 2026-01-03T00:00:00.000Z\n", "x\n");
+        let ours = note(
+            "2026-01-03T00:00:00.000Z",
+            0,
+            "tags: [a]\ncrumpledAt: 2026-01-03T00:00:00.000Z\n",
+            "x\n",
+        );
         let theirs = note("2026-01-04T00:00:00.000Z", 0, "tags: [a, b]\n", "x\ny\n");
         let merged = merge(Some(&base), &ours, &theirs, &labels());
         let doc = Document::parse(&merged.text);
-        assert_eq!(doc.get(Key::CrumpledAt).unwrap(), "2026-01-03T00:00:00.000Z");
+        assert_eq!(
+            doc.get(Key::CrumpledAt).unwrap(),
+            "2026-01-03T00:00:00.000Z"
+        );
         assert_eq!(doc.other_lines(), "tags: [a, b]\n");
         assert_eq!(doc.body, "x\ny\n");
         assert!(merged.key_conflicts.is_empty());
@@ -235,7 +258,11 @@ mod tests {
         let theirs = note("2026-01-04T00:00:00.000Z", 0, "", "yours\n");
         let merged = merge(None, &ours, &theirs, &labels());
         assert_eq!(merged.body_conflicts, 1);
-        assert!(merged.text.contains("mine\n=======\nyours\n"), "{}", merged.text);
+        assert!(
+            merged.text.contains("mine\n=======\nyours\n"),
+            "{}",
+            merged.text
+        );
         assert_eq!(
             Document::parse(&merged.text).get(Key::UpdatedAt).unwrap(),
             "2026-01-04T00:00:00.000Z"

@@ -111,7 +111,13 @@ fn matches(base: &[&str], side: &[&str]) -> Vec<Option<usize>> {
 }
 
 /// Resolves one chunk into `out`; returns the number of conflicts kept (0 or 1).
-fn chunk(base: &[&str], ours: &[&str], theirs: &[&str], labels: &Labels, out: &mut String) -> usize {
+fn chunk(
+    base: &[&str],
+    ours: &[&str],
+    theirs: &[&str],
+    labels: &Labels,
+    out: &mut String,
+) -> usize {
     let push = |out: &mut String, lines: &[&str]| lines.iter().for_each(|l| out.push_str(l));
     if ours == theirs || theirs == base {
         push(out, ours);
@@ -121,11 +127,7 @@ fn chunk(base: &[&str], ours: &[&str], theirs: &[&str], labels: &Labels, out: &m
         push(out, theirs);
         return 0;
     }
-    let prefix = ours
-        .iter()
-        .zip(theirs)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let prefix = ours.iter().zip(theirs).take_while(|(a, b)| a == b).count();
     let (o, t) = (&ours[prefix..], &theirs[prefix..]);
     let suffix = o
         .iter()
@@ -218,7 +220,13 @@ mod tests {
     fn changes_on_separate_lines_merge() {
         let base = "1\n2\n3\n4\n5\n";
         let merged = m(base, "1\nTWO\n3\n4\n5\n", "1\n2\n3\n4\nFIVE\n");
-        assert_eq!(merged, Merged { text: "1\nTWO\n3\n4\nFIVE\n".into(), conflicts: 0 });
+        assert_eq!(
+            merged,
+            Merged {
+                text: "1\nTWO\n3\n4\nFIVE\n".into(),
+                conflicts: 0
+            }
+        );
         let inserted = m(base, "0\n1\n2\n3\n4\n5\n", "1\n2\n3\n4\n5\n6\n");
         assert_eq!(inserted.text, "0\n1\n2\n3\n4\n5\n6\n");
     }
@@ -247,8 +255,16 @@ mod tests {
     fn additions_on_both_sides_conflict_only_where_they_differ() {
         let merged = m("", "# Title\nmine\nend\n", "# Title\nyours\nend\n");
         assert_eq!(merged.conflicts, 1);
-        assert!(merged.text.starts_with("# Title\n<<<<<<< "), "{}", merged.text);
-        assert!(merged.text.ends_with(">>>>>>> theirs (origin)\nend\n"), "{}", merged.text);
+        assert!(
+            merged.text.starts_with("# Title\n<<<<<<< "),
+            "{}",
+            merged.text
+        );
+        assert!(
+            merged.text.ends_with(">>>>>>> theirs (origin)\nend\n"),
+            "{}",
+            merged.text
+        );
         // One side adding more than the other is no conflict.
         assert_eq!(m("", "a\nb\n", "a\n").text, "a\nb\n");
     }

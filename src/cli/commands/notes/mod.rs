@@ -8,6 +8,7 @@ mod r#move;
 mod read;
 mod restore;
 mod search;
+mod sync;
 mod write;
 
 use std::path::PathBuf;
@@ -63,6 +64,7 @@ enum NotesCommand {
     Log(log::LogArgs),
     Diff(diff::DiffArgs),
     Restore(restore::RestoreArgs),
+    Sync(sync::SyncArgs),
 }
 
 pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
@@ -76,6 +78,7 @@ pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         NotesCommand::Log(args) => log::run(args, ui, vars),
         NotesCommand::Diff(args) => diff::run(args, ui, vars),
         NotesCommand::Restore(args) => restore::run(args, ui, vars),
+        NotesCommand::Sync(args) => sync::run(args, ui, vars),
     }
 }
 
