@@ -151,6 +151,29 @@ mod tests {
     }
 
     #[test]
+    fn a_running_sync_refuses_a_dream_and_a_dead_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let sync = run_lock::acquire(&dir.path().join(SYNC_LOCK))
+            .unwrap()
+            .unwrap();
+        assert!(acquire(dir.path(), SystemTime::now()).unwrap().is_none());
+        assert!(acquire_without_run(dir.path()).unwrap().is_none());
+        assert_eq!(state(dir.path()), LockState::Absent, "the dream let go");
+        assert!(
+            !dir.path().join(LAST_RUN_FILE).exists(),
+            "no run: no last-run time"
+        );
+        // Dropped without release: the file stays, its flock is gone (a sync that died).
+        drop(sync);
+        assert!(dir.path().join(SYNC_LOCK).exists());
+        acquire(dir.path(), SystemTime::now())
+            .unwrap()
+            .expect("a stale sync lock does not stop a dream")
+            .release()
+            .unwrap();
+    }
+
+    #[test]
     fn a_foreign_lock_is_stale_and_never_removed() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(LOCK_FILE), "999999 dead-owner").unwrap();

@@ -87,13 +87,21 @@ pub fn merge_into_home(
                 return Ok(None);
             }
         }
-        let plan = plan(cx, tip, theirs)?;
+        let first = plan(cx, tip, theirs)?;
         let root = files::create_root(home)?;
-        let locks = lock_paths(&root, plan.merged.writes.iter().map(|w| w.path.as_str()))?;
-        if current_tip(cx)? != tip {
-            // A writer committed between the merge and the locks: merge again.
-            continue;
-        }
+        let locks = lock_paths(&root, first.merged.writes.iter().map(|w| w.path.as_str()))?;
+        // A writer may have committed between the merge and the locks: the merge on the tip
+        // now must change the same paths the same way, or it is made again.
+        let now = current_tip(cx)?;
+        let plan = if now == tip {
+            first
+        } else {
+            let again = plan(cx, now, theirs)?;
+            if again.merged.writes != first.merged.writes {
+                continue;
+            }
+            again
+        };
         let todo = match on_disk(&root, &plan.merged.writes)? {
             Disk::Ready(todo) => todo,
             Disk::Uncommitted(paths) => {
@@ -237,6 +245,8 @@ fn update_index(repo: &Repository, commit: Oid) {
 }
 
 /// The note locks of `paths`, taken in sorted order (as every multi-note operation takes them).
+/// Each is an open file: a merge of many paths needs many descriptors, so the soft limit is
+/// raised to the hard one first.
 fn lock_paths<'p>(
     root: &Dir,
     paths: impl Iterator<Item = &'p str>,
@@ -244,10 +254,28 @@ fn lock_paths<'p>(
     let mut sorted: Vec<&str> = paths.collect();
     sorted.sort_unstable();
     sorted.dedup();
+    if sorted.len() > 256 {
+        raise_open_file_limit();
+    }
     sorted
         .into_iter()
         .map(|path| lock::lock(root, path).map_err(|e| SyncError::Notes(e.into())))
         .collect()
+}
+
+fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid rlimit for both calls.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 /// What the files of a merge's paths hold now.
@@ -280,7 +308,7 @@ fn on_disk<'m>(root: &Dir, writes: &'m [PathWrite]) -> Result<Disk<'m>, SyncErro
 }
 
 fn blob_id(bytes: &[u8]) -> Oid {
-    Oid::hash_object(ObjectType::Blob, bytes).unwrap_or_else(|_| Oid::ZERO_SHA1)
+    Oid::hash_object(ObjectType::Blob, bytes).unwrap_or(Oid::ZERO_SHA1)
 }
 
 /// Puts the merge's version of one path on disk (atomically, never through a link).

@@ -1,4 +1,5 @@
-//! `pi-context notes write|edit|read|list|search`: the five-home markdown notes store.
+//! `pi-context notes write|edit|move|read|list|search|log|diff|restore|sync`: the five-home
+//! markdown notes store.
 
 mod diff;
 mod edit;
@@ -43,7 +44,8 @@ Examples:
   pi-context notes edit @project/decisions --crumple
   pi-context notes move plan @project/plan
   pi-context notes search cache --pattern '@project/**'
-  pi-context notes read @project/decisions --offset -200";
+  pi-context notes read @project/decisions --offset -200
+  pi-context notes sync --remote git@example.com:me/notes.git";
 
 /// Read and write the five-home markdown notes store.
 #[derive(Debug, Args)]
