@@ -318,6 +318,44 @@ fn edits_on_each_side_and_different_lines_of_one_note_merge() {
 }
 
 #[test]
+fn a_read_is_no_change_to_sync_and_its_counters_survive_the_merge() {
+    let remote = Remote::new();
+    let (a, b) = two_machines(&remote);
+    for _ in 0..3 {
+        a.env
+            .cmd()
+            .args(["notes", "read", "@human/n1"])
+            .env("PI_CONTEXT_NOW", T1)
+            .assert()
+            .success();
+    }
+    let commits = git(&a.home(), &["rev-list", "--count", "HEAD"]);
+    let nothing = a.sync(&remote);
+    assert_eq!(
+        nothing["local_commit"],
+        Value::Null,
+        "a read is not a commit: {nothing}"
+    );
+    assert_eq!(nothing["pushed"], false);
+    assert_eq!(git(&a.home(), &["rev-list", "--count", "HEAD"]), commits);
+
+    b.edit("@human/n1", "n1 line 3", "n1 line 3 by b", T2);
+    b.sync(&remote);
+    let merged = a.sync(&remote);
+    assert_eq!(merged["local_commit"], Value::Null, "{merged}");
+    let text = fs::read_to_string(a.home().join("human/n1.md")).unwrap();
+    assert!(text.contains("n1 line 3 by b"), "{text}");
+    assert!(
+        text.contains("accessCount: 3"),
+        "the reads are still counted: {text}"
+    );
+    assert!(
+        text.contains("updatedAt: 2026-03-01T11:00:00.000"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_same_line_changed_on_both_sides_keeps_both_versions_between_markers() {
     let remote = Remote::new();
     let (a, b) = two_machines(&remote);

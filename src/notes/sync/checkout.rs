@@ -23,6 +23,7 @@ use git2::{ErrorCode, ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkR
 use jiff::Timestamp;
 
 use super::merge::{self, Merged, PathWrite, Sides};
+use super::note;
 use super::text::Labels;
 use super::{merge_message, SyncError, SyncObserver};
 use crate::beneath::{Dir, ReadLimit};
@@ -102,16 +103,16 @@ pub fn merge_into_home(
             }
             again
         };
-        let todo = match on_disk(&root, &plan.merged.writes)? {
+        let todo = match on_disk(cx.repo, &root, &plan.merged.writes)? {
             Disk::Ready(todo) => todo,
             Disk::Uncommitted(paths) => {
                 drop(locks);
-                commit_paths(cx.identity, cx.now, &paths)?;
+                commit_paths(cx.repo, cx.identity, cx.now, &paths)?;
                 continue;
             }
         };
-        for write in todo {
-            apply(cx.repo, &root, write)?;
+        for (write, now) in todo {
+            apply(cx.repo, &root, write, now.as_deref())?;
             observer.reached("file-written");
         }
         observer.reached("files-written");
@@ -280,22 +281,44 @@ fn raise_open_file_limit() {
 
 /// What the files of a merge's paths hold now.
 enum Disk<'m> {
-    /// Each file is our tip's version or the merge's: these still need the merge's.
-    Ready(Vec<&'m PathWrite>),
+    /// Each file is our tip's version or the merge's (read counters aside): these still need
+    /// the merge's, with the file's bytes now.
+    Ready(Vec<(&'m PathWrite, Option<Vec<u8>>)>),
     /// These hold something else: a change no commit has.
     Uncommitted(Vec<String>),
 }
 
-fn on_disk<'m>(root: &Dir, writes: &'m [PathWrite]) -> Result<Disk<'m>, SyncError> {
+fn on_disk<'m>(
+    repo: &Repository,
+    root: &Dir,
+    writes: &'m [PathWrite],
+) -> Result<Disk<'m>, SyncError> {
     let mut todo = Vec::new();
     let mut uncommitted = Vec::new();
     for write in writes {
-        let now = read(root, &write.path)?.map(|bytes| blob_id(&bytes));
+        let bytes = read(root, &write.path)?;
+        let now = bytes.as_deref().map(blob_id);
         if now == write.merged.map(|e| e.oid) {
             continue;
         }
         if now == write.ours {
-            todo.push(write);
+            todo.push((write, bytes));
+            continue;
+        }
+        let same = |oid: Option<Oid>| -> Result<bool, SyncError> {
+            let (Some(oid), Some(bytes)) = (oid, bytes.as_deref()) else {
+                return Ok(false);
+            };
+            let blob = repo.find_blob(oid).map_err(git)?;
+            Ok(write.path.ends_with(".md") && note::same_but_counters(blob.content(), bytes))
+        };
+        if same(write.merged.map(|e| e.oid))? {
+            // Merged already (by a killed sync), then read.
+            continue;
+        }
+        if same(write.ours)? {
+            // Our version, read since its commit: the counters are carried into the merge.
+            todo.push((write, bytes));
         } else {
             uncommitted.push(write.path.clone());
         }
@@ -311,14 +334,27 @@ fn blob_id(bytes: &[u8]) -> Oid {
     Oid::hash_object(ObjectType::Blob, bytes).unwrap_or(Oid::ZERO_SHA1)
 }
 
-/// Puts the merge's version of one path on disk (atomically, never through a link).
-fn apply(repo: &Repository, root: &Dir, write: &PathWrite) -> Result<(), SyncError> {
+/// Puts the merge's version of one path on disk (atomically, never through a link), with the
+/// read counters the file has now when they are ahead.
+fn apply(
+    repo: &Repository,
+    root: &Dir,
+    write: &PathWrite,
+    now: Option<&[u8]>,
+) -> Result<(), SyncError> {
     let (dirs, name) = split(&write.path);
     match write.merged {
         Some(entry) => {
             let blob = repo.find_blob(entry.oid).map_err(git)?;
+            let carried = match (now, std::str::from_utf8(blob.content())) {
+                (Some(now), Ok(merged)) if write.path.ends_with(".md") => std::str::from_utf8(now)
+                    .ok()
+                    .map(|now| note::carry_counters(merged, now)),
+                _ => None,
+            };
+            let bytes = carried.as_deref().map_or(blob.content(), str::as_bytes);
             let dir = files::create_dirs(root, &dirs)?;
-            files::write_atomic(&dir, name, blob.content(), None)?;
+            files::write_atomic(&dir, name, bytes, None)?;
         }
         None => {
             if let Some(dir) = files::open_dirs(root, &dirs)? {
@@ -383,21 +419,41 @@ pub fn commit_local_changes(
     if changed.is_empty() {
         return Ok(None);
     }
-    commit_paths(identity, now, &changed)
+    commit_paths(repo, identity, now, &changed)
 }
 
 /// Commits the current content of `paths` (read under their locks, so a live write's own commit
-/// has landed first), as `record local changes`.
+/// has landed first), as `record local changes`. A note whose only change is a read's counters
+/// is left alone, as a read never commits.
 fn commit_paths(
+    repo: &Repository,
     identity: &Identity,
     now: Timestamp,
     paths: &[String],
 ) -> Result<Option<Oid>, SyncError> {
     let root = files::create_root(&identity.home)?;
     let _locks = lock_paths(&root, paths.iter().map(String::as_str))?;
+    let tip = repo::tip(repo, &repo::branch_ref(repo).map_err(git)?).map_err(git)?;
+    let tree = match &tip {
+        Some(tip) => Some(tip.tree().map_err(git)?),
+        None => None,
+    };
     let mut contents = Vec::new();
     for path in paths {
-        contents.push((path.as_str(), read(&root, path)?));
+        let bytes = read(&root, path)?;
+        let committed = tree
+            .as_ref()
+            .and_then(|t| t.get_path(Path::new(path)).ok())
+            .and_then(|e| repo.find_blob(e.id()).ok());
+        if let (Some(bytes), Some(blob)) = (&bytes, &committed) {
+            if path.ends_with(".md") && note::same_but_counters(blob.content(), bytes) {
+                continue;
+            }
+        }
+        contents.push((path.as_str(), bytes));
+    }
+    if contents.is_empty() {
+        return Ok(None);
     }
     let changes: Vec<PathChange> = contents
         .iter()

@@ -113,6 +113,43 @@ pub fn merge(base: Option<&str>, ours: &str, theirs: &str, labels: &Labels) -> M
     }
 }
 
+/// A read moves only `accessCount` and `lastAccessed`, and no commit records that alone: two
+/// versions of a note that differ only there are the same version.
+pub fn same_but_counters(a: &[u8], b: &[u8]) -> bool {
+    match (std::str::from_utf8(a), std::str::from_utf8(b)) {
+        (Ok(a), Ok(b)) => without_counters(a) == without_counters(b),
+        _ => false,
+    }
+}
+
+fn without_counters(text: &str) -> String {
+    let mut doc = Document::parse(text);
+    doc.remove(Key::AccessCount);
+    doc.remove(Key::LastAccessed);
+    doc.render()
+}
+
+/// `merged` with the read counters of `disk` where those are ahead (the larger count, the later
+/// access): what a read on this machine counted is not lost when the merge replaces the file.
+pub fn carry_counters(merged: &str, disk: &str) -> String {
+    let (mut doc, disk) = (Document::parse(merged), Document::parse(disk));
+    if !doc.has_frontmatter() || !disk.has_frontmatter() {
+        return merged.to_string();
+    }
+    let last = pick_time(
+        doc.get(Key::LastAccessed),
+        disk.get(Key::LastAccessed),
+        Ordering::Greater,
+    );
+    let count = larger_count(doc.get(Key::AccessCount), disk.get(Key::AccessCount));
+    for (key, value) in [(Key::LastAccessed, last), (Key::AccessCount, count)] {
+        if let Some(value) = value {
+            doc.set(key, &value);
+        }
+    }
+    doc.render()
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum Side {
     Ours,
@@ -250,6 +287,24 @@ mod tests {
         assert_eq!(doc.other_lines(), "tags: [a, b]\n");
         assert_eq!(doc.body, "x\ny\n");
         assert!(merged.key_conflicts.is_empty());
+    }
+
+    #[test]
+    fn read_counters_are_not_a_version_and_are_carried_into_a_merge() {
+        let committed = note("2026-01-02T00:00:00.000Z", 1, "", "x\n");
+        let read = committed
+            .replace("accessCount: 1", "accessCount: 7")
+            .replace("lastAccessed: 2026-01-02", "lastAccessed: 2026-02-09");
+        assert!(same_but_counters(committed.as_bytes(), read.as_bytes()));
+        let edited = committed.replace("x\n", "y\n");
+        assert!(!same_but_counters(edited.as_bytes(), read.as_bytes()));
+        let carried = Document::parse(&carry_counters(&edited, &read));
+        assert_eq!(carried.get(Key::AccessCount).unwrap(), "7");
+        assert_eq!(
+            carried.get(Key::LastAccessed).unwrap(),
+            "2026-02-09T00:00:00.000Z"
+        );
+        assert_eq!(carried.body, "y\n");
     }
 
     #[test]
