@@ -50,6 +50,11 @@ pub fn acquire_without_run(home: &Path) -> io::Result<Option<DreamLock>> {
 fn take(home: &Path) -> io::Result<Option<DreamLock>> {
     let last_run = home.join(LAST_RUN_FILE);
     let prior_last_run = fs::metadata(&last_run).and_then(|m| m.modified()).ok();
+    // Looked at first too, so that a dream does not even show a lock while a sync runs (a live
+    // write would take it for a running dream and journal itself).
+    if sync_running(home) {
+        return Ok(None);
+    }
     let Some(lock) = run_lock::acquire(&home.join(LOCK_FILE))? else {
         return Ok(None);
     };

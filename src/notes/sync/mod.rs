@@ -133,17 +133,6 @@ pub struct SyncOutcome {
     pub refused: Vec<Refused>,
 }
 
-impl SyncOutcome {
-    /// Whether a person should look at something (conflicts kept, files kept aside, entries
-    /// refused): what a quiet run still prints.
-    pub fn needs_attention(&self) -> bool {
-        !(self.conflicts.is_empty()
-            && self.key_conflicts.is_empty()
-            && self.kept_aside.is_empty()
-            && self.refused.is_empty())
-    }
-}
-
 /// Who holds the lock a sync needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holder {
