@@ -14,8 +14,10 @@ pub mod identity;
 pub mod journal;
 pub mod layout;
 pub mod lock;
+pub mod migrate;
 mod page;
 pub mod purge;
+pub mod remote_url;
 pub mod repo;
 mod store;
 mod walk;
@@ -23,7 +25,7 @@ mod walk;
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
 pub use history::Recorded;
-pub use identity::{model_slug, project_key, slugify, Identity};
+pub use identity::{model_slug, project_key, project_keys, slugify, Identity, ProjectKeys};
 pub use page::{
     read_details, read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile,
     SearchMatch, SearchPage, WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,

@@ -14,7 +14,7 @@ use super::discover::Stat;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
 /// is rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// What `sessions list` shows of a session (CONTRACT §10.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
