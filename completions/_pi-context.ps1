@@ -148,6 +148,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -254,6 +257,49 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pi-context;notes;log' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most this many commits')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many commits')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;diff' {
+            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'The older side: a commit of the notes history')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;notes;restore' {
+            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'The commit whose version to put back (an id from `notes log`, HEAD~1, …)')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pi-context;notes;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
@@ -261,6 +307,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -280,6 +329,15 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;notes;help;search' {
+            break
+        }
+        'pi-context;notes;help;log' {
+            break
+        }
+        'pi-context;notes;help;diff' {
+            break
+        }
+        'pi-context;notes;help;restore' {
             break
         }
         'pi-context;notes;help;help' {
@@ -373,6 +431,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -384,12 +443,25 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pi-context;dream;undo' {
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Undo even notes changed after the dream, keeping both versions visibly')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pi-context;dream;help' {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'pi-context;dream;help;doctor' {
+            break
+        }
+        'pi-context;dream;help;undo' {
             break
         }
         'pi-context;dream;help;help' {
@@ -489,6 +561,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List notes, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
             break
         }
         'pi-context;help;notes;write' {
@@ -509,6 +584,15 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;help;notes;search' {
             break
         }
+        'pi-context;help;notes;log' {
+            break
+        }
+        'pi-context;help;notes;diff' {
+            break
+        }
+        'pi-context;help;notes;restore' {
+            break
+        }
         'pi-context;help;sessions' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, most recently updated first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches')
@@ -526,9 +610,13 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         }
         'pi-context;help;dream' {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the notes store without changing it (exit 0 clean, 1 issues found)')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)')
             break
         }
         'pi-context;help;dream;doctor' {
+            break
+        }
+        'pi-context;help;dream;undo' {
             break
         }
         'pi-context;help;boot' {

@@ -64,11 +64,17 @@ _pi__context() {
             pi__context__subcmd__dream,help)
                 cmd="pi__context__subcmd__dream__subcmd__help"
                 ;;
+            pi__context__subcmd__dream,undo)
+                cmd="pi__context__subcmd__dream__subcmd__undo"
+                ;;
             pi__context__subcmd__dream__subcmd__help,doctor)
                 cmd="pi__context__subcmd__dream__subcmd__help__subcmd__doctor"
                 ;;
             pi__context__subcmd__dream__subcmd__help,help)
                 cmd="pi__context__subcmd__dream__subcmd__help__subcmd__help"
+                ;;
+            pi__context__subcmd__dream__subcmd__help,undo)
+                cmd="pi__context__subcmd__dream__subcmd__help__subcmd__undo"
                 ;;
             pi__context__subcmd__help,boot)
                 cmd="pi__context__subcmd__help__subcmd__boot"
@@ -106,6 +112,9 @@ _pi__context() {
             pi__context__subcmd__help__subcmd__dream,doctor)
                 cmd="pi__context__subcmd__help__subcmd__dream__subcmd__doctor"
                 ;;
+            pi__context__subcmd__help__subcmd__dream,undo)
+                cmd="pi__context__subcmd__help__subcmd__dream__subcmd__undo"
+                ;;
             pi__context__subcmd__help__subcmd__history,list)
                 cmd="pi__context__subcmd__help__subcmd__history__subcmd__list"
                 ;;
@@ -118,17 +127,26 @@ _pi__context() {
             pi__context__subcmd__help__subcmd__history,windows)
                 cmd="pi__context__subcmd__help__subcmd__history__subcmd__windows"
                 ;;
+            pi__context__subcmd__help__subcmd__notes,diff)
+                cmd="pi__context__subcmd__help__subcmd__notes__subcmd__diff"
+                ;;
             pi__context__subcmd__help__subcmd__notes,edit)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__edit"
                 ;;
             pi__context__subcmd__help__subcmd__notes,list)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__list"
                 ;;
+            pi__context__subcmd__help__subcmd__notes,log)
+                cmd="pi__context__subcmd__help__subcmd__notes__subcmd__log"
+                ;;
             pi__context__subcmd__help__subcmd__notes,move)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__move"
                 ;;
             pi__context__subcmd__help__subcmd__notes,read)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__read"
+                ;;
+            pi__context__subcmd__help__subcmd__notes,restore)
+                cmd="pi__context__subcmd__help__subcmd__notes__subcmd__restore"
                 ;;
             pi__context__subcmd__help__subcmd__notes,search)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__search"
@@ -175,6 +193,9 @@ _pi__context() {
             pi__context__subcmd__history__subcmd__help,windows)
                 cmd="pi__context__subcmd__history__subcmd__help__subcmd__windows"
                 ;;
+            pi__context__subcmd__notes,diff)
+                cmd="pi__context__subcmd__notes__subcmd__diff"
+                ;;
             pi__context__subcmd__notes,edit)
                 cmd="pi__context__subcmd__notes__subcmd__edit"
                 ;;
@@ -184,17 +205,26 @@ _pi__context() {
             pi__context__subcmd__notes,list)
                 cmd="pi__context__subcmd__notes__subcmd__list"
                 ;;
+            pi__context__subcmd__notes,log)
+                cmd="pi__context__subcmd__notes__subcmd__log"
+                ;;
             pi__context__subcmd__notes,move)
                 cmd="pi__context__subcmd__notes__subcmd__move"
                 ;;
             pi__context__subcmd__notes,read)
                 cmd="pi__context__subcmd__notes__subcmd__read"
                 ;;
+            pi__context__subcmd__notes,restore)
+                cmd="pi__context__subcmd__notes__subcmd__restore"
+                ;;
             pi__context__subcmd__notes,search)
                 cmd="pi__context__subcmd__notes__subcmd__search"
                 ;;
             pi__context__subcmd__notes,write)
                 cmd="pi__context__subcmd__notes__subcmd__write"
+                ;;
+            pi__context__subcmd__notes__subcmd__help,diff)
+                cmd="pi__context__subcmd__notes__subcmd__help__subcmd__diff"
                 ;;
             pi__context__subcmd__notes__subcmd__help,edit)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__edit"
@@ -205,11 +235,17 @@ _pi__context() {
             pi__context__subcmd__notes__subcmd__help,list)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__list"
                 ;;
+            pi__context__subcmd__notes__subcmd__help,log)
+                cmd="pi__context__subcmd__notes__subcmd__help__subcmd__log"
+                ;;
             pi__context__subcmd__notes__subcmd__help,move)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__move"
                 ;;
             pi__context__subcmd__notes__subcmd__help,read)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__read"
+                ;;
+            pi__context__subcmd__notes__subcmd__help,restore)
+                cmd="pi__context__subcmd__notes__subcmd__help__subcmd__restore"
                 ;;
             pi__context__subcmd__notes__subcmd__help,search)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__search"
@@ -414,7 +450,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__dream)
-            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --agent --purge-after --playbook --pi --dry-run --print-playbook --json --color --help doctor help"
+            opts="-h --notes-home --min-hours --min-sessions --force --dreamer --agent --purge-after --playbook --pi --dry-run --print-playbook --json --color --help doctor undo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +539,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__dream__subcmd__help)
-            opts="doctor help"
+            opts="doctor undo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -537,6 +573,45 @@ _pi__context() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__dream__subcmd__help__subcmd__undo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__dream__subcmd__undo)
+            opts="-h --force --notes-home --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -615,7 +690,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__dream)
-            opts="doctor"
+            opts="doctor undo"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,6 +704,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__dream__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__dream__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -741,8 +830,22 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes)
-            opts="write edit move read list search"
+            opts="write edit move read list search log diff restore"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -782,6 +885,20 @@ _pi__context() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__move)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -797,6 +914,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1341,12 +1472,64 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes)
-            opts="-h --color --help write edit move read list search help"
+            opts="-h --color --help write edit move read list search log diff restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__diff)
+            opts="-h --rev --notes-home --session-id --project-key --cwd --agent --model --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rev)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1423,8 +1606,22 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help)
-            opts="write edit move read list search help"
+            opts="write edit move read list search log diff restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1478,6 +1675,20 @@ _pi__context() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__move)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1493,6 +1704,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1549,6 +1774,62 @@ _pi__context() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__log)
+            opts="-n -h --limit --notes-home --session-id --project-key --cwd --agent --model --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1662,6 +1943,58 @@ _pi__context() {
                     return 0
                     ;;
                 --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__restore)
+            opts="-h --rev --notes-home --session-id --project-key --cwd --agent --model --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rev)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

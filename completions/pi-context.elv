@@ -133,6 +133,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+            cand log 'Show the notes history: the commits that changed a note, newest first'
+            cand diff 'Compare a note with a past version of it'
+            cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;write'= {
@@ -232,6 +235,46 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pi-context;notes;log'= {
+            cand -n 'Show at most this many commits'
+            cand --limit 'Show at most this many commits'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;diff'= {
+            cand --rev 'The older side: a commit of the notes history'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;notes;restore'= {
+            cand --rev 'The commit whose version to put back (an id from `notes log`, HEAD~1, …)'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pi-context;notes;help'= {
             cand write 'Create or overwrite a note; the body comes from --content or stdin'
             cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
@@ -239,6 +282,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+            cand log 'Show the notes history: the commits that changed a note, newest first'
+            cand diff 'Compare a note with a past version of it'
+            cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;help;write'= {
@@ -252,6 +298,12 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;notes;help;list'= {
         }
         &'pi-context;notes;help;search'= {
+        }
+        &'pi-context;notes;help;log'= {
+        }
+        &'pi-context;notes;help;diff'= {
+        }
+        &'pi-context;notes;help;restore'= {
         }
         &'pi-context;notes;help;help'= {
         }
@@ -334,6 +386,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+            cand undo 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;dream;doctor'= {
@@ -343,11 +396,22 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pi-context;dream;undo'= {
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --color 'When to color human output'
+            cand --force 'Undo even notes changed after the dream, keeping both versions visibly'
+            cand --json 'Print one JSON object'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pi-context;dream;help'= {
             cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+            cand undo 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;dream;help;doctor'= {
+        }
+        &'pi-context;dream;help;undo'= {
         }
         &'pi-context;dream;help;help'= {
         }
@@ -430,6 +494,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand read 'Read a window of a note''s body as a READ WINDOW; follow `next_offset_chars` for more'
             cand list 'List notes, most recently updated first'
             cand search 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+            cand log 'Show the notes history: the commits that changed a note, newest first'
+            cand diff 'Compare a note with a past version of it'
+            cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
         }
         &'pi-context;help;notes;write'= {
         }
@@ -442,6 +509,12 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;notes;list'= {
         }
         &'pi-context;help;notes;search'= {
+        }
+        &'pi-context;help;notes;log'= {
+        }
+        &'pi-context;help;notes;diff'= {
+        }
+        &'pi-context;help;notes;restore'= {
         }
         &'pi-context;help;sessions'= {
             cand list 'List sessions, most recently updated first'
@@ -456,8 +529,11 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;help;dream'= {
             cand doctor 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+            cand undo 'Revert one dream''s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
         }
         &'pi-context;help;dream;doctor'= {
+        }
+        &'pi-context;help;dream;undo'= {
         }
         &'pi-context;help;boot'= {
         }

@@ -109,17 +109,20 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "move" -d 'Move a note to another address, atomically'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "move" -d 'Move a note to another address, atomically'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "diff" -d 'Compare a note with a past version of it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s c -l content -d 'The whole body; without it, the body is read from stdin' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l origin -d 'Who the content comes from [default: self for a new note, unchanged on overwrite]' -r -f -a "user\t'The human said or wrote it'
 self\t'You (the agent) wrote it'
@@ -210,12 +213,51 @@ never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l wastebasket -d 'Search only crumpled notes'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -s n -l limit -d 'Show at most this many commits' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l rev -d 'The older side: a commit of the notes history' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l rev -d 'The commit whose version to put back (an id from `notes log`, HEAD~1, …)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "move" -d 'Move a note to another address, atomically'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "list" -d 'List notes, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "diff" -d 'Compare a note with a past version of it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
@@ -266,31 +308,40 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/) [env: PI_NOTES_AGENT] [default: anonymous]' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l purge-after -d 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l pi -d 'The `pi` executable [env: PI_CONTEXT_PI] [default: `pi` on PATH]' -r -F
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l min-hours -d 'Skip unless this many hours passed since the last run' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l min-sessions -d 'Skip unless this many sessions changed notes since the last run' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l dreamer -d 'The dreamer model pattern [default: settings `pi-context.dreamer`, else Pi\'s default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l agent -d 'The dreamer\'s agent name (its writable home is agents/<name>/) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l purge-after -d 'Empty the wastebasket: remove notes crumpled longer ago than this (`30d`, `12h`, `4w`, `0`)' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l playbook -d 'A playbook file to use instead of the built-in one' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l pi -d 'The `pi` executable [env: PI_CONTEXT_PI] [default: `pi` on PATH]' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l force -d 'Run even when the time or material gate says no (never bypasses the lock)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l dry-run -d 'Evaluate the gates and the lock, print the plan, change nothing'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l print-playbook -d 'Print the playbook (the built-in one, or --playbook) and exit'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -l json -d 'Print one JSON object'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l force -d 'Run even when the time or material gate says no (never bypasses the lock)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l dry-run -d 'Evaluate the gates and the lock, print the plan, change nothing'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l print-playbook -d 'Print the playbook (the built-in one, or --playbook) and exit'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -l json -d 'Print one JSON object'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -f -a "undo" -d 'Revert one dream\'s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and not __fish_seen_subcommand_from doctor undo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -l json -d 'Print one JSON object'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from undo" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from undo" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from undo" -l force -d 'Undo even notes changed after the dream, keeping both versions visibly'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from undo" -l json -d 'Print one JSON object'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from undo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "undo" -d 'Revert one dream\'s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
@@ -345,8 +396,12 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_s
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "list" -d 'List notes, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "diff" -d 'Compare a note with a past version of it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from dream" -f -a "undo" -d 'Revert one dream\'s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "show" -d 'Print the checkpoint that applies on a session\'s branch (exit 1 when it has none)'

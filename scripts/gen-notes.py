@@ -12,7 +12,11 @@ Layout (the five homes, with nested folders):
 Each note is frontmatter (`origin`, `createdAt`, `updatedAt`, `lastAccessed`, `accessCount`,
 sometimes `crumpledAt`, `project` on session notes, rarely an unknown key) then a markdown body.
 Two needle words are planted in bodies; the manifest says how many files and lines contain each
-(`rg -i -F -c WORD HOME` prints one `path:count` per matching file).
+(`rg -i -F -c WORD HOME` prints one `path:count` per matching file), and the same for a word that
+is never written (`none`) and for a word of the vocabulary found on most lines (`frequent`).
+Without --one-identity the manifest also counts what the first project, agent, model and session
+see together (`visible`: their five home directories, files, needles), for a search of one
+identity side by side with rg over the same directories.
 
 Same --seed, same files. Python 3.9+, standard library only.
 
@@ -29,6 +33,8 @@ import time
 
 RARE_NEEDLE = "quetzalcoatl"
 COMMON_NEEDLE = "kestrel"
+ABSENT_WORD = "zyzzogeton"    # never written: a search with no hit
+FREQUENT_WORD = "the"         # in the vocabulary: most body lines hold it (as a word or inside one)
 
 VOCAB = """
 the a of to in and or for with on by from is are be this that it not but if then so we you will
@@ -74,15 +80,21 @@ class NotesGenerator:
         self.models = ["claude-sonnet-4-5", "gpt-5", "gemini-2-5-pro"]
         self.sessions = ["%08x-%04x-4%03x-8%03x-%012x" % (self.r.getrandbits(32), self.r.getrandbits(16),
                                                          self.r.getrandbits(12), self.r.getrandbits(12),
-                                                         self.r.getrandbits(48)) for _ in range(40)]
+                                                         self.r.getrandbits(48)) for _ in range(args.sessions)]
         if args.one_identity:
             # Every note in a home one identity sees, so `notes search` and `rg` read the same files.
             self.projects, self.agents = self.projects[:1], self.agents[:1]
             self.models, self.sessions = self.models[:1], self.sessions[:1]
         self.used = set()
         self.stats = {"files": 0, "bytes": 0, "crumpled": 0, "homes": {}}
-        self.needle_files = {RARE_NEEDLE: 0, COMMON_NEEDLE: 0}
-        self.needle_lines = {RARE_NEEDLE: 0, COMMON_NEEDLE: 0}
+        words = (RARE_NEEDLE, COMMON_NEEDLE, ABSENT_WORD, FREQUENT_WORD)
+        self.needle_files = dict.fromkeys(words, 0)
+        self.needle_lines = dict.fromkeys(words, 0)
+        # The five homes of the first identity (project, agent, model, session), as directories.
+        self.visible_dirs = ["pi/session/" + self.sessions[0], "project/" + self.projects[0], "human",
+                             "agents/" + self.agents[0], "models/" + self.models[0]]
+        self.visible = {"files": 0, "bytes": 0, "needle_files": dict.fromkeys(words, 0),
+                        "needle_lines": dict.fromkeys(words, 0)}
         self.rare_every = max(1, round(1 / args.rare_rate)) if args.rare_rate > 0 else 0
 
     # ------------------------------------------------------------------ where
@@ -169,20 +181,27 @@ class NotesGenerator:
         blocks.insert(self.r.randint(1, len(blocks)), line)
 
     # ------------------------------------------------------------------ driver
-    def count_needles(self, body):
+    def count_needles(self, body, visible):
         low = body.lower().split("\n")
         for word in self.needle_lines:
             n = sum(1 for line in low if word in line)
             if n:
                 self.needle_files[word] += 1
                 self.needle_lines[word] += n
+                if visible:
+                    self.visible["needle_files"][word] += 1
+                    self.visible["needle_lines"][word] += n
 
     def write_note(self, index):
         label, home, session_project = self.home_dir()
         rel = self.note_path(home)
         body = self.body(index)
-        self.count_needles(body)
+        visible = home in self.visible_dirs
+        self.count_needles(body, visible)
         data = (self.frontmatter(index, session_project) + body).encode("utf-8")
+        if visible:
+            self.visible["files"] += 1
+            self.visible["bytes"] += len(data)
         path = os.path.join(self.a.out, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -207,8 +226,20 @@ class NotesGenerator:
             "models": self.models,
             "sessions": self.sessions,
             "needles": {role: {"word": w, "files": self.needle_files[w], "lines": self.needle_lines[w]}
-                        for role, w in (("rare", RARE_NEEDLE), ("common", COMMON_NEEDLE))},
+                        for role, w in self.roles()},
+            "visible": {
+                "dirs": self.visible_dirs,
+                "files": self.visible["files"],
+                "bytes": self.visible["bytes"],
+                "needles": {role: {"word": w, "files": self.visible["needle_files"][w],
+                                   "lines": self.visible["needle_lines"][w]} for role, w in self.roles()},
+            },
         }
+
+    @staticmethod
+    def roles():
+        return (("rare", RARE_NEEDLE), ("common", COMMON_NEEDLE), ("none", ABSENT_WORD),
+                ("frequent", FREQUENT_WORD))
 
 
 def parse_args(argv):
@@ -221,11 +252,15 @@ def parse_args(argv):
     p.add_argument("--rare-rate", type=float, default=0.005, help=f"share of notes with {RARE_NEEDLE!r}")
     p.add_argument("--common-rate", type=float, default=0.2, help=f"share of notes with {COMMON_NEEDLE!r}")
     p.add_argument("--crumpled-rate", type=float, default=0.01)
+    p.add_argument("--sessions", type=int, default=40,
+                   help="number of session homes without --one-identity (default 40)")
     p.add_argument("--one-identity", action="store_true",
                    help="use one project, agent, model and session, so one identity sees every note")
     args = p.parse_args(argv)
     if args.count < 1:
         p.error("--count must be at least 1")
+    if args.sessions < 1:
+        p.error("--sessions must be at least 1")
     return args
 
 

@@ -172,12 +172,22 @@ pub struct Contents {
     pub complete: bool,
 }
 
+/// What [`Dir::read_file_into`] read: the open file's `fstat`, and whether the buffer holds the
+/// whole file.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadInto {
+    pub meta: Meta,
+    pub complete: bool,
+}
+
 /// An open directory. Everything below it is reached through it, never through a path string.
 #[derive(Debug)]
 pub struct Dir {
     fd: OwnedFd,
     /// Where the directory was when it was opened: for messages only.
     path: PathBuf,
+    /// Whether the descriptor was listed before (its position is then past the start).
+    listed: bool,
 }
 
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -198,6 +208,7 @@ impl Dir {
             Ok(fd) => Ok(Some(Dir {
                 fd,
                 path: path.to_path_buf(),
+                listed: false,
             })),
             Err(Errno::NOENT) => Ok(None),
             Err(Errno::NOTDIR) => Err(BeneathError::NotADirectory {
@@ -230,6 +241,7 @@ impl Dir {
         Ok(Dir {
             fd,
             path: self.path.clone(),
+            listed: false,
         })
     }
 
@@ -241,6 +253,7 @@ impl Dir {
             Ok(fd) => Ok(Some(Dir {
                 fd,
                 path: self.path.join(name),
+                listed: false,
             })),
             Err(Errno::NOENT) => Ok(None),
             Err(Errno::LOOP | Errno::NOTDIR) => Err(self.not_a_directory(name)),
@@ -295,24 +308,27 @@ impl Dir {
     /// FIFO or device, and only a regular file with a single link. `None` when it is missing.
     pub fn open_file(&self, name: impl AsRef<OsStr>) -> Result<Option<(File, Meta)>, BeneathError> {
         let name = self.checked(name.as_ref())?;
-        let path = self.path.join(name);
-        let fd = match rfs::openat(&self.fd, name, OFlags::RDONLY | FILE_FLAGS, Mode::empty()) {
+        // The path is only for messages: built when one is needed.
+        let path = || self.path.join(name);
+        let fd = match open_for_reading(&self.fd, name) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
-            Err(Errno::LOOP) => return Err(BeneathError::Link { path }),
+            Err(Errno::LOOP) => return Err(BeneathError::Link { path: path() }),
             // Opening a socket fails with ENXIO.
             Err(Errno::NXIO) => {
                 return Err(BeneathError::NotRegular {
-                    path,
+                    path: path(),
                     kind: Kind::Socket,
                 })
             }
-            Err(e) => return Err(io_error("open", &path, e)),
+            Err(e) => return Err(io_error("open", &path(), e)),
         };
         let meta = rfs::fstat(&fd)
             .map(|stat| Meta::of(&stat))
-            .map_err(|e| io_error("inspect", &path, e))?;
-        check_single_regular(&path, &meta)?;
+            .map_err(|e| io_error("inspect", &path(), e))?;
+        if meta.kind != Kind::File || meta.nlink > 1 {
+            check_single_regular(&path(), &meta)?;
+        }
         Ok(Some((File::from(fd), meta)))
     }
 
@@ -322,6 +338,26 @@ impl Dir {
         name: impl AsRef<OsStr>,
         limit: ReadLimit,
     ) -> Result<Option<Contents>, BeneathError> {
+        let mut bytes = Vec::new();
+        let Some(read) = self.read_file_into(name, limit, &mut bytes)? else {
+            return Ok(None);
+        };
+        Ok(Some(Contents {
+            bytes,
+            meta: read.meta,
+            complete: read.complete,
+        }))
+    }
+
+    /// [`Dir::read_file`] into `buffer` (replacing what it held), so that a caller reading many
+    /// files reuses one allocation. `None` when the file is missing (`buffer` is then empty).
+    pub fn read_file_into(
+        &self,
+        name: impl AsRef<OsStr>,
+        limit: ReadLimit,
+        buffer: &mut Vec<u8>,
+    ) -> Result<Option<ReadInto>, BeneathError> {
+        buffer.clear();
         let name = name.as_ref();
         let Some((file, meta)) = self.open_file(name)? else {
             return Ok(None);
@@ -338,20 +374,16 @@ impl Dir {
             ReadLimit::Whole { .. } => meta.len,
             ReadLimit::Head { bytes } => meta.len.min(bytes as u64),
         };
-        let bytes = read_up_to(file, want).map_err(|e| BeneathError::Io {
+        read_up_to(file, want, buffer).map_err(|e| BeneathError::Io {
             action: "read",
             path: path(),
             source: e,
         })?;
         let complete = match limit {
             ReadLimit::Whole { .. } => true,
-            ReadLimit::Head { bytes: head } => bytes.len() < head,
+            ReadLimit::Head { bytes: head } => buffer.len() < head,
         };
-        Ok(Some(Contents {
-            bytes,
-            meta,
-            complete,
-        }))
+        Ok(Some(ReadInto { meta, complete }))
     }
 
     /// Replaces `name` with `bytes` atomically and durably: a new temp file in this directory
@@ -486,7 +518,11 @@ impl Dir {
     /// reads through this handle's own descriptor (from its start), hence `&mut`.
     pub fn entries(&mut self) -> Result<Vec<Entry>, BeneathError> {
         let fail = |e: Errno| io_error("read", &self.path, e);
-        rfs::seek(&self.fd, rfs::SeekFrom::Start(0)).map_err(fail)?;
+        // A fresh descriptor is at the start already: a walk lists each directory once.
+        if self.listed {
+            rfs::seek(&self.fd, rfs::SeekFrom::Start(0)).map_err(fail)?;
+        }
+        self.listed = true;
         let mut buffer = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
         let mut listing = rfs::RawDir::new(&self.fd, &mut buffer);
         let mut entries = Vec::new();
@@ -540,6 +576,18 @@ impl Dir {
             Ok(Some(meta)) if meta.kind == Kind::Symlink => BeneathError::Link { path },
             _ => BeneathError::NotADirectory { path },
         }
+    }
+}
+
+/// Opens `name` in `dir` for reading (see [`FILE_FLAGS`]) without updating its access time when
+/// the process may ask for that (`O_NOATIME` is for the file's owner): a walk of thousands of
+/// notes would otherwise write thousands of inodes the first time each day, or after each
+/// change, that it reads them.
+fn open_for_reading(dir: &OwnedFd, name: &OsStr) -> Result<OwnedFd, Errno> {
+    let flags = OFlags::RDONLY | FILE_FLAGS;
+    match rfs::openat(dir, name, flags | OFlags::NOATIME, Mode::empty()) {
+        Err(Errno::PERM) => rfs::openat(dir, name, flags, Mode::empty()),
+        opened => opened,
     }
 }
 
@@ -598,21 +646,24 @@ fn io_error(action: &'static str, path: &Path, errno: Errno) -> BeneathError {
     }
 }
 
-/// Reads at most `want` bytes (the caller's `fstat` size or less) in as few `read`s as possible.
-/// A file that shrinks meanwhile is read as far as it goes.
-fn read_up_to(mut file: File, want: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = vec![0; usize::try_from(want).unwrap_or(usize::MAX)];
+/// Reads at most `want` bytes (the caller's `fstat` size or less) into the empty `bytes`, in as
+/// few `read`s as possible. A file that shrinks meanwhile is read as far as it goes.
+fn read_up_to(mut file: File, want: u64, bytes: &mut Vec<u8>) -> io::Result<()> {
+    bytes.resize(usize::try_from(want).unwrap_or(usize::MAX), 0);
     let mut filled = 0;
     while filled < bytes.len() {
         match file.read(&mut bytes[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => {
+                bytes.clear();
+                return Err(e);
+            }
         }
     }
     bytes.truncate(filled);
-    Ok(bytes)
+    Ok(())
 }
 
 fn write_durably(fd: OwnedFd, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
@@ -686,6 +737,37 @@ mod tests {
             })
         ));
         assert!(dir.read_file("missing.md", whole).unwrap().is_none());
+    }
+
+    #[test]
+    fn reads_leave_the_access_time_alone() {
+        let (temp, dir) = root();
+        let old = SystemTime::now() - Duration::from_secs(3 * 86_400);
+        let atime = |name: &str| {
+            fs::metadata(temp.path().join(name))
+                .unwrap()
+                .accessed()
+                .unwrap()
+        };
+        for name in ["note.md", "control.md"] {
+            fs::write(temp.path().join(name), "x").unwrap();
+            let file = fs::File::options()
+                .write(true)
+                .open(temp.path().join(name))
+                .unwrap();
+            file.set_times(fs::FileTimes::new().set_accessed(old))
+                .unwrap();
+        }
+        // A plain read moves a three-day-old access time (relatime); a read through a handle
+        // does not.
+        fs::read(temp.path().join("control.md")).unwrap();
+        if atime("control.md") == old {
+            eprintln!("this file system never updates access times: nothing to show");
+            return;
+        }
+        let whole = ReadLimit::Whole { max_bytes: 10 };
+        assert!(dir.read_file("note.md", whole).unwrap().is_some());
+        assert_eq!(atime("note.md"), old);
     }
 
     #[test]

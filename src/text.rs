@@ -4,12 +4,24 @@
 //! Every offset and count on the wire is in Unicode code points (not bytes, not UTF-16 units,
 //! not graphemes), so these helpers convert between code points and byte indices.
 
-use regex::{Regex, RegexBuilder};
+use regex::bytes::{Regex, RegexBuilder};
 
 /// Number of code points in `s`.
 pub fn char_len(s: &str) -> usize {
-    // Counting non-continuation bytes is the number of code points in valid UTF-8.
-    s.bytes().filter(|b| (b & 0xC0) != 0x80).count()
+    // The standard library counts a word of bytes at a time.
+    s.chars().count()
+}
+
+/// How many times `byte` occurs in `bytes` (line feeds in a body). Counted in runs of 255
+/// into byte-wide counters, which the compiler turns into vector compares.
+pub fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    bytes
+        .chunks(255)
+        .map(|run| {
+            let count = run.iter().fold(0u8, |n, &b| n + u8::from(b == byte));
+            usize::from(count)
+        })
+        .sum()
 }
 
 /// Byte index of the code point at `chars` (or `s.len()` when past the end).
@@ -58,9 +70,15 @@ pub const MATCHER_DFA_SIZE_LIMIT: usize = 16 << 20;
 /// Matching uses Unicode simple case folding (as the `regex` crate's `(?i)` does), applied to
 /// the original text, so offsets never shift: `ß` does not match `SS`, and `İ` matches only
 /// itself. Regex metacharacters in queries are literal.
+///
+/// The automaton runs on bytes, so a file can be searched before it is checked to be UTF-8 (a
+/// file without a match never needs the check); on UTF-8 text it finds exactly what a `str`
+/// matcher finds.
 #[derive(Debug, Clone)]
 pub struct LiteralMatcher {
     regex: Regex,
+    /// Whether a query holds a line feed (a match can then span lines).
+    multiline: bool,
 }
 
 impl LiteralMatcher {
@@ -78,12 +96,20 @@ impl LiteralMatcher {
             .size_limit(MATCHER_SIZE_LIMIT)
             .dfa_size_limit(MATCHER_DFA_SIZE_LIMIT)
             .build()?;
-        Ok(Self { regex })
+        let multiline = queries.iter().any(|q| q.as_ref().contains('\n'));
+        Ok(Self { regex, multiline })
     }
 
     /// Byte offset of the earliest match in `haystack`, if any.
     pub fn find(&self, haystack: &str) -> Option<usize> {
-        self.regex.find(haystack).map(|m| m.start())
+        self.find_at(haystack, 0)
+    }
+
+    /// Byte offset of the earliest match in `haystack` that starts at `start` or later.
+    pub fn find_at(&self, haystack: &str, start: usize) -> Option<usize> {
+        self.regex
+            .find_at(haystack.as_bytes(), start)
+            .map(|m| m.start())
     }
 
     /// Code-point offset of the earliest match in `haystack`, if any.
@@ -92,7 +118,18 @@ impl LiteralMatcher {
     }
 
     pub fn is_match(&self, haystack: &str) -> bool {
-        self.regex.is_match(haystack)
+        self.regex.is_match(haystack.as_bytes())
+    }
+
+    /// Whether `bytes` (any bytes, UTF-8 or not) hold a match: the UTF-8 encoding of a
+    /// case-insensitive spelling of a query.
+    pub fn is_match_bytes(&self, bytes: &[u8]) -> bool {
+        self.regex.is_match(bytes)
+    }
+
+    /// Whether a query holds a line feed, so that a match can span lines.
+    pub fn is_multiline(&self) -> bool {
+        self.multiline
     }
 }
 
@@ -108,6 +145,15 @@ mod tests {
         assert_eq!(byte_index("ab", 9), 2);
         assert_eq!(char_slice("😀İab", 1, 2), "İa");
         assert_eq!(char_slice("ab", 5, 2), "");
+    }
+
+    #[test]
+    fn counts_bytes_across_runs() {
+        let text = "a\nb\n".repeat(300);
+        assert_eq!(count_byte(text.as_bytes(), b'\n'), 600);
+        assert_eq!(count_byte(b"", b'\n'), 0);
+        assert_eq!(count_byte(&[b'\n'; 255], b'\n'), 255);
+        assert_eq!(count_byte(&[b'\n'; 256], b'\n'), 256);
     }
 
     #[test]

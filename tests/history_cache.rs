@@ -86,23 +86,25 @@ impl Cache {
         run_guarded(cmd)
     }
 
-    /// The one index file, written by an indexed call.
-    fn index_file(&self) -> PathBuf {
+    /// The one cache file of kind `ext` (`idx`: the session index, `proj`: the stored
+    /// projection), written by an indexed call.
+    fn index_file(&self, ext: &str) -> PathBuf {
         let output = self.run(&["list", "--json"], true);
         assert!(output.status.success(), "{output:?}");
         let dir = self.cache_dir().join("sessions");
         let files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
             .collect();
-        assert_eq!(files.len(), 1, "one index file: {files:?}");
+        assert_eq!(files.len(), 1, "one .{ext} file: {files:?}");
         files[0].clone()
     }
 
-    /// Plants `bad` as the index, then checks that every operation answers as a fresh parse
-    /// does, and that the bad file was replaced by a good index.
-    fn check_survives(&self, what: &str, plant: impl FnOnce(&Path)) {
-        let index = self.index_file();
+    /// Plants `bad` as the cache file of kind `ext`, then checks that every operation answers
+    /// as a fresh parse does, and that the bad file was replaced by a good one.
+    fn check_survives(&self, what: &str, ext: &str, plant: impl FnOnce(&Path)) {
+        let index = self.index_file(ext);
         std::fs::remove_file(&index).unwrap();
         plant(&index);
         for args in [
@@ -204,53 +206,86 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
 }
 
-/// The header of an index file of the current format: magic, format, payload length.
-fn index_header(payload_len: u64) -> Vec<u8> {
-    let mut header = b"PICTXIDX".to_vec();
-    header.extend_from_slice(&7u32.to_le_bytes());
+/// The cache files a call keeps: the session index and the stored projection.
+const KINDS: [&str; 2] = ["idx", "proj"];
+
+/// The header of a cache file of kind `ext` of the current format: magic, format, payload
+/// length.
+fn index_header(ext: &str, payload_len: u64) -> Vec<u8> {
+    let (magic, format): (&[u8], u32) = match ext {
+        "idx" => (b"PICTXIDX", 7),
+        _ => (b"PICTXPRJ", 1),
+    };
+    let mut header = magic.to_vec();
+    header.extend_from_slice(&format.to_le_bytes());
     header.extend_from_slice(&payload_len.to_le_bytes());
     header
 }
 
 #[test]
 fn a_symlink_to_dev_zero_is_not_followed() {
-    Cache::new().check_survives("a symlink to /dev/zero", |index| {
-        symlink("/dev/zero", index).unwrap();
-    });
+    for ext in KINDS {
+        Cache::new().check_survives("a symlink to /dev/zero", ext, |index| {
+            symlink("/dev/zero", index).unwrap();
+        });
+    }
 }
 
 #[test]
 fn a_2_gb_sparse_file_is_not_read() {
-    Cache::new().check_survives("a 2 GB sparse file", |index| {
-        std::fs::File::create(index)
-            .unwrap()
-            .set_len(2 << 30)
-            .unwrap();
-    });
+    for ext in KINDS {
+        Cache::new().check_survives("a 2 GB sparse file", ext, |index| {
+            std::fs::File::create(index)
+                .unwrap()
+                .set_len(2 << 30)
+                .unwrap();
+        });
+    }
 }
 
 #[test]
 fn a_2_gb_sparse_file_whose_header_promises_it_all_is_not_read() {
-    Cache::new().check_survives("a 2 GB file with a header promising 2 GB", |index| {
-        let len: u64 = 2 << 30;
-        let mut file = std::fs::File::create(index).unwrap();
-        file.write_all(&index_header(len - 20)).unwrap();
-        file.set_len(len).unwrap();
-    });
+    for ext in KINDS {
+        Cache::new().check_survives("a 2 GB file with a header promising 2 GB", ext, |index| {
+            let len: u64 = 2 << 30;
+            let mut file = std::fs::File::create(index).unwrap();
+            file.write_all(&index_header(ext, len - 20)).unwrap();
+            file.set_len(len).unwrap();
+        });
+    }
 }
 
 #[test]
 fn a_fifo_is_not_opened_for_reading_blocked() {
-    Cache::new().check_survives("a FIFO", mkfifo);
+    for ext in KINDS {
+        Cache::new().check_survives("a FIFO", ext, mkfifo);
+    }
 }
 
 #[test]
 fn a_truncated_index_is_ignored() {
+    for ext in KINDS {
+        let cache = Cache::new();
+        let good = std::fs::read(cache.index_file(ext)).unwrap();
+        cache.check_survives("a truncated index", ext, |index| {
+            std::fs::write(index, &good[..good.len() / 2]).unwrap();
+        });
+    }
+}
+
+/// A stored projection whose every byte after the header is flipped in turn, one at a time,
+/// must never change an answer (each index is checked against the session).
+#[test]
+fn a_stored_projection_with_any_byte_changed_only_costs_speed() {
     let cache = Cache::new();
-    let good = std::fs::read(cache.index_file()).unwrap();
-    cache.check_survives("a truncated index", |index| {
-        std::fs::write(index, &good[..good.len() / 2]).unwrap();
-    });
+    let good = std::fs::read(cache.index_file("proj")).unwrap();
+    for at in (20..good.len()).step_by((good.len() / 24).max(1)) {
+        cache.check_survives("a changed byte", "proj", |index| {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5a;
+            std::fs::write(index, &bad).unwrap();
+        });
+    }
 }
 
 #[test]
@@ -264,34 +299,43 @@ fn random_bytes_are_ignored() {
             state as u8
         })
         .collect();
-    Cache::new().check_survives("random bytes", |index| {
-        std::fs::write(index, &bytes).unwrap();
-    });
-    Cache::new().check_survives("random bytes after a valid header", |index| {
-        let mut data = index_header(bytes.len() as u64);
-        data.extend_from_slice(&bytes);
-        std::fs::write(index, &data).unwrap();
-    });
+    for ext in KINDS {
+        Cache::new().check_survives("random bytes", ext, |index| {
+            std::fs::write(index, &bytes).unwrap();
+        });
+        Cache::new().check_survives("random bytes after a valid header", ext, |index| {
+            let mut data = index_header(ext, bytes.len() as u64);
+            data.extend_from_slice(&bytes);
+            std::fs::write(index, &data).unwrap();
+        });
+    }
 }
 
 #[test]
 fn a_directory_in_the_index_place_only_costs_speed() {
-    let cache = Cache::new();
-    let index = cache.index_file();
-    std::fs::remove_file(&index).unwrap();
-    std::fs::create_dir(&index).unwrap();
-    let expected = cache.run(&["list", "--json"], false);
-    let got = cache.run(&["list", "--json"], true);
-    assert!(got.status.success(), "{got:?}");
-    assert_eq!(got.stdout, expected.stdout);
+    for ext in KINDS {
+        let cache = Cache::new();
+        let index = cache.index_file(ext);
+        std::fs::remove_file(&index).unwrap();
+        std::fs::create_dir(&index).unwrap();
+        let expected = cache.run(&["list", "--json"], false);
+        let got = cache.run(&["list", "--json"], true);
+        assert!(got.status.success(), "{got:?}");
+        assert_eq!(got.stdout, expected.stdout);
+    }
 }
 
 #[test]
 fn index_files_are_private() {
     let cache = Cache::new();
-    let index = cache.index_file();
+    let index = cache.index_file("idx");
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&index), 0o600, "the index file");
+    assert_eq!(
+        mode(&cache.index_file("proj")),
+        0o600,
+        "the stored projection"
+    );
     assert_eq!(mode(index.parent().unwrap()), 0o700, "its directory");
     let leftovers: Vec<_> = std::fs::read_dir(index.parent().unwrap())
         .unwrap()

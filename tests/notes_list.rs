@@ -329,3 +329,73 @@ fn without_a_session_id_the_session_home_is_skipped() {
     let page: Value = serde_json::from_str(text(&result)).unwrap();
     assert_eq!(addresses(&page), ["@human/h.md"]);
 }
+
+/// A note file written by hand with its `updatedAt`, and `extra` frontmatter lines.
+fn hand_note(path: &std::path::Path, updated: &str, extra: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!(
+            "---\norigin: user\ncreatedAt: {updated}\nupdatedAt: {updated}\n{extra}---\n\nbody\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_store_of_many_directories_lists_each_note_once_in_order() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    let mut expected = Vec::new();
+    // Enough directories and notes for the walk to hand work to several threads.
+    for d in 0..30 {
+        for n in 0..(d % 7) * 9 {
+            let minute = (d * 13 + n * 7) % 60;
+            let updated = format!("2026-03-01T10:{minute:02}:00.000+00:00");
+            let (path, address) = if n % 2 == 0 {
+                let rel = format!("d{d}/sub{}/n{n}.md", n % 3);
+                (home.join("human").join(&rel), format!("@human/{rel}"))
+            } else {
+                let rel = format!("d{d}/n{n}.md");
+                (home.join("pi/session").join(SESSION).join(&rel), rel)
+            };
+            hand_note(&path, &updated, "");
+            expected.push((updated, address));
+        }
+    }
+    // A frontmatter block longer than the 1 KiB head that list reads first.
+    let long = format!("note: {}\n", "x".repeat(1500));
+    hand_note(
+        &home.join("human/long.md"),
+        "2026-03-01T11:00:00.000+00:00",
+        &long,
+    );
+    expected.push((
+        "2026-03-01T11:00:00.000+00:00".into(),
+        "@human/long.md".into(),
+    ));
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    assert!(expected.len() > 300, "{}", expected.len());
+
+    let result = json(&env, &["list"]);
+    let listed: Vec<(String, String)> = result["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let text = |k: &str| f[k].as_str().unwrap().to_string();
+            (text("updated_at"), text("address"))
+        })
+        .collect();
+    assert_eq!(listed, expected);
+    assert_eq!(result["more"], 0);
+
+    let some = json(&env, &["list", "--pattern", "@human/d1*/**"]);
+    let wanted: Vec<String> = expected
+        .iter()
+        .map(|(_, a)| a.clone())
+        .filter(|a| a.starts_with("@human/d1"))
+        .collect();
+    assert!(!wanted.is_empty());
+    assert_eq!(addresses(&some), wanted);
+}

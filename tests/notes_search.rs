@@ -215,3 +215,71 @@ fn search_reads_do_not_touch_access_counters() {
     ok(&env, &["list"]);
     assert_eq!(snapshot(&env.notes_home()), before);
 }
+
+#[test]
+fn a_search_of_many_notes_finds_every_body_hit_and_nothing_else() {
+    let env = TestEnv::new();
+    let human = env.notes_home().join("human");
+    let mut expected = Vec::new();
+    for d in 0..20 {
+        for n in 0..(d % 5) * 8 {
+            let dir = human.join(format!("d{d}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let hits = (d + n) % 4;
+            let mut body = String::from("# title\n");
+            for line in 0..6 {
+                if line < hits {
+                    body.push_str(&format!("line {line} has a KESTREL in it\r\n"));
+                } else {
+                    body.push_str("nothing here, é 😀\n");
+                }
+            }
+            std::fs::write(
+                dir.join(format!("n{n}.md")),
+                format!(
+                    "---\norigin: user\nupdatedAt: 2026-03-01T10:00:00.000+00:00\n---\n\n{body}"
+                ),
+            )
+            .unwrap();
+            if hits > 0 {
+                expected.push((format!("@human/d{d}/n{n}.md"), hits));
+            }
+        }
+    }
+    // The word only in the frontmatter is no hit; a note that is not UTF-8 is skipped.
+    std::fs::write(
+        human.join("meta-only.md"),
+        "---\norigin: user\ntopic: kestrel\n---\n\nbody\n",
+    )
+    .unwrap();
+    std::fs::write(human.join("latin1.md"), b"kestrel caf\xe9\n").unwrap();
+    expected.sort();
+    assert!(expected.len() > 100, "{}", expected.len());
+
+    let found = json(&env, &["search", "kestrel"]);
+    let mut got: Vec<(String, u64)> = found["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let matches = f["matches"].as_array().unwrap();
+            for (i, m) in matches.iter().enumerate() {
+                assert_eq!(m["line"], i + 2, "{f}");
+                assert_eq!(m["text"], format!("line {i} has a KESTREL in it"));
+                // The body starts with "# title\n" (8 code points), then 28 per hit line.
+                assert_eq!(m["offset_chars"], 8 + 28 * i + 13);
+            }
+            (
+                f["address"].as_str().unwrap().to_string(),
+                f["matches_total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let expected: Vec<(String, u64)> = expected.into_iter().map(|(a, n)| (a, n as u64)).collect();
+    assert_eq!(got, expected);
+
+    // A line feed in a query never matches: matches are within lines.
+    let (code, _) = fails(&env, &["search", "KESTREL in it\r\nline"]);
+    assert_eq!(code, 1);
+}

@@ -32,12 +32,14 @@ fn the_notes_tools_are_described_and_writes_run_sequentially() {
             "notes_move",
             "notes_read",
             "notes_list",
-            "notes_search"
+            "notes_search",
+            "notes_log",
+            "notes_restore"
         ]
     );
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
-        let mode = if ["notes_write", "notes_edit", "notes_move"].contains(&name) {
+        let mode = if ["notes_write", "notes_edit", "notes_move", "notes_restore"].contains(&name) {
             "sequential"
         } else {
             "parallel"

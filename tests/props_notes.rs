@@ -1,10 +1,11 @@
 //! Property tests of the notes parsers on every `cargo test` (the cargo-fuzz targets
 //! `fuzz/fuzz_targets/note_address.rs` and `frontmatter.rs` need nightly and never run in CI):
 //! the address and pattern parsers never panic and never accept a path that leaves its home; the
-//! frontmatter codec is lossless (`parse(text).render() == text`) on any text.
+//! frontmatter codec is lossless (`parse(text).render() == text`) on any text, and the listing's
+//! quick read of the known keys (`known_values`) agrees with it.
 
 use pi_context::notes::address::{Address, Pattern};
-use pi_context::notes::frontmatter::{head_len, Document};
+use pi_context::notes::frontmatter::{head_len, known_values, Document, Key};
 use pi_context::notes::identity::Identity;
 use proptest::prelude::*;
 
@@ -72,6 +73,9 @@ fn note_like() -> impl Strategy<Value = String> {
             "origin: user",
             "origin: self",
             "created_at: 2026-01-01T00:00:00Z",
+            "updatedAt: 2026-01-01T00:00:00Z",
+            "accessCount: '7'",
+            "project: \"p\\u0041\"",
             "crumpled_at:",
             "key: \"quoted: value\"",
             "- item",
@@ -117,6 +121,10 @@ fn check_address(text: &str) -> Result<(), TestCaseError> {
 fn check_codec(text: &str) -> Result<(), TestCaseError> {
     let document = Document::parse(text);
     prop_assert_eq!(document.render(), text, "the codec is lossless");
+    let values = known_values(text);
+    for key in Key::ALL {
+        prop_assert_eq!(&values[key as usize], &document.get(key), "{:?}", key);
+    }
     if let Some(head) = head_len(text, true) {
         prop_assert!(head <= text.len());
     }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use pi_context::boot::{BootError, Reason};
 use pi_context::checkpoint::CheckpointError;
+use pi_context::dream::undo::UndoError;
 use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
@@ -140,7 +141,7 @@ impl CommandError {
 /// caller's fault; every other code is bad input.
 fn kind_of_code(code: &str) -> Kind {
     match code {
-        "io_error" => Kind::Io,
+        "io_error" | "history_error" => Kind::Io,
         "internal_error" => Kind::Internal,
         _ => Kind::Usage,
     }
@@ -285,6 +286,29 @@ impl From<DreamError> for CommandError {
             Some(hint) => error.with_hint(hint),
             None => error,
         }
+    }
+}
+
+impl From<UndoError> for CommandError {
+    fn from(err: UndoError) -> Self {
+        match err {
+            UndoError::Notes(e) => e.into(),
+            UndoError::Lock(source) => CommandError::io("cannot take the dream lock", source),
+            UndoError::Locked => CommandError::new(Kind::Locked, err.to_string())
+                .with_hint("wait for the dream to finish; `pi-context dream doctor` tells a live lock from a stale one"),
+            UndoError::Conflicts { .. } => CommandError::new(Kind::Failed, err.to_string())
+                .with_hint("`pi-context notes diff ADDRESS` shows each later change; --force keeps both versions in each note, between conflict markers"),
+            UndoError::NoDream | UndoError::UnknownDream(_) => CommandError::new(Kind::Failed, err.to_string())
+                .with_hint("`pi-context notes log` lists the dreams (their commits are `dream <stamp>`)"),
+            UndoError::AlreadyUndone { .. } => CommandError::new(Kind::Failed, err.to_string())
+                .with_hint("name an earlier dream: pi-context dream undo <stamp>"),
+        }
+    }
+}
+
+impl From<UndoError> for Outcome {
+    fn from(e: UndoError) -> Self {
+        Outcome::Failed(e.into())
     }
 }
 

@@ -42,6 +42,25 @@ pub enum LockState {
 /// Tries to take the lock. `Ok(None)`: somebody else's lock is there (or the file could not be
 /// created for another reason that an existing lock explains).
 pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
+    let Some(lock) = take(home)? else {
+        return Ok(None);
+    };
+    if let Err(e) = lock.stamp_last_run(now) {
+        // Not a run: leave no lock behind, or every later run would be refused.
+        let _ = lock.fail();
+        return Err(e);
+    }
+    Ok(Some(lock))
+}
+
+/// Takes the lock for work on the store that is not a dream run (`dream undo`): no dream can
+/// start meanwhile, and the last-run time (the time gate) is left alone. Release it with
+/// [`DreamLock::release`].
+pub fn acquire_without_run(home: &Path) -> io::Result<Option<DreamLock>> {
+    take(home)
+}
+
+fn take(home: &Path) -> io::Result<Option<DreamLock>> {
     let path = home.join(LOCK_FILE);
     let last_run = home.join(LAST_RUN_FILE);
     let prior_last_run = fs::metadata(&last_run).and_then(|m| m.modified()).ok();
@@ -54,19 +73,13 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
     let content = format!("{} {}", std::process::id(), uuid::Uuid::new_v4());
     file.write_all(content.as_bytes())?;
     file.sync_all()?;
-    let lock = DreamLock {
+    Ok(Some(DreamLock {
         path,
         last_run,
         content,
         file,
         prior_last_run,
-    };
-    if let Err(e) = lock.stamp_last_run(now) {
-        // Not a run: leave no lock behind, or every later run would be refused.
-        let _ = lock.fail();
-        return Err(e);
-    }
-    Ok(Some(lock))
+    }))
 }
 
 impl DreamLock {

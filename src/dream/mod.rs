@@ -17,6 +17,7 @@ mod report;
 mod resolve;
 mod restore;
 mod snapshot;
+pub mod undo;
 
 use std::fs;
 use std::io;

@@ -11,6 +11,7 @@ mod prefilter;
 mod project;
 mod read;
 mod run;
+mod stored;
 
 use serde::Serialize;
 
@@ -23,6 +24,7 @@ pub use project::{
 };
 pub use read::ReadParams;
 pub use run::{with_history, Branch, SessionInput};
+pub use stored::ProjectionStore;
 
 /// The four event roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]

@@ -16,6 +16,7 @@
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::project::{Event, History, Source};
+use crate::session::SessionFile;
 use crate::text::LiteralMatcher;
 
 /// The scan copies about this many bytes at a time (more when a line is longer).
@@ -64,24 +65,74 @@ impl Scanner {
         })
     }
 
-    /// Finds the lines of `bytes` that hold a run. The bytes are searched in copies of whole
-    /// lines, a chunk at a time: the bytes of a mapped file can change under the map (a rewrite
-    /// in place), and the regex engine must search bytes that hold still. A run never spans a
-    /// line, so no match is lost at a chunk's edge.
+    /// Finds the lines of `bytes` that hold a run. The bytes must hold still while they are
+    /// searched (owned bytes, never a map: see [`Scanner::scan_with`]).
     pub fn scan(&self, bytes: &[u8]) -> RawScan {
         let mut line_starts = Vec::new();
-        let mut chunk = Vec::with_capacity(SCAN_CHUNK_BYTES);
-        let mut chunk_start = 0;
-        while chunk_start < bytes.len() {
-            let chunk_end = line_end_at_or_after(bytes, chunk_start + SCAN_CHUNK_BYTES);
-            chunk.clear();
-            chunk.extend_from_slice(&bytes[chunk_start..chunk_end]);
-            self.scan_chunk(&chunk, chunk_start, &mut line_starts);
-            chunk_start = chunk_end;
-        }
+        self.scan_chunk(bytes, 0, &mut line_starts);
         RawScan {
             line_starts,
             scanned_len: bytes.len(),
+            tools_always: self.tools_always,
+        }
+    }
+
+    /// Finds the lines of a session file that hold a run.
+    pub fn scan_file(&self, file: &SessionFile) -> RawScan {
+        if file.is_mapped() {
+            self.scan_with(file.bytes().len(), |buffer, at| file.read_at(buffer, at))
+        } else {
+            self.scan(file.bytes())
+        }
+    }
+
+    /// Finds the lines that hold a run in the first `len` bytes that `read_at` reads (`pread`
+    /// on the session file), a chunk of whole lines at a time. The bytes of a mapped file can
+    /// change under the map (a rewrite in place), and the regex engine must search bytes that
+    /// hold still; reading them into a buffer gives it such bytes in one copy, as `rg` does,
+    /// without faulting the map's pages in. A run never spans a line, so no match is lost at a
+    /// chunk's edge. A read that ends early (the file shrank) ends the scan there: the reader's
+    /// consistency check then has the operation done again.
+    pub fn scan_with(
+        &self,
+        len: usize,
+        mut read_at: impl FnMut(&mut [u8], u64) -> std::io::Result<usize>,
+    ) -> RawScan {
+        let mut line_starts = Vec::new();
+        let mut buffer = vec![0; SCAN_CHUNK_BYTES.min(len.max(1))];
+        // `buffer[..filled]` holds the session bytes from `start` on.
+        let (mut start, mut filled) = (0usize, 0usize);
+        while start + filled < len {
+            if filled == buffer.len() {
+                // A line longer than the buffer: grow it.
+                buffer.resize(buffer.len() * 2, 0);
+            }
+            let want = (buffer.len() - filled).min(len - start - filled);
+            let got = match read_at(&mut buffer[filled..filled + want], (start + filled) as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            filled += got;
+            let at_end = start + filled == len;
+            let complete = if at_end {
+                filled
+            } else {
+                match memchr::memrchr(b'\n', &buffer[..filled]) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            self.scan_chunk(&buffer[..complete], start, &mut line_starts);
+            buffer.copy_within(complete..filled, 0);
+            start += complete;
+            filled -= complete;
+        }
+        // A scan that ended early covers only `start` bytes: the prefilter keeps every line
+        // past them as a candidate.
+        let scanned_len = start;
+        RawScan {
+            line_starts,
+            scanned_len,
             tools_always: self.tools_always,
         }
     }
@@ -143,14 +194,6 @@ impl Prefilter {
     }
 }
 
-/// The end of the line holding byte `at` (just past its newline), or the end of `bytes`.
-fn line_end_at_or_after(bytes: &[u8], at: usize) -> usize {
-    match bytes.get(at..) {
-        Some(rest) => memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| at + i + 1),
-        None => bytes.len(),
-    }
-}
-
 /// Characters that JSON may escape or that documents join pieces with.
 fn breaks_run(c: char) -> bool {
     c.is_control() || c.is_whitespace() || matches!(c, '"' | '\\' | '/' | '\u{2028}' | '\u{2029}')
@@ -201,7 +244,11 @@ mod tests {
         let mut n = 0;
         while bytes.len() < 3 * SCAN_CHUNK_BYTES {
             let start = bytes.len();
-            let width = 1 + (n * 7919) % 3000;
+            let width = if n == 10 {
+                300_000
+            } else {
+                1 + (n * 7919) % 3000
+            };
             let needle = n % 5 == 0;
             if needle {
                 expected.push(start);
@@ -213,8 +260,16 @@ mod tests {
             n += 1;
         }
         let scanner = Scanner::new(&["needle".to_string()]).unwrap();
-        let scan = scanner.scan(&bytes);
+        let scan = scanner.scan_with(bytes.len(), |buf, at| {
+            let at = at as usize;
+            // Short reads, as a file may give them.
+            let n = buf.len().min(bytes.len() - at).min(50_000);
+            buf[..n].copy_from_slice(&bytes[at..at + n]);
+            Ok(n)
+        });
         assert_eq!(scan.line_starts, expected);
         assert_eq!(scan.scanned_len, bytes.len());
+        let whole = scanner.scan(&bytes);
+        assert_eq!(whole.line_starts, expected);
     }
 }

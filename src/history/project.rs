@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::stored::ProjectionStore;
 use super::{HistoryError, Role};
 use crate::session::{Atom, Entry, EntryKind, Message, Session, Span};
 use crate::text;
@@ -84,20 +85,26 @@ pub enum EventSource {
 /// The projection of one branch of a session.
 pub struct History<'s> {
     pub(super) session: &'s Session,
-    session_id: String,
-    highest_seq: u64,
+    pub(super) session_id: String,
+    pub(super) highest_seq: u64,
     /// Seqs of branch entries and their calls, sorted.
-    branch_seqs: Vec<u64>,
+    pub(super) branch_seqs: Vec<u64>,
     pub(super) windows: Vec<WindowInfo>,
     /// Events sorted by seq.
     pub(super) events: Vec<Event>,
     /// A consumed result's seq → the seq of the call that shows it.
     /// Sorted by result seq.
-    result_aliases: Vec<(u64, u64)>,
+    pub(super) result_aliases: Vec<(u64, u64)>,
+    /// How many of the session's entries the projection covers (a prefix).
+    pub(super) entries: usize,
+    /// The branch's entries from the root to the leaf.
+    pub(super) branch: Vec<usize>,
+    /// Whether the projection was a stored one, extended (see [`ProjectionStore`]).
+    pub(super) from_store: bool,
 }
 
 /// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
-fn seq_count(entry: &Entry) -> u64 {
+pub(super) fn seq_count(entry: &Entry) -> u64 {
     match &entry.kind {
         EntryKind::Compaction { .. }
         | EntryKind::BranchSummary { .. }
@@ -110,14 +117,14 @@ fn seq_count(entry: &Entry) -> u64 {
 }
 
 /// A raw item before pairing.
-struct RawItem {
-    seq: u64,
-    window: usize,
-    entry: usize,
-    kind: RawKind,
+pub(super) struct RawItem {
+    pub seq: u64,
+    pub window: usize,
+    pub entry: usize,
+    pub kind: RawKind,
 }
 
-enum RawKind {
+pub(super) enum RawKind {
     Event(Role, Source),
     Call { index: usize, id: Option<Atom> },
     Result { call_id: Option<Atom> },
@@ -156,6 +163,39 @@ impl<'s> History<'s> {
         Self::project_path(session, count, branch, fallback_session_id)
     }
 
+    /// [`project`](Self::project) through a [`ProjectionStore`]: the stored projection of the
+    /// session's indexed prefix, extended with what was appended since, when it can be
+    /// (the same branch, grown or not); otherwise a fresh projection, which is stored.
+    pub fn project_stored(
+        session: &'s Session,
+        store: Option<&ProjectionStore>,
+        leaf: &Leaf,
+        fallback_session_id: Option<&str>,
+    ) -> Result<Self, HistoryError> {
+        let leaf = resolve_leaf(session, leaf)?;
+        Ok(Self::project_prefix_stored(
+            session,
+            store,
+            session.entries.len(),
+            leaf,
+            fallback_session_id,
+        ))
+    }
+
+    /// [`project_prefix`](Self::project_prefix) through a [`ProjectionStore`].
+    pub fn project_prefix_stored(
+        session: &'s Session,
+        store: Option<&ProjectionStore>,
+        entries: usize,
+        leaf: Option<usize>,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let Some(store) = store else {
+            return Self::project_prefix(session, entries, leaf, fallback_session_id);
+        };
+        store.project(session, entries, leaf, fallback_session_id)
+    }
+
     /// Projects a branch given as entry indices from the root to the leaf (each below
     /// `entries`), for callers that walked the tree themselves.
     pub fn project_path(
@@ -166,11 +206,7 @@ impl<'s> History<'s> {
     ) -> Self {
         let entries = &session.entries[..entries.min(session.entries.len())];
         let branch: Vec<usize> = branch.into_iter().filter(|&i| i < entries.len()).collect();
-        let session_id = session
-            .id()
-            .or(fallback_session_id)
-            .unwrap_or_default()
-            .to_string();
+        let session_id = session_id_of(session, fallback_session_id);
         let seq_starts = allocate_seqs(entries);
         let highest_seq = entries
             .iter()
@@ -192,11 +228,30 @@ impl<'s> History<'s> {
             branch_seqs: Vec::new(),
             events: Vec::new(),
             result_aliases: Vec::new(),
+            entries: entries.len(),
+            branch: Vec::new(),
+            from_store: false,
         };
-        let items = history.raw_items(&branch, &seq_starts);
-        history.pair(items);
-        history.count_windows();
+        let items = history.raw_items(&branch, &seq_starts, 0);
+        history.pair(items, &[]);
+        history.count_windows(0);
+        history.branch = branch;
         history
+    }
+
+    /// The branch's entries from the root to the leaf.
+    pub fn branch(&self) -> &[usize] {
+        &self.branch
+    }
+
+    /// How many of the session's entries the projection covers.
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    /// Whether the projection is a stored one extended, rather than projected afresh.
+    pub fn from_store(&self) -> bool {
+        self.from_store
     }
 
     pub fn session_id(&self) -> &str {
@@ -245,17 +300,24 @@ impl<'s> History<'s> {
             .map(|i| &self.events[i])
     }
 
-    fn raw_items(&mut self, branch: &[usize], seq_starts: &[u64]) -> Vec<RawItem> {
+    /// The raw items of `branch` (entries from `offset` on, whose seqs start at
+    /// `seq_starts[entry - offset]`), continuing the windows projected so far.
+    pub(super) fn raw_items(
+        &mut self,
+        branch: &[usize],
+        seq_starts: &[u64],
+        offset: usize,
+    ) -> Vec<RawItem> {
         let seqs: usize = branch
             .iter()
             .map(|&i| seq_count(&self.session.entries[i]) as usize)
             .sum();
         let mut items = Vec::with_capacity(seqs);
         self.branch_seqs.reserve(seqs);
-        let mut window = 0;
+        let mut window = self.windows.len() - 1;
         for &index in branch {
             let entry = &self.session.entries[index];
-            let seq = seq_starts[index];
+            let seq = seq_starts[index - offset];
             let count = seq_count(entry);
             self.branch_seqs.extend(seq..seq + count);
             if let EntryKind::Custom {
@@ -329,8 +391,11 @@ impl<'s> History<'s> {
         items
     }
 
-    /// Pairs each call with the first not-yet-consumed result of the same id after it.
-    fn pair(&mut self, items: Vec<RawItem>) {
+    /// Pairs each call with the first not-yet-consumed result of the same id after it, and
+    /// appends the events of `items`. `open_calls` are events already projected (all before
+    /// `items`) whose call has no result yet: they claim results first, in seq order, as they
+    /// would in a projection of the whole branch.
+    pub(super) fn pair(&mut self, items: Vec<RawItem>, open_calls: &[usize]) {
         let session = self.session;
         // The first result of each call id, and for each result the next one with the same id:
         // chains in position order without a vector per id.
@@ -342,21 +407,45 @@ impl<'s> History<'s> {
             }
         }
         let mut consumed = vec![false; items.len()];
+        let aliases_from = self.result_aliases.len();
+        let claim = |id: Atom, seq: u64, consumed: &mut Vec<bool>| {
+            let chain =
+                std::iter::successors(first.get(session.atom(id)).copied(), |&r| next_same[r]);
+            let result = chain
+                .into_iter()
+                .find(|&r| items[r].seq > seq && !consumed[r]);
+            if let Some(r) = result {
+                consumed[r] = true;
+            }
+            result
+        };
+        for &e in open_calls {
+            let event = &self.events[e];
+            let Source::Call {
+                index,
+                result: None,
+            } = event.source
+            else {
+                continue;
+            };
+            let Some(id) = call_id(session, event.entry, index) else {
+                continue;
+            };
+            if let Some(r) = claim(id, event.seq, &mut consumed) {
+                self.result_aliases.push((items[r].seq, event.seq));
+                self.events[e].source = Source::Call {
+                    index,
+                    result: Some(items[r].entry),
+                };
+            }
+        }
         let mut claimed: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate() {
             if let RawKind::Call { id: Some(id), .. } = &item.kind {
-                let chain =
-                    std::iter::successors(first.get(session.atom(*id)).copied(), |&r| next_same[r]);
-                let result = chain
-                    .into_iter()
-                    .find(|&r| items[r].seq > item.seq && !consumed[r]);
-                if let Some(r) = result {
-                    consumed[r] = true;
-                    claimed[position] = Some(r);
-                }
+                claimed[position] = claim(*id, item.seq, &mut consumed);
             }
         }
-        let mut events = Vec::with_capacity(items.len());
+        self.events.reserve(items.len());
         for (position, item) in items.iter().enumerate() {
             let (role, source) = match &item.kind {
                 RawKind::Event(role, source) => (*role, source.clone()),
@@ -376,7 +465,7 @@ impl<'s> History<'s> {
                 RawKind::Result { .. } if consumed[position] => continue,
                 RawKind::Result { .. } => (Role::Tool, Source::OrphanResult),
             };
-            events.push(Event {
+            self.events.push(Event {
                 seq: item.seq,
                 window: item.window,
                 role,
@@ -384,12 +473,13 @@ impl<'s> History<'s> {
                 source,
             });
         }
-        self.events = events;
-        self.result_aliases.sort_unstable();
+        // Every result seq of `items` is above those paired before.
+        self.result_aliases[aliases_from..].sort_unstable();
     }
 
-    fn count_windows(&mut self) {
-        for event in &self.events {
+    /// Counts the events from `from` on into their windows.
+    pub(super) fn count_windows(&mut self, from: usize) {
+        for event in &self.events[from..] {
             let window = &mut self.windows[event.window];
             window.first_seq.get_or_insert(event.seq);
             window.last_seq = Some(event.seq);
@@ -410,6 +500,25 @@ pub const ROOT_WINDOW_SUFFIX: &str = ":root";
 pub fn root_window_id(session_id: &str) -> String {
     let session: String = session_id.chars().take(WINDOW_ID_SESSION_CHARS).collect();
     format!("{WINDOW_ID_PREFIX}{session}{ROOT_WINDOW_SUFFIX}")
+}
+
+/// The session id that names the root window: the header's, else the fallback.
+pub(super) fn session_id_of(session: &Session, fallback: Option<&str>) -> String {
+    session.id().or(fallback).unwrap_or_default().to_string()
+}
+
+/// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
+/// order, whatever the branch).
+pub(super) fn allocate_seqs_from(entries: &[Entry], first: u64) -> Vec<u64> {
+    let mut next = first;
+    entries
+        .iter()
+        .map(|entry| {
+            let start = next;
+            next += seq_count(entry);
+            start
+        })
+        .collect()
 }
 
 fn allocate_seqs(entries: &[Entry]) -> Vec<u64> {
@@ -484,6 +593,14 @@ fn id_index<'a>(
         index.insert(session.entry_id(&entry.id), i);
     }
     index
+}
+
+/// The id of call `index` of the assistant message at `entry`.
+fn call_id(session: &Session, entry: usize, index: usize) -> Option<Atom> {
+    match &session.entries.get(entry)?.kind {
+        EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls.get(index)?.id,
+        _ => None,
+    }
 }
 
 /// What a tool event shows besides its document.

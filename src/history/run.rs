@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::prefilter::{RawScan, Scanner};
-use super::{History, HistoryError, Leaf};
+use super::{History, HistoryError, Leaf, ProjectionStore};
 use crate::session::{self, OpenOptions, Session};
 
 /// Where a history operation's session comes from.
@@ -51,9 +51,15 @@ pub fn with_history<T>(
             std::thread::scope(|scope| {
                 let pending = scanner
                     .as_ref()
-                    .map(|scanner| scope.spawn(|| scanner.scan(file.bytes())));
+                    .map(|scanner| scope.spawn(|| scanner.scan_file(file)));
                 let session = file.session(options);
-                let history = History::project(&session, branch.leaf, branch.session_id)?;
+                let store = ProjectionStore::for_file(file, options);
+                let history = History::project_stored(
+                    &session,
+                    store.as_ref(),
+                    branch.leaf,
+                    branch.session_id,
+                )?;
                 let scan = pending.and_then(|handle| handle.join().ok());
                 op(&history, scan.as_ref())
             })

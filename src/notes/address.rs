@@ -133,23 +133,37 @@ impl Home {
 
     /// The address prefix: empty for the session, `@self/` for the current agent, and so on.
     pub fn prefix(&self) -> String {
-        match self {
-            Home::Session(_) => String::new(),
-            Home::Project(_) => "@project/".into(),
-            Home::Human => "@human/".into(),
-            Home::Agent { current: true, .. } => "@self/".into(),
-            Home::Model { current: true, .. } => "@model/".into(),
-            Home::Agent { name, .. } => format!("@agents/{name}/"),
-            Home::Model { name, .. } => format!("@models/{name}/"),
+        let mut prefix = String::new();
+        self.push_prefix(&mut prefix, false);
+        prefix
+    }
+
+    /// Appends the prefix to `out` (agent and model homes spelled out when `spelled_out`):
+    /// addresses are built for every note a listing shows, so without `format!`.
+    fn push_prefix(&self, out: &mut String, spelled_out: bool) {
+        let (head, name) = match self {
+            Home::Session(_) => return,
+            Home::Project(_) => ("@project/", None),
+            Home::Human => ("@human/", None),
+            Home::Agent { current: true, .. } if !spelled_out => ("@self/", None),
+            Home::Model { current: true, .. } if !spelled_out => ("@model/", None),
+            Home::Agent { name, .. } => ("@agents/", Some(name)),
+            Home::Model { name, .. } => ("@models/", Some(name)),
+        };
+        out.push_str(head);
+        if let Some(name) = name {
+            out.push_str(name);
+            out.push('/');
         }
     }
 
-    /// The prefix with agent and model homes always spelled out.
-    fn spelled_out_prefix(&self) -> String {
+    /// An upper bound of the prefix's length in bytes.
+    fn prefix_capacity(&self) -> usize {
         match self {
-            Home::Agent { name, .. } => format!("@agents/{name}/"),
-            Home::Model { name, .. } => format!("@models/{name}/"),
-            other => other.prefix(),
+            Home::Agent { name, .. } | Home::Model { name, .. } => {
+                "@agents/".len() + name.len() + 1
+            }
+            _ => "@project/".len(),
         }
     }
 
@@ -180,11 +194,18 @@ impl Home {
 impl Location {
     /// The canonical address: current agent and model as `@self/…`, `@model/…`.
     pub fn address(&self) -> String {
-        format!("{}{}", self.home.prefix(), self.path)
+        self.address_with(false)
     }
 
     fn spelled_out_address(&self) -> String {
-        format!("{}{}", self.home.spelled_out_prefix(), self.path)
+        self.address_with(true)
+    }
+
+    fn address_with(&self, spelled_out: bool) -> String {
+        let mut address = String::with_capacity(self.home.prefix_capacity() + self.path.len());
+        self.home.push_prefix(&mut address, spelled_out);
+        address.push_str(&self.path);
+        address
     }
 
     /// A note named by its file path below the notes home, as the dreamer (which works with
@@ -349,6 +370,11 @@ const DECEPTIVE: &str = concat!(
 /// The first invisible or look-alike character of `text`, if any. Should the class ever fail
 /// to build, every non-ASCII character counts (refusing too much, never too little).
 pub fn deceptive_char(text: &str) -> Option<char> {
+    // In ASCII only the control characters are in the class (most names are ASCII: no need
+    // to run the automaton).
+    if text.is_ascii() {
+        return text.chars().find(char::is_ascii_control);
+    }
     static CLASS: std::sync::LazyLock<Option<Regex>> =
         std::sync::LazyLock::new(|| Regex::new(DECEPTIVE).ok());
     match &*CLASS {

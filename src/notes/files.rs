@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::beneath::{BeneathError, Dir, Kind, ReadLimit};
+use crate::beneath::{BeneathError, Dir, Kind, ReadInto, ReadLimit};
 
 use super::error::NotesError;
 
@@ -21,10 +21,6 @@ pub struct OnDisk {
     pub text: String,
     pub mode: u32,
     pub modified: Option<SystemTime>,
-    /// The file's length in bytes.
-    pub len: u64,
-    /// Whether `text` is the whole file (else a prefix, cut at a character boundary).
-    pub complete: bool,
 }
 
 /// The notes home, or `None` when it does not exist yet.
@@ -66,50 +62,47 @@ pub fn note_exists(dir: &Dir, name: &str) -> Result<bool, NotesError> {
 /// Reads a note, or `None` when it does not exist. Links and non-regular files are refused; a
 /// FIFO never blocks.
 pub fn read_note(dir: &Dir, name: &str) -> Result<Option<OnDisk>, NotesError> {
-    read(
-        dir,
-        name,
-        ReadLimit::Whole {
-            max_bytes: MAX_READ_BYTES,
-        },
-    )
-}
-
-/// Reads at most the first `bytes` bytes of a note (the whole note if it is shorter).
-pub fn read_head(dir: &Dir, name: &str, bytes: usize) -> Result<Option<OnDisk>, NotesError> {
-    read(dir, name, ReadLimit::Head { bytes })
-}
-
-fn read(dir: &Dir, name: &str, limit: ReadLimit) -> Result<Option<OnDisk>, NotesError> {
-    let Some(contents) = dir.read_file(name, limit).map_err(notes_error)? else {
+    let whole = ReadLimit::Whole {
+        max_bytes: MAX_READ_BYTES,
+    };
+    let Some(contents) = dir.read_file(name, whole).map_err(notes_error)? else {
         return Ok(None);
     };
-    let complete = contents.complete;
-    let text = match String::from_utf8(contents.bytes) {
-        Ok(text) => text,
-        Err(e) if !complete => {
-            let valid = e.utf8_error().valid_up_to();
-            let mut bytes = e.into_bytes();
-            bytes.truncate(valid);
-            String::from_utf8(bytes).unwrap_or_default()
-        }
-        Err(_) => {
-            return Err(NotesError::io(
-                format!(
-                    "{} is not valid UTF-8; fix or remove it by hand",
-                    dir.path().join(name).display()
-                ),
-                io::Error::new(io::ErrorKind::InvalidData, "invalid UTF-8"),
-            ))
-        }
-    };
+    let text = String::from_utf8(contents.bytes).map_err(|_| {
+        NotesError::io(
+            format!(
+                "{} is not valid UTF-8; fix or remove it by hand",
+                dir.path().join(name).display()
+            ),
+            io::Error::new(io::ErrorKind::InvalidData, "invalid UTF-8"),
+        )
+    })?;
     Ok(Some(OnDisk {
         text,
         mode: contents.meta.mode,
         modified: contents.meta.modified,
-        len: contents.meta.len,
-        complete,
     }))
+}
+
+/// Reads a note (whole, or its head) into `buffer`, which a caller reading many notes reuses.
+/// `None` when it does not exist. The bytes are not checked to be UTF-8: see [`note_text`].
+pub fn read_into(
+    dir: &Dir,
+    name: &str,
+    limit: ReadLimit,
+    buffer: &mut Vec<u8>,
+) -> Result<Option<ReadInto>, NotesError> {
+    dir.read_file_into(name, limit, buffer).map_err(notes_error)
+}
+
+/// The text of a note's bytes: all of them (`None` when they are not UTF-8), or when they are
+/// only the note's head (`complete` false), their longest UTF-8 prefix (a character may be cut).
+pub fn note_text(bytes: &[u8], complete: bool) -> Option<&str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(_) if complete => None,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok(),
+    }
 }
 
 /// Replaces `name` in `dir` with `bytes` atomically and durably (see [`Dir::replace_file`]).

@@ -227,6 +227,31 @@ impl Block {
     }
 }
 
+/// The values of the known keys in the frontmatter block of `text`, read exactly as
+/// [`Document::parse`] then [`Document::get`] read them (the first line of each key, unquoted;
+/// nothing without a closed block), without building a document: what a listing needs of each
+/// of thousands of notes. Indexed by `Key as usize`.
+pub fn known_values(text: &str) -> [Option<String>; Key::ALL.len()] {
+    let mut values: [Option<String>; Key::ALL.len()] = Default::default();
+    let mut lines = text.split_inclusive('\n');
+    let Some(open) = lines.next() else {
+        return values;
+    };
+    if open.trim_start_matches('\u{feff}').trim() != "---" {
+        return values;
+    }
+    for raw in lines {
+        if raw.trim() == "---" {
+            return values;
+        }
+        if let Some(key) = key_of(raw) {
+            values[key as usize].get_or_insert_with(|| value_of(raw, key));
+        }
+    }
+    // No closing fence: no block, so no values.
+    Default::default()
+}
+
 /// How many leading bytes of `text` are frontmatter (fences and the blank line after); `Some(0)`
 /// when there is none. When `text` is only the start of a file (`complete` false), `None` means
 /// that is not decidable yet. Lets a listing parse the metadata without reading whole bodies.
@@ -403,6 +428,26 @@ mod tests {
                 if let Some(n) = head_len(&text[..cut], false) {
                     assert_eq!(n, len, "{text:?} cut at {cut}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn known_values_agree_with_the_parser() {
+        for text in [
+            "",
+            "body",
+            "---\norigin: user\n",
+            "---\norigin: user\n---\n\nbody",
+            "\u{feff}---\r\norigin: 'self'\r\naccessCount: 3\r\n---\r\n",
+            "---\norigin: \"us\\u0065r\"\norigin: self\nupdatedAt:x\n ---\n",
+            "---\nbad key: 1\ncrumpledAt:  2026-01-01T00:00:00Z  \nproject: p\n---\n",
+            SAMPLE,
+        ] {
+            let doc = Document::parse(text);
+            let values = known_values(text);
+            for key in Key::ALL {
+                assert_eq!(values[key as usize], doc.get(key), "{text:?} {key:?}");
             }
         }
     }

@@ -63,14 +63,35 @@ pub const AGENT: &str = "Agent";
 pub const SESSION: &str = "Session";
 pub const MODEL: &str = "Model";
 
-/// One operation to record: `operation` on `address` (both in the subject), more trailers, and
-/// the paths it changed.
+/// One operation to record: `name` on `target` (both in the subject), its trailers, and the
+/// paths it changed.
 pub struct Operation<'a> {
     pub name: &'a str,
-    pub address: &'a str,
+    /// A note's address, or `dream <stamp>` for an operation on a whole dream.
+    pub target: &'a str,
+    /// Whether `target` is a note's address (then also the `Address:` trailer).
+    pub on_note: bool,
     /// `(key, value)` trailers after the standard ones, such as `From:` of a move.
     pub extra: &'a [(&'a str, &'a str)],
     pub changes: &'a [PathChange<'a>],
+}
+
+impl<'a> Operation<'a> {
+    /// `name` on the note at `address`.
+    pub fn on_note(
+        name: &'a str,
+        address: &'a str,
+        extra: &'a [(&'a str, &'a str)],
+        changes: &'a [PathChange<'a>],
+    ) -> Self {
+        Operation {
+            name,
+            target: address,
+            on_note: true,
+            extra,
+            changes,
+        }
+    }
 }
 
 /// Commits `operation` on HEAD's branch of the home's repository (created when missing), as
@@ -108,12 +129,16 @@ fn commit(
 
 /// `<operation> <address>`, a blank line, then the trailers.
 pub fn message(identity: &Identity, operation: &Operation) -> String {
+    let target = if operation.on_note {
+        format!("{ADDRESS}: {}\n", operation.target)
+    } else {
+        String::new()
+    };
     let mut text = format!(
-        "{} {}\n\n{OPERATION}: {}\n{ADDRESS}: {}\n{AGENT}: {}\n{SESSION}: {}\n{MODEL}: {}\n",
+        "{} {}\n\n{OPERATION}: {}\n{target}{AGENT}: {}\n{SESSION}: {}\n{MODEL}: {}\n",
         operation.name,
-        operation.address,
+        operation.target,
         operation.name,
-        operation.address,
         identity.agent,
         identity.session_id.as_deref().unwrap_or("none"),
         identity.model,
@@ -143,6 +168,13 @@ pub struct LogEntry {
     pub model: Option<String>,
     /// The paths of interest it changed.
     pub changes: Vec<LoggedChange>,
+    /// Changed paths left out of `changes` (by a page's cap).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub changes_more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -232,6 +264,7 @@ fn entry(commit: &git2::Commit, changes: Vec<LoggedChange>) -> LogEntry {
         session: trailer(SESSION).filter(|s| s != "none"),
         model: trailer(MODEL),
         changes,
+        changes_more: 0,
     }
 }
 

@@ -19,19 +19,21 @@ mod page;
 pub mod purge;
 pub mod remote_url;
 pub mod repo;
+pub mod revert;
 mod store;
 mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
-pub use history::Recorded;
+pub use history::{Log, LogEntry, NoteDiff, Recorded};
 pub use identity::{model_slug, project_key, project_keys, slugify, Identity, ProjectKeys};
 pub use page::{
-    read_details, read_window, EditReceipt, ListFile, ListPage, MoveReceipt, NotesPage, SearchFile,
-    SearchMatch, SearchPage, WriteReceipt, COUNTERS_KEY, MATCH_PREVIEW_CHARS,
+    read_details, read_window, EditReceipt, ListFile, ListPage, LogPage, MoveReceipt, NotesPage,
+    RestoreReceipt, SearchFile, SearchMatch, SearchPage, WriteReceipt, COUNTERS_KEY,
+    MATCH_PREVIEW_CHARS,
 };
 pub use store::{
     Change, ChangeKind, Counters, Diff, Edit, EditRequest, EditResult, LineMatch, Listing, Meta,
-    Note, Origin, Query, Row, SearchListing, SearchRow, Store, WriteOutcome, WriteResult,
-    MAX_NOTE_BYTES,
+    Note, Origin, Query, RestoreOutcome, RestoreResult, Row, SearchListing, SearchRow, Store,
+    WriteOutcome, WriteResult, MAX_NOTE_BYTES,
 };

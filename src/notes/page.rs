@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use super::error::NotesError;
+use super::history::{Log, LogEntry};
 use super::store::{
-    Counters, EditResult, Listing, MoveResult, Note, Row, SearchListing, WriteResult,
+    Counters, EditResult, Listing, MoveResult, Note, RestoreResult, Row, SearchListing, WriteResult,
 };
 use crate::readwindow::{self, ReadWindow, WindowError};
 use crate::text;
@@ -124,7 +125,8 @@ pub struct NotesPage<F> {
 }
 
 pub type ListPage = NotesPage<ListFile>;
-pub type SearchPage = NotesPage<SearchFile>;
+/// A page of search hits, borrowing the matching lines from the [`SearchListing`] it shows.
+pub type SearchPage<'a> = NotesPage<SearchFile<'a>>;
 
 impl<F> NotesPage<F> {
     /// An empty page that counts every one of `rows` notes as left out.
@@ -160,11 +162,13 @@ impl ListPage {
         let mut used = json_len(&page);
         for row in listing.rows.iter().take(limit.unwrap_or(usize::MAX)) {
             let file = list_file(row);
-            let cost = json_len(&file) + usize::from(!page.files.is_empty());
-            if used.saturating_add(cost) > budget {
-                break;
+            if budget != usize::MAX {
+                let cost = json_len(&file) + usize::from(!page.files.is_empty());
+                if used.saturating_add(cost) > budget {
+                    break;
+                }
+                used += cost;
             }
-            used += cost;
             page.files.push(file);
         }
         if page.files.is_empty() && !listing.rows.is_empty() && limit != Some(0) {
@@ -188,31 +192,32 @@ fn list_file(row: &Row) -> ListFile {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchMatch {
+pub struct SearchMatch<'a> {
     pub line: usize,
-    pub text: String,
+    /// The line, or a part of it (`truncated`).
+    pub text: &'a str,
     pub offset_chars: usize,
     pub truncated: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchFile {
+pub struct SearchFile<'a> {
     pub address: String,
-    pub updated_at: String,
+    pub updated_at: &'a str,
     /// Matching lines in the note, before any cap.
     pub matches_total: usize,
-    pub matches: Vec<SearchMatch>,
+    pub matches: Vec<SearchMatch<'a>>,
 }
 
-impl SearchPage {
+impl<'a> SearchPage<'a> {
     /// The most recent matching notes, up to `limit`, each with at most `max_matches` lines,
     /// that fit `budget`. The first note shrinks to fit rather than be left out.
     pub fn of(
-        listing: &SearchListing,
+        listing: &'a SearchListing,
         limit: Option<usize>,
         max_matches: Option<usize>,
         budget: usize,
-    ) -> Result<SearchPage, NotesError> {
+    ) -> Result<SearchPage<'a>, NotesError> {
         let mut page = SearchPage::empty(
             listing.rows.len(),
             listing.crumpled_excluded,
@@ -229,10 +234,14 @@ impl SearchPage {
         {
             let file = SearchFile {
                 address: hit.row.location.address(),
-                updated_at: hit.row.meta.updated_at.clone(),
+                updated_at: &hit.row.meta.updated_at,
                 matches_total: hit.matches.len(),
                 matches: hit.matches.iter().take(cap).map(preview).collect(),
             };
+            if budget == usize::MAX {
+                page.files.push(file);
+                continue;
+            }
             let comma = usize::from(index > 0);
             let file = if index == 0 {
                 shrink_to_fit(file, budget.saturating_sub(used))?
@@ -251,19 +260,19 @@ impl SearchPage {
     }
 }
 
-fn preview(hit: &super::store::LineMatch) -> SearchMatch {
-    let total = text::char_len(&hit.text);
-    if total <= MATCH_PREVIEW_CHARS {
+fn preview(hit: &super::store::LineMatch) -> SearchMatch<'_> {
+    // A line of at most this many bytes has at most as many code points: no need to count.
+    if hit.text.len() <= MATCH_PREVIEW_CHARS || text::char_len(&hit.text) <= MATCH_PREVIEW_CHARS {
         return SearchMatch {
             line: hit.line,
-            text: hit.text.clone(),
+            text: &hit.text,
             offset_chars: hit.offset_chars,
             truncated: false,
         };
     }
     SearchMatch {
         line: hit.line,
-        text: text::char_slice(&hit.text, hit.column_chars, MATCH_PREVIEW_CHARS).to_string(),
+        text: text::char_slice(&hit.text, hit.column_chars, MATCH_PREVIEW_CHARS),
         offset_chars: hit.offset_chars,
         truncated: true,
     }
@@ -271,7 +280,7 @@ fn preview(hit: &super::store::LineMatch) -> SearchMatch {
 
 /// Keeps the largest number of whole match lines that fits; failing that, the first line cut to
 /// a fitting prefix.
-fn shrink_to_fit(mut file: SearchFile, room: usize) -> Result<SearchFile, NotesError> {
+fn shrink_to_fit(mut file: SearchFile<'_>, room: usize) -> Result<SearchFile<'_>, NotesError> {
     if json_len(&file) <= room {
         return Ok(file);
     }
@@ -287,10 +296,10 @@ fn shrink_to_fit(mut file: SearchFile, room: usize) -> Result<SearchFile, NotesE
         }
         _ => {
             let first = all.into_iter().next().ok_or_else(too_large_first)?;
-            let source = first.text.clone();
-            let keep = longest_fitting(text::char_len(&source), |n| {
+            let source = first.text;
+            let keep = longest_fitting(text::char_len(source), |n| {
                 file.matches = vec![SearchMatch {
-                    text: text::char_slice(&source, 0, n).to_string(),
+                    text: text::char_slice(source, 0, n),
                     truncated: true,
                     ..first.clone()
                 }];
@@ -298,7 +307,7 @@ fn shrink_to_fit(mut file: SearchFile, room: usize) -> Result<SearchFile, NotesE
             })
             .ok_or_else(too_large_first)?;
             file.matches = vec![SearchMatch {
-                text: text::char_slice(&source, 0, keep).to_string(),
+                text: text::char_slice(source, 0, keep),
                 truncated: true,
                 ..first
             }];
@@ -380,8 +389,88 @@ fn window_error(error: WindowError, offset: i64, total: usize) -> NotesError {
     }
 }
 
+/// The length of `value`'s compact JSON, counted as it is written, without keeping it.
 fn json_len<T: Serialize>(value: &T) -> usize {
-    wire::to_compact_json(value).len()
+    let mut counter = ByteCounter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => wire::to_compact_json(value).len(),
+    }
+}
+
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What `notes_restore` returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreReceipt {
+    pub address: String,
+    /// `restored`, `recreated` (the note was gone) or `unchanged`.
+    pub outcome: &'static str,
+    /// The commit whose version was put back.
+    pub from: String,
+    /// The new commit, when the history is on and something changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+impl RestoreReceipt {
+    pub fn of(result: &RestoreResult) -> RestoreReceipt {
+        RestoreReceipt {
+            address: result.location.address(),
+            outcome: result.outcome.as_str(),
+            from: result.from.clone(),
+            commit: result.history.commit(),
+        }
+    }
+}
+
+/// At most this many changed paths are named per commit of a log page.
+pub const LOG_CHANGES_SHOWN: usize = 20;
+
+/// A page of the notes history: the newest commits that fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogPage {
+    pub commits: Vec<LogEntry>,
+    /// Whether older matching commits were left out (by the limit or the budget).
+    pub more: bool,
+}
+
+impl LogPage {
+    /// The log's newest commits that fit `budget`, each naming at most [`LOG_CHANGES_SHOWN`]
+    /// changed paths (`changes_more` counts the rest).
+    pub fn of(log: &Log, budget: usize) -> LogPage {
+        let mut page = LogPage {
+            commits: Vec::new(),
+            more: log.more,
+        };
+        let mut used = json_len(&page);
+        for entry in &log.entries {
+            let mut entry = entry.clone();
+            if entry.changes.len() > LOG_CHANGES_SHOWN {
+                entry.changes_more = entry.changes.len() - LOG_CHANGES_SHOWN;
+                entry.changes.truncate(LOG_CHANGES_SHOWN);
+            }
+            let cost = json_len(&entry) + usize::from(!page.commits.is_empty());
+            if used.saturating_add(cost) > budget {
+                page.more = true;
+                break;
+            }
+            used += cost;
+            page.commits.push(entry);
+        }
+        page
+    }
 }
 
 fn fits<T: Serialize>(value: &T, budget: usize) -> bool {

@@ -360,10 +360,10 @@ pub fn tree_with(
     base: Option<&git2::Commit>,
     changes: &[PathChange],
 ) -> Result<Oid, git2::Error> {
-    let base_tree = match base {
-        Some(commit) => commit.tree()?,
-        None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
+    let Some(base) = base else {
+        return first_tree(repo, changes);
     };
+    let base_tree = base.tree()?;
     let mut update = TreeUpdateBuilder::new();
     for change in changes {
         match change.content {
@@ -379,6 +379,32 @@ pub fn tree_with(
         }
     }
     update.create_updated(repo, &base_tree)
+}
+
+/// The tree of an unborn branch's first commit: built in memory, so no empty tree object is
+/// left dangling in the repository.
+fn first_tree(repo: &Repository, changes: &[PathChange]) -> Result<Oid, git2::Error> {
+    let mut index = git2::Index::new()?;
+    for change in changes {
+        if let Some(bytes) = change.content {
+            let entry = git2::IndexEntry {
+                ctime: git2::IndexTime::new(0, 0),
+                mtime: git2::IndexTime::new(0, 0),
+                dev: 0,
+                ino: 0,
+                mode: u32::from(FileMode::Blob),
+                uid: 0,
+                gid: 0,
+                file_size: 0,
+                id: repo.blob(bytes)?,
+                flags: 0,
+                flags_extended: 0,
+                path: change.path.as_bytes().to_vec(),
+            };
+            index.add(&entry)?;
+        }
+    }
+    index.write_tree_to(repo)
 }
 
 /// Whether `tree` is worth a commit on top of `tip`: it differs from the tip's tree, or the

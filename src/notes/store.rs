@@ -5,7 +5,8 @@
 //! take no locks: notes are only ever replaced by rename, so a reader sees the old or the new
 //! file, never a mix.
 
-use std::time::Duration;
+use std::cmp::Reverse;
+use std::time::{Duration, SystemTime};
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -19,7 +20,7 @@ use super::identity::{is_slug, Identity};
 use super::lock::LockError;
 use super::repo::PathChange;
 use super::{clock, frontmatter, journal, lock, walk};
-use crate::beneath::Dir;
+use crate::beneath::{Dir, ReadLimit};
 use crate::clock::Clock;
 use crate::text::{self, LiteralMatcher};
 use crate::wire;
@@ -77,23 +78,38 @@ impl Meta {
 
     /// As [`Meta::of`], computing the fallback only when a timestamp is missing.
     fn with_fallback(doc: &Document, fallback: &dyn Fn() -> String) -> Meta {
-        let text = |key: Key| doc.get(key).unwrap_or_else(fallback);
+        Meta::from_values(Key::ALL.map(|key| doc.get(key)), fallback)
+    }
+
+    /// The metadata from the value of each known key (indexed by `Key as usize`; `None` when it
+    /// is not written), as [`frontmatter::known_values`] reads them.
+    fn from_values(
+        mut values: [Option<String>; Key::ALL.len()],
+        fallback: &dyn Fn() -> String,
+    ) -> Meta {
+        let mut take = |key: Key| values[key as usize].take();
+        let origin = take(Key::Origin).unwrap_or_else(|| "self".into());
+        let created_at = take(Key::CreatedAt).unwrap_or_else(fallback);
+        let updated_at = take(Key::UpdatedAt).unwrap_or_else(fallback);
+        let last_accessed = take(Key::LastAccessed).unwrap_or_else(fallback);
         Meta {
-            origin: doc.get(Key::Origin).unwrap_or_else(|| "self".into()),
-            created_at: text(Key::CreatedAt),
-            updated_at: text(Key::UpdatedAt),
-            last_accessed: text(Key::LastAccessed),
-            access_count: access_count(doc),
-            crumpled_at: doc.get(Key::CrumpledAt),
-            project: doc.get(Key::Project),
+            origin,
+            created_at,
+            updated_at,
+            last_accessed,
+            access_count: take(Key::AccessCount).map_or(0, |v| count(&v)),
+            crumpled_at: take(Key::CrumpledAt),
+            project: take(Key::Project),
         }
     }
 }
 
 fn access_count(doc: &Document) -> u64 {
-    doc.get(Key::AccessCount)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    doc.get(Key::AccessCount).map_or(0, |v| count(&v))
+}
+
+fn count(value: &str) -> u64 {
+    value.parse().unwrap_or(0)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -131,6 +147,35 @@ pub struct MoveResult {
     pub replaced_crumpled: bool,
     pub meta: Meta,
     pub history: Recorded,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone)]
+pub struct RestoreResult {
+    pub location: Location,
+    pub outcome: RestoreOutcome,
+    /// The commit whose version was put back.
+    pub from: String,
+    pub history: Recorded,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestoreOutcome {
+    Restored,
+    /// The note was gone and is back.
+    Recreated,
+    /// The note already was as it was then (counters aside): nothing written.
+    Unchanged,
+}
+
+impl RestoreOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestoreOutcome::Restored => "restored",
+            RestoreOutcome::Recreated => "recreated",
+            RestoreOutcome::Unchanged => "unchanged",
+        }
+    }
 }
 
 /// One exact replacement in a note's body.
@@ -539,15 +584,15 @@ impl Store {
             true,
         )?;
         let address = location.address();
-        let history = self.record(&history::Operation {
-            name: "write",
-            address: &address,
-            extra: &[],
-            changes: &[PathChange {
+        let history = self.record(&history::Operation::on_note(
+            "write",
+            &address,
+            &[],
+            &[PathChange {
                 path: &path.relative,
                 content: Some(text.as_bytes()),
             }],
-        });
+        ));
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
@@ -664,11 +709,11 @@ impl Store {
         journal::record(&root, &source.relative, Some(&disk.text), None);
         journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
         let (from_address, to_address) = (from.address(), to.address());
-        let history = self.record(&history::Operation {
-            name: "move",
-            address: &to_address,
-            extra: &[("From", &from_address)],
-            changes: &[
+        let history = self.record(&history::Operation::on_note(
+            "move",
+            &to_address,
+            &[("From", &from_address)],
+            &[
                 PathChange {
                     path: &source.relative,
                     content: None,
@@ -678,12 +723,129 @@ impl Store {
                     content: Some(text.as_bytes()),
                 },
             ],
-        });
+        ));
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
             from,
             to,
             replaced_crumpled: replaced.is_some(),
+            history,
+        })
+    }
+
+    /// The commits that changed a note (an address) or the notes an address glob matches
+    /// (`*`, `?` in `target`), or every commit (`None`), newest first, at most `limit`.
+    pub fn log(&self, target: Option<&str>, limit: usize) -> Result<history::Log, NotesError> {
+        let filter = match target {
+            None => history::LogFilter::All,
+            Some(glob) if glob.contains(['*', '?']) => {
+                history::LogFilter::Pattern(Pattern::parse(Some(glob), &self.identity)?)
+            }
+            Some(address) => {
+                let location = self.locate(address)?;
+                history::LogFilter::Path(self.note_path(&location).relative)
+            }
+        };
+        history::log(&self.identity, &filter, limit)
+    }
+
+    /// The note at `rev` (by default: before its last recorded change) against the note now.
+    /// Reading it for the comparison is not an access: the counters do not move.
+    pub fn diff(&self, address: &str, rev: Option<&str>) -> Result<history::NoteDiff, NotesError> {
+        let location = self.locate(address)?;
+        let path = self.note_path(&location);
+        let root = self.open_root()?;
+        let now = match &root {
+            Some(root) if self.precheck(Some(root), &path)? => self.load(root, &path)?,
+            _ => None,
+        };
+        history::diff(
+            &self.identity,
+            &location,
+            &path.relative,
+            rev,
+            now.as_ref().map(|d| d.text.as_str()),
+        )
+    }
+
+    /// Puts back the note as it was at `rev`, as a new change (and commit): history is never
+    /// rewritten. The note keeps its current access counters; `updatedAt` becomes now. A note
+    /// that is gone now is recreated.
+    pub fn restore(&self, address: &str, rev: &str) -> Result<RestoreResult, NotesError> {
+        let location = self.locate_writable(address)?;
+        let path = self.note_path(&location);
+        let repo = history::open(&self.identity.home)?.ok_or_else(|| {
+            NotesError::InvalidRevision(format!("{rev:?}: the notes home has no history yet"))
+        })?;
+        let commit = history::resolve_rev(&repo, rev)?;
+        let from = commit.id().to_string();
+        let past = history::content_at(&repo, &commit, &path.relative)?.ok_or_else(|| {
+            NotesError::NotFound {
+                address: format!("{} at {}", location.address(), &from[..12]),
+            }
+        })?;
+        let past = String::from_utf8(past).map_err(|_| {
+            NotesError::History(format!(
+                "{} at {} is not UTF-8 text",
+                location.address(),
+                &from[..12]
+            ))
+        })?;
+        let now_iso = clock::local_iso(self.clock.now());
+        self.precheck(self.open_root()?.as_ref(), &path)?;
+        let root = files::create_root(&self.identity.home)?;
+        let _lock = lock::lock(&root, &path.relative)?;
+        let existing = self.load(&root, &path)?;
+        let mut doc = Document::parse(&past);
+        if let Some(current) = existing.as_ref().map(|d| Document::parse(&d.text)) {
+            for key in [Key::AccessCount, Key::LastAccessed] {
+                match current.get(key) {
+                    Some(value) => doc.set(key, &value),
+                    None => doc.remove(key),
+                }
+            }
+        }
+        let unchanged = existing.as_ref().is_some_and(|d| {
+            history::without_counters(&d.text) == history::without_counters(&doc.render())
+        });
+        if unchanged {
+            return Ok(RestoreResult {
+                location,
+                outcome: RestoreOutcome::Unchanged,
+                from,
+                history: Recorded::Unchanged,
+            });
+        }
+        if doc.has_frontmatter() {
+            doc.set(Key::UpdatedAt, &now_iso);
+            complete(&mut doc, &fallback_time(existing.as_ref(), &now_iso));
+        }
+        let text = self.save(
+            &root,
+            &path,
+            existing.as_ref().map(|d| d.text.as_str()),
+            &doc,
+            existing.as_ref().map(|d| d.mode),
+            false,
+        )?;
+        let address = location.address();
+        let history = self.record(&history::Operation::on_note(
+            "restore",
+            &address,
+            &[("Restored-From", &from)],
+            &[PathChange {
+                path: &path.relative,
+                content: Some(text.as_bytes()),
+            }],
+        ));
+        Ok(RestoreResult {
+            location,
+            outcome: if existing.is_some() {
+                RestoreOutcome::Restored
+            } else {
+                RestoreOutcome::Recreated
+            },
+            from,
             history,
         })
     }
@@ -775,15 +937,15 @@ impl Store {
             Recorded::Unchanged
         } else {
             let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
-            self.record(&history::Operation {
-                name: edit_operation(request),
-                address: &address,
-                extra: &[],
-                changes: &[PathChange {
+            self.record(&history::Operation::on_note(
+                edit_operation(request),
+                &address,
+                &[],
+                &[PathChange {
                     path: &path.relative,
                     content: Some(text.as_bytes()),
                 }],
-            })
+            ))
         };
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),
@@ -874,26 +1036,11 @@ impl Store {
 
     /// Notes in the homes the query selects, most recently updated first.
     pub fn list(&self, query: &Query) -> Result<Listing, NotesError> {
-        let (root, candidates, homes_unavailable) = self.candidates(query)?;
         let wanted = query.wastebasket;
-        let read = match &root {
-            Some(root) => walk::parallel_map(
-                candidates,
-                || walk::DirCache::new(root),
-                |dirs, c| self.list_row(dirs, c),
-            ),
-            None => Vec::new(),
-        };
-        let mut crumpled_excluded = 0;
-        let mut rows = Vec::new();
-        for row in read.into_iter().flatten() {
-            if row.meta.crumpled_at.is_some() == wanted {
-                rows.push(row);
-            } else {
-                crumpled_excluded += 1;
-            }
-        }
-        sort_rows(&mut rows, |r| r);
+        let (rows, homes_unavailable) = self.visit(query, Vec::new, |buffer, found| {
+            self.list_row(buffer, found)
+        })?;
+        let (rows, crumpled_excluded) = recent_first(rows, wanted, |r| r);
         Ok(Listing {
             rows,
             crumpled_excluded,
@@ -909,26 +1056,11 @@ impl Store {
         query: &Query,
     ) -> Result<SearchListing, NotesError> {
         let matcher = matcher(queries)?;
-        let (root, candidates, homes_unavailable) = self.candidates(query)?;
         let wanted = query.wastebasket;
-        let found = match &root {
-            Some(root) => walk::parallel_map(
-                candidates,
-                || walk::DirCache::new(root),
-                |dirs, c| self.search_row(dirs, c, &matcher),
-            ),
-            None => Vec::new(),
-        };
-        let mut crumpled_excluded = 0;
-        let mut rows = Vec::new();
-        for hit in found.into_iter().flatten() {
-            if hit.row.meta.crumpled_at.is_some() == wanted {
-                rows.push(hit);
-            } else {
-                crumpled_excluded += 1;
-            }
-        }
-        sort_rows(&mut rows, |r| &r.row);
+        let (rows, homes_unavailable) = self.visit(query, Vec::new, |buffer, found| {
+            self.search_row(buffer, found, &matcher)
+        })?;
+        let (rows, crumpled_excluded) = recent_first(rows, wanted, |r| &r.row);
         Ok(SearchListing {
             rows,
             crumpled_excluded,
@@ -937,9 +1069,18 @@ impl Store {
         })
     }
 
-    /// Note files in the selected homes whose address the pattern matches, with the handle of
-    /// the notes home they were found from (`None` when the home does not exist yet).
-    fn candidates(&self, query: &Query) -> Result<Candidates, NotesError> {
+    /// Runs `visit` on every note of the homes the query selects whose address the pattern
+    /// matches (see [`walk::visit_notes`]); returns what it kept and the labels of the homes that
+    /// could not be read.
+    fn visit<T, R>(
+        &self,
+        query: &Query,
+        state: impl Fn() -> T + Sync,
+        visit: impl Fn(&mut T, walk::Found<'_>) -> Option<R> + Sync,
+    ) -> Result<(Vec<Vec<R>>, Vec<String>), NotesError>
+    where
+        R: Send,
+    {
         let pattern = Pattern::parse(query.pattern.as_deref(), &self.identity)?;
         let scan = match &query.home {
             Some(spec) => Scan::One(self.home_for_query(spec)?),
@@ -947,7 +1088,8 @@ impl Store {
         };
         let mut unavailable = Vec::new();
         let root = match self.open_root() {
-            Ok(root) => root,
+            Ok(Some(root)) => root,
+            Ok(None) => return Ok((Vec::new(), unavailable)),
             Err(_) => {
                 // The notes home itself cannot be opened: every home it holds is unavailable.
                 let labels = match &scan {
@@ -959,21 +1101,19 @@ impl Store {
                         .map(Home::label)
                         .collect(),
                 };
-                return Ok((None, Vec::new(), labels));
+                return Ok((Vec::new(), labels));
             }
         };
-        let homes = self.homes(root.as_ref(), &scan, &mut unavailable);
-        let mut candidates = Vec::new();
-        if let Some(root) = &root {
-            for home in homes {
-                match walk::notes_in(root, &home) {
-                    Ok(found) => candidates
-                        .extend(found.into_iter().filter(|c| pattern.matches(&c.location))),
-                    Err(_) => unavailable.push(home.label()),
-                }
-            }
-        }
-        Ok((root, candidates, unavailable))
+        let homes = self.homes(Some(&root), &scan, &mut unavailable);
+        let visited = walk::visit_notes(
+            &root,
+            &homes,
+            |location| pattern.matches(location),
+            state,
+            visit,
+        );
+        unavailable.extend(visited.failed.iter().map(|&i| homes[i].label()));
+        Ok((visited.kept, unavailable))
     }
 
     fn home_for_query(&self, spec: &HomeSpec) -> Result<Home, NotesError> {
@@ -1038,62 +1178,84 @@ impl Store {
         }
     }
 
-    /// A row for `list`: only the frontmatter is parsed, usually from the first few KiB.
-    fn list_row(&self, dirs: &mut walk::DirCache, candidate: &walk::Candidate) -> Option<Row> {
-        let dir = dirs.get(&candidate.dir)?;
-        let mut disk = files::read_head(dir, &candidate.name, HEAD_BYTES).ok()??;
-        let head = match frontmatter::head_len(&disk.text, disk.complete) {
-            Some(head) => head,
-            None => {
-                disk = files::read_note(dir, &candidate.name).ok()??;
-                frontmatter::head_len(&disk.text, true).unwrap_or(0)
-            }
-        };
-        let body_bytes = usize::try_from(disk.len)
+    /// A row for `list`: only the frontmatter is read and parsed, usually from the first KiB.
+    fn list_row(&self, buffer: &mut Vec<u8>, found: walk::Found<'_>) -> Option<Row> {
+        let head_read = ReadLimit::Head { bytes: HEAD_BYTES };
+        let mut read = files::read_into(found.dir, found.name, head_read, buffer).ok()??;
+        let mut head = files::note_text(buffer, read.complete)
+            .and_then(|text| frontmatter::head_len(text, read.complete));
+        if head.is_none() {
+            // The frontmatter goes on past the first KiB: read the whole note.
+            let whole = ReadLimit::Whole {
+                max_bytes: files::MAX_READ_BYTES,
+            };
+            read = files::read_into(found.dir, found.name, whole, buffer).ok()??;
+            head = files::note_text(buffer, true)
+                .map(|text| frontmatter::head_len(text, true).unwrap_or(0));
+        }
+        let head = head?;
+        let text = files::note_text(buffer, read.complete)?;
+        let body_bytes = usize::try_from(read.meta.len)
             .unwrap_or(usize::MAX)
             .saturating_sub(head);
-        Some(row(candidate, &disk, head, body_bytes))
+        Some(row(
+            found.location,
+            &text[..head],
+            read.meta.modified,
+            body_bytes,
+        ))
     }
 
-    /// A row and its matching lines for `search`; `None` when nothing matches.
+    /// A row and its matching lines for `search`; `None` when nothing matches. The whole file
+    /// is searched first, as bytes: most notes do not match, and those are never checked to be
+    /// UTF-8 nor parsed.
     fn search_row(
         &self,
-        dirs: &mut walk::DirCache,
-        candidate: &walk::Candidate,
+        buffer: &mut Vec<u8>,
+        found: walk::Found<'_>,
         matcher: &LiteralMatcher,
     ) -> Option<SearchRow> {
-        let dir = dirs.get(&candidate.dir)?;
-        let disk = files::read_note(dir, &candidate.name).ok()??;
-        let head = frontmatter::head_len(&disk.text, true).unwrap_or(0);
-        let body = &disk.text[head..];
+        let whole = ReadLimit::Whole {
+            max_bytes: files::MAX_READ_BYTES,
+        };
+        let read = files::read_into(found.dir, found.name, whole, buffer).ok()??;
+        if !matcher.is_match_bytes(buffer) {
+            return None;
+        }
+        // A note that is not UTF-8 is skipped (read and edit refuse it).
+        let text = files::note_text(buffer, true)?;
+        let head = frontmatter::head_len(text, true).unwrap_or(0);
+        let body = &text[head..];
         let matches = match_lines(matcher, body);
         if matches.is_empty() {
             return None;
         }
-        let row = row(candidate, &disk, head, body.len());
+        let row = row(
+            found.location,
+            &text[..head],
+            read.meta.modified,
+            body.len(),
+        );
         Some(SearchRow { row, matches })
     }
 }
-
-/// The notes home's handle, the note files found, and the labels of homes that could not be read.
-type Candidates = (Option<Dir>, Vec<walk::Candidate>, Vec<String>);
 
 /// Notes are read in full only when their frontmatter does not end within this many bytes
 /// (a typical block is a few hundred bytes; reading less per file keeps `list` cheap).
 const HEAD_BYTES: usize = 1024;
 
-/// A listing row from the first `head` bytes of a note (its frontmatter, unlocked).
-fn row(candidate: &walk::Candidate, disk: &OnDisk, head: usize, body_bytes: usize) -> Row {
-    let fallback_at = disk.modified.and_then(|m| Timestamp::try_from(m).ok());
-    let doc = Document::parse(&disk.text[..head]);
-    let meta = Meta::with_fallback(&doc, &|| {
+/// A listing row from a note's frontmatter block `head` (unlocked); missing times fall back to
+/// the file's modification time.
+fn row(location: Location, head: &str, modified: Option<SystemTime>, body_bytes: usize) -> Row {
+    let fallback_at = modified.and_then(|m| Timestamp::try_from(m).ok());
+    let meta = Meta::from_values(frontmatter::known_values(head), &|| {
         fallback_at.map_or_else(String::new, clock::local_iso)
     });
     let updated = clock::parse(&meta.updated_at)
         .or(fallback_at)
         .unwrap_or(Timestamp::UNIX_EPOCH);
     Row {
-        location: candidate.location.clone(),
+        location,
         meta,
         body_bytes,
         updated,
@@ -1215,10 +1377,44 @@ fn matcher<S: AsRef<str>>(queries: &[S]) -> Result<LiteralMatcher, NotesError> {
         .map_err(|e| NotesError::InvalidQuery(format!("query cannot be compiled: {e}")))
 }
 
+/// One hit per matching line of `body`: its number, its text and where the earliest match on
+/// it starts. The body is searched as a whole, jumping from each hit to the next line, so lines
+/// without a match cost only the scan for the next one.
 fn match_lines(matcher: &LiteralMatcher, body: &str) -> Vec<LineMatch> {
-    if !matcher.is_match(body) {
-        return Vec::new();
+    if matcher.is_multiline() {
+        return match_each_line(matcher, body);
     }
+    let bytes = body.as_bytes();
+    let mut matches = Vec::new();
+    // Line number and code points before the start of the line at `counted`.
+    let (mut line, mut chars_before, mut counted) = (1, 0, 0);
+    let mut from = 0;
+    while let Some(at) = matcher.find_at(body, from) {
+        // No query holds a line feed, so the match lies within one line.
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        line += count_line_feeds(&bytes[counted..start]);
+        chars_before += text::char_len(&body[counted..start]);
+        counted = start;
+        let column = text::char_len(&body[start..at]);
+        let whole = &body[start..end];
+        matches.push(LineMatch {
+            line,
+            text: whole.strip_suffix('\r').unwrap_or(whole).to_string(),
+            offset_chars: chars_before + column,
+            column_chars: column,
+        });
+        if end == bytes.len() {
+            break;
+        }
+        from = end + 1;
+    }
+    matches
+}
+
+/// [`match_lines`] one line at a time, for queries that hold a line feed (which never match:
+/// no line holds one).
+fn match_each_line(matcher: &LiteralMatcher, body: &str) -> Vec<LineMatch> {
     let mut matches = Vec::new();
     let mut chars_before = 0;
     for (index, line) in body.split('\n').enumerate() {
@@ -1236,13 +1432,45 @@ fn match_lines(matcher: &LiteralMatcher, body: &str) -> Vec<LineMatch> {
     matches
 }
 
-fn sort_rows<T>(rows: &mut [T], row: impl Fn(&T) -> &Row) {
-    rows.sort_by(|a, b| {
-        let (a, b) = (row(a), row(b));
-        b.updated
-            .cmp(&a.updated)
-            .then_with(|| a.location.address().cmp(&b.location.address()))
-    });
+fn count_line_feeds(bytes: &[u8]) -> usize {
+    text::count_byte(bytes, b'\n')
+}
+
+/// The rows shown (crumpled ones with `wastebasket`, live ones without), recent-first then by
+/// address, and the count of the others. Rows are large and come in batches: the order is found
+/// on small keys (the update time, then the address where times are equal), and each row is
+/// moved once, into its place.
+fn recent_first<T>(
+    batches: Vec<Vec<T>>,
+    wastebasket: bool,
+    row: impl Fn(&T) -> &Row,
+) -> (Vec<T>, usize) {
+    let total: usize = batches.iter().map(Vec::len).sum();
+    let mut order = Vec::with_capacity(total);
+    for (b, batch) in batches.iter().enumerate() {
+        for (i, item) in batch.iter().enumerate() {
+            let item = row(item);
+            if item.meta.crumpled_at.is_some() == wastebasket {
+                order.push((Reverse(item.updated), b, i));
+            }
+        }
+    }
+    let excluded = total - order.len();
+    order.sort_unstable_by_key(|&(updated, _, _)| updated);
+    let address =
+        |&(_, b, i): &(Reverse<Timestamp>, usize, usize)| row(&batches[b][i]).location.address();
+    for same_time in order.chunk_by_mut(|a, b| a.0 == b.0) {
+        if same_time.len() > 1 {
+            same_time.sort_by_cached_key(address);
+        }
+    }
+    let mut slots: Vec<Vec<Option<T>>> = batches
+        .into_iter()
+        .map(|batch| batch.into_iter().map(Some).collect())
+        .collect();
+    let mut sorted = Vec::with_capacity(order.len());
+    sorted.extend(order.into_iter().filter_map(|(_, b, i)| slots[b][i].take()));
+    (sorted, excluded)
 }
 
 #[cfg(test)]
@@ -1321,6 +1549,47 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// The body-level scan finds exactly what matching each line on its own finds.
+    mod line_matching {
+        use super::super::{match_each_line, match_lines, matcher};
+        use proptest::prelude::*;
+
+        fn pieces(with_line_ends: bool) -> impl Strategy<Value = String> {
+            let mut pieces = vec![
+                "a", "b", "ab", "K", "k", "\u{212A}", "é", "É", "ß", "SS", "İ", "i", "😀", " ",
+                "needle", "NEEDLE",
+            ];
+            if with_line_ends {
+                pieces.extend(["\n", "\r\n", "\r", "\n\n"]);
+            }
+            prop::collection::vec(prop::sample::select(pieces), 0..40)
+                .prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig {
+                cases: 512,
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            })]
+
+            #[test]
+            fn agrees_with_each_line_alone(
+                body in pieces(true),
+                queries in prop::collection::vec(pieces(false).prop_filter("non-empty", |q| !q.is_empty()), 1..4),
+            ) {
+                let m = matcher(&queries).unwrap();
+                prop_assert_eq!(match_lines(&m, &body), match_each_line(&m, &body));
+            }
+        }
+
+        #[test]
+        fn a_query_with_a_line_feed_never_matches() {
+            let m = matcher(&["a\nb", "zz"]).unwrap();
+            assert!(match_lines(&m, "a\nb\nzz a\nb").len() == 1);
+        }
     }
 
     #[test]

@@ -76,8 +76,9 @@ impl Catalog {
             .filter(|c| c.format == FORMAT)
     }
 
-    /// Writes the catalog to a new file in `dir` (temp, fsync, rename) and returns its name.
-    pub fn save(&self, dir: &Path) -> std::io::Result<String> {
+    /// Writes the catalog to a new file in `dir` (temp, rename) and returns its name and the
+    /// file, which the caller syncs (with the commit that names it) before the commit.
+    pub fn save(&self, dir: &Path) -> std::io::Result<(String, fs::File)> {
         let data = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
         let name = format!(
             "catalog-{}.bin",
@@ -91,10 +92,10 @@ impl Catalog {
         let temp = dir.join(format!(".{name}.tmp"));
         let written = fs::File::create(&temp).and_then(|mut f| {
             f.write_all(&data)?;
-            f.sync_all()
+            Ok(f)
         });
-        match written.and_then(|()| fs::rename(&temp, &target)) {
-            Ok(()) => Ok(name),
+        match written.and_then(|f| fs::rename(&temp, &target).map(|()| f)) {
+            Ok(file) => Ok((name, file)),
             Err(e) => {
                 let _ = fs::remove_file(&temp);
                 Err(e)

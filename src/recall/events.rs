@@ -4,7 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::history::{EventSource, History, Role};
+use crate::history::{EventSource, History, ProjectionStore, Role};
 use crate::session::{EntryKind, Session};
 
 /// Custom messages that repeat notes and protocol rather than conversation: not indexed.
@@ -35,13 +35,24 @@ impl EventDesc {
 }
 
 /// The events of the session as it was when it held only its first `entries` entries, sorted
-/// by seq.
-pub fn describe(session: &Session, entries: usize, session_id: &str) -> Vec<EventDesc> {
+/// by seq. The default branch comes through `store` (history's stored projection) when given.
+pub fn describe(
+    session: &Session,
+    entries: usize,
+    session_id: &str,
+    store: Option<&ProjectionStore>,
+) -> Vec<EventDesc> {
     let entries = entries.min(session.entries.len());
     if entries == 0 {
         return Vec::new();
     }
-    let default = History::project_prefix(session, entries, Some(entries - 1), Some(session_id));
+    let default = History::project_prefix_stored(
+        session,
+        store,
+        entries,
+        Some(entries - 1),
+        Some(session_id),
+    );
     let mut events: Vec<EventDesc> = Vec::with_capacity(default.events().len());
     let mut on_default = vec![false; entries];
     let mut taken: FxHashSet<u64> = FxHashSet::default();
@@ -98,24 +109,31 @@ pub struct Append {
 }
 
 /// The events of an append that only extended the default branch; `None` for any other
-/// change (the caller then describes the file before and after in full).
+/// change (the caller then describes the file before and after in full). The default branch
+/// comes through `store` (history's stored projection, extended with the append) when given.
 pub fn describe_append(
     session: &Session,
     old_entries: usize,
     entries: usize,
     session_id: &str,
+    store: Option<&ProjectionStore>,
 ) -> Option<Append> {
     let entries = entries.min(session.entries.len());
     if old_entries == 0 || old_entries > entries {
         return None;
     }
-    let parents = parents(session, entries);
-    let path = path_to(&parents, entries - 1);
+    let history = History::project_prefix_stored(
+        session,
+        store,
+        entries,
+        Some(entries - 1),
+        Some(session_id),
+    );
+    let path = history.branch();
     let appended_on_path = path.iter().filter(|&&i| i >= old_entries).count();
     if !path.contains(&(old_entries - 1)) || appended_on_path != entries - old_entries {
         return None;
     }
-    let history = History::project_path(session, entries, path, Some(session_id));
     let mut append = Append {
         changed: Vec::new(),
         added: Vec::new(),
@@ -269,7 +287,7 @@ mod tests {
             r#"{"type":"message","id":"d","parentId":"b","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"old tip 2"}}"#,
             r#"{"type":"message","id":"e","parentId":"a","timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"current"}}"#,
         ]);
-        let events = describe(&s, s.entries.len(), "s1");
+        let events = describe(&s, s.entries.len(), "s1", None);
         let view: Vec<(u64, bool, Option<usize>)> = events
             .iter()
             .map(|e| (e.seq, e.on_branch, e.leaf))
@@ -285,7 +303,7 @@ mod tests {
             ]
         );
         // The file as it was before the last line: `d` was the default branch.
-        let before = describe(&s, 4, "s1");
+        let before = describe(&s, 4, "s1", None);
         assert!(before.iter().all(|e| e.seq != 5));
         assert!(before.iter().find(|e| e.seq == 2).unwrap().on_branch);
     }
@@ -329,14 +347,14 @@ mod tests {
         let mut fast = 0;
         for s in &sessions {
             let n = s.entries.len();
-            let full = describe(s, n, "sid");
+            let full = describe(s, n, "sid", None);
             for old in (1..n).step_by(1.max(n / 50)) {
-                let Some(append) = describe_append(s, old, n, "sid") else {
+                let Some(append) = describe_append(s, old, n, "sid", None) else {
                     continue;
                 };
                 fast += 1;
                 let changed: FxHashSet<u64> = append.changed.iter().map(|e| e.seq).collect();
-                let mut merged: Vec<EventDesc> = describe(s, old, "sid")
+                let mut merged: Vec<EventDesc> = describe(s, old, "sid", None)
                     .into_iter()
                     .filter(|e| !changed.contains(&e.seq))
                     .chain(append.changed)
@@ -356,7 +374,7 @@ mod tests {
             r#"{"type":"custom_message","customType":"pi-context/boot","content":"notes","display":false,"id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z"}"#,
             r#"{"type":"custom_message","customType":"other","content":"kept","display":false,"id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z"}"#,
         ]);
-        let seqs: Vec<u64> = describe(&s, 2, "s1").iter().map(|e| e.seq).collect();
+        let seqs: Vec<u64> = describe(&s, 2, "s1", None).iter().map(|e| e.seq).collect();
         assert_eq!(seqs, vec![2]);
     }
 }

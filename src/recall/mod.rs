@@ -7,6 +7,7 @@
 //! a cache: a corrupt one is rebuilt, and deleting it is always safe.
 
 mod catalog;
+mod directory;
 mod discover;
 mod error;
 mod events;

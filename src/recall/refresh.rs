@@ -22,7 +22,7 @@ use super::error::RecallError;
 use super::events::{self, EventDesc};
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
-use crate::history::{event_document, Role};
+use crate::history::{event_document, ProjectionStore, Role};
 use crate::session::{
     read_consistently, EntryKind, OpenOptions, Session, SessionError, SessionFile,
 };
@@ -188,9 +188,11 @@ pub fn apply(
 
 /// Writes the catalog, then commits the index with a payload naming it.
 fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<(), RecallError> {
-    let name = catalog
+    let (name, file) = catalog
         .save(store.dir())
         .map_err(|e| RecallError::io(store.dir(), e))?;
+    // Synced with the commit's own files, before the commit that names it.
+    store.sync_with_commit(file, store.dir());
     let payload = serde_json::to_string(&Payload {
         format: catalog::FORMAT,
         catalog: name.clone(),
@@ -266,7 +268,8 @@ fn prepare(
     session_options: &OpenOptions,
     project_keys: &mut FxHashMap<String, String>,
 ) -> Prepared {
-    let session = file.session(session_options);
+    let session = file.session_rewriting_lazily(session_options);
+    let store = ProjectionStore::for_file_lazily(file, session_options);
     let bytes = session.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let entries = session.entries.partition_point(|e| e.span.end < complete);
@@ -279,7 +282,7 @@ fn prepare(
             && checks(&bytes[..r.indexed_len as usize]) == (r.head_check, r.tail_check)
     });
     let session_id = session_id(&session, &found.path);
-    let changes = describe_changes(&session, grown_from, entries, &session_id);
+    let changes = describe_changes(&session, grown_from, entries, &session_id, store.as_ref());
     let version = session.header.as_ref().and_then(|h| h.version);
     let created_ms = session
         .header
@@ -349,6 +352,7 @@ fn describe_changes(
     grown_from: Option<&FileRecord>,
     entries: usize,
     session_id: &str,
+    store: Option<&ProjectionStore>,
 ) -> Changes {
     let first_user = |events: &[EventDesc]| {
         events
@@ -357,7 +361,7 @@ fn describe_changes(
             .cloned()
     };
     let Some(record) = grown_from else {
-        let events = events::describe(session, entries, session_id);
+        let events = events::describe(session, entries, session_id, store);
         return Changes {
             stale: Vec::new(),
             total: events.len() as u64,
@@ -374,7 +378,7 @@ fn describe_changes(
         };
     }
     if let Some(append) =
-        events::describe_append(session, record.indexed_entries, entries, session_id)
+        events::describe_append(session, record.indexed_entries, entries, session_id, store)
     {
         let first = record
             .info
@@ -394,8 +398,8 @@ fn describe_changes(
             first_user: first,
         };
     }
-    let new = events::describe(session, entries, session_id);
-    let old = events::describe(session, record.indexed_entries, session_id);
+    let new = events::describe(session, entries, session_id, store);
+    let old = events::describe(session, record.indexed_entries, session_id, None);
     let (stale, added) = diff(&old, &new);
     Changes {
         stale,

@@ -11,10 +11,10 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use tantivy::directory::MmapDirectory;
-use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument};
+use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy, Searcher, TantivyDocument};
 
 use super::catalog::{self, Catalog, Payload};
+use super::directory::BatchSyncDirectory;
 use super::error::RecallError;
 use super::schema::{self, Fields};
 
@@ -25,6 +25,8 @@ pub const POSITIONS: bool = true;
 pub struct Store {
     dir: PathBuf,
     index: Index,
+    /// The index's directory, through which files outside it join a commit's sync.
+    directory: BatchSyncDirectory,
     pub fields: Fields,
 }
 
@@ -47,16 +49,16 @@ impl Store {
         let index_dir = dir.join("index");
         create_private_dir(&index_dir)?;
         let (schema, fields) = schema::build(POSITIONS);
-        let directory = MmapDirectory::open(&index_dir).map_err(RecallError::corrupt)?;
+        let directory = BatchSyncDirectory::open(&index_dir).map_err(RecallError::corrupt)?;
         let index = match Index::exists(&directory) {
-            Ok(true) => Index::open(directory).map_err(RecallError::corrupt)?,
+            Ok(true) => Index::open(directory.clone()).map_err(RecallError::corrupt)?,
             Ok(false) => {
                 // Creating races with another process creating: only the writer-lock holder
                 // creates; others see an empty index until it has.
                 let Some(_lock) = try_lock(dir)? else {
                     return Err(RecallError::Busy);
                 };
-                with_private_umask(|| Index::create_in_dir(&index_dir, schema.clone()))
+                with_private_umask(|| create_index(&directory, schema.clone()))
                     .map_err(RecallError::corrupt)?
             }
             Err(e) => return Err(RecallError::corrupt(e)),
@@ -70,6 +72,7 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             index,
+            directory,
             fields,
         })
     }
@@ -85,7 +88,8 @@ impl Store {
         catalog::remove_others(dir, "");
         create_private_dir(&index_dir)?;
         let (schema, fields) = schema::build(POSITIONS);
-        let index = with_private_umask(|| Index::create_in_dir(&index_dir, schema))
+        let directory = BatchSyncDirectory::open(&index_dir).map_err(RecallError::corrupt)?;
+        let index = with_private_umask(|| create_index(&directory, schema))
             .map_err(RecallError::corrupt)?;
         index
             .tokenizers()
@@ -93,8 +97,15 @@ impl Store {
         Ok(Store {
             dir: dir.to_path_buf(),
             index,
+            directory,
             fields,
         })
+    }
+
+    /// Has a file written outside the index (the catalog), and its directory entry, made
+    /// durable with the next commit, before the commit itself.
+    pub fn sync_with_commit(&self, file: fs::File, dir: &Path) {
+        self.directory.sync_with_commit(file, dir);
     }
 
     pub fn dir(&self) -> &Path {
@@ -187,6 +198,17 @@ pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
         Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
         Err(e) => Err(RecallError::io(&path, e)),
     }
+}
+
+/// Creates an empty index in `directory` (refused when one exists there).
+fn create_index(
+    directory: &BatchSyncDirectory,
+    schema: tantivy::schema::Schema,
+) -> tantivy::Result<Index> {
+    if Index::exists(directory)? {
+        return Err(tantivy::TantivyError::IndexAlreadyExists);
+    }
+    Index::create(directory.clone(), schema, IndexSettings::default())
 }
 
 /// Creates a directory (and its parents) and makes it 0700.

@@ -37,7 +37,10 @@ const MAX_INDEX_OVERHEAD: u64 = 64 * 1024;
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
 /// The index is rewritten once this many bytes were appended since it was written.
-const REWRITE_AFTER_BYTES: usize = 256 * 1024;
+pub(super) const REWRITE_AFTER_BYTES: usize = 256 * 1024;
+/// The same, for a reader that reads the session once and moves on (a recall refresh):
+/// re-encoding a large session's index costs more than parsing a few megabytes again later.
+pub(super) const LAZY_REWRITE_AFTER_BYTES: usize = 4 << 20;
 /// Entries are stored in this many separately encoded chunks, decoded in parallel on load.
 const CHUNKS: usize = 4;
 
@@ -73,11 +76,15 @@ struct IndexIn<'a> {
     entry_chunks: Vec<&'a [u8]>,
 }
 
-pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) -> Session {
+pub(super) fn open_indexed(
+    file: &SessionFile,
+    metadata: &Metadata,
+    dir: &Path,
+    rewrite_after: usize,
+) -> Session {
     let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let key = path_key(file.path());
-    let index_file = dir.join(format!("{}.idx", hex(&Sha1::digest(key.as_bytes()))));
+    let (index_file, key) = cache_file(dir, file.path(), "idx");
     let (mut parser, indexed_len) =
         load(&index_file, &key, metadata, bytes).unwrap_or_else(|| (Parser::default(), 0));
     if indexed_len < complete {
@@ -85,7 +92,7 @@ pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) 
         // Re-encoding the whole index costs more than parsing a small tail again, so the index is
         // rewritten only once enough has been appended. Best effort: a cache that cannot be
         // written only costs speed.
-        if indexed_len == 0 || complete - indexed_len >= REWRITE_AFTER_BYTES {
+        if indexed_len == 0 || complete - indexed_len >= rewrite_after {
             if let Some(data) = encode(&key, metadata, &parser, &bytes[..complete]) {
                 // The index outlives this call: it is written only when the file did not change
                 // while it was parsed, or it could describe a mix of two versions.
@@ -98,6 +105,14 @@ pub(super) fn open_indexed(file: &SessionFile, metadata: &Metadata, dir: &Path) 
     // The partial last line (Pi may be writing it right now) is parsed but never indexed.
     parser.feed(bytes, complete);
     parser.into_session(file.source().clone())
+}
+
+/// The cache file with extension `ext` of the session at `path`, and the key it records (the
+/// canonical path when it resolves, else the path as given).
+pub(crate) fn cache_file(dir: &Path, path: &Path, ext: &str) -> (PathBuf, String) {
+    let key = path_key(path);
+    let file = dir.join(format!("{}.{ext}", hex(&Sha1::digest(key.as_bytes()))));
+    (file, key)
 }
 
 /// The index key: the canonical path when it resolves, else the path as given.
@@ -114,7 +129,7 @@ fn load(
     metadata: &Metadata,
     bytes: &[u8],
 ) -> Option<(Parser, usize)> {
-    let data = read_index_file(index_file, bytes.len())?;
+    let data = read_cache_file(index_file, MAGIC, FORMAT, max_payload_len(bytes.len()))?;
     let index: IndexIn = postcard::from_bytes(&data).ok()?;
     let indexed_len = usize::try_from(index.indexed_len).ok()?;
     let valid = index.path == key
@@ -137,10 +152,15 @@ fn load(
     Some((parser, indexed_len))
 }
 
-/// The payload of an index file, read only when the file is a regular file (never through a
+/// The payload of a cache file, read only when the file is a regular file (never through a
 /// symlink, never blocking on a FIFO) whose header promises a payload of exactly its size, of
-/// this format, no larger than an index of a session of `session_len` bytes can be.
-fn read_index_file(index_file: &Path, session_len: usize) -> Option<Vec<u8>> {
+/// this kind and format, no larger than `max_payload`.
+pub(crate) fn read_cache_file(
+    index_file: &Path,
+    magic: &[u8; 8],
+    format: u32,
+    max_payload: u64,
+) -> Option<Vec<u8>> {
     let mut file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -152,8 +172,8 @@ fn read_index_file(index_file: &Path, session_len: usize) -> Option<Vec<u8>> {
     }
     let mut header = [0; HEADER_LEN];
     file.read_exact(&mut header).ok()?;
-    let payload_len = payload_len(&header)?;
-    let plausible = payload_len <= max_payload_len(session_len)
+    let payload_len = payload_len(&header, magic, format)?;
+    let plausible = payload_len <= max_payload
         && metadata.len() == (HEADER_LEN as u64).checked_add(payload_len)?;
     if !plausible {
         return None;
@@ -164,57 +184,69 @@ fn read_index_file(index_file: &Path, session_len: usize) -> Option<Vec<u8>> {
 }
 
 /// The payload length a header promises; `None` for another file kind or format.
-fn payload_len(header: &[u8; HEADER_LEN]) -> Option<u64> {
-    let (magic, rest) = header.split_at(MAGIC.len());
-    let (format, len) = rest.split_at(4);
-    (magic == MAGIC && format == FORMAT.to_le_bytes())
+fn payload_len(header: &[u8; HEADER_LEN], magic: &[u8; 8], format: u32) -> Option<u64> {
+    let (file_magic, rest) = header.split_at(magic.len());
+    let (file_format, len) = rest.split_at(4);
+    (file_magic == magic && file_format == format.to_le_bytes())
         .then(|| u64::from_le_bytes(len.try_into().unwrap_or_default()))
 }
 
 /// The most an index of a session of `session_len` bytes can take. An entry needs a line of at
 /// least three bytes (`{}` and its newline) and encodes in at most a few dozen; the atoms, the
 /// header and the key are bounded by the session and the path.
-fn max_payload_len(session_len: usize) -> u64 {
+pub(crate) fn max_payload_len(session_len: usize) -> u64 {
     (session_len as u64).saturating_mul(MAX_INDEX_RATIO) + MAX_INDEX_OVERHEAD
 }
 
-/// Decodes the entry chunks side by side; `None` if any chunk is corrupt.
+/// Decodes the entry chunks side by side into one vector of the final size; `None` if any
+/// chunk is corrupt. Each chunk is decoded in place into its own part of the vector: decoding
+/// into a vector per chunk and joining them would need twice the memory, and fresh pages cost
+/// more (the kernel zeroes them) than decoding does.
 fn decode_chunks(chunks: &[&[u8]]) -> Option<Vec<Entry>> {
-    let decoded: Vec<Option<Vec<Entry>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .skip(1)
-            .map(|chunk| scope.spawn(move || decode_chunk(chunk)))
-            .collect();
-        let first = chunks.first().map(|c| decode_chunk(c));
-        first
-            .into_iter()
-            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
-            .collect()
-    });
-    let chunks: Vec<Vec<Entry>> = decoded.into_iter().collect::<Option<_>>()?;
-    // One allocation of the final size: growing a vector of this size page by page costs more
-    // (in fresh pages the kernel must zero) than decoding it.
-    let mut entries = Vec::with_capacity(chunks.iter().map(Vec::len).sum());
-    for mut chunk in chunks {
-        entries.append(&mut chunk);
+    let mut parts = Vec::with_capacity(chunks.len());
+    let mut total = 0usize;
+    for chunk in chunks {
+        let (len, rest) = postcard::take_from_bytes::<u64>(chunk).ok()?;
+        // Every entry takes at least one byte, so a corrupt length cannot ask for more.
+        let len = usize::try_from(len).ok().filter(|&n| n <= rest.len())?;
+        total = total.checked_add(len)?;
+        parts.push((len, rest));
     }
-    Some(entries)
-}
-
-/// Decodes one chunk (a postcard sequence of entries) into a vector allocated once at its final
-/// size; serde's own sequence decoding would grow it step by step.
-fn decode_chunk(chunk: &[u8]) -> Option<Vec<Entry>> {
-    let (len, mut rest) = postcard::take_from_bytes::<u64>(chunk).ok()?;
-    // Every entry takes at least one byte, so a corrupt length cannot ask for more.
-    let len = usize::try_from(len).ok().filter(|&n| n <= rest.len())?;
-    let mut entries = Vec::with_capacity(len);
-    for _ in 0..len {
-        let (entry, tail) = postcard::take_from_bytes::<Entry>(rest).ok()?;
-        entries.push(entry);
+    let mut entries = Vec::with_capacity(total);
+    entries.resize_with(total, Entry::placeholder);
+    let mut slots: Vec<&mut [Entry]> = Vec::with_capacity(parts.len());
+    let mut rest: &mut [Entry] = &mut entries;
+    for (len, _) in &parts {
+        let (slot, tail) = rest.split_at_mut(*len);
+        slots.push(slot);
         rest = tail;
     }
-    rest.is_empty().then_some(entries)
+    let decoded = std::thread::scope(|scope| {
+        let mut work = parts.iter().zip(slots);
+        let first = work.next();
+        let handles: Vec<_> = work
+            .map(|((_, bytes), slot)| scope.spawn(move || decode_chunk_into(bytes, slot)))
+            .collect();
+        let first_ok = first.is_none_or(|((_, bytes), slot)| decode_chunk_into(bytes, slot));
+        handles
+            .into_iter()
+            .fold(first_ok, |ok, h| h.join().unwrap_or(false) && ok)
+    });
+    decoded.then_some(entries)
+}
+
+/// Decodes a chunk's entries (after its length) into `slot`, which has room for exactly them.
+fn decode_chunk_into(mut bytes: &[u8], slot: &mut [Entry]) -> bool {
+    for place in slot {
+        match postcard::take_from_bytes::<Entry>(bytes) {
+            Ok((entry, tail)) => {
+                *place = entry;
+                bytes = tail;
+            }
+            Err(_) => return false,
+        }
+    }
+    bytes.is_empty()
 }
 
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
@@ -240,17 +272,22 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         entry_chunks: encoded.iter().map(Vec::as_slice).collect(),
     };
     let payload = postcard::to_stdvec(&index).ok()?;
+    Some(framed(MAGIC, FORMAT, &payload))
+}
+
+/// A cache file's bytes: magic, format, payload length, payload.
+pub(crate) fn framed(magic: &[u8; 8], format: u32, payload: &[u8]) -> Vec<u8> {
     let mut data = Vec::with_capacity(HEADER_LEN + payload.len());
-    data.extend_from_slice(MAGIC);
-    data.extend_from_slice(&FORMAT.to_le_bytes());
+    data.extend_from_slice(magic);
+    data.extend_from_slice(&format.to_le_bytes());
     data.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    data.extend_from_slice(&payload);
-    Some(data)
+    data.extend_from_slice(payload);
+    data
 }
 
 /// Writes an index file: a new 0600 temp file in the 0700 cache directory (created without
 /// following a symlink at its name), renamed over the old index.
-fn save(index_file: &Path, data: &[u8]) -> std::io::Result<()> {
+pub(crate) fn save(index_file: &Path, data: &[u8]) -> std::io::Result<()> {
     let dir = index_file.parent().unwrap_or(Path::new("."));
     fs::DirBuilder::new()
         .recursive(true)
@@ -282,7 +319,9 @@ fn temp_path(index_file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
+/// SHA-1 of the first and of the last 4 KiB of a prefix of the session: a prefix whose checks
+/// are unchanged is taken to be the same bytes.
+pub(crate) fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
     let head = &prefix[..prefix.len().min(CHECK_BYTES)];
     let tail = &prefix[prefix.len().saturating_sub(CHECK_BYTES)..];
     (Sha1::digest(head).into(), Sha1::digest(tail).into())

@@ -146,13 +146,49 @@ impl SessionFile {
 
     /// Parses the session, using (and refreshing) an on-disk index when the options allow it.
     pub fn session(&self, options: &OpenOptions) -> Session {
+        self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES)
+    }
+
+    /// [`session`](Self::session) for a reader that reads the file once and moves on (a recall
+    /// refresh): the index is used the same way but rewritten only after 4 MiB were appended,
+    /// not 256 KiB, so that such a read does not re-encode a large session's whole index.
+    pub fn session_rewriting_lazily(&self, options: &OpenOptions) -> Session {
+        self.session_indexed(options, super::cache::LAZY_REWRITE_AFTER_BYTES)
+    }
+
+    fn session_indexed(&self, options: &OpenOptions, rewrite_after: usize) -> Session {
         let index_dir = options
             .cache_dir
             .as_deref()
             .filter(|_| self.bytes().len() as u64 >= options.cache_min_bytes);
         match (index_dir, &self.opened) {
-            (Some(dir), Some(opened)) => super::cache::open_indexed(self, &opened.metadata, dir),
+            (Some(dir), Some(opened)) => {
+                super::cache::open_indexed(self, &opened.metadata, dir, rewrite_after)
+            }
             _ => Session::parse(self.source.clone()),
+        }
+    }
+
+    /// The device and inode of the opened file; `None` for a missing or empty file.
+    pub(crate) fn identity(&self) -> Option<(u64, u64)> {
+        self.opened
+            .as_ref()
+            .map(|o| (o.metadata.dev(), o.metadata.ino()))
+    }
+
+    /// Whether the bytes are a map of the file, which can change under a reader (a rewrite in
+    /// place); owned bytes hold still.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.source, Source::Mapped(_))
+    }
+
+    /// Reads the file at `offset` into `buffer` (`pread`): the bytes of the file now, which are
+    /// those of [`bytes`](Self::bytes) unless the file was rewritten since it was opened (which
+    /// [`is_consistent`](Self::is_consistent) then tells).
+    pub fn read_at(&self, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
+        match &self.opened {
+            Some(opened) => opened.file.read_at(buffer, offset),
+            None => Ok(0),
         }
     }
 
@@ -178,7 +214,7 @@ impl SessionFile {
 
     /// Stricter than [`is_consistent`](Self::is_consistent), for what outlives this call (the
     /// index): also nothing was appended and the modification time is the same.
-    pub(super) fn is_unchanged(&self) -> bool {
+    pub(crate) fn is_unchanged(&self) -> bool {
         let Some(opened) = &self.opened else {
             return true;
         };

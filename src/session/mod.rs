@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use cache::{cache_file, checks, framed, read_cache_file, save as save_cache_file};
 pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
 pub use parse::parse_line_for_fuzzing;
@@ -69,6 +70,21 @@ pub enum EntryId {
     Atom(Atom),
     /// `line:<N>`: v1 files and entries without an id.
     Line(usize),
+}
+
+impl Entry {
+    /// A stand-in, overwritten before anyone sees it (an index decoded in place).
+    fn placeholder() -> Entry {
+        Entry {
+            line: 0,
+            span: Span { start: 0, end: 0 },
+            irregular_escapes: false,
+            id: EntryId::Line(0),
+            parent_id: None,
+            timestamp: None,
+            kind: EntryKind::Other,
+        }
+    }
 }
 
 /// The session header: the first `type:"session"` object of the file.

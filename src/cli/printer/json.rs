@@ -5,9 +5,12 @@ use std::io::{self, Write};
 use pi_context::boot::Rendered;
 use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
+use pi_context::notes::{
+    EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
+};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 use serde_json::json;
@@ -74,6 +77,18 @@ impl NotesPrinter for JsonPrinter {
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()> {
         emit(out, page)
     }
+
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()> {
+        emit(out, page)
+    }
+
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()> {
+        emit(out, diff)
+    }
+
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
+        emit(out, receipt)
+    }
 }
 
 impl SessionsPrinter for JsonPrinter {
@@ -102,6 +117,10 @@ impl DreamPrinter for JsonPrinter {
 
     fn doctor(&self, out: &mut dyn Write, report: &DoctorReport) -> io::Result<()> {
         emit(out, report)
+    }
+
+    fn undone(&self, out: &mut dyn Write, outcome: &UndoOutcome) -> io::Result<()> {
+        emit(out, outcome)
     }
 }
 

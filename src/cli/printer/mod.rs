@@ -10,9 +10,12 @@ use std::path::Path;
 use pi_context::boot::Rendered;
 use pi_context::checkpoint::Shown;
 use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::{EditReceipt, ListPage, MoveReceipt, SearchPage, WriteReceipt};
+use pi_context::notes::{
+    EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
+};
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
 
@@ -48,6 +51,9 @@ pub trait NotesPrinter {
     fn read(&self, out: &mut dyn Write, window: &ReadWindow) -> io::Result<()>;
     fn list(&self, out: &mut dyn Write, page: &ListPage) -> io::Result<()>;
     fn search(&self, out: &mut dyn Write, page: &SearchPage) -> io::Result<()>;
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()>;
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()>;
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()>;
 }
 
 /// The notes printer; `now` dates the wastebasket's ages.
@@ -93,6 +99,7 @@ pub trait DreamPrinter {
         view: &DreamView,
     ) -> io::Result<()>;
     fn doctor(&self, out: &mut dyn Write, report: &DoctorReport) -> io::Result<()>;
+    fn undone(&self, out: &mut dyn Write, outcome: &UndoOutcome) -> io::Result<()>;
 }
 
 pub fn dream(json: bool, color: bool) -> Box<dyn DreamPrinter> {

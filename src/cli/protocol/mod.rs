@@ -10,6 +10,7 @@ mod checkpoint;
 pub mod facts;
 mod history;
 mod notes;
+mod notes_history;
 mod params;
 pub mod registry;
 mod schema;

@@ -92,13 +92,13 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
 ];
 
 /// The store of the live session, its identity and clock from the tool context.
-fn store(call: &Call) -> Result<Store, Refusal> {
+pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
     call.environment()?.notes_store().map_err(Refusal::from)
 }
 
 /// The details of a change name its commit, or why it has none: the result text stays the
 /// contract's (§3.5).
-fn with_history(mut details: Value, history: &Recorded) -> Value {
+pub(super) fn with_history(mut details: Value, history: &Recorded) -> Value {
     if let Value::Object(map) = &mut details {
         if let Some(commit) = history.commit() {
             map.insert("commit".into(), json!(commit));
@@ -212,7 +212,7 @@ fn page_details<F>(page: &NotesPage<F>) -> Value {
     })
 }
 
-fn required(params: &Params, key: &str) -> Result<String, Refusal> {
+pub(super) fn required(params: &Params, key: &str) -> Result<String, Refusal> {
     params
         .string(key)?
         .map(str::to_string)
@@ -284,7 +284,7 @@ fn edits(value: Option<&Value>) -> Result<Vec<Edit>, Refusal> {
         .collect()
 }
 
-const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
+pub(super) const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
 `@model/path`, or `@agents/<name>/path` / `@models/<name>/path` (other agents' and models' notes are read-only).";
 
 fn origin_property() -> Value {

@@ -46,6 +46,7 @@ pub fn tools() -> impl Iterator<Item = &'static Tool> {
         .iter()
         .chain(super::sessions::TOOLS.iter())
         .chain(super::notes::TOOLS.iter())
+        .chain(super::notes_history::TOOLS.iter())
         .chain(super::checkpoint::TOOLS.iter())
 }
 

@@ -2,6 +2,7 @@
 
 mod doctor;
 mod run;
+mod undo;
 
 use clap::{Args, Subcommand};
 
@@ -30,11 +31,14 @@ pub struct DreamArgs {
 enum DreamCommand {
     /// Check the notes store without changing it (exit 0 clean, 1 issues found)
     Doctor(doctor::DoctorArgs),
+    /// Revert one dream's changes as a new commit (exit 0 undone, 1 refused, 75 locked)
+    Undo(undo::UndoArgs),
 }
 
 pub fn run(args: DreamArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     match args.command {
         Some(DreamCommand::Doctor(args)) => doctor::run(args, ui, vars),
+        Some(DreamCommand::Undo(args)) => undo::run(args, ui, vars),
         None => run::run(args.run, ui, vars),
     }
 }

@@ -1,9 +1,12 @@
 //! `pi-context notes write|edit|read|list|search`: the five-home markdown notes store.
 
+mod diff;
 mod edit;
 mod list;
+mod log;
 mod r#move;
 mod read;
+mod restore;
 mod search;
 mod write;
 
@@ -58,6 +61,9 @@ enum NotesCommand {
     Read(read::ReadArgs),
     List(list::ListArgs),
     Search(search::SearchArgs),
+    Log(log::LogArgs),
+    Diff(diff::DiffArgs),
+    Restore(restore::RestoreArgs),
 }
 
 pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
@@ -68,6 +74,9 @@ pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         NotesCommand::Read(args) => read::run(args, ui, vars),
         NotesCommand::List(args) => list::run(args, ui, vars),
         NotesCommand::Search(args) => search::run(args, ui, vars),
+        NotesCommand::Log(args) => log::run(args, ui, vars),
+        NotesCommand::Diff(args) => diff::run(args, ui, vars),
+        NotesCommand::Restore(args) => restore::run(args, ui, vars),
     }
 }
 

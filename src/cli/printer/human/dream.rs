@@ -1,8 +1,9 @@
-//! `dream` and `dream doctor`.
+//! `dream`, `dream doctor` and `dream undo`.
 
 use std::io::{self, Write};
 
 use pi_context::dream::doctor::DoctorReport;
+use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::{DreamOutcome, Status};
 
 use super::HumanPrinter;
@@ -48,6 +49,24 @@ impl DreamPrinter for HumanPrinter {
             writeln!(out, "{}: {}", self.bold(&issue.path), issue.message)?;
         }
         Ok(())
+    }
+
+    fn undone(&self, out: &mut dyn Write, outcome: &UndoOutcome) -> io::Result<()> {
+        for path in &outcome.paths {
+            let name = path.address.as_deref().unwrap_or(&path.path);
+            let action = match path.action {
+                "reverted" => "reverted",
+                "both_kept" => "both versions kept (resolve the conflict markers)",
+                "later_kept" => "kept: the dream made it and a later change edited it",
+                _ => "already as before the dream",
+            };
+            writeln!(out, "{}: {action}", self.bold(name))?;
+        }
+        let commit = outcome.commit.as_deref().map_or_else(
+            || "nothing to commit".to_string(),
+            |c| format!("commit {}", &c[..c.len().min(12)]),
+        );
+        writeln!(out, "undid dream {} ({commit})", outcome.stamp)
     }
 }
 

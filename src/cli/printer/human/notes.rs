@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 use pi_context::notes::clock;
 use pi_context::notes::{
-    EditReceipt, ListPage, MoveReceipt, NotesPage, SearchPage, WriteReceipt, COUNTERS_KEY,
+    EditReceipt, ListPage, LogEntry, LogPage, MoveReceipt, NoteDiff, NotesPage, RestoreReceipt,
+    SearchPage, WriteReceipt, COUNTERS_KEY,
 };
 use pi_context::readwindow::ReadWindow;
 
@@ -201,5 +202,104 @@ impl NotesPrinter for HumanPrinter {
             }
         }
         self.omissions(out, page)
+    }
+
+    fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()> {
+        if page.commits.is_empty() {
+            return writeln!(out, "no commits");
+        }
+        for entry in &page.commits {
+            self.log_entry(out, entry)?;
+        }
+        if page.more {
+            writeln!(
+                out,
+                "{}",
+                self.dim("older commits not shown; raise --limit")
+            )?;
+        }
+        Ok(())
+    }
+
+    fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()> {
+        let from = diff.from.as_deref().map_or("(no earlier version)", short);
+        if diff.diff.is_empty() {
+            return writeln!(
+                out,
+                "no difference: {} is as it was at {from}",
+                self.bold(&diff.address)
+            );
+        }
+        for line in diff.diff.lines() {
+            writeln!(out, "{}", self.diff_line(line))?;
+        }
+        Ok(())
+    }
+
+    fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
+        let commit = receipt
+            .commit
+            .as_deref()
+            .map(|c| self.dim(&format!(" (commit {})", short(c))))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{} {} from {}{commit}",
+            receipt.outcome,
+            self.bold(&receipt.address),
+            short(&receipt.from)
+        )
+    }
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
+
+impl HumanPrinter {
+    /// `<id> <time> <summary>`, who made it, then the notes it changed.
+    fn log_entry(&self, out: &mut dyn Write, entry: &LogEntry) -> io::Result<()> {
+        let id = if self.color {
+            short(&entry.commit).yellow().to_string()
+        } else {
+            short(&entry.commit).to_string()
+        };
+        writeln!(
+            out,
+            "{id} {} {}",
+            self.dim(&entry.time),
+            self.bold(&entry.summary)
+        )?;
+        let who: Vec<String> = [
+            entry.agent.as_ref().map(|a| format!("agent {a}")),
+            entry.session.as_ref().map(|s| format!("session {s}")),
+            entry.model.as_ref().map(|m| format!("model {m}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let who = if who.is_empty() {
+            format!("by {}", entry.author)
+        } else {
+            who.join(" · ")
+        };
+        writeln!(out, "    {}", self.dim(&who))?;
+        for change in &entry.changes {
+            let mark = match change.kind {
+                "added" => "A",
+                "deleted" => "D",
+                _ => "M",
+            };
+            let name = change.address.as_deref().unwrap_or(&change.path);
+            writeln!(out, "    {mark} {name}")?;
+        }
+        if entry.changes_more > 0 {
+            writeln!(
+                out,
+                "    {}",
+                self.dim(&format!("… and {} more", entry.changes_more))
+            )?;
+        }
+        Ok(())
     }
 }

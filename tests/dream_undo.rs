@@ -1,0 +1,245 @@
+//! `dream undo [STAMP] [--force]`: one dream's changes reverted as a new commit; a note changed
+//! again after the dream is refused by name, or with --force kept in both versions; the dream
+//! lock keeps a dream from running meanwhile.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::dream::*;
+use common::TestEnv;
+use serde_json::Value;
+
+fn notes(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    env.cmd()
+        .env("PI_CONTEXT_SESSION_ID", "s1")
+        .arg("notes")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn body(home: &Path, rel: &str) -> String {
+    let text = fs::read_to_string(home.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    text.splitn(3, "---\n")
+        .nth(2)
+        .map(|b| b.trim_start_matches('\n').to_string())
+        .unwrap_or(text)
+}
+
+/// A store with notes written through the CLI, then a dream that rewrote `@human/prefs` and
+/// created `@human/insight`.
+fn dreamed(env: &TestEnv) {
+    for (address, content) in [("@human/prefs", "baseline prefs"), ("@human/keep", "kept")] {
+        assert_exit(&notes(env, &["write", address, "--content", content]), 0);
+    }
+    let events: Vec<String> = ev_write("c1", "human/prefs.md", "dreamer prefs")
+        .into_iter()
+        .chain(ev_write("c2", "human/insight.md", "dreamer insight"))
+        .chain([ev_text("done"), EV_END.to_string()])
+        .collect();
+    let script = format!(
+        "printf 'dreamer prefs' > human/prefs.md\nprintf 'dreamer insight' > human/insight.md\n{}",
+        emit(&events)
+    );
+    let pi = FakePi::new(&env.work(), "pi-dreamer", &script);
+    assert_exit(&forced_dream(env, &pi.path).output().unwrap(), 0);
+    assert_eq!(body(&env.notes_home(), "human/prefs.md"), "dreamer prefs");
+}
+
+fn undo(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    let mut cmd = dream_cmd(env);
+    cmd.arg("undo").args(args);
+    cmd.output().unwrap()
+}
+
+fn undo_json(env: &TestEnv, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let output = undo(env, &all);
+    assert_exit(&output, 0);
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn undo_reverts_the_last_dreams_changes_as_a_new_commit_and_keeps_its_report() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    dreamed(&env);
+    let dream_commit = git_log(&home)[0].id.clone();
+    let last_run = home.join(".dream.lock.last-run");
+    set_mtime(&last_run, hours_before_now(30));
+    let out = undo_json(&env, &[]);
+    assert_eq!(out["stamp"], STAMP);
+    assert_eq!(out["dream_commit"], dream_commit.as_str());
+    let mut actions: Vec<String> = out["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {}",
+                p["action"].as_str().unwrap(),
+                p["address"].as_str().unwrap()
+            )
+        })
+        .collect();
+    actions.sort();
+    assert_eq!(
+        actions,
+        ["reverted @human/insight.md", "reverted @human/prefs.md"]
+    );
+    assert_eq!(body(&home, "human/prefs.md"), "baseline prefs");
+    assert!(!home.join("human/insight.md").exists());
+    assert_eq!(body(&home, "human/keep.md"), "kept");
+    assert!(report_path(&home).exists(), "the report stays");
+    let log = git_log(&home);
+    assert_eq!(
+        log[0].summary.lines().next(),
+        Some(format!("undo dream {STAMP}").as_str())
+    );
+    assert!(log[0].summary.contains(&format!("Reverts: {dream_commit}")));
+    assert_eq!(out["commit"], log[0].id.as_str());
+    assert_eq!(head_file(&home, "human/insight.md"), None);
+    assert!(head_file(&home, "human/prefs.md")
+        .unwrap()
+        .ends_with("baseline prefs"));
+    assert!(!home.join(".dream.lock").exists(), "the lock is released");
+    assert_eq!(
+        mtime(&last_run),
+        hours_before_now(30),
+        "an undo is not a dream run: the time gate is untouched"
+    );
+
+    // Once only.
+    let again = undo(&env, &[]);
+    assert_exit(&again, 1);
+    assert!(
+        stderr(&again).contains("already undone"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn a_note_changed_after_the_dream_is_refused_by_name_unless_forced() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    dreamed(&env);
+    assert_exit(
+        &notes(
+            &env,
+            &[
+                "edit",
+                "@human/prefs",
+                "--old",
+                "dreamer",
+                "--new",
+                "human-edited",
+            ],
+        ),
+        0,
+    );
+    let before = snapshot(&home);
+    let refused = undo(&env, &[STAMP]);
+    assert_exit(&refused, 1);
+    let message = stderr(&refused);
+    assert!(message.contains("@human/prefs.md"), "{message}");
+    assert!(
+        !message.contains("insight"),
+        "only the changed note is named: {message}"
+    );
+    assert!(message.contains("--force"), "{message}");
+    assert_same_tree(&before, &snapshot(&home));
+
+    let out = undo_json(&env, &[STAMP, "--force"]);
+    let prefs = fs::read_to_string(home.join("human/prefs.md")).unwrap();
+    assert!(
+        prefs.starts_with(&format!("<<<<<<< now (changed after dream {STAMP})\n")),
+        "{prefs}"
+    );
+    assert!(prefs.contains("human-edited prefs\n=======\n"), "{prefs}");
+    assert!(prefs.contains("baseline prefs\n"), "{prefs}");
+    assert!(
+        prefs.ends_with(&format!(">>>>>>> before dream {STAMP}\n")),
+        "{prefs}"
+    );
+    assert!(
+        !home.join("human/insight.md").exists(),
+        "the untouched change is reverted"
+    );
+    let actions: Vec<&str> = out["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["action"].as_str().unwrap())
+        .collect();
+    assert!(actions.contains(&"both_kept"), "{out}");
+}
+
+#[test]
+fn a_note_the_dream_created_and_someone_edited_since_stays_when_forced() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    dreamed(&env);
+    assert_exit(
+        &notes(
+            &env,
+            &[
+                "edit",
+                "@human/insight",
+                "--old",
+                "dreamer",
+                "--new",
+                "confirmed",
+            ],
+        ),
+        0,
+    );
+    assert_exit(&undo(&env, &[]), 1);
+    let out = undo_json(&env, &["--force"]);
+    assert_eq!(body(&home, "human/insight.md"), "confirmed insight");
+    assert_eq!(body(&home, "human/prefs.md"), "baseline prefs");
+    assert!(out["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["action"] == "later_kept"));
+}
+
+#[test]
+fn undo_waits_for_no_dream_and_names_what_it_cannot_find() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    let none = undo(&env, &[]);
+    assert_exit(&none, 1);
+    assert!(
+        stderr(&none).contains("no dream to undo"),
+        "{}",
+        stderr(&none)
+    );
+    dreamed(&env);
+    let unknown = undo(&env, &["2020-01-01T00-00-00-000Z"]);
+    assert_exit(&unknown, 1);
+    assert!(stderr(&unknown).contains("no dream 2020-01-01T00-00-00-000Z"));
+
+    fs::write(
+        home.join(".dream.lock"),
+        "12345 0f0e0d0c-0000-4000-8000-000000000000",
+    )
+    .unwrap();
+    let before = snapshot(&home);
+    let locked = undo(&env, &[]);
+    assert_exit(&locked, 75);
+    assert_same_tree(&before, &snapshot(&home));
+    fs::remove_file(home.join(".dream.lock")).unwrap();
+    let human = undo(&env, &[]);
+    assert_exit(&human, 0);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("@human/prefs.md: reverted"), "{text}");
+    assert!(
+        text.contains(&format!("undid dream {STAMP} (commit ")),
+        "{text}"
+    );
+}

@@ -1,0 +1,537 @@
+//! The notes history: every notes write, edit, move and restore is a commit in the notes home's
+//! repository (not reads), with who and what in its message; `notes log`, `notes diff`,
+//! `notes restore` and the `notes_log` / `notes_restore` tools read and use it; concurrent
+//! writers keep a linear, `git fsck`-clean history with a commit per change.
+
+mod common;
+mod notes_support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::TestEnv;
+use notes_support::*;
+use serde_json::json;
+
+/// One commit, newest first, with its message and the paths it changed against its parent.
+#[derive(Debug)]
+struct Commit {
+    id: String,
+    message: String,
+    author: String,
+    parents: usize,
+    paths: Vec<String>,
+}
+
+fn history(home: &Path) -> Vec<Commit> {
+    let repo = git2::Repository::open(home).expect("the notes home is a repository");
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    walk.map(|oid| {
+        let commit = repo.find_commit(oid.unwrap()).unwrap();
+        let tree = commit.tree().unwrap();
+        let parent = commit.parent(0).ok().map(|p| p.tree().unwrap());
+        let diff = repo
+            .diff_tree_to_tree(parent.as_ref(), Some(&tree), None)
+            .unwrap();
+        let paths = diff
+            .deltas()
+            .map(|d| {
+                let file = if d.new_file().id().is_zero() {
+                    d.old_file()
+                } else {
+                    d.new_file()
+                };
+                file.path().unwrap().to_string_lossy().into_owned()
+            })
+            .collect();
+        let author = commit.author();
+        Commit {
+            id: commit.id().to_string(),
+            message: commit.message().unwrap().to_string(),
+            author: format!("{} <{}>", author.name().unwrap(), author.email().unwrap()),
+            parents: commit.parent_count(),
+            paths,
+        }
+    })
+    .collect()
+}
+
+fn subjects(home: &Path) -> Vec<String> {
+    history(home)
+        .into_iter()
+        .map(|c| c.message.lines().next().unwrap().to_string())
+        .collect()
+}
+
+/// A file's bytes in HEAD.
+fn at_head(home: &Path, rel: &str) -> Option<String> {
+    let repo = git2::Repository::open(home).ok()?;
+    let tree = repo.head().ok()?.peel_to_tree().ok()?;
+    let entry = tree.get_path(Path::new(rel)).ok()?;
+    let blob = repo.find_blob(entry.id()).ok()?;
+    Some(String::from_utf8_lossy(blob.content()).into_owned())
+}
+
+fn git_fsck(home: &Path) {
+    let output = Command::new("git")
+        .args(["fsck", "--full", "--strict", "--no-dangling"])
+        .current_dir(home)
+        .output()
+        .expect("run git fsck");
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "git fsck: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn project_file(env: &TestEnv, name: &str) -> String {
+    let dir = env.notes_home().join("project");
+    let key = std::fs::read_dir(&dir)
+        .expect("a project home")
+        .next()
+        .expect("one project key")
+        .unwrap()
+        .file_name();
+    format!("project/{}/{name}", key.to_string_lossy())
+}
+
+#[test]
+fn every_change_is_one_commit_naming_operation_address_agent_session_and_model() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    let run = |args: &[&str]| {
+        let output = notes(&env, args)
+            .env("PI_NOTES_AGENT", "Builder")
+            .env("PI_CONTEXT_MODEL", "anthropic/claude-x")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert!(output.stderr.is_empty(), "no warning: {output:?}");
+    };
+    run(&["write", "@project/decisions", "--content", "use git\n"]);
+    run(&[
+        "edit",
+        "@project/decisions",
+        "--old",
+        "git",
+        "--new",
+        "git2",
+    ]);
+    run(&["read", "@project/decisions"]);
+    run(&["read", "@project/decisions"]);
+    run(&["edit", "@project/decisions", "--crumple"]);
+    run(&["edit", "@project/decisions", "--smooth"]);
+    run(&["move", "@project/decisions", "@human/decisions"]);
+    assert_eq!(
+        subjects(&home),
+        [
+            "move @human/decisions.md",
+            "smooth @project/decisions.md",
+            "crumple @project/decisions.md",
+            "edit @project/decisions.md",
+            "write @project/decisions.md",
+        ],
+        "one commit per change, none for the reads"
+    );
+    let commits = history(&home);
+    let write = commits.last().unwrap();
+    assert_eq!(write.author, "builder <builder@pi-context>");
+    for trailer in [
+        "Operation: write",
+        "Address: @project/decisions.md",
+        "Agent: builder",
+        "Session: test-session",
+        "Model: claude-x",
+    ] {
+        assert!(
+            write.message.contains(trailer),
+            "{trailer}: {}",
+            write.message
+        );
+    }
+    assert!(commits[0].message.contains("From: @project/decisions.md"));
+    let decisions = project_file(&env, "decisions.md");
+    assert_eq!(commits[0].paths, ["human/decisions.md", decisions.as_str()]);
+    // The commit holds the note as written; the reads' counters wait for the next change.
+    assert_eq!(
+        at_head(&home, "human/decisions.md").as_deref(),
+        Some(read_file(&home.join("human/decisions.md")).as_str())
+    );
+    assert!(commits.iter().all(|c| c.parents <= 1));
+    let exclude = read_file(&home.join(".git/info/exclude"));
+    for line in [
+        "/.locks/",
+        ".pi-context.*.tmp",
+        ".dream.lock*",
+        ".sync.lock*",
+    ] {
+        assert!(exclude.lines().any(|l| l == line), "{line} in {exclude}");
+    }
+    git_fsck(&home);
+}
+
+#[test]
+fn the_users_git_identity_is_the_author_when_configured() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.home().join(".gitconfig"),
+        "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n",
+    )
+    .unwrap();
+    write(&env, "@human/prefs", "tabs");
+    let commits = history(&env.notes_home());
+    assert_eq!(commits[0].author, "Ada Lovelace <ada@example.com>");
+    assert!(commits[0].message.contains("Agent: anonymous"));
+}
+
+#[test]
+fn the_history_can_be_turned_off_by_variable_or_setting_and_the_dreamer_never_commits() {
+    for value in ["off", "0", "false", "no", "OFF"] {
+        let env = TestEnv::new();
+        let output = notes(&env, &["write", "@human/a", "--content", "x"])
+            .env("PI_CONTEXT_NOTES_HISTORY", value)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        assert!(env.notes_home().join("human/a.md").exists());
+        assert!(
+            !env.notes_home().join(".git").exists(),
+            "{value}: no repository"
+        );
+    }
+    let env = TestEnv::new();
+    std::fs::write(
+        env.root().join("pi-agent/settings.json"),
+        r#"{"pi-context": {"notesHistory": false}}"#,
+    )
+    .unwrap();
+    write(&env, "@human/a", "x");
+    assert!(!env.notes_home().join(".git").exists(), "the setting");
+    // The variable wins over the setting.
+    let output = notes(&env, &["write", "@human/b", "--content", "y"])
+        .env("PI_CONTEXT_NOTES_HISTORY", "on")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(subjects(&env.notes_home()), ["write @human/b.md"]);
+
+    let env = TestEnv::new();
+    let output = notes(&env, &["write", "@human/a", "--content", "x"])
+        .env(
+            "PI_CONTEXT_DREAM_TOKEN",
+            "0f0e0d0c-0000-4000-8000-000000000000",
+        )
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(!env.notes_home().join(".git").exists(), "the dreamer");
+}
+
+#[test]
+fn a_commit_that_cannot_be_made_warns_and_loses_nothing() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    let elsewhere = env.root().join("elsewhere");
+    git2::Repository::init(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join(".git"), home.join(".git")).unwrap();
+    let output = notes(&env, &["write", "@human/a", "--content", "kept"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning:") && stderr.contains("not in the notes history"),
+        "{stderr}"
+    );
+    assert!(read_file(&home.join("human/a.md")).ends_with("kept"));
+    let repo = git2::Repository::open(&elsewhere).unwrap();
+    assert!(repo.head().is_err(), "nothing committed through the link");
+    let response = tool(
+        &env,
+        "notes_write",
+        json!({"address": "@human/b", "content": "c"}),
+    );
+    assert_eq!(response["is_error"], false);
+    assert!(response["details"]["commit_error"]
+        .as_str()
+        .is_some_and(|e| e.contains("symbolic link")));
+    assert!(response["details"].get("commit").is_none());
+}
+
+/// The binary as a plain process, for many at once.
+fn process(env: &TestEnv, args: &[&str]) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
+    cmd.env_clear()
+        .env("HOME", env.home())
+        .env("PI_NOTES_HOME", env.notes_home())
+        .env("PI_CONTEXT_SESSION_ID", SESSION)
+        .env("TZ", "UTC")
+        .current_dir(env.work())
+        .arg("notes")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+#[test]
+fn eight_processes_times_a_hundred_edits_make_a_linear_history_with_a_commit_each() {
+    const WORKERS: usize = 8;
+    const EDITS: usize = 100;
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/shared", "END\n");
+    for worker in 0..WORKERS {
+        write(&env, &format!("@human/own-{worker}"), "END\n");
+    }
+    std::thread::scope(|scope| {
+        for worker in 0..WORKERS {
+            let env = &env;
+            scope.spawn(move || {
+                for i in 0..EDITS {
+                    // Half on the note every worker edits (ordered by its lock), half on the
+                    // worker's own note (commits racing for the branch).
+                    let note = if i % 2 == 0 {
+                        "@human/shared".to_string()
+                    } else {
+                        format!("@human/own-{worker}")
+                    };
+                    let line = format!("worker {worker} edit {i}\nEND");
+                    let output = process(env, &["edit", &note, "--old", "END", "--new", &line])
+                        .output()
+                        .unwrap();
+                    assert!(
+                        output.status.success() && output.stderr.is_empty(),
+                        "{}",
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                }
+            });
+        }
+    });
+    let commits = history(&home);
+    assert_eq!(
+        commits.len(),
+        WORKERS * EDITS + WORKERS + 1,
+        "a commit for every write and edit"
+    );
+    assert!(commits.iter().all(|c| c.parents <= 1), "linear");
+    assert_eq!(commits.last().unwrap().parents, 0);
+    for commit in &commits {
+        assert_eq!(commit.paths.len(), 1, "{}", commit.message);
+    }
+    // Each edit commit adds exactly its own line to the note it names.
+    let edits = commits.iter().filter(|c| c.message.starts_with("edit "));
+    assert_eq!(edits.count(), WORKERS * EDITS);
+    for path in std::iter::once("human/shared.md".to_string())
+        .chain((0..WORKERS).map(|w| format!("human/own-{w}.md")))
+    {
+        assert_eq!(
+            at_head(&home, &path).as_deref(),
+            Some(read_file(&home.join(&path)).as_str()),
+            "HEAD holds {path} as on disk"
+        );
+    }
+    let shared = read_file(&home.join("human/shared.md"));
+    assert_eq!(
+        shared.lines().filter(|l| l.starts_with("worker ")).count(),
+        WORKERS * EDITS / 2
+    );
+    git_fsck(&home);
+}
+
+#[test]
+fn log_shows_a_notes_commits_newest_first_with_who_and_when() {
+    let env = TestEnv::new();
+    write(&env, "@project/a", "one");
+    write(&env, "@human/b", "two");
+    ok(
+        &env,
+        &["edit", "@project/a", "--old", "one", "--new", "uno"],
+    );
+    let log = json(&env, &["log", "@project/a"]);
+    let commits = log["commits"].as_array().unwrap();
+    let ops: Vec<&str> = commits
+        .iter()
+        .map(|c| c["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["edit", "write"]);
+    let newest = &commits[0];
+    assert_eq!(newest["agent"], "anonymous");
+    assert_eq!(newest["session"], SESSION);
+    assert_eq!(newest["model"], "default");
+    assert_eq!(newest["time"], "2026-03-01T09:00:00.000+00:00");
+    assert_eq!(newest["changes"][0]["address"], "@project/a.md");
+    assert_eq!(newest["changes"][0]["kind"], "modified");
+    assert_eq!(commits[1]["changes"][0]["kind"], "added");
+    assert_eq!(log["more"], false);
+
+    let all = json(&env, &["log"]);
+    assert_eq!(all["commits"].as_array().unwrap().len(), 3);
+    let limited = json(&env, &["log", "--limit", "1"]);
+    assert_eq!(limited["commits"].as_array().unwrap().len(), 1);
+    assert_eq!(limited["more"], true);
+    let pattern = json(&env, &["log", "@human/**"]);
+    assert_eq!(pattern["commits"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        pattern["commits"][0]["changes"][0]["address"],
+        "@human/b.md"
+    );
+
+    let human = ok(&env, &["log", "@project/a"]);
+    let lines: Vec<&str> = human.lines().collect();
+    assert!(
+        lines[0].ends_with("2026-03-01T09:00:00.000+00:00 edit @project/a.md"),
+        "{human}"
+    );
+    assert_eq!(
+        lines[1],
+        "    agent anonymous · session test-session · model default"
+    );
+    assert_eq!(lines[2], "    M @project/a.md");
+
+    // No history yet: an empty log, not an error.
+    let fresh = TestEnv::new();
+    assert_eq!(json(&fresh, &["log"])["commits"], json!([]));
+    assert_eq!(ok(&fresh, &["log"]), "no commits\n");
+}
+
+#[test]
+fn diff_shows_the_last_change_or_the_change_since_a_revision_without_counters() {
+    let env = TestEnv::new();
+    write(&env, "@human/plan", "step one\nstep two\n");
+    ok(&env, &["edit", "@human/plan", "--old", "two", "--new", "2"]);
+    ok(&env, &["read", "@human/plan"]);
+    let last = json(&env, &["diff", "@human/plan"]);
+    let text = last["diff"].as_str().unwrap();
+    assert!(text.contains("-step two\n+step 2\n"), "{text}");
+    assert!(
+        !text.contains("accessCount"),
+        "the read's counters are not content: {text}"
+    );
+    assert_eq!(last["previous"], true);
+
+    let first = history(&env.notes_home()).last().unwrap().id.clone();
+    let since = json(&env, &["diff", "@human/plan", "--rev", &first]);
+    assert_eq!(since["from"], first.as_str());
+    assert!(since["diff"].as_str().unwrap().contains("+step 2"));
+    let none = json(&env, &["diff", "@human/plan", "--rev", "HEAD"]);
+    assert_eq!(none["diff"], "");
+    assert!(ok(&env, &["diff", "@human/plan", "--rev", "HEAD"]).starts_with("no difference"));
+
+    let (code, stderr) = fails(&env, &["diff", "@human/plan", "--rev", "no-such-rev"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("names no commit"), "{stderr}");
+}
+
+#[test]
+fn restore_puts_a_past_version_back_as_a_new_commit_keeping_the_counters() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/plan", "good plan");
+    let good = history(&home)[0].id.clone();
+    write(&env, "@human/plan", "bad overwrite");
+    ok(&env, &["read", "@human/plan"]);
+    let receipt = json(&env, &["restore", "@human/plan", "--rev", &good[..12]]);
+    assert_eq!(receipt["outcome"], "restored");
+    assert_eq!(receipt["from"], good.as_str());
+    let text = read_file(&home.join("human/plan.md"));
+    assert!(text.ends_with("good plan"), "{text}");
+    assert_eq!(
+        frontmatter_value(&text, "accessCount").as_deref(),
+        Some("1")
+    );
+    assert_eq!(
+        subjects(&home),
+        [
+            "restore @human/plan.md",
+            "write @human/plan.md",
+            "write @human/plan.md"
+        ],
+        "history is never rewritten"
+    );
+    let newest = &history(&home)[0];
+    assert_eq!(receipt["commit"], newest.id.as_str());
+    assert!(newest.message.contains(&format!("Restored-From: {good}")));
+    // Restoring again changes nothing.
+    assert_eq!(
+        json(&env, &["restore", "@human/plan", "--rev", &good])["outcome"],
+        "unchanged"
+    );
+    assert_eq!(history(&home).len(), 3);
+
+    // A note moved away comes back at its address.
+    ok(&env, &["move", "@human/plan", "@human/old-plan"]);
+    let back = json(&env, &["restore", "@human/plan", "--rev", &good]);
+    assert_eq!(back["outcome"], "recreated");
+    assert!(read_file(&home.join("human/plan.md")).ends_with("good plan"));
+
+    let (code, stderr) = fails(&env, &["restore", "@human/never", "--rev", &good]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("not found"), "{stderr}");
+    let fresh = TestEnv::new();
+    let (code, stderr) = fails(&fresh, &["restore", "@human/plan", "--rev", "HEAD"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no history"), "{stderr}");
+}
+
+#[test]
+fn the_log_and_restore_tools_let_an_agent_undo_its_own_mistake() {
+    let env = TestEnv::new();
+    tool_ok(
+        &env,
+        "notes_write",
+        json!({"address": "plan", "content": "careful plan"}),
+    );
+    let written = tool(
+        &env,
+        "notes_write",
+        json!({"address": "plan", "content": "oops"}),
+    );
+    assert!(written["details"]["commit"]
+        .as_str()
+        .is_some_and(|c| c.len() == 40));
+    let log = tool_ok(&env, "notes_log", json!({"address": "plan"}));
+    let commits = log["commits"].as_array().unwrap();
+    assert_eq!(commits.len(), 2);
+    let before_mistake = commits[1]["commit"].as_str().unwrap();
+    let restored = tool_ok(
+        &env,
+        "notes_restore",
+        json!({"address": "plan", "rev": before_mistake}),
+    );
+    assert_eq!(restored["outcome"], "restored");
+    assert!(read_file(&session_file(&env, "plan.md")).ends_with("careful plan"));
+    let refusal = tool_refusal(
+        &env,
+        "notes_restore",
+        json!({"address": "plan", "rev": "zzz"}),
+    );
+    assert_eq!(refusal["code"], "invalid_revision");
+    let refusal = tool_refusal(&env, "notes_restore", json!({"address": "plan"}));
+    assert_eq!(refusal["code"], "invalid_params");
+    let refusal = tool_refusal(&env, "notes_log", json!({"limit": 0}));
+    assert_eq!(refusal["code"], "invalid_params");
+}
+
+#[test]
+fn a_log_page_fits_the_tool_budget_and_says_there_is_more() {
+    let env = TestEnv::new();
+    let big = "x".repeat(200);
+    for i in 0..300 {
+        tool_ok(
+            &env,
+            "notes_write",
+            json!({"address": format!("@human/{big}-{i}"), "content": "c"}),
+        );
+    }
+    let response = tool(&env, "notes_log", json!({"limit": 300}));
+    let page: serde_json::Value = serde_json::from_str(text(&response)).unwrap();
+    let shown = page["commits"].as_array().unwrap().len();
+    assert!(shown > 0 && shown < 300, "{shown}");
+    assert_eq!(page["more"], true);
+}
