@@ -119,7 +119,7 @@ fn origin_url(git_dir: &Path) -> Option<String> {
     let config = git2::Config::open(&common_dir(git_dir).join("config")).ok()?;
     let mut values = config.multivar("remote.origin.url", None).ok()?;
     let first = values.next()?.ok()?;
-    first.value().map(str::to_string)
+    first.value().ok().map(str::to_string)
 }
 
 /// The directory holding the repository's shared files (its config among them): a linked

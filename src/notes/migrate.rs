@@ -16,9 +16,11 @@
 //! - A note that already exists at the new key stays, and the old one moves beside it as
 //!   `<name>.from-<path key, slugified>.md`. When that name is taken too, the old note is left
 //!   where it is and reported.
-//! - One commit (`migrate @project`, with `From-Key` and `To-Key` trailers) for the whole move;
-//!   past [`BATCH`] notes, one per batch, so the locks held at once stay well under the usual
-//!   limit of 1,024 open files.
+//! - One commit (`migrate @project`, with `From-Key` and `To-Key` trailers) for the whole move,
+//!   made while every moved note's locks are held. Three lock files per note stay open until
+//!   then, so the process's soft limit of open files is raised toward its hard limit when the
+//!   project has many notes; where even the hard limit is too low, the notes move in batches
+//!   of what it allows, one commit each.
 //! - Not while a dream runs (its dreamer writes `project/*/` directly): the next command after
 //!   the dream moves them. A move that starts just before a dream is recorded in the dream's
 //!   live-write journal like any store change.
@@ -38,8 +40,11 @@ use super::store::Store;
 use super::walk::{self, Candidate};
 use crate::beneath::{Dir, Kind};
 
-/// Notes moved under one set of locks and one commit (three locks each).
-pub const BATCH: usize = 200;
+/// The lock files each moved note holds: its old address, its new one and the name beside.
+const LOCKS_PER_NOTE: u64 = 3;
+
+/// Open files left for everything but the locks (directory handles, the repository's files).
+const SPARE_FILES: u64 = 256;
 
 /// What a migration did.
 #[derive(Debug, Clone)]
@@ -51,7 +56,7 @@ pub struct Migration {
     pub moved: Vec<Moved>,
     /// Notes that stayed under the old key, and why.
     pub left: Vec<Left>,
-    /// The commit of each batch (one for up to [`BATCH`] notes).
+    /// The commit of each batch (one, unless the open-file limit forced batches).
     pub history: Vec<Recorded>,
 }
 
@@ -98,7 +103,7 @@ pub fn migrate_project(store: &Store, from_key: &str) -> Result<Option<Migration
     }
     let _migrating = lock::lock(&root, &format!("{PROJECT_DIR}/{from_key}"))?;
     let mut notes = walk::notes_in(&root, &old_home).map_err(files::notes_error)?;
-    notes.sort_by(|a, b| a.location.path.cmp(&b.location.path));
+    notes.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
     let mut migration = Migration {
         from_key: from_key.to_string(),
         to_key,
@@ -106,7 +111,7 @@ pub fn migrate_project(store: &Store, from_key: &str) -> Result<Option<Migration
         left: Vec::new(),
         history: Vec::new(),
     };
-    for batch in notes.chunks(BATCH) {
+    for batch in notes.chunks(batch_size(notes.len())) {
         move_batch(store, &root, batch, &mut migration)?;
     }
     remove_empty_dirs(&root, from_key);
@@ -114,6 +119,27 @@ pub fn migrate_project(store: &Store, from_key: &str) -> Result<Option<Migration
         return Ok(None);
     }
     Ok(Some(migration))
+}
+
+/// How many notes may move under one set of locks: all of them when the open-file limit
+/// allows (raising the soft limit toward the hard one if it must), else as many as it allows.
+fn batch_size(notes: usize) -> usize {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let wanted = (notes as u64).saturating_mul(LOCKS_PER_NOTE) + SPARE_FILES;
+    let limit = getrlimit(Resource::Nofile);
+    let mut soft = limit.current.unwrap_or(u64::MAX);
+    if soft < wanted {
+        let raised = limit.maximum.map_or(wanted, |hard| hard.min(wanted));
+        let new = Rlimit {
+            current: Some(raised),
+            maximum: limit.maximum,
+        };
+        if raised > soft && setrlimit(Resource::Nofile, new).is_ok() {
+            soft = raised;
+        }
+    }
+    let fits = soft.saturating_sub(SPARE_FILES) / LOCKS_PER_NOTE;
+    usize::try_from(fits).unwrap_or(usize::MAX).clamp(1, notes.max(1))
 }
 
 /// Where one note goes.
@@ -129,9 +155,15 @@ struct Plan {
 
 impl Plan {
     fn of(candidate: &Candidate, suffix: &str) -> Plan {
-        let path = candidate.location.path.clone();
-        let mut dirs: Vec<String> = path.split('/').map(str::to_string).collect();
-        let file_name = dirs.pop().unwrap_or_default();
+        // The candidate's directory starts with `project/<key>`.
+        let dirs: Vec<String> = candidate.dir.iter().skip(2).cloned().collect();
+        let file_name = candidate.name.clone();
+        let path = dirs
+            .iter()
+            .chain([&file_name])
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("/");
         let stem = file_name.strip_suffix(".md").unwrap_or(&file_name);
         Plan {
             beside_name: format!("{stem}{suffix}.md"),
@@ -163,7 +195,7 @@ impl Plan {
     }
 }
 
-/// Moves up to [`BATCH`] notes under their locks and commits them.
+/// Moves a batch of notes under their locks and commits them.
 fn move_batch(
     store: &Store,
     root: &Dir,
@@ -217,7 +249,8 @@ fn move_batch(
             .collect();
         migration.history.push(store.record(&history::Operation {
             name: "migrate",
-            address: "@project",
+            target: "@project",
+            on_note: false,
             extra: &[("From-Key", &from), ("To-Key", &to)],
             changes: &changes,
         }));
