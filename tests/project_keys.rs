@@ -35,7 +35,12 @@ fn remote_key(name: &str, normalized: &str) -> String {
 /// `git` with a hermetic configuration (the test's HOME, no system config, a fixed author).
 fn git(env: &TestEnv, dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
-        .args(["-c", "init.defaultBranch=main", "-c", "advice.detachedHead=false"])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "advice.detachedHead=false",
+        ])
         .args(args)
         .current_dir(dir)
         .env("HOME", env.home())
@@ -62,7 +67,11 @@ fn bare_remote(env: &TestEnv) -> PathBuf {
     std::fs::write(seed.join("README"), "hello\n").unwrap();
     git(env, &seed, &["add", "README"]);
     git(env, &seed, &["commit", "-q", "-m", "first"]);
-    git(env, &env.work(), &["clone", "-q", "--bare", "seed", "remote.git"]);
+    git(
+        env,
+        &env.work(),
+        &["clone", "-q", "--bare", "seed", "remote.git"],
+    );
     env.work().join("remote.git")
 }
 
@@ -70,7 +79,11 @@ fn bare_remote(env: &TestEnv) -> PathBuf {
 fn clone_at(env: &TestEnv, remote: &Path, parent: &str) -> PathBuf {
     let dir = env.work().join(parent);
     std::fs::create_dir_all(&dir).unwrap();
-    git(env, &dir, &["clone", "-q", remote.to_str().unwrap(), "repo"]);
+    git(
+        env,
+        &dir,
+        &["clone", "-q", remote.to_str().unwrap(), "repo"],
+    );
     dir.join("repo")
 }
 
@@ -91,7 +104,10 @@ fn key_in(env: &TestEnv, cwd: &Path) -> String {
             cwd.to_str().unwrap(),
         ],
     );
-    out["project_key"].as_str().expect("a project key").to_string()
+    out["project_key"]
+        .as_str()
+        .expect("a project key")
+        .to_string()
 }
 
 /// `pi-context notes <args>` run in `cwd` (the process's own working directory, no `--cwd`).
@@ -127,9 +143,7 @@ fn write_under(env: &TestEnv, key: &str, path: &str, content: &str) {
 fn files_below(dir: &Path) -> Vec<String> {
     snapshot(dir)
         .into_keys()
-        .filter(|path| {
-            std::fs::symlink_metadata(dir.join(path)).is_ok_and(|meta| meta.is_file())
-        })
+        .filter(|path| std::fs::symlink_metadata(dir.join(path)).is_ok_and(|meta| meta.is_file()))
         .map(|path| path.to_string_lossy().into_owned())
         .collect()
 }
@@ -221,10 +235,7 @@ fn a_local_path_origin_is_keyed_by_its_real_path() {
     let alias = env.work().join("alias.git");
     std::os::unix::fs::symlink(&remote, &alias).unwrap();
     set_origin(&env, &second, alias.to_str().unwrap());
-    let expected = remote_key(
-        "repo",
-        &remote.canonicalize().unwrap().to_string_lossy(),
-    );
+    let expected = remote_key("repo", &remote.canonicalize().unwrap().to_string_lossy());
     assert_eq!(key_in(&env, &first), expected);
     assert_eq!(key_in(&env, &second), expected, "through a symlink");
     set_origin(&env, &second, "../../remote.git");
@@ -349,8 +360,14 @@ fn notes_under_the_path_key_move_to_the_remote_key_once_with_one_commit() {
     assert_eq!(commits(&home).len(), commits_before + 1);
     let (subject, message, paths) = &migrations[0];
     assert_eq!(subject, "migrate @project");
-    assert!(message.contains(&format!("From-Key: {}\n", m.old)), "{message}");
-    assert!(message.contains(&format!("To-Key: {}\n", m.new)), "{message}");
+    assert!(
+        message.contains(&format!("From-Key: {}\n", m.old)),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("To-Key: {}\n", m.new)),
+        "{message}"
+    );
     assert_eq!(paths.len(), 6, "three deleted, three added: {paths:?}");
     for path in ["design/storage.md", "design/deep/api.md"] {
         assert_eq!(
@@ -374,7 +391,11 @@ fn notes_under_the_path_key_move_to_the_remote_key_once_with_one_commit() {
 
     // Idempotent: the next command moves nothing, says nothing and commits nothing.
     let again = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
-    assert!(again.stderr.is_empty(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(migrate_commits(&home).len(), 1);
     git_fsck(&m.env, &home);
 }
@@ -409,7 +430,10 @@ fn a_note_at_both_keys_keeps_both() {
     let read = notes_in(
         &m.env,
         &m.checkout,
-        &["read", &format!("@project/{}", beside.trim_end_matches(".md"))],
+        &[
+            "read",
+            &format!("@project/{}", beside.trim_end_matches(".md")),
+        ],
     );
     assert!(String::from_utf8_lossy(&read.stdout).ends_with("\n\nold machine\n"));
     assert!(!home.join("project").join(&m.old).exists());
@@ -521,7 +545,11 @@ fn eight_processes_migrating_at_once_lose_and_duplicate_nothing() {
     expected.extend((1..PROCESSES).step_by(2).map(|p| format!("written-{p}.md")));
     let migrations = migrate_commits(&home);
     assert_eq!(migrations.len(), 1, "one commit");
-    assert_eq!(migrations[0].2.len(), 2 * (NOTES + 1) - NOTES, "the bulk notes were never committed");
+    assert_eq!(
+        migrations[0].2.len(),
+        2 * (NOTES + 1) - NOTES,
+        "the bulk notes were never committed"
+    );
     for i in [0, 7, NOTES - 1] {
         let text = read_file(
             &home
@@ -546,7 +574,10 @@ fn a_low_open_file_limit_is_raised_for_one_commit_or_else_gives_batches() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.starts_with("note: moved 300 @project notes"), "{stderr}");
+    assert!(
+        stderr.starts_with("note: moved 300 @project notes"),
+        "{stderr}"
+    );
     assert_eq!(migrate_commits(&m.env.notes_home()).len(), 1);
     assert_all_moved(&m, &expected);
 
@@ -558,7 +589,10 @@ fn a_low_open_file_limit_is_raised_for_one_commit_or_else_gives_batches() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.starts_with("note: moved 300 @project notes"), "{stderr}");
+    assert!(
+        stderr.starts_with("note: moved 300 @project notes"),
+        "{stderr}"
+    );
     assert_eq!(migrate_commits(&m.env.notes_home()).len(), 6);
     assert_all_moved(&m, &expected);
 }
@@ -603,11 +637,11 @@ fn links_inside_the_old_key_directory_stay_where_they_are() {
 
     let output = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.starts_with("note: moved 1 @project note "), "{stderr}");
-    assert_eq!(
-        files_below(&home.join("project").join(&m.new)),
-        ["real.md"]
+    assert!(
+        stderr.starts_with("note: moved 1 @project note "),
+        "{stderr}"
     );
+    assert_eq!(files_below(&home.join("project").join(&m.new)), ["real.md"]);
     assert!(old_dir.join("linked-dir").is_symlink());
     assert!(old_dir.join("linked.md").is_symlink());
     assert_eq!(snapshot(&outside), before);
@@ -625,7 +659,9 @@ fn the_boot_and_the_tools_migrate_too_without_a_word() {
         serde_json::json!({"session_id": SESSION, "cwd": m.checkout}),
     );
     assert!(text(&response).contains("decisions"), "{}", text(&response));
-    assert!(home.join(format!("project/{}/decisions.md", m.new)).is_file());
+    assert!(home
+        .join(format!("project/{}/decisions.md", m.new))
+        .is_file());
     assert_eq!(migrate_commits(&home).len(), 1);
 
     let m = migrating();
@@ -652,11 +688,23 @@ fn the_boot_and_the_tools_migrate_too_without_a_word() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(home.join(format!("project/{}/decisions.md", m.new)).is_file());
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(home
+        .join(format!("project/{}/decisions.md", m.new))
+        .is_file());
     assert_eq!(migrate_commits(&home).len(), 1);
     let boot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let block = boot["text"].as_str().unwrap();
-    assert!(block.contains(&format!("Project key: {}", m.new)), "{block}");
-    assert!(block.contains("@project/decisions"), "the block shows the moved note: {block}");
+    assert!(
+        block.contains(&format!("Project key: {}", m.new)),
+        "{block}"
+    );
+    assert!(
+        block.contains("@project/decisions"),
+        "the block shows the moved note: {block}"
+    );
 }

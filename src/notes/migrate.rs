@@ -139,7 +139,9 @@ fn batch_size(notes: usize) -> usize {
         }
     }
     let fits = soft.saturating_sub(SPARE_FILES) / LOCKS_PER_NOTE;
-    usize::try_from(fits).unwrap_or(usize::MAX).clamp(1, notes.max(1))
+    usize::try_from(fits)
+        .unwrap_or(usize::MAX)
+        .clamp(1, notes.max(1))
 }
 
 /// Where one note goes.

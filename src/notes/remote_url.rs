@@ -143,7 +143,10 @@ fn joined(host: &str, path: &str) -> Option<String> {
     }
     let host = host.to_lowercase();
     let path = path.trim_matches('/');
-    let path = path.strip_suffix(".git").unwrap_or(path).trim_end_matches('/');
+    let path = path
+        .strip_suffix(".git")
+        .unwrap_or(path)
+        .trim_end_matches('/');
     Some(if path.is_empty() {
         host
     } else {
@@ -259,7 +262,13 @@ mod tests {
 
     #[test]
     fn urls_without_a_host_name_nothing() {
-        for url in ["", "   ", "https://", "ssh:///owner/repo", "https://user@/x"] {
+        for url in [
+            "",
+            "   ",
+            "https://",
+            "ssh:///owner/repo",
+            "https://user@/x",
+        ] {
             assert_eq!(norm(url), None, "{url:?}");
         }
     }
@@ -295,7 +304,10 @@ mod tests {
         let spaced = real.join("my repo");
         std::fs::create_dir_all(&spaced).unwrap();
         assert_eq!(
-            normalize(&format!("file://localhost{}/my%20repo", real.display()), &root),
+            normalize(
+                &format!("file://localhost{}/my%20repo", real.display()),
+                &root
+            ),
             Some(spaced.to_string_lossy().into_owned())
         );
         assert_eq!(
@@ -312,9 +324,6 @@ mod tests {
             normalize("./host:repo", root).as_deref(),
             Some("/nonexistent-root/checkout/host:repo")
         );
-        assert_eq!(
-            normalize("/srv/a:b", root).as_deref(),
-            Some("/srv/a:b")
-        );
+        assert_eq!(normalize("/srv/a:b", root).as_deref(), Some("/srv/a:b"));
     }
 }
