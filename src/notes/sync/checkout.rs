@@ -265,17 +265,18 @@ fn lock_paths<'p>(
 }
 
 fn raise_open_file_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid rlimit for both calls.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    // An unlimited hard limit still has the kernel's cap: ask for a generous number instead.
+    let wanted = limit.maximum.unwrap_or(1 << 20);
+    if limit.current.is_some_and(|soft| soft < wanted) {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(wanted),
+                maximum: limit.maximum,
+            },
+        );
     }
 }
 
