@@ -451,3 +451,46 @@ impl From<NotesError> for Outcome {
 pub fn exit_code(code: u8) -> ExitCode {
     ExitCode::from(code)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_its_documented_exit_status() {
+        let statuses: Vec<u8> = [
+            Kind::Failed,
+            Kind::Usage,
+            Kind::Internal,
+            Kind::Io,
+            Kind::Locked,
+        ]
+        .iter()
+        .map(|kind| kind.exit())
+        .collect();
+        assert_eq!(statuses, [1, 2, 70, 74, 75]);
+    }
+
+    #[test]
+    fn an_internal_error_exits_70_and_asks_for_a_bug_report() {
+        let error = CommandError::new(Kind::Internal, "internal error: boom");
+        assert_eq!(error.exit(), 70);
+        let mut printed = Vec::new();
+        error.print(&mut printed, false);
+        let printed = String::from_utf8(printed).unwrap();
+        assert!(
+            printed.starts_with("error: internal error: boom"),
+            "{printed}"
+        );
+        assert!(printed.contains(&format!("hint: {BUG_HINT}")), "{printed}");
+    }
+
+    #[test]
+    fn library_codes_map_to_kinds_in_one_place() {
+        assert_eq!(kind_of_code("internal_error"), Kind::Internal);
+        assert_eq!(kind_of_code("io_error"), Kind::Io);
+        assert_eq!(kind_of_code("history_error"), Kind::Io);
+        assert_eq!(kind_of_code("not_found"), Kind::Usage);
+        assert_eq!(kind_of_code("invalid_address"), Kind::Usage);
+    }
+}
