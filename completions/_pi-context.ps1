@@ -151,6 +151,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Exchange the notes with a git remote: fetch, merge, push')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -300,6 +301,20 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pi-context;notes;sync' {
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The remote: a name in the notes home''s repository, or a URL')
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]')
+            [CompletionResult]::new('--project-key', '--project-key', [CompletionResultType]::ParameterName, 'The project key for @project/ [default: derived from --cwd]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Derive the project key from this directory''s git checkout [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the tool protocol''s result object) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pi-context;notes;help' {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a note; the body comes from --content or stdin')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it')
@@ -310,6 +325,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Exchange the notes with a git remote: fetch, merge, push')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -338,6 +354,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;notes;help;restore' {
+            break
+        }
+        'pi-context;notes;help;sync' {
             break
         }
         'pi-context;notes;help;help' {
@@ -564,6 +583,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the notes history: the commits that changed a note, newest first')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare a note with a past version of it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back a note as it was at a past commit, as a new change: history is never rewritten')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Exchange the notes with a git remote: fetch, merge, push')
             break
         }
         'pi-context;help;notes;write' {
@@ -591,6 +611,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;notes;restore' {
+            break
+        }
+        'pi-context;help;notes;sync' {
             break
         }
         'pi-context;help;sessions' {

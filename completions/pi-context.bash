@@ -151,6 +151,9 @@ _pi__context() {
             pi__context__subcmd__help__subcmd__notes,search)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__search"
                 ;;
+            pi__context__subcmd__help__subcmd__notes,sync)
+                cmd="pi__context__subcmd__help__subcmd__notes__subcmd__sync"
+                ;;
             pi__context__subcmd__help__subcmd__notes,write)
                 cmd="pi__context__subcmd__help__subcmd__notes__subcmd__write"
                 ;;
@@ -220,6 +223,9 @@ _pi__context() {
             pi__context__subcmd__notes,search)
                 cmd="pi__context__subcmd__notes__subcmd__search"
                 ;;
+            pi__context__subcmd__notes,sync)
+                cmd="pi__context__subcmd__notes__subcmd__sync"
+                ;;
             pi__context__subcmd__notes,write)
                 cmd="pi__context__subcmd__notes__subcmd__write"
                 ;;
@@ -249,6 +255,9 @@ _pi__context() {
                 ;;
             pi__context__subcmd__notes__subcmd__help,search)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__search"
+                ;;
+            pi__context__subcmd__notes__subcmd__help,sync)
+                cmd="pi__context__subcmd__notes__subcmd__help__subcmd__sync"
                 ;;
             pi__context__subcmd__notes__subcmd__help,write)
                 cmd="pi__context__subcmd__notes__subcmd__help__subcmd__write"
@@ -830,7 +839,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes)
-            opts="write edit move read list search log diff restore"
+            opts="write edit move read list search log diff restore sync"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -942,6 +951,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__notes__subcmd__sync)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1472,7 +1495,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes)
-            opts="-h --color --help write edit move read list search log diff restore help"
+            opts="-h --color --help write edit move read list search log diff restore sync help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1606,7 +1629,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help)
-            opts="write edit move read list search log diff restore help"
+            opts="write edit move read list search log diff restore sync help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1732,6 +1755,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__help__subcmd__sync)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2063,6 +2100,58 @@ _pi__context() {
                     return 0
                     ;;
                 --max-matches)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notes-home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__notes__subcmd__sync)
+            opts="-h --remote --notes-home --session-id --project-key --cwd --agent --model --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

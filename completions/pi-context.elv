@@ -136,6 +136,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand log 'Show the notes history: the commits that changed a note, newest first'
             cand diff 'Compare a note with a past version of it'
             cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+            cand sync 'Exchange the notes with a git remote: fetch, merge, push'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;write'= {
@@ -275,6 +276,19 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pi-context;notes;sync'= {
+            cand --remote 'The remote: a name in the notes home''s repository, or a URL'
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]'
+            cand --project-key 'The project key for @project/ [default: derived from --cwd]'
+            cand --cwd 'Derive the project key from this directory''s git checkout [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pi-context;notes;help'= {
             cand write 'Create or overwrite a note; the body comes from --content or stdin'
             cand edit 'Replace exact text in a note''s body, relabel its origin, or crumple / smooth it'
@@ -285,6 +299,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand log 'Show the notes history: the commits that changed a note, newest first'
             cand diff 'Compare a note with a past version of it'
             cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+            cand sync 'Exchange the notes with a git remote: fetch, merge, push'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;notes;help;write'= {
@@ -304,6 +319,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;notes;help;diff'= {
         }
         &'pi-context;notes;help;restore'= {
+        }
+        &'pi-context;notes;help;sync'= {
         }
         &'pi-context;notes;help;help'= {
         }
@@ -497,6 +514,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand log 'Show the notes history: the commits that changed a note, newest first'
             cand diff 'Compare a note with a past version of it'
             cand restore 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+            cand sync 'Exchange the notes with a git remote: fetch, merge, push'
         }
         &'pi-context;help;notes;write'= {
         }
@@ -515,6 +533,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;notes;diff'= {
         }
         &'pi-context;help;notes;restore'= {
+        }
+        &'pi-context;help;notes;sync'= {
         }
         &'pi-context;help;sessions'= {
             cand list 'List sessions, most recently updated first'

@@ -109,20 +109,21 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "move" -d 'Move a note to another address, atomically'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "list" -d 'List notes, most recently updated first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "diff" -d 'Compare a note with a past version of it'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
-complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "move" -d 'Move a note to another address, atomically'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "read" -d 'Read a window of a note\'s body as a READ WINDOW; follow `next_offset_chars` for more'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "list" -d 'List notes, most recently updated first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "search" -d 'Search note bodies for literal text (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "diff" -d 'Compare a note with a past version of it'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "sync" -d 'Exchange the notes with a git remote: fetch, merge, push'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and not __fish_seen_subcommand_from write edit move read list search log diff restore sync help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -s c -l content -d 'The whole body; without it, the body is read from stdin' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from write" -l origin -d 'Who the content comes from [default: self for a new note, unchanged on overwrite]' -r -f -a "user\t'The human said or wrote it'
 self\t'You (the agent) wrote it'
@@ -249,6 +250,18 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l remote -d 'The remote: a name in the notes home\'s repository, or a URL' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l project-key -d 'The project key for @project/ [default: derived from --cwd]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l cwd -d 'Derive the project key from this directory\'s git checkout [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l agent -d 'The agent whose home is @self/ (slugified) [env: PI_NOTES_AGENT] [default: anonymous]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "write" -d 'Create or overwrite a note; the body comes from --content or stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Replace exact text in a note\'s body, relabel its origin, or crumple / smooth it'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "move" -d 'Move a note to another address, atomically'
@@ -258,6 +271,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "diff" -d 'Compare a note with a past version of it'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "sync" -d 'Exchange the notes with a git remote: fetch, merge, push'
 complete -c pi-context -n "__fish_pi_context_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and not __fish_seen_subcommand_from list search index help" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
@@ -399,6 +413,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_s
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "log" -d 'Show the notes history: the commits that changed a note, newest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "diff" -d 'Compare a note with a past version of it'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "restore" -d 'Put back a note as it was at a past commit, as a new change: history is never rewritten'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "sync" -d 'Exchange the notes with a git remote: fetch, merge, push'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, most recently updated first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "search" -d 'Search every past session by words; "quoted text" is a phrase, several QUERY arguments are alternatives (OR). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "index" -d 'Bring the session index up to date (never required: list and search refresh it first)'

@@ -434,6 +434,47 @@ impl Dir {
         rfs::fsync(&self.fd).map_err(|e| io_error("sync", &self.path, e))
     }
 
+    /// [`Dir::rename_to`], but never over an existing `to_name`: `Ok(false)` (and nothing
+    /// moved) when it exists. Atomic (`renameat2(RENAME_NOREPLACE)`) where the system and the
+    /// file system have it; elsewhere the check and the rename are two steps, so callers hold
+    /// the locks that keep other writers of `to_name` out.
+    pub fn rename_to_new(
+        &self,
+        name: impl AsRef<OsStr>,
+        to: &Dir,
+        to_name: impl AsRef<OsStr>,
+    ) -> Result<bool, BeneathError> {
+        let name = self.checked(name.as_ref())?;
+        let to_name = to.checked(to_name.as_ref())?;
+        match rename_noreplace(&self.fd, name, &to.fd, to_name) {
+            Ok(()) => {}
+            Err(Errno::EXIST) => return Ok(false),
+            Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => {
+                if to.stat(to_name)?.is_some() {
+                    return Ok(false);
+                }
+                rfs::renameat(&self.fd, name, &to.fd, to_name)
+                    .map_err(|e| io_error("move", &self.path.join(name), e))?;
+            }
+            Err(e) => return Err(io_error("move", &self.path.join(name), e)),
+        }
+        rfs::fsync(&to.fd).map_err(|e| io_error("sync", &to.path, e))?;
+        rfs::fsync(&self.fd).map_err(|e| io_error("sync", &self.path, e))?;
+        Ok(true)
+    }
+
+    /// Removes the empty subdirectory `name` (never through a link); `false` when it is missing
+    /// or not empty.
+    pub fn remove_empty_dir(&self, name: impl AsRef<OsStr>) -> Result<bool, BeneathError> {
+        let name = self.checked(name.as_ref())?;
+        match rfs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR) {
+            Ok(()) => Ok(true),
+            Err(Errno::NOENT | Errno::NOTEMPTY | Errno::EXIST) => Ok(false),
+            Err(Errno::NOTDIR) => Err(self.not_a_directory(name)),
+            Err(e) => Err(io_error("remove", &self.path.join(name), e)),
+        }
+    }
+
     /// Opens the regular file `name` for locking, creating it (empty, `0666 & ~umask`) when it
     /// is missing. Never through a link, never blocking, and never truncating.
     pub fn open_or_create_file(&self, name: impl AsRef<OsStr>) -> Result<File, BeneathError> {
@@ -564,6 +605,37 @@ fn check_single_regular(path: &Path, meta: &Meta) -> Result<(), BeneathError> {
         });
     }
     Ok(())
+}
+
+/// `renameat2(…, RENAME_NOREPLACE)`; `EINVAL` where the system has no such call.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios"
+))]
+fn rename_noreplace(
+    from_dir: &OwnedFd,
+    from: &OsStr,
+    to_dir: &OwnedFd,
+    to: &OsStr,
+) -> Result<(), Errno> {
+    rfs::renameat_with(from_dir, from, to_dir, to, rfs::RenameFlags::NOREPLACE)
+}
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios"
+)))]
+fn rename_noreplace(
+    _from_dir: &OwnedFd,
+    _from: &OsStr,
+    _to_dir: &OwnedFd,
+    _to: &OsStr,
+) -> Result<(), Errno> {
+    Err(Errno::INVAL)
 }
 
 fn io_error(action: &'static str, path: &Path, errno: Errno) -> BeneathError {

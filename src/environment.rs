@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | notes home | `--notes-home`, `notes_home` | `PI_NOTES_HOME` | `$HOME/.agents/notes` (an error without `HOME`) |
 //! | session id | `--session-id`, `session_id` | `PI_CONTEXT_SESSION_ID` | none |
-//! | project key | `--project-key`, or `--cwd`/`cwd` | — | `project_key(cwd)` |
+//! | project key | `--project-key`, or `--cwd`/`cwd` | — | `project_key(cwd)` (notes under its old path-based key move to it once: [`Environment::migrate_project_notes`]) |
 //! | agent | `--agent`, `agent` | `PI_NOTES_AGENT` | `anonymous` (slugified) |
 //! | model | `--model`, `model` | `PI_CONTEXT_MODEL` | `default` (last `/` segment, slugified) |
 //! | clock | — | `PI_CONTEXT_NOW` (RFC 3339) | the system clock |
@@ -19,6 +19,7 @@
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | CONTRACT §10.1 |
+//! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -28,7 +29,8 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 
 use crate::clock::Clock;
-use crate::notes::identity::{self, checked_component, model_slug, slugify};
+use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
+use crate::notes::migrate::{self, Migration};
 use crate::notes::{journal, Identity, NotesError, Store};
 use crate::recall::{self, RootsInput};
 use crate::session::OpenOptions;
@@ -132,7 +134,8 @@ pub struct Environment {
     pub clock: Clock,
     sessions_dirs: Vec<PathBuf>,
     live_session_dir: Option<PathBuf>,
-    project_key: OnceCell<String>,
+    project_keys: OnceCell<ProjectKeys>,
+    migration: OnceCell<Option<Result<Migration, NotesError>>>,
     settings: OnceCell<Settings>,
 }
 
@@ -192,7 +195,8 @@ impl Environment {
             clock,
             sessions_dirs: inputs.sessions_dirs,
             live_session_dir: non_empty_path(inputs.live_session_dir),
-            project_key: OnceCell::new(),
+            project_keys: OnceCell::new(),
+            migration: OnceCell::new(),
             settings: OnceCell::new(),
         })
     }
@@ -206,11 +210,35 @@ impl Environment {
 
     /// The project key: `--project-key`, else `project_key(cwd)` (computed once).
     pub fn project_key(&self) -> &str {
-        self.project_key.get_or_init(|| {
-            self.explicit_project_key
-                .clone()
-                .unwrap_or_else(|| identity::project_key(&self.cwd))
-        })
+        &self.project_keys().key
+    }
+
+    /// The project key and, when it comes from the project's `origin` remote, the path-based
+    /// key it replaces (never for an explicit `--project-key`).
+    pub fn project_keys(&self) -> &ProjectKeys {
+        self.project_keys
+            .get_or_init(|| match &self.explicit_project_key {
+                Some(key) => ProjectKeys {
+                    key: key.clone(),
+                    path_key: None,
+                },
+                None => identity::project_keys(&self.cwd),
+            })
+    }
+
+    /// Moves this project's notes from its path-based key to its remote-based key
+    /// ([`migrate`]), at most once per process; every way to the notes store (the notes
+    /// commands and tools through [`Environment::notes_store`], the boot) calls it first.
+    /// `None` when there was nothing to move; an error is what stopped it (the notes commands
+    /// go on: they warn).
+    pub fn migrate_project_notes(&self) -> Option<&Result<Migration, NotesError>> {
+        self.migration
+            .get_or_init(|| {
+                let path_key = self.project_keys().path_key.clone()?;
+                let store = self.store_without_migration().ok()?;
+                migrate::migrate_project(&store, &path_key).transpose()
+            })
+            .as_ref()
     }
 
     /// The identity the notes store works for.
@@ -310,8 +338,15 @@ impl Environment {
         }
     }
 
-    /// The notes store of this identity, by this clock, with the notes history as configured.
+    /// The notes store of this identity, by this clock, with the notes history as configured,
+    /// after this project's notes moved to its key ([`Environment::migrate_project_notes`]).
     pub fn notes_store(&self) -> Result<Store, EnvironmentError> {
+        let store = self.store_without_migration()?;
+        self.migrate_project_notes();
+        Ok(store)
+    }
+
+    fn store_without_migration(&self) -> Result<Store, EnvironmentError> {
         Ok(
             Store::with_clock(self.notes_identity()?, self.clock)
                 .with_history(self.notes_history()),
@@ -330,6 +365,27 @@ impl Environment {
             session_options: self.session_open_options(),
             now_ms: self.now().as_millisecond(),
         })
+    }
+
+    /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:
+    /// what a sync's conflict markers call our side.
+    pub fn host_name(&self) -> String {
+        let mut buffer = [0u8; 256];
+        // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
+        let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len() - 1) };
+        let host = (status == 0)
+            .then(|| {
+                let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+                String::from_utf8_lossy(&buffer[..end]).trim().to_string()
+            })
+            .filter(|h| !h.is_empty());
+        host.or_else(|| {
+            self.notes_home
+                .as_deref()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "here".to_string())
     }
 
     /// A variable of the process environment (for the few that only one command reads, such

@@ -243,3 +243,64 @@ fn undo_waits_for_no_dream_and_names_what_it_cannot_find() {
         "{text}"
     );
 }
+
+#[test]
+fn log_diff_and_restore_see_through_a_dreams_commits() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    dreamed(&env);
+
+    // The log names the dream's commits among the agents' ones, newest first.
+    let log = notes(&env, &["log", "--json"]);
+    assert_exit(&log, 0);
+    let log: Value = serde_json::from_slice(&log.stdout).unwrap();
+    let summaries: Vec<&str> = log["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(summaries[0], format!("dream {STAMP}"));
+    assert!(
+        summaries.contains(&"write @human/prefs.md"),
+        "{summaries:?}"
+    );
+
+    // One note's log: its write, then the dream that rewrote it.
+    let prefs = notes(&env, &["log", "@human/prefs", "--json"]);
+    let prefs: Value = serde_json::from_slice(&prefs.stdout).unwrap();
+    let prefs: Vec<&str> = prefs["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        prefs,
+        [format!("dream {STAMP}").as_str(), "write @human/prefs.md"]
+    );
+
+    // The diff of its last change is the dream's.
+    let diff = notes(&env, &["diff", "@human/prefs"]);
+    assert_exit(&diff, 0);
+    let diff = String::from_utf8_lossy(&diff.stdout).to_string();
+    assert!(diff.contains("-baseline prefs"), "{diff}");
+    assert!(diff.contains("+dreamer prefs"), "{diff}");
+
+    // Restoring the version before the dream is a new commit on top of it.
+    let restore = notes(
+        &env,
+        &["restore", "@human/prefs", "--rev", "HEAD~1", "--json"],
+    );
+    assert_exit(&restore, 0);
+    assert_eq!(body(&home, "human/prefs.md"), "baseline prefs");
+    let after = git_log(&home);
+    assert_eq!(
+        after[0].summary.lines().next(),
+        Some("restore @human/prefs.md")
+    );
+    assert_eq!(
+        after[1].summary.lines().next(),
+        Some(format!("dream {STAMP}").as_str())
+    );
+}

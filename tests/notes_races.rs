@@ -157,7 +157,7 @@ fn hammer(
 #[test]
 fn swapping_homes_and_the_lock_dir_for_outside_symlinks_never_lands_outside() {
     const WORKERS: usize = 4;
-    const CALLS: usize = 400;
+    const CALLS: usize = 750;
     let env = TestEnv::new();
     let home = env.notes_home();
     write(&env, "@human/seed", "needle seed\n");

@@ -246,3 +246,42 @@ fn the_boot_lists_the_projects_three_latest_other_sessions() {
     };
     assert!(!alone.contains("Earlier sessions"));
 }
+
+#[test]
+fn a_small_append_to_a_large_session_still_lets_the_boot_refresh() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    // An earlier session larger than what a boot may index (16 MiB), mostly extension state.
+    let mut big = session(1, &project).time_offset(-7200);
+    big.user("the large session");
+    big.entry(
+        "custom",
+        json!({"customType": "state", "data": "z".repeat(17 << 20)}),
+    );
+    write_pi_session(&env, &project, &big);
+    env.cmd().args(["sessions", "index"]).assert().success();
+
+    // Pi appends a turn to it (the file keeps its prefix), and a new session starts.
+    big.user("one more turn");
+    write_pi_session(&env, &project, &big);
+    let mut newer = session(2, &project).time_offset(-3600);
+    newer.user("the newest question");
+    write_pi_session(&env, &project, &newer);
+
+    let request = json!({
+        "reason": "session_start", "session_id": session_id(3), "window_id": "pcw:x:root",
+        "previous_window_id": null, "snapshot_time": "2026-03-01T09:00:00.000Z",
+        "cwd": project, "agent": "t", "model": "m", "notes_home": env.notes_home(),
+    });
+    let output = env
+        .cmd()
+        .arg("boot")
+        .write_stdin(request.to_string())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    // The refresh reads about a kilobyte, not the 17 MiB file again: the boot takes it and
+    // lists the new session.
+    assert!(text.contains("the newest question"), "{text}");
+}

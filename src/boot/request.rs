@@ -150,6 +150,9 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
         model: env.model.clone(),
         project_key: Some(env.project_key().to_string()),
     };
+    // The project's notes move to its remote-based key before the boot shows them (silently:
+    // the migration's commit records it).
+    env.migrate_project_notes();
     let homes = match env.notes_identity() {
         Ok(notes) if session_usable => super::snapshot(&Store::with_clock(notes, env.clock)),
         _ => HomeKind::ALL

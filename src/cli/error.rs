@@ -15,6 +15,7 @@ use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
 use pi_context::notes::repo::RepositoryError;
+use pi_context::notes::sync::SyncError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
@@ -295,7 +296,7 @@ impl From<UndoError> for CommandError {
             UndoError::Notes(e) => e.into(),
             UndoError::Lock(source) => CommandError::io("cannot take the dream lock", source),
             UndoError::Locked => CommandError::new(Kind::Locked, err.to_string())
-                .with_hint("wait for the dream to finish; `pi-context dream doctor` tells a live lock from a stale one"),
+                .with_hint("wait for the dream or the sync to finish; `pi-context dream doctor` tells a live dream lock from a stale one"),
             UndoError::Conflicts { .. } => CommandError::new(Kind::Failed, err.to_string())
                 .with_hint("`pi-context notes diff ADDRESS` shows each later change; --force keeps both versions in each note, between conflict markers"),
             UndoError::NoDream | UndoError::UnknownDream(_) => CommandError::new(Kind::Failed, err.to_string())
@@ -308,6 +309,60 @@ impl From<UndoError> for CommandError {
 
 impl From<UndoError> for Outcome {
     fn from(e: UndoError) -> Self {
+        Outcome::Failed(e.into())
+    }
+}
+
+impl From<SyncError> for CommandError {
+    /// 75 for a lock another run holds, 2 without a (valid) remote, 1 when git failed or the
+    /// remote kept moving (nothing lost), 74 when the home or its repository cannot be used.
+    fn from(err: SyncError) -> Self {
+        let hint = err.hint();
+        let error = match err {
+            SyncError::Locked { .. } => CommandError::new(Kind::Locked, err.to_string()),
+            SyncError::NoRemote | SyncError::InvalidRemote(_) | SyncError::AmbiguousRemote(_) => {
+                CommandError::usage(err.to_string())
+            }
+            SyncError::Fetch {
+                ref remote,
+                ref source,
+            }
+            | SyncError::Push {
+                ref remote,
+                ref source,
+            } => {
+                let what = if matches!(err, SyncError::Fetch { .. }) {
+                    "fetch from"
+                } else {
+                    "push to"
+                };
+                CommandError::new(
+                    Kind::Failed,
+                    format!("cannot {what} {remote}; nothing was lost"),
+                )
+                .with_cause(format!("{}: {}", source.command, source.message))
+            }
+            SyncError::Contended { .. } | SyncError::Busy(_) => {
+                CommandError::new(Kind::Failed, err.to_string())
+            }
+            SyncError::Notes(NotesError::Internal(_)) => {
+                CommandError::new(Kind::Internal, err.to_string())
+            }
+            SyncError::Notes(NotesError::Io { what, source }) => CommandError::io(what, source),
+            SyncError::Repository(_) | SyncError::Notes(_) => {
+                CommandError::new(Kind::Io, err.to_string())
+            }
+            SyncError::Lock { .. } => CommandError::new(Kind::Io, err.to_string()),
+        };
+        match hint {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        }
+    }
+}
+
+impl From<SyncError> for Outcome {
+    fn from(e: SyncError) -> Self {
         Outcome::Failed(e.into())
     }
 }
@@ -395,4 +450,47 @@ impl From<NotesError> for Outcome {
 
 pub fn exit_code(code: u8) -> ExitCode {
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_its_documented_exit_status() {
+        let statuses: Vec<u8> = [
+            Kind::Failed,
+            Kind::Usage,
+            Kind::Internal,
+            Kind::Io,
+            Kind::Locked,
+        ]
+        .iter()
+        .map(|kind| kind.exit())
+        .collect();
+        assert_eq!(statuses, [1, 2, 70, 74, 75]);
+    }
+
+    #[test]
+    fn an_internal_error_exits_70_and_asks_for_a_bug_report() {
+        let error = CommandError::new(Kind::Internal, "internal error: boom");
+        assert_eq!(error.exit(), 70);
+        let mut printed = Vec::new();
+        error.print(&mut printed, false);
+        let printed = String::from_utf8(printed).unwrap();
+        assert!(
+            printed.starts_with("error: internal error: boom"),
+            "{printed}"
+        );
+        assert!(printed.contains(&format!("hint: {BUG_HINT}")), "{printed}");
+    }
+
+    #[test]
+    fn library_codes_map_to_kinds_in_one_place() {
+        assert_eq!(kind_of_code("internal_error"), Kind::Internal);
+        assert_eq!(kind_of_code("io_error"), Kind::Io);
+        assert_eq!(kind_of_code("history_error"), Kind::Io);
+        assert_eq!(kind_of_code("not_found"), Kind::Usage);
+        assert_eq!(kind_of_code("invalid_address"), Kind::Usage);
+    }
 }

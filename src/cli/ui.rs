@@ -51,6 +51,17 @@ impl Ui {
         let _ = writeln!(io::stderr(), "{label} {message}");
     }
 
+    /// A `note: …` line on stderr: something worth knowing that is not a problem.
+    pub fn note(&mut self, message: &str) {
+        use owo_colors::OwoColorize;
+        let label = if self.stderr_color {
+            "note:".cyan().bold().to_string()
+        } else {
+            "note:".to_string()
+        };
+        let _ = writeln!(io::stderr(), "{label} {message}");
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }

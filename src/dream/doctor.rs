@@ -15,8 +15,9 @@ use crate::notes::frontmatter::Document;
 use crate::notes::identity::is_slug;
 use crate::notes::layout::{
     AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PROJECT_DIR,
-    SESSIONS_DIR,
+    SESSIONS_DIR, SYNC_LOCK,
 };
+use crate::notes::sync::text::has_conflict_markers;
 
 /// One problem found, at a path relative to the home (`.` for the home itself).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -34,12 +35,13 @@ pub struct DoctorReport {
 
 /// Root entries that belong to dreams or to the store's machinery, not to a home (`snapshots`
 /// and `trash` are the seed's dream artifacts).
-const ARTIFACTS: [&str; 7] = [
+const ARTIFACTS: [&str; 8] = [
     GIT_DIR,
     DREAMS_DIR,
     LAST_RUN_FILE,
     LOCK_DIR,
     JOURNAL_DIR,
+    SYNC_LOCK,
     "snapshots",
     "trash",
 ];
@@ -334,6 +336,13 @@ impl Doctor<'_> {
             Ok(Err(_)) => return self.issue(path, "not_utf8", "not UTF-8 text"),
             Err(e) => return self.issue(path, "cannot_inspect", format!("cannot read: {e}")),
         };
+        if has_conflict_markers(&text) {
+            self.issue(
+                path,
+                "conflict_markers",
+                "holds two versions between conflict markers (<<<<<<< ======= >>>>>>>), kept by a notes sync or a forced dream undo; edit the note to keep what is right and remove the markers",
+            );
+        }
         // Parsed exactly as the store parses it (a byte order mark and spaces around the fences
         // included), so doctor never flags what the store reads fine.
         let doc = Document::parse(&text);

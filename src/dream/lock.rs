@@ -1,42 +1,26 @@
-//! The dream lock: `<home>/.dream.lock`, created with one `O_CREAT|O_EXCL` open.
+//! The dream lock: `<home>/.dream.lock`, a [`run_lock`](crate::notes::run_lock) like the sync's.
 //!
-//! An existing lock refuses a run whatever its content or age; only the run that created it
-//! removes it. While a run holds it, the process also keeps an advisory (fs2) exclusive lock on
-//! the file, so `dream doctor` can tell a live lock from one left by a crashed run.
+//! An existing lock refuses a run whatever its content or age (a stale one included: a person
+//! decides, see `dream doctor`); only the run that created it removes it. The time gate's
+//! last-run file is stamped when the lock is taken and put back when the run fails.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{self, File};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use fs2::FileExt;
-
+use crate::notes::layout::SYNC_LOCK;
 pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
+pub use crate::notes::run_lock::LockState;
+use crate::notes::run_lock::{self, RunLock};
 
 /// A held lock. Dropping it without [`DreamLock::release`] or [`DreamLock::fail`] leaves the
 /// lock file in place, as a crash would.
 #[derive(Debug)]
 pub struct DreamLock {
-    path: PathBuf,
+    lock: RunLock,
     last_run: PathBuf,
-    content: String,
-    /// Kept open: the advisory lock lives as long as this handle.
-    file: File,
     prior_last_run: Option<SystemTime>,
-}
-
-/// What a lock file on disk says about its holder.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockState {
-    Absent,
-    /// A process holds the advisory lock: a dream is running (pid from the content, if readable).
-    Live {
-        pid: Option<u32>,
-    },
-    /// No process holds it: left behind by a run that died.
-    Stale {
-        content: String,
-    },
 }
 
 /// Tries to take the lock. `Ok(None)`: somebody else's lock is there (or the file could not be
@@ -53,39 +37,51 @@ pub fn acquire(home: &Path, now: SystemTime) -> io::Result<Option<DreamLock>> {
     Ok(Some(lock))
 }
 
-/// Takes the lock for work on the store that is not a dream run (`dream undo`): no dream can
-/// start meanwhile, and the last-run time (the time gate) is left alone. Release it with
-/// [`DreamLock::release`].
+/// Takes the lock for work on the store that is not a dream run (`dream undo`): no dream (and no
+/// sync) can start meanwhile, and the last-run time (the time gate) is left alone. Release it
+/// with [`DreamLock::release`].
 pub fn acquire_without_run(home: &Path) -> io::Result<Option<DreamLock>> {
     take(home)
 }
 
+/// Creates the dream lock, then makes sure no sync runs: a sync that started first holds
+/// `.sync.lock` live, and one that starts later finds this lock (each takes its own lock before
+/// it looks at the other's, so one of two racing runs always sees the other).
 fn take(home: &Path) -> io::Result<Option<DreamLock>> {
-    let path = home.join(LOCK_FILE);
     let last_run = home.join(LAST_RUN_FILE);
     let prior_last_run = fs::metadata(&last_run).and_then(|m| m.modified()).ok();
-    let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
-        Err(e) => return Err(e),
+    // Looked at first too, so that a dream does not even show a lock while a sync runs (a live
+    // write would take it for a running dream and journal itself).
+    if sync_running(home) {
+        return Ok(None);
+    }
+    let Some(lock) = run_lock::acquire(&home.join(LOCK_FILE))? else {
+        return Ok(None);
     };
-    FileExt::lock_exclusive(&file)?;
-    let content = format!("{} {}", std::process::id(), uuid::Uuid::new_v4());
-    file.write_all(content.as_bytes())?;
-    file.sync_all()?;
+    if sync_running(home) {
+        lock.release()?;
+        return Ok(None);
+    }
     Ok(Some(DreamLock {
-        path,
+        lock,
         last_run,
-        content,
-        file,
         prior_last_run,
     }))
+}
+
+/// Whether a `notes sync` holds its lock now (a stale sync lock does not stop a dream: a killed
+/// sync leaves the home consistent).
+pub fn sync_running(home: &Path) -> bool {
+    matches!(
+        run_lock::state(&home.join(SYNC_LOCK)),
+        LockState::Live { .. }
+    )
 }
 
 impl DreamLock {
     /// The lock's token (the uuid after the pid): names the live-write journal of this run.
     pub fn token(&self) -> &str {
-        self.content.split_whitespace().nth(1).unwrap_or_default()
+        self.lock.token()
     }
 
     fn stamp_last_run(&self, now: SystemTime) -> io::Result<()> {
@@ -99,31 +95,21 @@ impl DreamLock {
             .set_modified(now)
     }
 
-    fn owned(&self) -> bool {
-        fs::read_to_string(&self.path).is_ok_and(|c| c.trim() == self.content)
-    }
-
     /// The run succeeded: remove the lock (only if it is still ours); the last-run time stays.
     pub fn release(self) -> io::Result<()> {
-        if self.owned() {
-            fs::remove_file(&self.path)?;
-        }
-        let _ = FileExt::unlock(&self.file);
-        Ok(())
+        self.lock.release()
     }
 
-    /// The run failed: put the last-run time back so the failure does not delay the next dream,
-    /// then remove the lock (only if it is still ours).
+    /// The run failed (or never started): put the last-run time back so the failure does not
+    /// delay the next dream, then remove the lock (only if it is still ours).
     pub fn fail(self) -> io::Result<()> {
         let mut result = Ok(());
-        if self.owned() {
+        if self.lock.owned() {
             // Remove the lock even when the last-run time cannot be put back: a lock left
             // behind would refuse every later run.
             result = self.restore_last_run();
-            result = result.and(fs::remove_file(&self.path));
         }
-        let _ = FileExt::unlock(&self.file);
-        result
+        result.and(self.lock.release())
     }
 
     fn restore_last_run(&self) -> io::Result<()> {
@@ -140,31 +126,9 @@ impl DreamLock {
     }
 }
 
-/// Inspects a lock without taking or changing it.
+/// Inspects the dream lock without taking or changing it.
 pub fn state(home: &Path) -> LockState {
-    let path = home.join(LOCK_FILE);
-    let Ok(file) = File::open(&path) else {
-        return if fs::symlink_metadata(&path).is_ok() {
-            LockState::Stale {
-                content: String::new(),
-            }
-        } else {
-            LockState::Absent
-        };
-    };
-    let content = fs::read_to_string(&path).unwrap_or_default();
-    match FileExt::try_lock_shared(&file) {
-        Ok(()) => {
-            let _ = FileExt::unlock(&file);
-            LockState::Stale { content }
-        }
-        Err(_) => LockState::Live {
-            pid: content
-                .split_whitespace()
-                .next()
-                .and_then(|p| p.parse().ok()),
-        },
-    }
+    run_lock::state(&home.join(LOCK_FILE))
 }
 
 #[cfg(test)]
@@ -189,6 +153,29 @@ mod tests {
             dir.path().join(LAST_RUN_FILE).exists(),
             "release keeps the last-run time"
         );
+    }
+
+    #[test]
+    fn a_running_sync_refuses_a_dream_and_a_dead_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let sync = run_lock::acquire(&dir.path().join(SYNC_LOCK))
+            .unwrap()
+            .unwrap();
+        assert!(acquire(dir.path(), SystemTime::now()).unwrap().is_none());
+        assert!(acquire_without_run(dir.path()).unwrap().is_none());
+        assert_eq!(state(dir.path()), LockState::Absent, "the dream let go");
+        assert!(
+            !dir.path().join(LAST_RUN_FILE).exists(),
+            "no run: no last-run time"
+        );
+        // Dropped without release: the file stays, its flock is gone (a sync that died).
+        drop(sync);
+        assert!(dir.path().join(SYNC_LOCK).exists());
+        acquire(dir.path(), SystemTime::now())
+            .unwrap()
+            .expect("a stale sync lock does not stop a dream")
+            .release()
+            .unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod postrun;
 mod report;
 mod resolve;
 mod restore;
-mod snapshot;
+pub(crate) mod snapshot;
 pub mod undo;
 
 use std::fs;

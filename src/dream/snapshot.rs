@@ -19,7 +19,7 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use crate::notes::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR};
+use crate::notes::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR, SYNC_LOCK};
 
 /// Files larger than this are compared by size only and never committed (a note is at most
 /// 1 MB; the home is not a place for large files).
@@ -224,7 +224,7 @@ impl Walker<'_> {
                 continue;
             }
             let child_scope = match (scope, name_text.as_str()) {
-                (Scope::Root, LOCK_DIR) => continue,
+                (Scope::Root, LOCK_DIR | SYNC_LOCK) => continue,
                 (Scope::Root, GIT_DIR) => Scope::GitDir,
                 (Scope::GitDir, n) if !GIT_WATCHED.contains(&n) => continue,
                 (Scope::GitDir, _) => Scope::Everything,

@@ -44,7 +44,7 @@ pub enum UndoError {
     UnknownDream(String),
     #[error("dream {stamp} is already undone (commit {commit})")]
     AlreadyUndone { stamp: String, commit: String },
-    #[error("a dream holds the lock of the notes home")]
+    #[error("a dream or a notes sync is running on the notes home")]
     Locked,
     #[error("cannot take the dream lock: {0}")]
     Lock(std::io::Error),

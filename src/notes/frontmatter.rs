@@ -189,6 +189,41 @@ impl Document {
         }
     }
 
+    /// The lines of the block that are not a known key's (unknown keys, comments, lists,
+    /// duplicates), in order, as written: what a sync merges line by line.
+    pub fn other_lines(&self) -> String {
+        self.block
+            .as_ref()
+            .map(|block| {
+                block
+                    .lines
+                    .iter()
+                    .filter(|l| l.key.is_none())
+                    .map(|l| l.raw.as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Replaces the lines [`Document::other_lines`] returns with `text`'s lines, after the known
+    /// keys (unchanged when `text` is what is there already). A last line without a terminator
+    /// gets one.
+    pub fn set_other_lines(&mut self, text: &str) {
+        if self.other_lines() == text {
+            return;
+        }
+        let block = self.block.get_or_insert_with(|| Block::empty("\n"));
+        let eol = block.eol();
+        block.lines.retain(|l| l.key.is_some());
+        for raw in text.split_inclusive('\n') {
+            let mut raw = raw.to_string();
+            if !raw.ends_with('\n') {
+                raw.push_str(eol);
+            }
+            block.lines.push(Line { raw, key: None });
+        }
+    }
+
     /// Makes sure a blank line separates the block from the body (the canonical layout).
     pub fn ensure_gap(&mut self) {
         if let Some(block) = &mut self.block {

@@ -14,17 +14,21 @@ pub mod identity;
 pub mod journal;
 pub mod layout;
 pub mod lock;
+pub mod migrate;
 mod page;
 pub mod purge;
+pub mod remote_url;
 pub mod repo;
 pub mod revert;
+pub mod run_lock;
 mod store;
+pub mod sync;
 mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;
 pub use history::{Log, LogEntry, NoteDiff, Recorded};
-pub use identity::{model_slug, project_key, slugify, Identity};
+pub use identity::{model_slug, project_key, project_keys, slugify, Identity, ProjectKeys};
 pub use page::{
     read_details, read_window, EditReceipt, ListFile, ListPage, LogPage, MoveReceipt, NotesPage,
     RestoreReceipt, SearchFile, SearchMatch, SearchPage, WriteReceipt, COUNTERS_KEY,

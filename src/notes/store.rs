@@ -442,7 +442,7 @@ impl Store {
 
     /// Commits a change just made (the caller still holds the notes' locks, so the commits of
     /// one note are in the order of its changes).
-    fn record(&self, operation: &history::Operation) -> Recorded {
+    pub(super) fn record(&self, operation: &history::Operation) -> Recorded {
         if !self.history {
             return Recorded::Off;
         }

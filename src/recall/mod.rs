@@ -416,7 +416,8 @@ impl Recall {
         };
         if let Some((store, snapshot)) = &opened {
             let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
-            let too_much = max_bytes.is_some_and(|max| change_bytes(&changes, &discovery) > max);
+            let too_much = max_bytes
+                .is_some_and(|max| change_bytes(&changes, &discovery, &snapshot.catalog) > max);
             if too_much && !rebuild {
                 let (store, snapshot) = opened.expect("checked");
                 return Ok((
@@ -485,7 +486,7 @@ impl Recall {
             unreadable += skipped;
             let mut refreshed = 0;
             if !changes.is_empty() {
-                let big = change_bytes(&changes, &discovery);
+                let big = change_bytes(&changes, &discovery, &snapshot.catalog);
                 let (threads, budget) = writer_size(big);
                 let mut writer = store.writer(threads, budget)?;
                 let segments = snapshot.searcher.segment_readers().len();
@@ -550,12 +551,30 @@ impl Recall {
     }
 }
 
-/// Bytes of the files a set of changes (re)indexes.
-fn change_bytes(changes: &[refresh::ChangeRef], discovery: &discover::Discovery) -> u64 {
+/// Bytes a set of changes reads and indexes: of a file that grew, what was appended (the
+/// indexed prefix is kept); of a new or shrunken file, all of it. A grown file that turns out
+/// to be rewritten is indexed whole all the same; this only sizes the writer.
+fn change_bytes(
+    changes: &[refresh::ChangeRef],
+    discovery: &discover::Discovery,
+    catalog: &Catalog,
+) -> u64 {
+    let indexed: rustc_hash::FxHashMap<&str, u64> = catalog
+        .files
+        .iter()
+        .map(|r| (r.path.as_str(), r.indexed_len))
+        .collect();
     changes
         .iter()
         .map(|c| match c {
-            refresh::ChangeRef::Index(i) => discovery.files[*i].stat.size,
+            refresh::ChangeRef::Index(i) => {
+                let found = &discovery.files[*i];
+                let size = found.stat.size;
+                match indexed.get(found.path.to_string_lossy().as_ref()) {
+                    Some(&done) if done <= size => size - done,
+                    _ => size,
+                }
+            }
             refresh::ChangeRef::Drop(_) => 0,
         })
         .sum()

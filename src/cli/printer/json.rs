@@ -8,6 +8,7 @@ use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
+use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
 };
@@ -88,6 +89,10 @@ impl NotesPrinter for JsonPrinter {
 
     fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
         emit(out, receipt)
+    }
+
+    fn synced(&self, out: &mut dyn Write, outcome: &SyncOutcome, _verbose: bool) -> io::Result<()> {
+        emit(out, outcome)
     }
 }
 

@@ -13,6 +13,7 @@ use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
+use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
 };
@@ -54,6 +55,9 @@ pub trait NotesPrinter {
     fn log(&self, out: &mut dyn Write, page: &LogPage) -> io::Result<()>;
     fn diff(&self, out: &mut dyn Write, diff: &NoteDiff) -> io::Result<()>;
     fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()>;
+    /// A sync's outcome; `verbose` (stdout is a terminal): also what went well, else only what
+    /// needs attention (cron stays quiet).
+    fn synced(&self, out: &mut dyn Write, outcome: &SyncOutcome, verbose: bool) -> io::Result<()>;
 }
 
 /// The notes printer; `now` dates the wastebasket's ages.

@@ -134,6 +134,13 @@ fn failed(outcome: &DreamOutcome) -> CommandError {
 }
 
 fn lock_held(options: &DreamOptions) -> CommandError {
+    if dream::lock::sync_running(&options.home) {
+        return CommandError::new(
+            Kind::Locked,
+            "a notes sync is running on the notes home; a dream waits for it",
+        )
+        .with_hint("run the dream again when the sync ends");
+    }
     let lock = options.home.join(dream::lock::LOCK_FILE);
     CommandError::new(
         Kind::Locked,

@@ -24,7 +24,7 @@ pub struct DiffArgs {
 
 pub fn run(args: DiffArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let diff = store.diff(&args.address, args.rev.as_deref())?;
     args.common.printer(ui, &env).diff(ui.out(), &diff)?;
     Ok(exit::SUCCESS)

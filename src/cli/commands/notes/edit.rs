@@ -67,7 +67,7 @@ pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         diff_max_bytes: None,
     };
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let result = store.edit(&args.address, &request)?;
     let receipt = EditReceipt::of(&result, usize::MAX)?;
     args.common.printer(ui, &env).edited(ui.out(), &receipt)?;

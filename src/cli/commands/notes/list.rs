@@ -27,7 +27,7 @@ pub struct ListArgs {
 
 pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let query = Query {
         pattern: args.pattern,
         home: None,

@@ -25,7 +25,7 @@ pub struct LogArgs {
 
 pub fn run(args: LogArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let log = store.log(args.target.as_deref(), args.limit)?;
     args.common
         .printer(ui, &env)

@@ -1,4 +1,5 @@
-//! `pi-context notes write|edit|read|list|search`: the five-home markdown notes store.
+//! `pi-context notes write|edit|move|read|list|search|log|diff|restore|sync`: the five-home
+//! markdown notes store.
 
 mod diff;
 mod edit;
@@ -8,12 +9,14 @@ mod r#move;
 mod read;
 mod restore;
 mod search;
+mod sync;
 mod write;
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::notes::migrate::Migration;
 use pi_context::notes::{Origin, Recorded, Store};
 
 use crate::cli::error::{CommandError, Outcome};
@@ -42,7 +45,8 @@ Examples:
   pi-context notes edit @project/decisions --crumple
   pi-context notes move plan @project/plan
   pi-context notes search cache --pattern '@project/**'
-  pi-context notes read @project/decisions --offset -200";
+  pi-context notes read @project/decisions --offset -200
+  pi-context notes sync --remote git@example.com:me/notes.git";
 
 /// Read and write the five-home markdown notes store.
 #[derive(Debug, Args)]
@@ -63,6 +67,7 @@ enum NotesCommand {
     Log(log::LogArgs),
     Diff(diff::DiffArgs),
     Restore(restore::RestoreArgs),
+    Sync(sync::SyncArgs),
 }
 
 pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
@@ -76,6 +81,7 @@ pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         NotesCommand::Log(args) => log::run(args, ui, vars),
         NotesCommand::Diff(args) => diff::run(args, ui, vars),
         NotesCommand::Restore(args) => restore::run(args, ui, vars),
+        NotesCommand::Sync(args) => sync::run(args, ui, vars),
     }
 }
 
@@ -125,8 +131,11 @@ impl CommonArgs {
         )?)
     }
 
-    fn store(&self, env: &Environment) -> Result<Store, CommandError> {
-        Ok(env.notes_store()?)
+    /// The notes store, after this project's notes moved to its key (said on stderr).
+    fn store(&self, env: &Environment, ui: &mut Ui) -> Result<Store, CommandError> {
+        let store = env.notes_store()?;
+        report_migration(ui, env);
+        Ok(store)
     }
 
     fn printer(&self, ui: &Ui, env: &Environment) -> Box<dyn NotesPrinter> {
@@ -160,4 +169,74 @@ fn warn_unrecorded(ui: &mut Ui, history: &Recorded) {
     if let Some(failure) = history.failure() {
         ui.warn(&failure);
     }
+}
+
+/// One line on stderr when this command moved the project's notes to its remote-based key, and
+/// a warning for what it could not move.
+fn report_migration(ui: &mut Ui, env: &Environment) {
+    let Some(outcome) = env.migrate_project_notes() else {
+        return;
+    };
+    let new_key = env.project_key();
+    let old_key = env.project_keys().path_key.as_deref().unwrap_or_default();
+    match outcome {
+        Ok(migration) => {
+            if let Some(line) = moved_line(migration) {
+                ui.note(&line);
+            }
+            if let Some(line) = left_line(migration) {
+                ui.warn(&line);
+            }
+            for history in &migration.history {
+                warn_unrecorded(ui, history);
+            }
+        }
+        Err(e) => ui.warn(&format!(
+            "the @project notes under project/{old_key}/ were not moved to project/{new_key}/ (the project key now comes from its origin remote): {e}"
+        )),
+    }
+}
+
+fn moved_line(migration: &Migration) -> Option<String> {
+    if migration.moved.is_empty() {
+        return None;
+    }
+    let count = migration.moved.len();
+    let mut line = format!(
+        "moved {count} @project note{} from project/{}/ to project/{}/: the project key now comes from its origin remote",
+        if count == 1 { "" } else { "s" },
+        migration.from_key,
+        migration.to_key
+    );
+    let beside: Vec<String> = migration
+        .moved
+        .iter()
+        .filter(|m| m.kept_beside())
+        .map(|m| format!("@project/{}", m.to))
+        .collect();
+    if !beside.is_empty() {
+        line.push_str(&format!(
+            "; kept beside a note already there: {}",
+            beside.join(", ")
+        ));
+    }
+    Some(line)
+}
+
+fn left_line(migration: &Migration) -> Option<String> {
+    if migration.left.is_empty() {
+        return None;
+    }
+    let notes: Vec<String> = migration
+        .left
+        .iter()
+        .map(|left| format!("{} ({})", left.path, left.reason))
+        .collect();
+    Some(format!(
+        "{} @project note{} stayed under project/{}/: {}",
+        notes.len(),
+        if notes.len() == 1 { "" } else { "s" },
+        migration.from_key,
+        notes.join("; ")
+    ))
 }

@@ -29,7 +29,7 @@ pub struct MoveArgs {
 
 pub fn run(args: MoveArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let result = if args.files {
         store.move_files(&args.from, &args.to)?
     } else {

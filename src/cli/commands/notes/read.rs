@@ -28,7 +28,7 @@ pub struct ReadArgs {
 
 pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let note = store.read(&args.address)?;
     let window = read_window(
         &note,

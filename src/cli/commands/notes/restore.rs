@@ -24,7 +24,7 @@ pub struct RestoreArgs {
 
 pub fn run(args: RestoreArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let result = store.restore(&args.address, &args.rev)?;
     args.common
         .printer(ui, &env)

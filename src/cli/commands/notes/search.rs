@@ -35,7 +35,7 @@ pub struct SearchArgs {
 
 pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let query = Query {
         pattern: args.pattern,
         home: None,

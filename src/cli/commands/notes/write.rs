@@ -34,7 +34,7 @@ pub fn run(args: WriteArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         None => read_stdin()?,
     };
     let env = args.common.environment(vars)?;
-    let store = args.common.store(&env)?;
+    let store = args.common.store(&env, ui)?;
     let result = store.write(&args.address, &content, args.origin.map(Into::into))?;
     args.common
         .printer(ui, &env)

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::notes::clock;
+use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogEntry, LogPage, MoveReceipt, NoteDiff, NotesPage, RestoreReceipt,
     SearchPage, WriteReceipt, COUNTERS_KEY,
@@ -236,6 +237,13 @@ impl NotesPrinter for HumanPrinter {
         Ok(())
     }
 
+    fn synced(&self, out: &mut dyn Write, outcome: &SyncOutcome, verbose: bool) -> io::Result<()> {
+        if verbose {
+            self.sync_summary(out, outcome)?;
+        }
+        self.sync_attention(out, outcome)
+    }
+
     fn restored(&self, out: &mut dyn Write, receipt: &RestoreReceipt) -> io::Result<()> {
         let commit = receipt
             .commit
@@ -249,6 +257,85 @@ impl NotesPrinter for HumanPrinter {
             self.bold(&receipt.address),
             short(&receipt.from)
         )
+    }
+}
+
+impl HumanPrinter {
+    /// The sync's summary and the paths it changed (verbose only), then what needs attention.
+    fn sync_summary(&self, out: &mut dyn Write, outcome: &SyncOutcome) -> io::Result<()> {
+        let mut parts = Vec::new();
+        match outcome.changed.len() {
+            0 if outcome.merges.is_empty() => parts.push("nothing new here".to_string()),
+            0 => parts.push("merged (no file changed here)".to_string()),
+            1 => parts.push("merged 1 change here".to_string()),
+            n => parts.push(format!("merged {n} changes here")),
+        }
+        if outcome.local_commit.is_some() {
+            parts.push("committed local changes".to_string());
+        }
+        parts.push(if outcome.pushed {
+            "pushed".to_string()
+        } else {
+            "nothing to push".to_string()
+        });
+        writeln!(
+            out,
+            "synced {} with {}: {}",
+            outcome.branch,
+            self.bold(&outcome.remote),
+            parts.join(", ")
+        )?;
+        for change in &outcome.changed {
+            let name = change.address.as_deref().unwrap_or(&change.path);
+            writeln!(out, "  {}: {name}", self.dim(change.kind))?;
+        }
+        Ok(())
+    }
+
+    fn sync_attention(&self, out: &mut dyn Write, outcome: &SyncOutcome) -> io::Result<()> {
+        let warn = |text: &str| self.paint(text, |t| t.yellow().bold().to_string());
+        for c in &outcome.conflicts {
+            let name = c.address.as_deref().unwrap_or(&c.path);
+            writeln!(
+                out,
+                "{} {}: both versions kept between conflict markers in {}; edit it to resolve them",
+                warn("conflict:"),
+                self.bold(name),
+                c.path
+            )?;
+        }
+        for k in &outcome.key_conflicts {
+            let name = k.address.as_deref().unwrap_or(&k.path);
+            writeln!(
+                out,
+                "{} {}: {} changed on both sides; kept {:?} (the later note's), not {:?}",
+                warn("metadata:"),
+                self.bold(name),
+                k.key,
+                k.kept,
+                k.other
+            )?;
+        }
+        for a in &outcome.kept_aside {
+            writeln!(
+                out,
+                "{} {}: binary, changed on both sides; ours stays, theirs is at {}",
+                warn("kept aside:"),
+                a.path,
+                a.theirs_path
+            )?;
+        }
+        for r in &outcome.refused {
+            writeln!(
+                out,
+                "{} {} from {}: {}",
+                warn("refused:"),
+                r.path,
+                outcome.remote,
+                r.reason
+            )?;
+        }
+        Ok(())
     }
 }
 

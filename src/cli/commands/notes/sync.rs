@@ -1,0 +1,116 @@
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use pi_context::environment::Vars;
+use pi_context::notes::sync::{self, Stage, SyncObserver, SyncOptions};
+
+use super::CommonArgs;
+use crate::cli::error::{exit, Outcome};
+use crate::cli::printer;
+use crate::cli::ui::Ui;
+
+/// Exchange the notes with a git remote: fetch, merge, push.
+///
+/// The remote is --remote (a remote's name or a URL), else the notes home repository's
+/// `origin` (or its only remote), else the `notesRemote` Pi setting. A note changed on both
+/// sides is merged line by line (its metadata key by key); when both changed the same lines,
+/// both versions are kept in the note between conflict markers, committed and reported, and
+/// `dream doctor` flags the note until someone resolves it. A delete against an edit keeps the
+/// edit. Nothing is ever force-pushed.
+///
+/// Quiet when stdout is not a terminal (cron), unless something needs attention. Exit status:
+/// 0 synced (conflicts kept included), 1 fetch or push failed (nothing lost), 2 no remote,
+/// 74 the notes home or its repository cannot be used, 75 another sync or a dream runs.
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The remote: a name in the notes home's repository, or a URL
+    #[arg(long, value_name = "URL|NAME")]
+    remote: Option<String>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+    let env = args.common.environment(vars)?;
+    let options = SyncOptions {
+        identity: env.notes_identity()?,
+        now: env.now(),
+        remote: args.remote,
+        setting_remote: env.settings().notes_remote.clone(),
+        host: env.host_name(),
+    };
+    let mut observer = Progress::new(
+        !args.common.json && std::io::stderr().is_terminal(),
+        env.var(TEST_PAUSE_VAR).as_deref(),
+    );
+    let outcome = sync::sync(&options, &mut observer);
+    observer.finish();
+    let outcome = outcome?;
+    let verbose = std::io::stdout().is_terminal();
+    printer::notes(args.common.json, ui.color, env.now()).synced(ui.out(), &outcome, verbose)?;
+    Ok(exit::SUCCESS)
+}
+
+/// Test-only: `PI_CONTEXT_SYNC_TEST_PAUSE=<point>[:<ms>]` stops the sync the first time it
+/// reaches `<point>` (see [`SyncObserver::reached`]), says so on stderr, and sleeps `<ms>`
+/// (default: a minute, for a test to kill it there). Documented in docs/notes.md.
+const TEST_PAUSE_VAR: &str = "PI_CONTEXT_SYNC_TEST_PAUSE";
+
+/// An indicatif spinner on stderr (only on a terminal), and the test pause.
+struct Progress {
+    bar: Option<ProgressBar>,
+    pause: Option<(String, Duration)>,
+}
+
+impl Progress {
+    fn new(enabled: bool, pause: Option<&str>) -> Progress {
+        let pause = pause.map(|spec| match spec.split_once(':') {
+            Some((point, ms)) => (
+                point.to_string(),
+                Duration::from_millis(ms.parse().unwrap_or(60_000)),
+            ),
+            None => (spec.to_string(), Duration::from_secs(60)),
+        });
+        Progress {
+            bar: enabled.then(|| {
+                let bar = ProgressBar::new_spinner();
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.enable_steady_tick(Duration::from_millis(120));
+                bar
+            }),
+            pause,
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl SyncObserver for Progress {
+    fn stage(&mut self, stage: Stage, remote: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(match stage {
+                Stage::Fetching => format!("fetching from {remote}"),
+                Stage::Merging => "merging".to_string(),
+                Stage::Pushing => format!("pushing to {remote}"),
+            });
+        }
+    }
+
+    fn reached(&mut self, point: &'static str) {
+        if self.pause.as_ref().is_some_and(|(p, _)| p == point) {
+            if let Some((_, duration)) = self.pause.take() {
+                eprintln!("pi-context: test pause at {point}");
+                std::thread::sleep(duration);
+            }
+        }
+    }
+}
