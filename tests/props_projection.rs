@@ -4,10 +4,13 @@
 //! Each case writes a random session to a file in steps, as Pi would: appends that extend the
 //! current branch, branch off an earlier entry, open windows, call tools and return results
 //! (paired with calls made steps before, or orphaned), repeat ids, name dangling parents; now and
-//! then the file is rewritten in place. After each step a call asks for a branch (mostly the last
-//! entry, sometimes another entry or none), through the store, and the answer is compared with a
-//! fresh projection of the same session: events, windows, the branch, and every operation
-//! (windows, list, search, read).
+//! then the file is rewritten in place or truncated to an earlier line, and now and then the
+//! first step is long enough for an index of several chunks. After each step a call asks for a
+//! branch (mostly the last entry, sometimes another entry or none), through the store, and the
+//! answer is compared with a fresh projection of the same session: events, windows, the branch,
+//! and every operation (windows, list, search, read). Some calls also compare what the commands
+//! answer through the cache (`with_history`: the lazily decoded index, the stored projection,
+//! the scan of the mapped file) with what they answer without it.
 
 use std::io::Write;
 use std::path::Path;
@@ -144,6 +147,16 @@ impl Writer {
         self.last = Some(id);
         line.to_string()
     }
+}
+
+/// The end (after the newline) of every line.
+fn memchr_ends(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 fn append(path: &Path, lines: &[String]) {
@@ -383,6 +396,14 @@ fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
             drop(file);
             std::fs::write(&path, format!("{header}\n")).unwrap();
             writer = Writer::new();
+        } else if rng.chance(5) {
+            // Truncated to an earlier line: what the cache covered is gone (later entries may
+            // name the lost ones as parents, which then dangle).
+            let bytes = std::fs::read(&path).unwrap();
+            let ends: Vec<usize> = memchr_ends(&bytes);
+            let keep = ends[rng.below(ends.len())];
+            let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            file.set_len(keep as u64).unwrap();
         }
         // Now and then a first step of many entries: an index of several chunks.
         let count = if step == 0 && rng.chance(20) {
