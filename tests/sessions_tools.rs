@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::recall::{project_dir, session_id, write_pi_session};
 use common::session::{ok_json, refusal, SessionBuilder};
 use common::TestEnv;
@@ -176,6 +178,23 @@ fn bad_parameters_are_refused() {
     }
 }
 
+/// The boot block of a fresh session `session` working in `cwd`.
+fn boot_text(env: &TestEnv, cwd: &Path, session: &str) -> String {
+    let request = json!({
+        "reason": "session_start", "session_id": session, "window_id": "pcw:x:root",
+        "previous_window_id": null, "snapshot_time": "2026-03-01T09:00:00.000Z",
+        "cwd": cwd, "agent": "t", "model": "m", "notes_home": env.notes_home(),
+    });
+    let output = env
+        .cmd()
+        .arg("boot")
+        .write_stdin(request.to_string())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
 #[test]
 fn the_boot_lists_the_projects_three_latest_other_sessions() {
     let env = TestEnv::new();
@@ -192,22 +211,7 @@ fn the_boot_lists_the_projects_three_latest_other_sessions() {
     let mut b = session(9, &other);
     b.user("another project");
     write_pi_session(&env, &other, &b);
-    let boot = |session: &str| {
-        let request = json!({
-            "reason": "session_start", "session_id": session, "window_id": "pcw:x:root",
-            "previous_window_id": null, "snapshot_time": "2026-03-01T09:00:00.000Z",
-            "cwd": project, "agent": "t", "model": "m", "notes_home": env.notes_home(),
-        });
-        let output = env
-            .cmd()
-            .arg("boot")
-            .write_stdin(request.to_string())
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        String::from_utf8(output.stdout).unwrap()
-    };
-    let text = boot(&session_id(5));
+    let text = boot_text(&env, &project, &session_id(5));
     let section = text
         .split("# Earlier sessions of this project")
         .nth(1)
@@ -230,20 +234,7 @@ fn the_boot_lists_the_projects_three_latest_other_sessions() {
     assert!(!section.contains("another project"));
     assert!(section.contains("sessions_search"));
     // A project without other sessions: no section at all.
-    let alone = {
-        let request = json!({
-            "reason": "session_start", "session_id": "s", "window_id": "pcw:s:root",
-            "previous_window_id": null, "snapshot_time": "2026-03-01T09:00:00.000Z",
-            "cwd": project_dir(&env, "gamma"), "agent": "t", "model": "m", "notes_home": env.notes_home(),
-        });
-        let output = env
-            .cmd()
-            .arg("boot")
-            .write_stdin(request.to_string())
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let alone = boot_text(&env, &project_dir(&env, "gamma"), "s");
     assert!(!alone.contains("Earlier sessions"));
 }
 
@@ -268,19 +259,7 @@ fn a_small_append_to_a_large_session_still_lets_the_boot_refresh() {
     newer.user("the newest question");
     write_pi_session(&env, &project, &newer);
 
-    let request = json!({
-        "reason": "session_start", "session_id": session_id(3), "window_id": "pcw:x:root",
-        "previous_window_id": null, "snapshot_time": "2026-03-01T09:00:00.000Z",
-        "cwd": project, "agent": "t", "model": "m", "notes_home": env.notes_home(),
-    });
-    let output = env
-        .cmd()
-        .arg("boot")
-        .write_stdin(request.to_string())
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let text = String::from_utf8(output.stdout).unwrap();
+    let text = boot_text(&env, &project, &session_id(3));
     // The refresh reads about a kilobyte, not the 17 MiB file again: the boot takes it and
     // lists the new session.
     assert!(text.contains("the newest question"), "{text}");

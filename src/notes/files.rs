@@ -161,6 +161,29 @@ pub fn unwritable_reason(error: &NotesError) -> Option<&'static str> {
     }
 }
 
+/// A `/`-separated path below the notes home: its directories and its file name.
+pub fn split_path(path: &str) -> (Vec<&str>, &str) {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    (parts, name)
+}
+
+/// The bytes of the file at `path` below `root` now, or `None` when it is gone (links and
+/// non-files are refused).
+pub fn read_below(root: &Dir, path: &str) -> Result<Option<Vec<u8>>, NotesError> {
+    let (dirs, name) = split_path(path);
+    let Some(dir) = open_dirs(root, &dirs)? else {
+        return Ok(None);
+    };
+    let limit = ReadLimit::Whole {
+        max_bytes: MAX_READ_BYTES,
+    };
+    Ok(dir
+        .read_file(name, limit)
+        .map_err(notes_error)?
+        .map(|c| c.bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

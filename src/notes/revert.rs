@@ -20,7 +20,7 @@ use super::identity::Identity;
 use super::layout::{CONFLICT_END, CONFLICT_SEPARATOR, CONFLICT_START};
 use super::lock::{self, NoteLock};
 use super::repo::PathChange;
-use crate::beneath::{Dir, ReadLimit};
+use crate::beneath::Dir;
 
 /// What to revert and how to name it.
 pub struct Revert<'a> {
@@ -109,7 +109,7 @@ pub fn revert(
     let mut plan = Vec::new();
     let mut conflicts = Vec::new();
     for t in &touched {
-        let now_bytes = read(&root, &t.path)?;
+        let now_bytes = files::read_below(&root, &t.path)?;
         let (action, content) = decide(t, now_bytes.as_deref(), revert);
         let entry = RevertedPath {
             path: t.path.clone(),
@@ -263,35 +263,14 @@ fn touched_paths(repo: &Repository, revert: &Revert) -> Result<Vec<Touched>, git
     Ok(touched)
 }
 
-fn split(path: &str) -> (Vec<&str>, &str) {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let name = parts.pop().unwrap_or_default();
-    (parts, name)
-}
-
-/// The file's bytes now, or `None` when it is gone (links and non-files are refused).
-fn read(root: &Dir, path: &str) -> Result<Option<Vec<u8>>, NotesError> {
-    let (dirs, name) = split(path);
-    let Some(dir) = files::open_dirs(root, &dirs)? else {
-        return Ok(None);
-    };
-    let limit = ReadLimit::Whole {
-        max_bytes: files::MAX_READ_BYTES,
-    };
-    Ok(dir
-        .read_file(name, limit)
-        .map_err(notes_error)?
-        .map(|c| c.bytes))
-}
-
 fn write(root: &Dir, path: &str, bytes: &[u8]) -> Result<(), NotesError> {
-    let (dirs, name) = split(path);
+    let (dirs, name) = files::split_path(path);
     let dir = files::create_dirs(root, &dirs)?;
     files::write_atomic(&dir, name, bytes, None)
 }
 
 fn remove(root: &Dir, path: &str) -> Result<(), NotesError> {
-    let (dirs, name) = split(path);
+    let (dirs, name) = files::split_path(path);
     if let Some(dir) = files::open_dirs(root, &dirs)? {
         dir.remove_file(name).map_err(notes_error)?;
     }

@@ -26,7 +26,7 @@ use super::merge::{self, Merged, PathWrite, Sides};
 use super::note;
 use super::text::Labels;
 use super::{merge_message, SyncError, SyncObserver};
-use crate::beneath::{Dir, ReadLimit};
+use crate::beneath::Dir;
 use crate::dream::snapshot;
 use crate::notes::error::NotesError;
 use crate::notes::files::{self, notes_error};
@@ -297,7 +297,7 @@ fn on_disk<'m>(
     let mut todo = Vec::new();
     let mut uncommitted = Vec::new();
     for write in writes {
-        let bytes = read(root, &write.path)?;
+        let bytes = files::read_below(root, &write.path)?;
         let now = bytes.as_deref().map(blob_id);
         if now == write.merged.map(|e| e.oid) {
             continue;
@@ -343,7 +343,7 @@ fn apply(
     write: &PathWrite,
     now: Option<&[u8]>,
 ) -> Result<(), SyncError> {
-    let (dirs, name) = split(&write.path);
+    let (dirs, name) = files::split_path(&write.path);
     match write.merged {
         Some(entry) => {
             let blob = repo.find_blob(entry.oid).map_err(git)?;
@@ -364,27 +364,6 @@ fn apply(
         }
     }
     Ok(())
-}
-
-fn split(path: &str) -> (Vec<&str>, &str) {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let name = parts.pop().unwrap_or_default();
-    (parts, name)
-}
-
-/// The file's bytes now, or `None` when it is gone (links and non-files are refused).
-fn read(root: &Dir, path: &str) -> Result<Option<Vec<u8>>, SyncError> {
-    let (dirs, name) = split(path);
-    let Some(dir) = files::open_dirs(root, &dirs)? else {
-        return Ok(None);
-    };
-    let limit = ReadLimit::Whole {
-        max_bytes: files::MAX_READ_BYTES,
-    };
-    Ok(dir
-        .read_file(name, limit)
-        .map_err(notes_error)?
-        .map(|c| c.bytes))
 }
 
 /// Commits what the home's files hold that our tip does not (a note edited by hand, a read's
@@ -441,7 +420,7 @@ fn commit_paths(
     };
     let mut contents = Vec::new();
     for path in paths {
-        let bytes = read(&root, path)?;
+        let bytes = files::read_below(&root, path)?;
         let committed = tree
             .as_ref()
             .and_then(|t| t.get_path(Path::new(path)).ok())
