@@ -18,7 +18,6 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 
 import type { Facts } from "./facts.ts";
-import { NOTES_SAVE_TOOLS } from "./window.ts";
 
 /** Pi's tools that write files; their `path` argument names the file. */
 export const FILE_TOOLS: ReadonlySet<string> = new Set(["edit", "write"]);
@@ -103,7 +102,7 @@ export function freshnessOf(branch: readonly Entry[], facts: Facts): Freshness {
   const activity: Activity = { files: [], commands: [] };
   const counts = { files: 0, failed: 0, verification: 0, subagents: 0, reads: 0, turns: 0 };
   const calls = new Map<string, Block>();
-  const ignored = new Set([facts.checkpoint_tool, ...LIFECYCLE_TOOLS, ...NOTES_SAVE_TOOLS]);
+  const ignored = new Set([facts.checkpoint_tool, ...LIFECYCLE_TOOLS, ...facts.notes_save_tools]);
   const command = (text: string, exitCode: number | null, failed: boolean) => {
     const verification = VERIFICATION_COMMAND.test(text);
     if (!verification && !failed) return false;

@@ -1,7 +1,7 @@
 /**
  * The facts the extension shares with the binary: the custom types of the entries pi-context
  * writes (and the tool whose entries are checkpoints), how window ids are built, the boot's
- * identity header, and pi-context's settings keys. The binary is their source: `pi-context tool --schemas` prints them as `facts`
+ * identity header, pi-context's settings keys, and which of the binary's tools save notes. The binary is their source: `pi-context tool --schemas` prints them as `facts`
  * (docs/protocol.md), and the extension uses the binary's values.
  *
  * The lifecycle must also run without the binary (degraded), so the extension keeps its own copy,
@@ -37,6 +37,8 @@ export interface Facts {
   reminder_margin_setting: string;
   dreamer_setting: string;
   default_reminder_margin_tokens: number;
+  /** The binary's tools whose failed result is a failed notes save (wipe_memory refuses once after one). */
+  notes_save_tools: readonly string[];
 }
 
 export const FALLBACK_FACTS: Readonly<Facts> = Object.freeze({
@@ -61,11 +63,15 @@ export const FALLBACK_FACTS: Readonly<Facts> = Object.freeze({
   reminder_margin_setting: "reminderMarginTokens",
   dreamer_setting: "dreamer",
   default_reminder_margin_tokens: 24_576,
+  notes_save_tools: Object.freeze(["notes_write", "notes_edit"]),
 });
 
-/** A usable value of the same kind as the fallback: a non-empty string or a positive integer. */
-function sameKind(value: unknown, fallback: string | number): boolean {
+/** A usable value of the same kind as the fallback: a non-empty string, a positive integer, or a non-empty list of non-empty strings. */
+function sameKind(value: unknown, fallback: string | number | readonly string[]): boolean {
   if (typeof fallback === "string") return typeof value === "string" && value !== "";
+  if (Array.isArray(fallback)) {
+    return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string" && v !== "");
+  }
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
 

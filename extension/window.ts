@@ -16,12 +16,6 @@ import { estimateTokens, type SessionEntry } from "@earendil-works/pi-coding-age
 
 import type { Facts } from "./facts.ts";
 
-/**
- * The tools whose failed save makes `wipe_memory` refuse once. Named here to watch them, not to
- * register them; test/facts.test.mjs checks that the binary still lists them.
- */
-export const NOTES_SAVE_TOOLS: ReadonlySet<string> = new Set(["notes_write", "notes_edit"]);
-
 /** Entry types that never reach the model: they may sit anywhere inside a window head. */
 const METADATA_TYPES = new Set(["model_change", "thinking_level_change", "label", "session_info", "usage"]);
 
@@ -195,13 +189,13 @@ export function windowsOf(facts: Facts) {
     return undefined;
   };
 
-  /** The last notes save (`NOTES_SAVE_TOOLS`) result in the current window, if any. */
+  /** The last notes save (a tool of `facts.notes_save_tools`) result in the current window, if any. */
   const lastNotesWrite = (branch: readonly Entry[]): { id: string; failed: boolean } | undefined => {
     const slice = windowSlice(branch);
     for (let i = slice.length - 1; i >= 0; i--) {
       const e = slice[i]!;
       if (e.type !== "message" || e.message.role !== "toolResult") continue;
-      if (NOTES_SAVE_TOOLS.has(e.message.toolName)) return { id: e.message.toolCallId, failed: e.message.isError === true };
+      if (facts.notes_save_tools.includes(e.message.toolName)) return { id: e.message.toolCallId, failed: e.message.isError === true };
     }
     return undefined;
   };

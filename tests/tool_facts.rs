@@ -41,15 +41,43 @@ fn root_window(facts: &Value, session_id: &str) -> String {
 }
 
 #[test]
-fn every_fact_is_a_non_empty_string_or_a_positive_number() {
+fn every_fact_is_a_non_empty_string_a_positive_number_or_a_list_of_strings() {
     let env = TestEnv::new();
     let facts = facts(&env);
     let object = facts.as_object().expect("facts is an object");
-    assert_eq!(object.len(), 21, "{facts}");
+    assert_eq!(object.len(), 22, "{facts}");
+    let non_empty = |v: &Value| v.as_str().is_some_and(|s| !s.is_empty());
     for (key, value) in object {
-        let ok =
-            value.as_str().is_some_and(|s| !s.is_empty()) || value.as_u64().is_some_and(|n| n > 0);
+        let ok = non_empty(value)
+            || value.as_u64().is_some_and(|n| n > 0)
+            || value
+                .as_array()
+                .is_some_and(|list| !list.is_empty() && list.iter().all(non_empty));
         assert!(ok, "{key}: {value}");
+    }
+}
+
+#[test]
+fn the_notes_save_tools_are_tools_the_binary_lists() {
+    let env = TestEnv::new();
+    let schemas: Value = serde_json::from_slice(
+        &env.cmd()
+            .args(["tool", "--schemas"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let names: Vec<&str> = schemas["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let saves = schemas["facts"]["notes_save_tools"].as_array().unwrap();
+    assert_eq!(saves, &[json!("notes_write"), json!("notes_edit")]);
+    for save in saves {
+        assert!(names.contains(&save.as_str().unwrap()), "{save}");
     }
 }
 

@@ -15,7 +15,6 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-import { NOTES_SAVE_TOOLS } from "../window.ts";
 import { bootDetails, type BootRender, renderBoot, reportBoot } from "./boot.ts";
 import { hardReserveDue, takeStaged } from "./budget.ts";
 import { automaticResetAllowed } from "./guards.ts";
@@ -232,7 +231,7 @@ function wipeMemory(s: LifecycleState, ctx: ExtensionContext) {
 
 /** `tool_execution_end`: remembers the last notes save per window (a failed one makes wipe_memory refuse once). */
 export function trackNotesSave(s: LifecycleState, event: ToolExecutionEndEvent, ctx: ExtensionContext): void {
-  if (!NOTES_SAVE_TOOLS.has(event.toolName)) return;
+  if (!s.facts.notes_save_tools.includes(event.toolName)) return;
   if (event.parentToolCallId) return;
   s.notesSaves.set(windowOf(s, ctx), { id: event.toolCallId, failed: event.isError === true });
 }

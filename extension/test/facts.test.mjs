@@ -12,7 +12,6 @@ import { BIN, createSession, EXTENSION_DIR, say, schemaNames, schemas, script } 
 import { branch, customMessages, markers, noticesMatching, recordingModel, wipe } from "./lifecycle-lib.mjs";
 
 const { FALLBACK_FACTS, readFacts } = await import("../facts.ts");
-const { NOTES_SAVE_TOOLS } = await import("../window.ts");
 
 test("golden: the extension's fallback facts are the binary's facts", async () => {
   const { facts } = await schemas();
@@ -25,7 +24,7 @@ test("golden: the extension's fallback facts are the binary's facts", async () =
 
 test("golden: every binary tool the extension names is one the binary lists", async () => {
   const names = (await schemas()).tools.map((t) => t.name);
-  for (const name of NOTES_SAVE_TOOLS) assert.ok(names.includes(name), `NOTES_SAVE_TOOLS names ${name}, which --schemas does not list`);
+  for (const name of FALLBACK_FACTS.notes_save_tools) assert.ok(names.includes(name), `notes_save_tools names ${name}, which --schemas does not list`);
   // The fixed texts the model reads name tools of the binary's families (history_…, notes_…):
   // each must exist.
   const families = [...new Set(names.map((n) => n.split("_")[0]))];
@@ -43,9 +42,11 @@ test("readFacts: the binary's values key by key, the fallback for a missing or m
   assert.deepEqual(readFacts(all), { facts: { ...FALLBACK_FACTS, marker_type: "x/marker", window_id_session_chars: 6 } });
 
   const { marker_type: _dropped, ...partial } = FALLBACK_FACTS;
-  const odd = readFacts({ ...partial, boot_type: "", window_id_session_chars: "8", continuation_type: "x/c" });
+  const odd = readFacts({ ...partial, boot_type: "", window_id_session_chars: "8", continuation_type: "x/c", notes_save_tools: "notes_write" });
   assert.deepEqual(odd.facts, { ...FALLBACK_FACTS, continuation_type: "x/c" });
-  assert.match(odd.warning, /lack or mistype marker_type, boot_type, window_id_session_chars;/);
+  assert.match(odd.warning, /lack or mistype marker_type, boot_type, window_id_session_chars, notes_save_tools;/);
+  assert.deepEqual(readFacts({ ...FALLBACK_FACTS, notes_save_tools: ["notes_write", "notes_move"] }).facts.notes_save_tools, ["notes_write", "notes_move"]);
+  assert.deepEqual(readFacts({ ...FALLBACK_FACTS, notes_save_tools: [] }).facts.notes_save_tools, FALLBACK_FACTS.notes_save_tools);
 
   for (const none of [undefined, null, [], "facts"]) {
     const r = readFacts(none);

@@ -1,7 +1,7 @@
 //! The facts the extension shares with this binary, printed by `pi-context tool --schemas` as
 //! `facts` (docs/protocol.md): the custom types of the session entries pi-context writes (and
 //! the name of the tool whose entries are checkpoints), how window ids are built, the boot's
-//! identity header, and pi-context's keys in Pi's settings.
+//! identity header, pi-context's keys in Pi's settings, and which tools save notes.
 //! Each value is the library constant the binary itself uses, so the two sides cannot drift.
 
 use serde_json::{json, Value};
@@ -35,5 +35,6 @@ pub fn all() -> Value {
         "reminder_margin_setting": settings::REMINDER_MARGIN_KEY,
         "dreamer_setting": settings::DREAMER_KEY,
         "default_reminder_margin_tokens": settings::DEFAULT_REMINDER_MARGIN_TOKENS,
+        "notes_save_tools": super::notes::SAVE_TOOLS,
     })
 }

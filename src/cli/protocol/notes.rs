@@ -14,6 +14,10 @@ use super::registry::{Mode, Tool};
 use super::schema::{into_map, object, query_property};
 use super::{Call, Params, Refusal, ToolResponse};
 
+/// The tools whose failure is a failed notes save (the extension's `wipe_memory` refuses once
+/// after one): a fact the extension reads from `--schemas` (`notes_save_tools`).
+pub const SAVE_TOOLS: [&str; 2] = ["notes_write", "notes_edit"];
+
 pub const TOOLS: [Tool; 6] = [
     Tool {
         name: "notes_write",
