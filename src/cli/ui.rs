@@ -3,6 +3,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
 use pi_context::environment::Vars;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -65,4 +66,14 @@ impl Ui {
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
+}
+
+/// A spinner with its message, for a command's progress on a terminal.
+pub fn spinner() -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar
 }

@@ -490,13 +490,7 @@ fn build_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn labels() -> Labels {
-        Labels {
-            ours: "ours (here)".into(),
-            theirs: "theirs (origin)".into(),
-        }
-    }
+    use crate::notes::sync::text::tests::labels;
 
     /// A tree of `files` (path, content) written with the tree update builder.
     fn tree<'r>(repo: &'r Repository, files: &[(&str, &str)]) -> Tree<'r> {

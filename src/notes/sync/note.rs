@@ -216,13 +216,7 @@ fn three_way<T: PartialEq>(base: T, one: T, other: T) -> Result<T, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn labels() -> Labels {
-        Labels {
-            ours: "ours (here)".into(),
-            theirs: "theirs (origin)".into(),
-        }
-    }
+    use crate::notes::sync::text::tests::labels;
 
     fn note(updated: &str, count: u32, extra: &str, body: &str) -> String {
         format!(

@@ -195,10 +195,10 @@ fn marker_block(lines: &[&str]) -> Option<(usize, usize, usize)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::notes::sync) mod tests {
     use super::*;
 
-    fn labels() -> Labels {
+    pub(in crate::notes::sync) fn labels() -> Labels {
         Labels {
             ours: "ours (here)".into(),
             theirs: "theirs (origin)".into(),

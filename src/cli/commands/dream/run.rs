@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueHint};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use pi_context::dream::dreamer::DreamerObserver;
 use pi_context::dream::gates::Gate;
 use pi_context::dream::{
@@ -13,7 +13,7 @@ use pi_context::environment::{Environment, Inputs, Vars};
 
 use crate::cli::error::{exit, CommandError, Kind, Outcome};
 use crate::cli::printer::{self, DreamView};
-use crate::cli::ui::Ui;
+use crate::cli::ui::{self, Ui};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -161,14 +161,7 @@ struct Progress {
 impl Progress {
     fn new(enabled: bool) -> Progress {
         Progress {
-            bar: enabled.then(|| {
-                let bar = ProgressBar::new_spinner();
-                bar.set_style(
-                    ProgressStyle::with_template("{spinner} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                bar
-            }),
+            bar: enabled.then(ui::spinner),
         }
     }
 

@@ -2,14 +2,14 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use pi_context::environment::Vars;
 use pi_context::notes::sync::{self, Stage, SyncObserver, SyncOptions};
 
 use super::CommonArgs;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::printer;
-use crate::cli::ui::Ui;
+use crate::cli::ui::{self, Ui};
 
 /// Exchange the notes with a git remote: fetch, merge, push.
 ///
@@ -75,11 +75,7 @@ impl Progress {
         });
         Progress {
             bar: enabled.then(|| {
-                let bar = ProgressBar::new_spinner();
-                bar.set_style(
-                    ProgressStyle::with_template("{spinner} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
+                let bar = ui::spinner();
                 bar.enable_steady_tick(Duration::from_millis(120));
                 bar
             }),
