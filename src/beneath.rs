@@ -135,6 +135,55 @@ impl Meta {
     }
 }
 
+/// What tells one version of a file or directory from another without reading it, as git's
+/// index does: device, inode, type, link count, size, and modification and change times. A file
+/// rewritten in place gets a new change time (no call sets it back); a file replaced by a rename
+/// or moved gets a new inode or a new change time; a directory gains or loses an entry only with
+/// a new modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    /// `st_mode`: the type and the permission bits.
+    pub mode: u32,
+    pub nlink: u64,
+    pub len: u64,
+    /// `st_mtime` and its nanoseconds.
+    pub modified: (i64, i64),
+    /// `st_ctime` and its nanoseconds.
+    pub changed: (i64, i64),
+}
+
+impl Stamp {
+    // The field types of `stat` differ between architectures; the casts are lossless on each.
+    #[allow(clippy::unnecessary_cast)]
+    fn of(stat: &rfs::Stat) -> Stamp {
+        Stamp {
+            dev: stat.st_dev as u64,
+            ino: stat.st_ino as u64,
+            mode: stat.st_mode as u32,
+            nlink: stat.st_nlink as u64,
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+            modified: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+            changed: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        Kind::of(FileType::from_raw_mode(self.mode))
+    }
+
+    /// The modification time, as [`Meta::modified`] has it.
+    pub fn modified_time(&self) -> Option<SystemTime> {
+        modified(self.modified.0, self.modified.1)
+    }
+
+    /// Whether the last change came before `time` (`false` when it cannot be told).
+    pub fn changed_before(&self, time: SystemTime) -> bool {
+        modified(self.changed.0, self.changed.1).is_some_and(|changed| changed < time)
+    }
+}
+
 fn modified(seconds: i64, nanos: impl TryInto<u32>) -> Option<SystemTime> {
     let nanos = nanos.try_into().ok()?;
     if seconds >= 0 {
@@ -177,6 +226,8 @@ pub struct Contents {
 #[derive(Debug, Clone, Copy)]
 pub struct ReadInto {
     pub meta: Meta,
+    /// The same `fstat`, taken before the bytes were read.
+    pub stamp: Stamp,
     pub complete: bool,
 }
 
@@ -294,6 +345,48 @@ impl Dir {
         Ok(dir)
     }
 
+    /// The [`Stamp`] of the entry `name` (never through a link); `None` when it does not exist.
+    pub fn stamp(&self, name: impl AsRef<OsStr>) -> Result<Option<Stamp>, BeneathError> {
+        let name = self.checked(name.as_ref())?;
+        match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(Stamp::of(&stat))),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(io_error("inspect", &self.path.join(name), e)),
+        }
+    }
+
+    /// The [`Stamp`] of this directory itself.
+    pub fn own_stamp(&self) -> Result<Stamp, BeneathError> {
+        rfs::fstat(&self.fd)
+            .map(|stat| Stamp::of(&stat))
+            .map_err(|e| io_error("inspect", &self.path, e))
+    }
+
+    /// The [`Stamp`] of the entry at `names` below this directory, looked up by one `fstatat` of
+    /// the joined path; `None` when it does not exist (or a component is not a directory).
+    ///
+    /// Unlike every other call here, the components before the last are resolved by the kernel
+    /// and so may be followed through a link. Use it only to tell whether something is still the
+    /// version a [`Stamp`] recorded, never to decide to read through the path: a stamp is only
+    /// equal to one taken, through handles, of the very same inode unchanged.
+    pub fn stamp_below<S: AsRef<OsStr>>(&self, names: &[S]) -> Result<Option<Stamp>, BeneathError> {
+        let Some((last, parents)) = names.split_last() else {
+            return self.own_stamp().map(Some);
+        };
+        let mut path = Vec::with_capacity(64);
+        for name in parents {
+            path.extend_from_slice(self.checked(name.as_ref())?.as_bytes());
+            path.push(b'/');
+        }
+        path.extend_from_slice(self.checked(last.as_ref())?.as_bytes());
+        let path = OsStr::from_bytes(&path);
+        match rfs::statat(&self.fd, path, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(Stamp::of(&stat))),
+            Err(Errno::NOENT | Errno::NOTDIR) => Ok(None),
+            Err(e) => Err(io_error("inspect", &self.path.join(path), e)),
+        }
+    }
+
     /// `lstat` of the entry `name`; `None` when it does not exist.
     pub fn stat(&self, name: impl AsRef<OsStr>) -> Result<Option<Meta>, BeneathError> {
         let name = self.checked(name.as_ref())?;
@@ -307,6 +400,16 @@ impl Dir {
     /// Opens the regular file `name` for reading: never through a link, never blocking on a
     /// FIFO or device, and only a regular file with a single link. `None` when it is missing.
     pub fn open_file(&self, name: impl AsRef<OsStr>) -> Result<Option<(File, Meta)>, BeneathError> {
+        Ok(self
+            .open_file_stamped(name)?
+            .map(|(file, meta, _)| (file, meta)))
+    }
+
+    /// [`Dir::open_file`], with the open file's [`Stamp`] from the same `fstat`.
+    fn open_file_stamped(
+        &self,
+        name: impl AsRef<OsStr>,
+    ) -> Result<Option<(File, Meta, Stamp)>, BeneathError> {
         let name = self.checked(name.as_ref())?;
         // The path is only for messages: built when one is needed.
         let path = || self.path.join(name);
@@ -323,13 +426,12 @@ impl Dir {
             }
             Err(e) => return Err(io_error("open", &path(), e)),
         };
-        let meta = rfs::fstat(&fd)
-            .map(|stat| Meta::of(&stat))
-            .map_err(|e| io_error("inspect", &path(), e))?;
+        let stat = rfs::fstat(&fd).map_err(|e| io_error("inspect", &path(), e))?;
+        let meta = Meta::of(&stat);
         if meta.kind != Kind::File || meta.nlink > 1 {
             check_single_regular(&path(), &meta)?;
         }
-        Ok(Some((File::from(fd), meta)))
+        Ok(Some((File::from(fd), meta, Stamp::of(&stat))))
     }
 
     /// Reads the regular file `name` (see [`Dir::open_file`]); `None` when it is missing.
@@ -359,7 +461,7 @@ impl Dir {
     ) -> Result<Option<ReadInto>, BeneathError> {
         buffer.clear();
         let name = name.as_ref();
-        let Some((file, meta)) = self.open_file(name)? else {
+        let Some((file, meta, stamp)) = self.open_file_stamped(name)? else {
             return Ok(None);
         };
         let path = || self.path.join(name);
@@ -383,7 +485,11 @@ impl Dir {
             ReadLimit::Whole { .. } => true,
             ReadLimit::Head { bytes: head } => buffer.len() < head,
         };
-        Ok(Some(ReadInto { meta, complete }))
+        Ok(Some(ReadInto {
+            meta,
+            stamp,
+            complete,
+        }))
     }
 
     /// Replaces `name` with `bytes` atomically and durably: a new temp file in this directory

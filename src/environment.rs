@@ -347,10 +347,22 @@ impl Environment {
     }
 
     fn store_without_migration(&self) -> Result<Store, EnvironmentError> {
-        Ok(
-            Store::with_clock(self.notes_identity()?, self.clock)
-                .with_history(self.notes_history()),
-        )
+        Ok(Store::with_clock(self.notes_identity()?, self.clock)
+            .with_history(self.notes_history())
+            .with_list_cache(self.notes_list_cache()))
+    }
+
+    /// Where `notes list` keeps its record of listings and frontmatter blocks: `<cache>/notes`,
+    /// unless `PI_CONTEXT_NOTES_LIST_CACHE=off`.
+    pub fn notes_list_cache(&self) -> Option<PathBuf> {
+        let off = self
+            .vars
+            .text("PI_CONTEXT_NOTES_LIST_CACHE")
+            .is_some_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"));
+        (!off)
+            .then(|| self.cache_dir())
+            .flatten()
+            .map(|dir| dir.join("notes"))
     }
 
     /// The recall index and its inputs.

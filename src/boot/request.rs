@@ -154,7 +154,9 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
     // the migration's commit records it).
     env.migrate_project_notes();
     let homes = match env.notes_identity() {
-        Ok(notes) if session_usable => super::snapshot(&Store::with_clock(notes, env.clock)),
+        Ok(notes) if session_usable => super::snapshot(
+            &Store::with_clock(notes, env.clock).with_list_cache(env.notes_list_cache()),
+        ),
         _ => HomeKind::ALL
             .into_iter()
             .map(|kind| Home {

@@ -13,6 +13,7 @@ pub mod history;
 pub mod identity;
 pub mod journal;
 pub mod layout;
+mod list_cache;
 pub mod lock;
 pub mod migrate;
 mod page;

@@ -6,6 +6,7 @@
 //! file, never a mix.
 
 use std::cmp::Reverse;
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use jiff::Timestamp;
@@ -17,10 +18,11 @@ use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
 use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
+use super::list_cache::{self, ListCache};
 use super::lock::LockError;
 use super::repo::PathChange;
 use super::{clock, frontmatter, journal, lock, walk};
-use crate::beneath::{Dir, ReadLimit};
+use crate::beneath::{Dir, ReadLimit, Stamp};
 use crate::clock::Clock;
 use crate::text::{self, LiteralMatcher};
 use crate::wire;
@@ -400,6 +402,9 @@ pub struct Store {
     clock: Clock,
     /// Whether changes are committed to the home's repository ([`history`]).
     history: bool,
+    /// Where `list` keeps its record of listings and frontmatter blocks ([`list_cache`]), if
+    /// anywhere.
+    list_cache: Option<PathBuf>,
 }
 
 /// Where a note lives on disk.
@@ -429,6 +434,15 @@ impl Store {
             identity,
             clock,
             history: false,
+            list_cache: None,
+        }
+    }
+
+    /// This store, keeping `list`'s record of listings in `dir` (`None`: reading every note).
+    pub fn with_list_cache(self, dir: Option<PathBuf>) -> Store {
+        Store {
+            list_cache: dir,
+            ..self
         }
     }
 
@@ -1037,9 +1051,16 @@ impl Store {
     /// Notes in the homes the query selects, most recently updated first.
     pub fn list(&self, query: &Query) -> Result<Listing, NotesError> {
         let wanted = query.wastebasket;
-        let (rows, homes_unavailable) = self.visit(query, Vec::new, |buffer, found| {
-            self.list_row(buffer, found)
-        })?;
+        let cache = self
+            .list_cache
+            .as_deref()
+            .map(|dir| ListCache::open(dir, &self.identity.home));
+        let (rows, homes_unavailable) = match &cache {
+            None => self.visit(query, Vec::new, |buffer, found| {
+                self.list_row(buffer, found).map(|(row, _)| row)
+            })?,
+            Some(cache) => self.list_cached(query, cache)?,
+        };
         let (rows, crumpled_excluded) = recent_first(rows, wanted, |r| r);
         Ok(Listing {
             rows,
@@ -1047,6 +1068,35 @@ impl Store {
             homes_unavailable,
             wastebasket: wanted,
         })
+    }
+
+    /// The rows of a list that takes what did not change from `cache` ([`list_cache`]) and
+    /// records what it read.
+    fn list_cached(
+        &self,
+        query: &Query,
+        cache: &ListCache,
+    ) -> Result<(Vec<Vec<Row>>, Vec<String>), NotesError> {
+        let known = cache.known();
+        let walked = self.walk(query, Some(&known), Default::default, |state, found| {
+            self.list_row_cached(&known, cache, state, found)
+        })?;
+        let mut read = Vec::new();
+        let rows = walked
+            .kept
+            .into_iter()
+            .map(|batch| {
+                batch
+                    .into_iter()
+                    .map(|(row, note)| {
+                        read.extend(note);
+                        row
+                    })
+                    .collect()
+            })
+            .collect();
+        cache.update(&known, &walked.homes, &walked.listed, &read);
+        Ok((rows, walked.unavailable))
     }
 
     /// Case-insensitive literal OR over body lines; one hit per matching line.
@@ -1081,6 +1131,22 @@ impl Store {
     where
         R: Send,
     {
+        let walked = self.walk(query, None, state, visit)?;
+        Ok((walked.kept, walked.unavailable))
+    }
+
+    /// [`Store::visit`], trusting the directory listings of `listings` that still hold, and
+    /// telling which directories it reached.
+    fn walk<T, R>(
+        &self,
+        query: &Query,
+        listings: Option<&dyn walk::Listings>,
+        state: impl Fn() -> T + Sync,
+        visit: impl Fn(&mut T, walk::Found<'_>) -> Option<R> + Sync,
+    ) -> Result<Walked<R>, NotesError>
+    where
+        R: Send,
+    {
         let pattern = Pattern::parse(query.pattern.as_deref(), &self.identity)?;
         let scan = match &query.home {
             Some(spec) => Scan::One(self.home_for_query(spec)?),
@@ -1089,7 +1155,7 @@ impl Store {
         let mut unavailable = Vec::new();
         let root = match self.open_root() {
             Ok(Some(root)) => root,
-            Ok(None) => return Ok((Vec::new(), unavailable)),
+            Ok(None) => return Ok(Walked::nothing(unavailable)),
             Err(_) => {
                 // The notes home itself cannot be opened: every home it holds is unavailable.
                 let labels = match &scan {
@@ -1101,19 +1167,31 @@ impl Store {
                         .map(Home::label)
                         .collect(),
                 };
-                return Ok((Vec::new(), labels));
+                return Ok(Walked::nothing(labels));
             }
         };
         let homes = self.homes(Some(&root), &scan, &mut unavailable);
         let visited = walk::visit_notes(
             &root,
             &homes,
+            listings,
             |location| pattern.matches(location),
             state,
             visit,
         );
         unavailable.extend(visited.failed.iter().map(|&i| homes[i].label()));
-        Ok((visited.kept, unavailable))
+        let walked_homes = homes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !visited.failed.contains(i))
+            .map(|(_, home)| home.components().join("/"))
+            .collect();
+        Ok(Walked {
+            kept: visited.kept,
+            unavailable,
+            homes: walked_homes,
+            listed: visited.listed,
+        })
     }
 
     fn home_for_query(&self, spec: &HomeSpec) -> Result<Home, NotesError> {
@@ -1178,10 +1256,48 @@ impl Store {
         }
     }
 
+    /// A row for `list` from `cache` when the note did not change since it was recorded, else
+    /// read ([`Store::list_row`]), with what the cache may record of it.
+    fn list_row_cached(
+        &self,
+        known: &list_cache::Known<'_>,
+        cache: &ListCache,
+        state: &mut list_cache::Lookup,
+        found: walk::Found<'_>,
+    ) -> Option<(Row, Option<list_cache::ReadNote>)> {
+        let dir = found.dir.path();
+        if let Some((recorded, head)) = known.note(state, dir, found.name) {
+            if let Some(stamp) = found.dir.stamp(found.name).filter(|s| s == recorded) {
+                let body_bytes = usize::try_from(stamp.len)
+                    .unwrap_or(usize::MAX)
+                    .saturating_sub(head.len());
+                let row = row(found.location, head, stamp.modified_time(), body_bytes);
+                return Some((row, None));
+            }
+        }
+        let name = found.name.to_string();
+        let (row, (stamp, head)) = self.list_row(&mut state.buffer, found)?;
+        let note = cache
+            .may_record(&stamp, head)
+            .then(|| list_cache::ReadNote {
+                dir: dir.to_string(),
+                name,
+                stamp,
+                head: head.to_string(),
+            });
+        Some((row, note))
+    }
+
     /// A row for `list`: only the frontmatter is read and parsed, usually from the first KiB.
-    fn list_row(&self, buffer: &mut Vec<u8>, found: walk::Found<'_>) -> Option<Row> {
+    /// With the note's stamp (taken before it was read) and its frontmatter block.
+    fn list_row<'b>(
+        &self,
+        buffer: &'b mut Vec<u8>,
+        found: walk::Found<'_>,
+    ) -> Option<(Row, (Stamp, &'b str))> {
+        let dir = found.dir.dir()?;
         let head_read = ReadLimit::Head { bytes: HEAD_BYTES };
-        let mut read = files::read_into(found.dir, found.name, head_read, buffer).ok()??;
+        let mut read = files::read_into(dir, found.name, head_read, buffer).ok()??;
         let mut head = files::note_text(buffer, read.complete)
             .and_then(|text| frontmatter::head_len(text, read.complete));
         if head.is_none() {
@@ -1189,7 +1305,7 @@ impl Store {
             let whole = ReadLimit::Whole {
                 max_bytes: files::MAX_READ_BYTES,
             };
-            read = files::read_into(found.dir, found.name, whole, buffer).ok()??;
+            read = files::read_into(dir, found.name, whole, buffer).ok()??;
             head = files::note_text(buffer, true)
                 .map(|text| frontmatter::head_len(text, true).unwrap_or(0));
         }
@@ -1198,12 +1314,9 @@ impl Store {
         let body_bytes = usize::try_from(read.meta.len)
             .unwrap_or(usize::MAX)
             .saturating_sub(head);
-        Some(row(
-            found.location,
-            &text[..head],
-            read.meta.modified,
-            body_bytes,
-        ))
+        let head = &text[..head];
+        let row = row(found.location, head, read.meta.modified, body_bytes);
+        Some((row, (read.stamp, head)))
     }
 
     /// A row and its matching lines for `search`; `None` when nothing matches. The whole file
@@ -1218,7 +1331,7 @@ impl Store {
         let whole = ReadLimit::Whole {
             max_bytes: files::MAX_READ_BYTES,
         };
-        let read = files::read_into(found.dir, found.name, whole, buffer).ok()??;
+        let read = files::read_into(found.dir.dir()?, found.name, whole, buffer).ok()??;
         if !matcher.is_match_bytes(buffer) {
             return None;
         }
@@ -1237,6 +1350,26 @@ impl Store {
             body.len(),
         );
         Some(SearchRow { row, matches })
+    }
+}
+
+/// What a walk kept, the labels of the homes it could not read, the directories (below the
+/// notes home) of those it read, and the directories it reached.
+struct Walked<R> {
+    kept: Vec<Vec<R>>,
+    unavailable: Vec<String>,
+    homes: Vec<String>,
+    listed: Vec<walk::Listed>,
+}
+
+impl<R> Walked<R> {
+    fn nothing(unavailable: Vec<String>) -> Walked<R> {
+        Walked {
+            kept: Vec::new(),
+            unavailable,
+            homes: Vec::new(),
+            listed: Vec::new(),
+        }
     }
 }
 

@@ -3,21 +3,106 @@
 //! Only regular `.md` files with a single link and a valid address are notes; symlinks (files or
 //! directories) are never followed, and temp files never end in `.md`. The lock directory sits
 //! beside the homes, so it is never walked.
+//!
+//! A walk may be given the listings `list` cached ([`Listings`]): a directory whose [`Stamp`]
+//! is the one recorded with its listing is not opened nor listed again, and its notes are handed
+//! over in a [`Place`] that opens the directory only when a note must be read.
 
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::address::{validate_path, Home, Location};
 use super::identity::is_slug;
-use crate::beneath::{BeneathError, Dir, Kind};
+use crate::beneath::{BeneathError, Dir, Kind, Stamp};
 
-/// A note found by [`visit_notes`], with the open handle of its directory.
+/// A note found by [`visit_notes`].
 pub struct Found<'a> {
     pub location: Location,
-    /// The note's directory, opened from its parent's handle (never through a link).
-    pub dir: &'a Dir,
+    /// The note's directory.
+    pub dir: &'a Place<'a>,
     /// The note's file name in `dir`.
     pub name: &'a str,
+}
+
+/// The directory of the notes of one task: open already, or known from a cached listing and
+/// opened (from the notes home's handle, one component at a time) only when first needed.
+pub struct Place<'a> {
+    root: &'a Dir,
+    /// The directory's path below the notes home (`human/design`).
+    path: &'a str,
+    open: OnceCell<Option<Arc<Dir>>>,
+}
+
+impl<'a> Place<'a> {
+    fn new(root: &'a Dir, path: &'a str, handle: Option<Arc<Dir>>) -> Place<'a> {
+        let open = OnceCell::new();
+        if let Some(handle) = handle {
+            let _ = open.set(Some(handle));
+        }
+        Place { root, path, open }
+    }
+
+    /// The directory's path below the notes home.
+    pub fn path(&self) -> &str {
+        self.path
+    }
+
+    /// The open directory, opened now if it was not; `None` when it cannot be.
+    pub fn dir(&self) -> Option<&Dir> {
+        self.open
+            .get_or_init(|| {
+                let components: Vec<&str> = self.path.split('/').collect();
+                self.root
+                    .open_dirs(&components)
+                    .ok()
+                    .flatten()
+                    .map(Arc::new)
+            })
+            .as_deref()
+    }
+
+    /// The [`Stamp`] of the entry `name` of this directory: through its handle when it is open,
+    /// else by its path (see [`Dir::stamp_below`]); `None` when it is missing or cannot be told.
+    pub fn stamp(&self, name: &str) -> Option<Stamp> {
+        match self.open.get() {
+            Some(Some(dir)) => dir.stamp(name).ok().flatten(),
+            Some(None) => None,
+            None => {
+                let mut components: Vec<&str> = self.path.split('/').collect();
+                components.push(name);
+                self.root.stamp_below(&components).ok().flatten()
+            }
+        }
+    }
+}
+
+/// The directory listings a walk may trust without listing again (`list`'s cache).
+pub trait Listings: Sync {
+    /// The listing recorded for the directory at `path` below the notes home, with the stamp
+    /// the directory had then.
+    fn listing(&self, path: &str) -> Option<(Stamp, DirListing)>;
+}
+
+/// A directory's entries as a walk uses them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirListing {
+    pub subdirs: Vec<String>,
+    /// File names that may be notes (`.md`, a valid address); links and hard links are told
+    /// apart only when one is read.
+    pub notes: Vec<String>,
+}
+
+/// A directory a walk with [`Listings`] reached.
+#[derive(Debug)]
+pub struct Listed {
+    /// Below the notes home.
+    pub path: String,
+    /// The directory's stamp, taken before it was listed; `None` when the cached listing was
+    /// trusted (the recorded one still holds).
+    pub stamp: Option<Stamp>,
+    /// The entries, when the directory was listed again.
+    pub listing: Option<DirListing>,
 }
 
 /// What [`visit_notes`] kept, and which homes could not be read.
@@ -28,6 +113,8 @@ pub struct Visited<R> {
     /// Indexes (into the walk's `homes`, ascending) of the homes with a directory that could not
     /// be opened or listed. None of their notes are in `kept`.
     pub failed: Vec<usize>,
+    /// With [`Listings`]: every directory reached, in no particular order.
+    pub listed: Vec<Listed>,
 }
 
 /// Notes handed to one task: a few dozen, so that the threads share a large directory.
@@ -45,9 +132,14 @@ const TASKS_FOR_HELPERS: usize = 2;
 /// helper threads (one per further core, at most 8 in all) once enough tasks wait. A home whose
 /// directories cannot all be opened and listed keeps none of its notes: it is reported, never
 /// half shown.
+///
+/// With `listings`, a directory whose stamp still is the recorded one is taken from them
+/// instead (one `fstatat`, no open), and every directory reached is reported in
+/// [`Visited::listed`].
 pub fn visit_notes<S, R, W, I, V>(
     root: &Dir,
     homes: &[Home],
+    listings: Option<&dyn Listings>,
     wanted: W,
     state: I,
     visit: V,
@@ -61,6 +153,11 @@ where
     let walk = Walk {
         root,
         homes,
+        home_paths: homes
+            .iter()
+            .map(|home| home.components().join("/"))
+            .collect(),
+        listings,
         wanted,
         state,
         visit,
@@ -72,11 +169,11 @@ where
         changed: Condvar::new(),
         failed: homes.iter().map(|_| AtomicBool::new(false)).collect(),
     };
-    let mut kept = Vec::new();
+    let mut gathered = Gathered::default();
     std::thread::scope(|scope| {
         let mut helpers = Vec::new();
         let mut started = false;
-        walk.work(&mut kept, || {
+        walk.work(&mut gathered, || {
             if std::mem::replace(&mut started, true) {
                 return;
             }
@@ -84,47 +181,71 @@ where
             for _ in 1..threads {
                 // A thread the system refuses is one helper fewer, not an error.
                 let helper = std::thread::Builder::new().spawn_scoped(scope, || {
-                    let mut kept = Vec::new();
-                    walk.work(&mut kept, || {});
-                    kept
+                    let mut gathered = Gathered::default();
+                    walk.work(&mut gathered, || {});
+                    gathered
                 });
                 helpers.extend(helper.ok());
             }
         });
         for helper in helpers {
             match helper.join() {
-                Ok(theirs) => kept.extend(theirs),
+                Ok(theirs) => {
+                    gathered.kept.extend(theirs.kept);
+                    gathered.listed.extend(theirs.listed);
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
     });
     let failed: Vec<usize> = (0..homes.len()).filter(|&i| walk.has_failed(i)).collect();
-    let kept = kept
+    let kept = gathered
+        .kept
         .into_iter()
         .filter(|(home, _)| !failed.contains(home))
         .map(|(_, batch)| batch)
         .collect();
-    Visited { kept, failed }
+    Visited {
+        kept,
+        failed,
+        listed: gathered.listed,
+    }
 }
 
-/// What a thread kept: per task, its home's index and the results of its notes.
-type Kept<R> = Vec<(usize, Vec<R>)>;
+/// What one thread gathered: per task, its home's index and the results of its notes; and the
+/// directories it reached (with [`Listings`]).
+struct Gathered<R> {
+    kept: Vec<(usize, Vec<R>)>,
+    listed: Vec<Listed>,
+}
+
+impl<R> Default for Gathered<R> {
+    fn default() -> Self {
+        Gathered {
+            kept: Vec::new(),
+            listed: Vec::new(),
+        }
+    }
+}
 
 /// A unit of work of a walk.
 enum Task {
     /// Open and walk the home `homes[index]`.
     Home(usize),
-    /// Open the subdirectory `name` of `parent` (at `relative` in its home) and walk it.
+    /// Walk the subdirectory `name` (at `relative` in its home): opened from `parent`'s handle,
+    /// or, when the parent was not opened (its listing was cached), from the notes home's.
     Directory {
         home: usize,
-        parent: Arc<Dir>,
+        parent: Option<Arc<Dir>>,
         name: String,
         relative: String,
     },
-    /// Visit these notes (file name, path in the home) of `dir`.
+    /// Visit these notes (file name, path in the home) of the directory at `path` below the
+    /// notes home, open already or not.
     Notes {
         home: usize,
-        dir: Arc<Dir>,
+        dir: Option<Arc<Dir>>,
+        path: Arc<str>,
         notes: Vec<(String, String)>,
     },
 }
@@ -143,6 +264,9 @@ struct Queue {
 struct Walk<'a, W, I, V> {
     root: &'a Dir,
     homes: &'a [Home],
+    /// Each home's directory below the notes home.
+    home_paths: Vec<String>,
+    listings: Option<&'a dyn Listings>,
     wanted: W,
     state: I,
     visit: V,
@@ -174,6 +298,24 @@ fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A directory's path below the notes home, from its home's and its path in the home.
+fn full_path(home_path: &str, relative: &str) -> String {
+    match (home_path.is_empty(), relative.is_empty()) {
+        (_, true) => home_path.to_string(),
+        (true, false) => relative.to_string(),
+        (false, false) => format!("{home_path}/{relative}"),
+    }
+}
+
+/// The path in its home of the entry `name` of the directory at `prefix`.
+fn child_path(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
 impl<S, R, W, I, V> Walk<'_, W, I, V>
 where
     W: Fn(&Location) -> bool + Sync,
@@ -182,14 +324,14 @@ where
 {
     /// Runs tasks until the walk is over, keeping what `visit` keeps (with its home's index).
     /// `busy` is called after each task while tasks wait (the calling thread starts helpers).
-    fn work(&self, kept: &mut Kept<R>, mut busy: impl FnMut()) {
+    fn work(&self, gathered: &mut Gathered<R>, mut busy: impl FnMut()) {
         let mut state = (self.state)();
         while let Some(task) = self.next_task() {
             let done = Done {
                 queue: &self.queue,
                 changed: &self.changed,
             };
-            self.run(task, &mut state, kept);
+            self.run(task, &mut state, gathered);
             drop(done);
             if lock(&self.queue).waiting_work >= TASKS_FOR_HELPERS {
                 busy();
@@ -235,13 +377,21 @@ where
         self.failed[home].load(Ordering::Relaxed)
     }
 
-    fn run(&self, task: Task, state: &mut S, kept: &mut Kept<R>) {
+    fn run(&self, task: Task, state: &mut S, gathered: &mut Gathered<R>) {
         match task {
-            Task::Home(home) => match self.root.open_dirs(&self.homes[home].components()) {
-                Ok(Some(dir)) => self.directory(home, dir, String::new(), state, kept),
-                Ok(None) => {}
-                Err(_) => self.fail(home),
-            },
+            Task::Home(home) => {
+                let path = self.home_paths[home].clone();
+                if self.walk_recorded(home, &path, "", state, gathered) {
+                    return;
+                }
+                match self.root.open_dirs(&self.homes[home].components()) {
+                    Ok(Some(dir)) => {
+                        self.directory(home, dir, path, String::new(), state, gathered)
+                    }
+                    Ok(None) => {}
+                    Err(_) => self.fail(home),
+                }
+            }
             Task::Directory {
                 home,
                 parent,
@@ -251,81 +401,164 @@ where
                 if self.has_failed(home) {
                     return;
                 }
-                let opened = parent.open_dir(&name);
-                // The parent's descriptor closes once its last task is done with it.
-                drop(parent);
+                let path = full_path(&self.home_paths[home], &relative);
+                if self.walk_recorded(home, &path, &relative, state, gathered) {
+                    return;
+                }
+                let opened = match parent {
+                    Some(parent) => parent.open_dir(&name),
+                    None => {
+                        let components: Vec<&str> = path.split('/').collect();
+                        self.root.open_dirs(&components)
+                    }
+                };
                 match opened {
-                    Ok(Some(dir)) => self.directory(home, dir, relative, state, kept),
+                    Ok(Some(dir)) => self.directory(home, dir, path, relative, state, gathered),
                     Ok(None) => {}
                     Err(_) => self.fail(home),
                 }
             }
-            Task::Notes { home, dir, notes } => self.notes(home, &dir, notes, state, kept),
+            Task::Notes {
+                home,
+                dir,
+                path,
+                notes,
+            } => {
+                let place = Place::new(self.root, &path, dir);
+                self.notes(home, &place, notes, state, gathered);
+            }
         }
     }
 
-    /// Lists `dir` (at `prefix` in its home), hands its subdirectories and all but the last
-    /// few notes to other tasks, and visits those notes itself.
+    /// Walks the directory at `path` below the notes home (at `relative` in its home) from its
+    /// cached listing, when there is one and the directory's stamp is still the recorded one.
+    fn walk_recorded(
+        &self,
+        home: usize,
+        path: &str,
+        relative: &str,
+        state: &mut S,
+        gathered: &mut Gathered<R>,
+    ) -> bool {
+        let Some((recorded, listing)) = self.listings.and_then(|l| l.listing(path)) else {
+            return false;
+        };
+        let components: Vec<&str> = path.split('/').collect();
+        let unchanged = recorded.kind() == Kind::Dir
+            && self.root.stamp_below(&components).ok().flatten() == Some(recorded);
+        if !unchanged {
+            return false;
+        }
+        gathered.listed.push(Listed {
+            path: path.to_string(),
+            stamp: None,
+            listing: None,
+        });
+        self.entries(home, None, path, relative, listing, state, gathered);
+        true
+    }
+
+    /// Lists the open directory `dir` (at `path` below the notes home, `prefix` in its home) and
+    /// walks its entries.
     fn directory(
         &self,
         home: usize,
         mut dir: Dir,
+        path: String,
         prefix: String,
         state: &mut S,
-        kept: &mut Kept<R>,
+        gathered: &mut Gathered<R>,
     ) {
         if self.has_failed(home) {
             return;
         }
+        // Taken before the listing: a change made while it is read gives the directory another
+        // stamp than the recorded one.
+        let stamp = match self.listings {
+            Some(_) => match dir.own_stamp() {
+                Ok(stamp) => Some(stamp),
+                Err(_) => return self.fail(home),
+            },
+            None => None,
+        };
         let Ok(entries) = dir.entries() else {
             return self.fail(home);
         };
-        let dir = Arc::new(dir);
-        let mut notes = Vec::new();
+        let mut listing = DirListing::default();
         for entry in entries {
             let Ok(name) = entry.name.into_string() else {
                 continue;
             };
-            let relative = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
             // The listing's type costs no system call; links of regular files, and a file
             // swapped meanwhile, are checked on the open file when it is read.
             match entry.kind {
-                Kind::Dir => self.push(Task::Directory {
-                    home,
-                    parent: Arc::clone(&dir),
-                    name,
-                    relative,
-                }),
-                Kind::File
-                    if name.ends_with(".md") && validate_path(&relative, &relative).is_ok() =>
-                {
-                    notes.push((name, relative));
-                }
+                Kind::Dir => listing.subdirs.push(name),
+                Kind::File if name.ends_with(".md") => listing.notes.push(name),
                 _ => {}
             }
         }
+        if self.listings.is_some() {
+            gathered.listed.push(Listed {
+                path: path.clone(),
+                stamp,
+                listing: Some(listing.clone()),
+            });
+        }
+        let dir = Arc::new(dir);
+        self.entries(home, Some(dir), &path, &prefix, listing, state, gathered);
+    }
+
+    /// Hands the subdirectories of a directory and all but the last few of its notes to other
+    /// tasks, and visits those notes itself.
+    #[allow(clippy::too_many_arguments)]
+    fn entries(
+        &self,
+        home: usize,
+        dir: Option<Arc<Dir>>,
+        path: &str,
+        prefix: &str,
+        listing: DirListing,
+        state: &mut S,
+        gathered: &mut Gathered<R>,
+    ) {
+        for name in listing.subdirs {
+            let relative = child_path(prefix, &name);
+            self.push(Task::Directory {
+                home,
+                parent: dir.clone(),
+                name,
+                relative,
+            });
+        }
+        let mut notes: Vec<(String, String)> = listing
+            .notes
+            .into_iter()
+            .filter_map(|name| {
+                let relative = child_path(prefix, &name);
+                is_note_path(&name, &relative).then_some((name, relative))
+            })
+            .collect();
+        let path: Arc<str> = Arc::from(path);
         while notes.len() > NOTES_PER_TASK {
             let batch = notes.split_off(notes.len() - NOTES_PER_TASK);
             self.push(Task::Notes {
                 home,
-                dir: Arc::clone(&dir),
+                dir: dir.clone(),
+                path: Arc::clone(&path),
                 notes: batch,
             });
         }
-        self.notes(home, &dir, notes, state, kept);
+        let place = Place::new(self.root, &path, dir);
+        self.notes(home, &place, notes, state, gathered);
     }
 
     fn notes(
         &self,
         home: usize,
-        dir: &Dir,
+        place: &Place<'_>,
         notes: Vec<(String, String)>,
         state: &mut S,
-        kept: &mut Kept<R>,
+        gathered: &mut Gathered<R>,
     ) {
         let mut results = Vec::with_capacity(notes.len());
         for (name, path) in notes {
@@ -341,7 +574,7 @@ where
             }
             let found = Found {
                 location,
-                dir,
+                dir: place,
                 name: &name,
             };
             if let Some(result) = (self.visit)(state, found) {
@@ -349,9 +582,15 @@ where
             }
         }
         if !results.is_empty() {
-            kept.push((home, results));
+            gathered.kept.push((home, results));
         }
     }
+}
+
+/// Whether the file `name`, at `relative` in its home, may be a note: `.md` and a valid
+/// address.
+fn is_note_path(name: &str, relative: &str) -> bool {
+    name.ends_with(".md") && validate_path(relative, relative).is_ok()
 }
 
 /// A note file found on disk by [`notes_in`].
@@ -472,6 +711,7 @@ mod tests {
         let visited = visit_notes(
             root,
             homes,
+            None,
             wanted,
             || (),
             |_, found| {
