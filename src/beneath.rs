@@ -135,6 +135,11 @@ impl Meta {
     }
 }
 
+/// A path below a [`Dir`], of components each checked as a single name (`a/b/`; empty for the
+/// directory itself).
+#[derive(Debug, Clone)]
+pub struct PathBelow(Vec<u8>);
+
 /// What tells one version of a file or directory from another without reading it, as git's
 /// index does: device, inode, type, link count, size, and modification and change times. A file
 /// rewritten in place gets a new change time (no call sets it back); a file replaced by a rename
@@ -373,12 +378,30 @@ impl Dir {
         let Some((last, parents)) = names.split_last() else {
             return self.own_stamp().map(Some);
         };
-        let mut path = Vec::with_capacity(64);
-        for name in parents {
+        self.stamp_at(&self.path_below(parents)?, last)
+    }
+
+    /// The checked path of the directory at `names` below this one, for [`Dir::stamp_at`].
+    pub fn path_below<S: AsRef<OsStr>>(&self, names: &[S]) -> Result<PathBelow, BeneathError> {
+        let mut path = Vec::with_capacity(names.len() * 16);
+        for name in names {
             path.extend_from_slice(self.checked(name.as_ref())?.as_bytes());
             path.push(b'/');
         }
-        path.extend_from_slice(self.checked(last.as_ref())?.as_bytes());
+        Ok(PathBelow(path))
+    }
+
+    /// [`Dir::stamp_below`] of the entry `name` of the directory at `below`, with the same
+    /// caveat.
+    pub fn stamp_at(
+        &self,
+        below: &PathBelow,
+        name: impl AsRef<OsStr>,
+    ) -> Result<Option<Stamp>, BeneathError> {
+        let name = self.checked(name.as_ref())?;
+        let mut path = Vec::with_capacity(below.0.len() + name.len());
+        path.extend_from_slice(&below.0);
+        path.extend_from_slice(name.as_bytes());
         let path = OsStr::from_bytes(&path);
         match rfs::statat(&self.fd, path, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => Ok(Some(Stamp::of(&stat))),

@@ -118,15 +118,15 @@ fn updated_at(list: &Value, address: &str) -> Option<String> {
 fn a_settled_store_is_recorded_and_listed_from_the_record() {
     let env = recorded_store();
     let record = fs::read(the_record(&env)).unwrap();
-    // The record holds the frontmatter blocks themselves.
-    let block = "updatedAt: 2026-01-24T00:00:00.000Z";
+    // The record holds what the list read of each note's frontmatter.
+    let block = "2026-01-24T00:00:00.000Z";
     assert!(
         record.windows(block.len()).any(|w| w == block.as_bytes()),
-        "the record keeps each note's frontmatter block"
+        "the record keeps each note's frontmatter values"
     );
-    // Forge one recorded block, same length: a list that trusts the record (the note's stamp
+    // Forge one recorded value, same length: a list that trusts the record (the note's stamp
     // is unchanged) shows the forged date; a list without the record shows the note's.
-    let forged = "updatedAt: 2026-01-29T00:00:00.000Z";
+    let forged = "2026-01-29T00:00:00.000Z";
     let at = record
         .windows(block.len())
         .position(|w| w == block.as_bytes())
@@ -153,7 +153,7 @@ fn a_store_changed_within_the_settling_time_is_not_recorded() {
     list_both(&env);
     list_both(&env);
     let record = fs::read(the_record(&env)).unwrap_or_default();
-    let block = "updatedAt: 2026-01-24T00:00:00.000Z";
+    let block = "2026-01-24T00:00:00.000Z";
     assert!(
         !record.windows(block.len()).any(|w| w == block.as_bytes()),
         "a note changed a moment ago is read again, not recorded"

@@ -15,6 +15,9 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Results of a megabyte or more (a list of 10,000 notes) go out in a few large writes.
+const OUT_BUFFER_BYTES: usize = 64 * 1024;
+
 /// The output side of a command run.
 pub struct Ui {
     pub color: bool,
@@ -33,7 +36,7 @@ impl Ui {
         Ui {
             color: decide(io::stdout().is_terminal()),
             stderr_color: decide(io::stderr().is_terminal()),
-            out: io::BufWriter::new(io::stdout()),
+            out: io::BufWriter::with_capacity(OUT_BUFFER_BYTES, io::stdout()),
         }
     }
 

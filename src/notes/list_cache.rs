@@ -35,7 +35,9 @@ use crate::beneath::Stamp;
 use crate::session::{cache_file, framed, map_cache_file, save_cache_file, CachePayload};
 
 const MAGIC: &[u8; 8] = b"PICTXNLS";
-/// Bumped whenever the layout or the meaning of a record changes.
+/// Bumped whenever the layout or the meaning of a record changes: what it holds, the keys
+/// `frontmatter::known_values` reads, or the rules a note's name is checked by when its
+/// directory is listed (names from a record are not checked again).
 const FORMAT: u32 = 1;
 /// A record larger than this is not read (a few hundred bytes a note: about a million notes).
 const MAX_RECORD_BYTES: u64 = 512 << 20;
@@ -69,13 +71,24 @@ struct DirRecord<'a> {
     notes: Vec<NoteRecord<'a>>,
 }
 
-/// One possible note of a directory, with its frontmatter block when one was recorded.
+/// One note of a directory, with what a list needs of it when that was recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct NoteRecord<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(borrow)]
-    version: Option<(Stamp, Cow<'a, str>)>,
+    version: Option<Version<'a>>,
+}
+
+/// One version of a note, as a list saw it: its stamp, the length of its frontmatter block and
+/// the values of the known keys in it (`frontmatter::known_values`, indexed by key), so that a
+/// list served from the record does not parse the block again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Version<'a> {
+    pub stamp: Stamp,
+    pub head_len: u64,
+    #[serde(borrow)]
+    pub values: Vec<Option<Cow<'a, str>>>,
 }
 
 /// A note read by a list, as the record may keep it.
@@ -84,9 +97,7 @@ pub struct ReadNote {
     /// The note's directory below the notes home.
     pub dir: String,
     pub name: String,
-    pub stamp: Stamp,
-    /// Its frontmatter block.
-    pub head: String,
+    pub version: Version<'static>,
 }
 
 /// The record file of a notes home, where it is and what it held when the list started.
@@ -140,9 +151,10 @@ impl ListCache {
         }
     }
 
-    /// Whether a note read with `stamp` and frontmatter block `head` may be recorded.
-    pub fn may_record(&self, stamp: &Stamp, head: &str) -> bool {
-        stamp.changed_before(self.settled_before) && head.len() <= MAX_HEAD_BYTES
+    /// Whether a note read with `stamp` and a frontmatter block of `head_len` bytes may be
+    /// recorded.
+    pub fn may_record(&self, stamp: &Stamp, head_len: usize) -> bool {
+        stamp.changed_before(self.settled_before) && head_len <= MAX_HEAD_BYTES
     }
 
     /// Writes the record again with what a walk of the homes at `walked` (below the notes home;
@@ -189,7 +201,7 @@ impl ListCache {
         relisted
             || read
                 .iter()
-                .any(|note| self.may_record(&note.stamp, &note.head))
+                .any(|note| self.may_record(&note.version.stamp, head_len(&note.version)))
             || recorded != reached.by_ref().count()
     }
 
@@ -202,7 +214,7 @@ impl ListCache {
     ) -> Vec<DirRecord<'k>> {
         let mut read: Vec<&ReadNote> = read
             .iter()
-            .filter(|note| self.may_record(&note.stamp, &note.head))
+            .filter(|note| self.may_record(&note.version.stamp, head_len(&note.version)))
             .collect();
         read.sort_unstable_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
         let in_walked = |path: &str| walked.iter().any(|home| is_below(path, home));
@@ -235,7 +247,7 @@ impl ListCache {
             let from = read.partition_point(|note| note.dir.as_str() < reached.path.as_str());
             for note in read[from..].iter().take_while(|n| n.dir == reached.path) {
                 if let Ok(i) = record.note_index(&note.name) {
-                    record.notes[i].version = Some((note.stamp, Cow::Borrowed(&note.head)));
+                    record.notes[i].version = Some(note.version.clone());
                 }
             }
             dirs.push(record);
@@ -257,9 +269,9 @@ impl Known<'_> {
             .ok()
     }
 
-    /// The recorded stamp and frontmatter block of the note `name` of the directory at `dir`.
-    /// The notes of one directory come together: `lookup` remembers the last directory found.
-    pub fn note(&self, lookup: &mut Lookup, dir: &str, name: &str) -> Option<(&Stamp, &str)> {
+    /// The recorded version of the note `name` of the directory at `dir`. The notes of one
+    /// directory come together: `lookup` remembers the last directory found.
+    pub fn note(&self, lookup: &mut Lookup, dir: &str, name: &str) -> Option<&Version<'_>> {
         let index = match &lookup.last {
             Some((path, index)) if path == dir => *index,
             _ => {
@@ -268,8 +280,7 @@ impl Known<'_> {
                 index
             }
         }?;
-        let (stamp, head) = self.dirs[index].note(name)?.version.as_ref()?;
-        Some((stamp, head))
+        self.dirs[index].note(name)?.version.as_ref()
     }
 }
 
@@ -293,6 +304,10 @@ impl DirRecord<'_> {
     fn note(&self, name: &str) -> Option<&NoteRecord<'_>> {
         self.note_index(name).ok().map(|i| &self.notes[i])
     }
+}
+
+fn head_len(version: &Version<'_>) -> usize {
+    usize::try_from(version.head_len).unwrap_or(usize::MAX)
 }
 
 fn sorted(names: &[String]) -> Vec<Cow<'_, str>> {

@@ -160,7 +160,13 @@ impl ListPage {
             listing.wastebasket,
         );
         let mut used = json_len(&page);
-        for row in listing.rows.iter().take(limit.unwrap_or(usize::MAX)) {
+        let shown = listing.rows.len().min(limit.unwrap_or(usize::MAX));
+        if budget == usize::MAX {
+            // Without a budget every row is shown: one allocation, not a vector doubled a
+            // dozen times (fresh memory is dear).
+            page.files.reserve_exact(shown);
+        }
+        for row in listing.rows.iter().take(shown) {
             let file = list_file(row);
             if budget != usize::MAX {
                 let cost = json_len(&file) + usize::from(!page.files.is_empty());

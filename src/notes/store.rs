@@ -5,6 +5,7 @@
 //! take no locks: notes are only ever replaced by rename, so a reader sees the old or the new
 //! file, never a mix.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -1266,24 +1267,28 @@ impl Store {
         found: walk::Found<'_>,
     ) -> Option<(Row, Option<list_cache::ReadNote>)> {
         let dir = found.dir.path();
-        if let Some((recorded, head)) = known.note(state, dir, found.name) {
-            if let Some(stamp) = found.dir.stamp(found.name).filter(|s| s == recorded) {
-                let body_bytes = usize::try_from(stamp.len)
-                    .unwrap_or(usize::MAX)
-                    .saturating_sub(head.len());
-                let row = row(found.location, head, stamp.modified_time(), body_bytes);
-                return Some((row, None));
+        if let Some(recorded) = known.note(state, dir, found.name) {
+            if let Some(stamp) = found.dir.stamp(found.name) {
+                if stamp == recorded.stamp {
+                    return Some((row_from_record(found.location, &stamp, recorded), None));
+                }
             }
         }
         let name = found.name.to_string();
         let (row, (stamp, head)) = self.list_row(&mut state.buffer, found)?;
         let note = cache
-            .may_record(&stamp, head)
+            .may_record(&stamp, head.len())
             .then(|| list_cache::ReadNote {
                 dir: dir.to_string(),
                 name,
-                stamp,
-                head: head.to_string(),
+                version: list_cache::Version {
+                    stamp,
+                    head_len: head.len() as u64,
+                    values: frontmatter::known_values(head)
+                        .into_iter()
+                        .map(|value| value.map(Cow::Owned))
+                        .collect(),
+                },
             });
         Some((row, note))
     }
@@ -1380,8 +1385,36 @@ const HEAD_BYTES: usize = 1024;
 /// A listing row from a note's frontmatter block `head` (unlocked); missing times fall back to
 /// the file's modification time.
 fn row(location: Location, head: &str, modified: Option<SystemTime>, body_bytes: usize) -> Row {
+    row_of_values(
+        location,
+        frontmatter::known_values(head),
+        modified,
+        body_bytes,
+    )
+}
+
+/// The row of a note unchanged since `recorded` (its `stamp`), as [`row`] made it then.
+fn row_from_record(location: Location, stamp: &Stamp, recorded: &list_cache::Version<'_>) -> Row {
+    let mut values: [Option<String>; Key::ALL.len()] = Default::default();
+    for (value, recorded) in values.iter_mut().zip(&recorded.values) {
+        *value = recorded.as_deref().map(str::to_string);
+    }
+    let head_len = usize::try_from(recorded.head_len).unwrap_or(usize::MAX);
+    let body_bytes = usize::try_from(stamp.len)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(head_len);
+    row_of_values(location, values, stamp.modified_time(), body_bytes)
+}
+
+/// A listing row from the values of the known keys of a note's frontmatter block.
+fn row_of_values(
+    location: Location,
+    values: [Option<String>; Key::ALL.len()],
+    modified: Option<SystemTime>,
+    body_bytes: usize,
+) -> Row {
     let fallback_at = modified.and_then(|m| Timestamp::try_from(m).ok());
-    let meta = Meta::from_values(frontmatter::known_values(head), &|| {
+    let meta = Meta::from_values(values, &|| {
         fallback_at.map_or_else(String::new, clock::local_iso)
     });
     let updated = clock::parse(&meta.updated_at)

@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use super::address::{validate_path, Home, Location};
 use super::identity::is_slug;
-use crate::beneath::{BeneathError, Dir, Kind, Stamp};
+use crate::beneath::{BeneathError, Dir, Kind, PathBelow, Stamp};
 
 /// A note found by [`visit_notes`].
 pub struct Found<'a> {
@@ -32,6 +32,8 @@ pub struct Place<'a> {
     /// The directory's path below the notes home (`human/design`).
     path: &'a str,
     open: OnceCell<Option<Arc<Dir>>>,
+    /// The path checked once for the `fstatat` of each note, while the directory is not open.
+    below: OnceCell<Option<PathBelow>>,
 }
 
 impl<'a> Place<'a> {
@@ -40,7 +42,12 @@ impl<'a> Place<'a> {
         if let Some(handle) = handle {
             let _ = open.set(Some(handle));
         }
-        Place { root, path, open }
+        Place {
+            root,
+            path,
+            open,
+            below: OnceCell::new(),
+        }
     }
 
     /// The directory's path below the notes home.
@@ -69,9 +76,11 @@ impl<'a> Place<'a> {
             Some(Some(dir)) => dir.stamp(name).ok().flatten(),
             Some(None) => None,
             None => {
-                let mut components: Vec<&str> = self.path.split('/').collect();
-                components.push(name);
-                self.root.stamp_below(&components).ok().flatten()
+                let below = self.below.get_or_init(|| {
+                    let components: Vec<&str> = self.path.split('/').collect();
+                    self.root.path_below(&components).ok()
+                });
+                self.root.stamp_at(below.as_ref()?, name).ok().flatten()
             }
         }
     }
@@ -88,8 +97,8 @@ pub trait Listings: Sync {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DirListing {
     pub subdirs: Vec<String>,
-    /// File names that may be notes (`.md`, a valid address); links and hard links are told
-    /// apart only when one is read.
+    /// File names that may be notes (`.md`, a valid address, checked when the directory was
+    /// listed); links and hard links are told apart only when one is read.
     pub notes: Vec<String>,
 }
 
@@ -493,7 +502,9 @@ where
             // swapped meanwhile, are checked on the open file when it is read.
             match entry.kind {
                 Kind::Dir => listing.subdirs.push(name),
-                Kind::File if name.ends_with(".md") => listing.notes.push(name),
+                Kind::File if is_note_path(&name, &child_path(&prefix, &name)) => {
+                    listing.notes.push(name)
+                }
                 _ => {}
             }
         }
@@ -533,9 +544,9 @@ where
         let mut notes: Vec<(String, String)> = listing
             .notes
             .into_iter()
-            .filter_map(|name| {
+            .map(|name| {
                 let relative = child_path(prefix, &name);
-                is_note_path(&name, &relative).then_some((name, relative))
+                (name, relative)
             })
             .collect();
         let path: Arc<str> = Arc::from(path);
