@@ -232,6 +232,10 @@ impl<'a> SearchPage<'a> {
         );
         let mut used = json_len(&page);
         let cap = max_matches.unwrap_or(usize::MAX);
+        if budget == usize::MAX {
+            page.files
+                .reserve_exact(listing.rows.len().min(limit.unwrap_or(usize::MAX)));
+        }
         for (index, hit) in listing
             .rows
             .iter()
