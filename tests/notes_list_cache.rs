@@ -284,6 +284,19 @@ fn a_damaged_foreign_or_hostile_record_only_costs_speed() {
         // A list after a bad record writes a good one again.
         assert_eq!(list(&env, true), truth, "{what} record, rewritten");
     }
+    // A record naming a subdirectory `..` (the same length as the `t0` it replaces): the
+    // directory is listed again, never walked through the bad name nor given up.
+    list(&env, true);
+    let bytes = fs::read(&record).unwrap();
+    let name = b"\x02t0";
+    let at = bytes
+        .windows(name.len())
+        .position(|w| w == name)
+        .expect("the record names t0");
+    let mut dotdot = bytes.clone();
+    dotdot[at + 1..at + 3].copy_from_slice(b"..");
+    fs::write(&record, &dotdot).unwrap();
+    assert_eq!(list(&env, true), truth, "a record naming ..");
     // Not a regular file: a link to an endless device, a FIFO nobody writes.
     fs::remove_file(&record).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &record).unwrap();
@@ -352,4 +365,25 @@ fn lists_racing_a_writer_end_with_the_notes_as_they_are() {
     std::thread::sleep(SETTLE);
     list_both(&env);
     list_both(&env);
+}
+
+#[test]
+fn lists_writing_the_record_at_once_all_list_the_notes() {
+    let env = recorded_store();
+    // Every list of the round below lists this directory again and rewrites the record.
+    fs::remove_file(env.notes_home().join("human/t0/sub0/n0.md")).unwrap();
+    std::thread::sleep(SETTLE);
+    let truth = list(&env, false);
+    for round in 0..3 {
+        let lists: Vec<Value> = std::thread::scope(|scope| {
+            let running: Vec<_> = (0..6).map(|_| scope.spawn(|| list(&env, true))).collect();
+            running.into_iter().map(|l| l.join().unwrap()).collect()
+        });
+        for listed in lists {
+            assert_eq!(listed, truth, "round {round}");
+        }
+        // The record left by the last rename serves the next list.
+        assert_eq!(list(&env, true), truth);
+        assert_eq!(record_files(&env).len(), 1);
+    }
 }

@@ -287,6 +287,16 @@ impl Known<'_> {
 impl Listings for Known<'_> {
     fn listing(&self, path: &str) -> Option<(Stamp, DirListing)> {
         let dir = self.dir(path)?;
+        // A record with a name no listing gives (`..`, `a/b`) is not this program's: the
+        // directory is listed again rather than the walk led astray or failed.
+        let names_plain = dir.subdirs.iter().all(|name| is_plain_name(name))
+            && dir
+                .notes
+                .iter()
+                .all(|note| is_plain_name(&note.name) && note.name.ends_with(".md"));
+        if !names_plain {
+            return None;
+        }
         let listing = DirListing {
             subdirs: dir.subdirs.iter().map(|s| s.to_string()).collect(),
             notes: dir.notes.iter().map(|n| n.name.to_string()).collect(),
@@ -325,6 +335,11 @@ fn is_sorted_by_path(dirs: &[DirRecord<'_>]) -> bool {
             .all(|dir| dir.notes.windows(2).all(|w| w[0].name < w[1].name))
 }
 
+/// A single file name as a directory listing gives it.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+}
+
 /// Whether `path` is the directory `home` or below it.
 fn is_below(path: &str, home: &str) -> bool {
     path.strip_prefix(home)
@@ -334,6 +349,14 @@ fn is_below(path: &str, home: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_single_names_are_plain() {
+        assert!(is_plain_name("a.md") && is_plain_name("..."));
+        for bad in ["", ".", "..", "a/b", "a\0"] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_directory_is_below_its_home_and_not_below_a_sibling_with_a_longer_name() {
