@@ -352,12 +352,7 @@ impl Dir {
 
     /// The [`Stamp`] of the entry `name` (never through a link); `None` when it does not exist.
     pub fn stamp(&self, name: impl AsRef<OsStr>) -> Result<Option<Stamp>, BeneathError> {
-        let name = self.checked(name.as_ref())?;
-        match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) => Ok(Some(Stamp::of(&stat))),
-            Err(Errno::NOENT) => Ok(None),
-            Err(e) => Err(io_error("inspect", &self.path.join(name), e)),
-        }
+        Ok(self.lstat(name.as_ref())?.map(|stat| Stamp::of(&stat)))
     }
 
     /// The [`Stamp`] of this directory itself.
@@ -412,9 +407,13 @@ impl Dir {
 
     /// `lstat` of the entry `name`; `None` when it does not exist.
     pub fn stat(&self, name: impl AsRef<OsStr>) -> Result<Option<Meta>, BeneathError> {
-        let name = self.checked(name.as_ref())?;
+        Ok(self.lstat(name.as_ref())?.map(|stat| Meta::of(&stat)))
+    }
+
+    fn lstat(&self, name: &OsStr) -> Result<Option<rfs::Stat>, BeneathError> {
+        let name = self.checked(name)?;
         match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) => Ok(Some(Meta::of(&stat))),
+            Ok(stat) => Ok(Some(stat)),
             Err(Errno::NOENT) => Ok(None),
             Err(e) => Err(io_error("inspect", &self.path.join(name), e)),
         }

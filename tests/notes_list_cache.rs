@@ -52,6 +52,15 @@ fn store(env: &TestEnv) {
     }
 }
 
+fn mkfifo(path: &Path) {
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+}
+
 fn list(env: &TestEnv, cached: bool) -> Value {
     let mut cmd = notes(env, &["list", "--json"]);
     if !cached {
@@ -209,12 +218,7 @@ fn every_kind_of_change_after_recording_shows_at_once() {
     .unwrap();
     let fifo = human.join("t4/sub0/n1.md");
     fs::remove_file(&fifo).unwrap();
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        &fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-    )
-    .unwrap();
+    mkfifo(&fifo);
     let linked = human.join("t4/sub0/n2.md");
     fs::remove_file(&linked).unwrap();
     std::os::unix::fs::symlink(outside.join("sub1/n0.md"), &linked).unwrap();
@@ -302,12 +306,7 @@ fn a_damaged_foreign_or_hostile_record_only_costs_speed() {
     std::os::unix::fs::symlink("/dev/zero", &record).unwrap();
     assert_eq!(list(&env, true), truth, "a link to /dev/zero");
     fs::remove_file(&record).unwrap();
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        &record,
-        rustix::fs::Mode::from_raw_mode(0o600),
-    )
-    .unwrap();
+    mkfifo(&record);
     assert_eq!(list(&env, true), truth, "a FIFO");
 }
 
