@@ -31,11 +31,14 @@ pub fn emit(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()
 
 /// Pages with fewer files are written by [`emit`] alone.
 const FILES_FOR_A_SECOND_THREAD: usize = 512;
+/// Files serialized at a time by one thread: the helper stays at most a chunk ahead, so the
+/// page is never held twice in memory.
+const FILES_PER_CHUNK: usize = 128;
 
-/// [`emit`] of a notes page, the same bytes, with the second half of its files serialized on
-/// another thread while the first half is written: a search printing every one of 90,000
-/// matching lines is 27 MB of JSON, and escaping it on one thread after the walk was a quarter
-/// of the search's time.
+/// [`emit`] of a notes page, the same bytes, with every other chunk of its files serialized on a
+/// second thread while this one writes the chunk before it: a search printing every one of
+/// 90,000 matching lines is 27 MB of JSON, and escaping it on one thread after the walk was a
+/// quarter of the search's time.
 fn emit_notes_page<F: serde::Serialize + Sync>(
     out: &mut dyn Write,
     page: &NotesPage<F>,
@@ -55,17 +58,33 @@ fn emit_notes_page<F: serde::Serialize + Sync>(
     let Some(rest) = skeleton.strip_prefix(open.as_slice()) else {
         return emit(out, page);
     };
-    let (first, second) = page.files.split_at(page.files.len() / 2);
-    let second = std::thread::scope(|scope| -> io::Result<Vec<u8>> {
-        let later = scope.spawn(|| serialize_items(second));
+    let chunks: Vec<&[F]> = page.files.chunks(FILES_PER_CHUNK).collect();
+    let (done, serialized) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(1);
+    std::thread::scope(|scope| -> io::Result<()> {
+        scope.spawn(|| {
+            for chunk in chunks.iter().skip(1).step_by(2) {
+                // A closed channel: the writer stopped (a write failed).
+                if done.send(serialize_items(chunk)).is_err() {
+                    break;
+                }
+            }
+        });
         out.write_all(open)?;
-        write_items(&mut *out, first)?;
-        later
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        for (i, chunk) in chunks.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            if i % 2 == 0 {
+                write_items(&mut *out, chunk)?;
+            } else {
+                let bytes = serialized.recv().map_err(io::Error::other)??;
+                out.write_all(&bytes)?;
+            }
+        }
+        // Ends the helper if it is still waiting to hand over a chunk.
+        drop(serialized);
+        Ok(())
     })?;
-    out.write_all(b",")?;
-    out.write_all(&second)?;
     out.write_all(rest)?;
     out.write_all(b"\n")
 }
@@ -234,6 +253,39 @@ mod tests {
                 String::from_utf8(two).unwrap(),
                 String::from_utf8(one).unwrap(),
                 "{files} files"
+            );
+        }
+    }
+
+    /// Takes `room` bytes, then fails every write (a closed pipe).
+    struct Closing {
+        room: usize,
+    }
+
+    impl Write for Closing {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            let taken = bytes.len().min(self.room);
+            self.room -= taken;
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_that_fails_midway_ends_both_threads_with_the_error() {
+        let page = page(5000);
+        for room in [0, 10, 20_000, 200_000] {
+            let error = emit_notes_page(&mut Closing { room }, &page).unwrap_err();
+            assert_eq!(
+                error.kind(),
+                io::ErrorKind::BrokenPipe,
+                "after {room} bytes"
             );
         }
     }
