@@ -370,12 +370,21 @@ where
         }
     }
 
-    fn push(&self, task: Task) {
+    /// Adds tasks under one lock, waking as many waiting threads as there are tasks.
+    fn push(&self, tasks: Vec<Task>) {
+        if tasks.is_empty() {
+            return;
+        }
+        let added = tasks.len();
         let mut queue = lock(&self.queue);
-        queue.tasks.push(task);
-        queue.waiting_work += 1;
+        queue.tasks.extend(tasks);
+        queue.waiting_work += added;
         drop(queue);
-        self.changed.notify_one();
+        if added == 1 {
+            self.changed.notify_one();
+        } else {
+            self.changed.notify_all();
+        }
     }
 
     fn fail(&self, home: usize) {
@@ -532,15 +541,16 @@ where
         state: &mut S,
         gathered: &mut Gathered<R>,
     ) {
-        for name in listing.subdirs {
-            let relative = child_path(prefix, &name);
-            self.push(Task::Directory {
+        let mut tasks: Vec<Task> = listing
+            .subdirs
+            .into_iter()
+            .map(|name| Task::Directory {
                 home,
                 parent: dir.clone(),
+                relative: child_path(prefix, &name),
                 name,
-                relative,
-            });
-        }
+            })
+            .collect();
         let mut notes: Vec<(String, String)> = listing
             .notes
             .into_iter()
@@ -552,13 +562,14 @@ where
         let path: Arc<str> = Arc::from(path);
         while notes.len() > NOTES_PER_TASK {
             let batch = notes.split_off(notes.len() - NOTES_PER_TASK);
-            self.push(Task::Notes {
+            tasks.push(Task::Notes {
                 home,
                 dir: dir.clone(),
                 path: Arc::clone(&path),
                 notes: batch,
             });
         }
+        self.push(tasks);
         let place = Place::new(self.root, &path, dir);
         self.notes(home, &place, notes, state, gathered);
     }
