@@ -386,3 +386,34 @@ fn lists_writing_the_record_at_once_all_list_the_notes() {
         assert_eq!(record_files(&env).len(), 1);
     }
 }
+
+#[test]
+fn a_list_killed_while_it_writes_the_record_leaves_nothing_wrong_behind() {
+    let env = recorded_store();
+    let truth = list(&env, false);
+    let record = the_record(&env);
+    for round in 0..20u64 {
+        // Without a record the list reads every note and writes a whole one: kill it somewhere
+        // along the way.
+        let _ = fs::remove_file(&record);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-context"))
+            .env_clear()
+            .env("HOME", env.home())
+            .env("PI_NOTES_HOME", env.notes_home())
+            .env("PI_CONTEXT_SESSION_ID", SESSION)
+            .env("PI_CODING_AGENT_DIR", env.root().join("pi-agent"))
+            .env("PI_OFFLINE", "1")
+            .env("PI_CONTEXT_NOW", common::FIXED_NOW)
+            .env("TZ", "UTC")
+            .current_dir(env.work())
+            .args(["notes", "list", "--json"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(500 * round));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(list(&env, true), truth, "after a kill at round {round}");
+    }
+    assert_eq!(record_files(&env).len(), 1);
+}
