@@ -196,13 +196,12 @@ impl ListCache {
     ) -> bool {
         let in_walked = |path: &str| walked.iter().any(|home| is_below(path, home));
         let recorded = known.dirs.iter().filter(|dir| in_walked(&dir.path)).count();
-        let mut reached = listed.iter().filter(|dir| in_walked(&dir.path));
-        let relisted = reached.clone().any(|dir| dir.listing.is_some());
-        relisted
+        let reached: Vec<&Listed> = listed.iter().filter(|dir| in_walked(&dir.path)).collect();
+        reached.iter().any(|dir| dir.listing.is_some())
             || read
                 .iter()
                 .any(|note| self.may_record(&note.version.stamp, head_len(&note.version)))
-            || recorded != reached.by_ref().count()
+            || recorded != reached.len()
     }
 
     fn updated<'k>(
@@ -349,6 +348,137 @@ fn is_below(path: &str, home: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NOW: u64 = 1_800_000_000;
+
+    fn stamp(ino: u64, changed: i64) -> Stamp {
+        Stamp {
+            dev: 1,
+            ino,
+            mode: 0o100644,
+            nlink: 1,
+            len: 10,
+            modified: (changed, 0),
+            changed: (changed, 0),
+        }
+    }
+
+    fn cache() -> ListCache {
+        ListCache {
+            file: PathBuf::from("/nonexistent/x.list"),
+            key: "/home".into(),
+            payload: None,
+            settled_before: SystemTime::UNIX_EPOCH + Duration::from_secs(NOW),
+        }
+    }
+
+    fn version(ino: u64, changed: i64, updated: &str) -> Version<'static> {
+        Version {
+            stamp: stamp(ino, changed),
+            head_len: 4,
+            values: vec![Some(Cow::Owned(updated.to_string()))],
+        }
+    }
+
+    fn dir<'a>(path: &'a str, notes: &[(&'a str, Option<Version<'a>>)]) -> DirRecord<'a> {
+        DirRecord {
+            path: Cow::Borrowed(path),
+            stamp: Some(stamp(100, 1)),
+            subdirs: Vec::new(),
+            notes: notes
+                .iter()
+                .map(|(name, version)| NoteRecord {
+                    name: Cow::Borrowed(name),
+                    version: version.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    fn read(dir: &str, name: &str, version: Version<'static>) -> ReadNote {
+        ReadNote {
+            dir: dir.into(),
+            name: name.into(),
+            version,
+        }
+    }
+
+    #[test]
+    fn an_update_keeps_other_homes_drops_the_unreached_and_records_only_settled_reads() {
+        let old = version(1, 5, "old");
+        let known = Known {
+            dirs: vec![
+                dir(
+                    "human",
+                    &[("a.md", Some(old.clone())), ("gone.md", Some(old.clone()))],
+                ),
+                dir("human/unreached", &[]),
+                dir("models/m", &[("m.md", Some(old.clone()))]),
+            ],
+        };
+        let listing = DirListing {
+            subdirs: Vec::new(),
+            notes: vec!["b.md".into(), "a.md".into(), "c.md".into()],
+        };
+        let listed = [Listed {
+            path: "human".into(),
+            stamp: Some(stamp(100, 7)),
+            listing: Some(listing),
+        }];
+        let settled = NOW as i64 - 10;
+        let fresh = NOW as i64 + 1;
+        let reads = [
+            read("human", "b.md", version(2, settled, "b")),
+            read("human", "c.md", version(3, fresh, "c")),
+        ];
+        let cache = cache();
+        let walked = ["human".to_string()];
+        assert!(cache.learned(&known, &walked, &listed, &reads));
+        let dirs = cache.updated(&known, &walked, &listed, &reads);
+        let paths: Vec<&str> = dirs.iter().map(|d| d.path.as_ref()).collect();
+        assert_eq!(
+            paths,
+            ["human", "models/m"],
+            "another home kept, the unreached dropped"
+        );
+        let human = &dirs[0];
+        let notes: Vec<(&str, Option<&str>)> = human
+            .notes
+            .iter()
+            .map(|n| {
+                let value = n.version.as_ref().and_then(|v| v.values[0].as_deref());
+                (n.name.as_ref(), value)
+            })
+            .collect();
+        assert_eq!(
+            notes,
+            [("a.md", Some("old")), ("b.md", Some("b")), ("c.md", None)],
+            "a name still listed keeps its version, a settled read is recorded, a fresh one not"
+        );
+        assert_eq!(human.stamp, Some(stamp(100, 7)));
+    }
+
+    #[test]
+    fn a_walk_that_trusted_every_listing_and_read_nothing_learned_nothing() {
+        let known = Known {
+            dirs: vec![
+                dir("human", &[]),
+                dir("human/sub", &[]),
+                dir("models/m", &[]),
+            ],
+        };
+        let trusted = |path: &str| Listed {
+            path: path.into(),
+            stamp: None,
+            listing: None,
+        };
+        let cache = cache();
+        let walked = ["human".to_string()];
+        let both = [trusted("human"), trusted("human/sub")];
+        assert!(!cache.learned(&known, &walked, &both, &[]));
+        // One recorded directory was not reached: it is gone.
+        assert!(cache.learned(&known, &walked, &both[..1], &[]));
+    }
 
     #[test]
     fn only_single_names_are_plain() {
