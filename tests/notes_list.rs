@@ -15,15 +15,6 @@ fn write_at(env: &TestEnv, address: &str, now: &str) {
         .success();
 }
 
-fn addresses(result: &Value) -> Vec<String> {
-    result["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["address"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn an_empty_store_lists_nothing_without_error() {
     let env = TestEnv::new();

@@ -105,15 +105,6 @@ fn recorded_store() -> TestEnv {
     env
 }
 
-fn addresses(list: &Value) -> Vec<String> {
-    list["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["address"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn updated_at(list: &Value, address: &str) -> Option<String> {
     list["files"]
         .as_array()

@@ -153,3 +153,13 @@ pub fn frontmatter_value(text: &str, key: &str) -> Option<String> {
         .lines()
         .find_map(|line| line.strip_prefix(&format!("{key}: ")).map(str::to_string))
 }
+
+/// The addresses of a `list` or `search` result's files, in order.
+pub fn addresses(result: &Value) -> Vec<String> {
+    result["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["address"].as_str().unwrap().to_string())
+        .collect()
+}
