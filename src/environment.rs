@@ -352,7 +352,7 @@ impl Environment {
             .with_list_cache(self.notes_list_cache()))
     }
 
-    /// Where `notes list` keeps its record of listings and frontmatter blocks: `<cache>/notes`,
+    /// Where `notes list` keeps its record of listings and frontmatter values: `<cache>/notes`,
     /// unless `PI_CONTEXT_NOTES_LIST_CACHE=off`.
     pub fn notes_list_cache(&self) -> Option<PathBuf> {
         let off = self

@@ -1,11 +1,11 @@
-//! A machine-local record of the notes home's directory listings and of each note's frontmatter
-//! block, so that `list` opens only what changed since an earlier list.
+//! A machine-local record of the notes home's directory listings and of what `list` read of each
+//! note's frontmatter, so that `list` opens only what changed since an earlier list.
 //!
 //! Listing 10,000 notes reads them: an open, `fstat`, read and close per note and an open, two
 //! listings and a close per directory, most of the list's time. With this record, a directory
 //! whose [`Stamp`] is the recorded one is not opened (its entries are the recorded ones: a
 //! directory gains or loses an entry only with a new modification time), and a note whose stamp
-//! is the recorded one is not read (its frontmatter block is the recorded one: a file rewritten
+//! is the recorded one is not read (its frontmatter is the recorded one: a file rewritten
 //! in place gets a new change time, which no call can set back, and a file replaced or moved a
 //! new inode or a new change time). One `fstatat` each instead.
 //!
@@ -15,8 +15,8 @@
 //! are read, so a change while they are read leaves a stamp that no longer matches.
 //!
 //! Nothing read from the record is trusted further than its stamps: the walk still reaches
-//! every directory from its parent's listing, names from the record are checked as names from a
-//! listing are, and a note is read (through directory handles, never a link) whenever its stamp
+//! every directory from its parent's listing, a record naming anything but single names is not
+//! used for that directory, and a note is read (through directory handles, never a link) whenever its stamp
 //! differs. The record is a cache: one that is missing, of another format, for another home,
 //! damaged or unwritable only costs the next list its speed.
 //!
@@ -91,7 +91,7 @@ pub struct Version<'a> {
     pub values: Vec<Option<Cow<'a, str>>>,
 }
 
-/// A note read by a list, as the record may keep it.
+/// A note a list read, for the record to keep when it has settled ([`ListCache::update`]).
 #[derive(Debug, Clone)]
 pub struct ReadNote {
     /// The note's directory below the notes home.
@@ -153,7 +153,7 @@ impl ListCache {
 
     /// Whether a note read with `stamp` and a frontmatter block of `head_len` bytes may be
     /// recorded.
-    pub fn may_record(&self, stamp: &Stamp, head_len: usize) -> bool {
+    fn may_record(&self, stamp: &Stamp, head_len: usize) -> bool {
         stamp.changed_before(self.settled_before) && head_len <= MAX_HEAD_BYTES
     }
 

@@ -403,7 +403,7 @@ pub struct Store {
     clock: Clock,
     /// Whether changes are committed to the home's repository ([`history`]).
     history: bool,
-    /// Where `list` keeps its record of listings and frontmatter blocks ([`list_cache`]), if
+    /// Where `list` keeps its record of listings and frontmatter values ([`list_cache`]), if
     /// anywhere.
     list_cache: Option<PathBuf>,
 }
@@ -1058,7 +1058,7 @@ impl Store {
             .map(|dir| ListCache::open(dir, &self.identity.home));
         let (rows, homes_unavailable) = match &cache {
             None => self.visit(query, Vec::new, |buffer, found| {
-                self.list_row(buffer, found).map(|(row, _)| row)
+                self.list_row(buffer, found)
             })?,
             Some(cache) => self.list_cached(query, cache)?,
         };
@@ -1080,7 +1080,7 @@ impl Store {
     ) -> Result<(Vec<Vec<Row>>, Vec<String>), NotesError> {
         let known = cache.known();
         let walked = self.walk(query, Some(&known), Default::default, |state, found| {
-            self.list_row_cached(&known, cache, state, found)
+            self.list_row_cached(&known, state, found)
         })?;
         let mut read = Vec::new();
         let rows = walked
@@ -1257,12 +1257,11 @@ impl Store {
         }
     }
 
-    /// A row for `list` from `cache` when the note did not change since it was recorded, else
-    /// read ([`Store::list_row`]), with what the cache may record of it.
+    /// A row for `list` from `known` when the note did not change since it was recorded, else
+    /// read ([`Store::read_head`]), with what the record may keep of it (the record decides).
     fn list_row_cached(
         &self,
         known: &list_cache::Known<'_>,
-        cache: &ListCache,
         state: &mut list_cache::Lookup,
         found: walk::Found<'_>,
     ) -> Option<(Row, Option<list_cache::ReadNote>)> {
@@ -1274,32 +1273,35 @@ impl Store {
                 }
             }
         }
-        let name = found.name.to_string();
-        let (row, (stamp, head)) = self.list_row(&mut state.buffer, found)?;
-        let note = cache
-            .may_record(&stamp, head.len())
-            .then(|| list_cache::ReadNote {
-                dir: dir.to_string(),
-                name,
-                version: list_cache::Version {
-                    stamp,
-                    head_len: head.len() as u64,
-                    values: frontmatter::known_values(head)
-                        .into_iter()
-                        .map(|value| value.map(Cow::Owned))
-                        .collect(),
-                },
-            });
-        Some((row, note))
+        let head = self.read_head(&mut state.buffer, &found)?;
+        let values = frontmatter::known_values(head.text);
+        let note = list_cache::ReadNote {
+            dir: dir.to_string(),
+            name: found.name.to_string(),
+            version: list_cache::Version {
+                stamp: head.stamp,
+                head_len: head.text.len() as u64,
+                values: values
+                    .iter()
+                    .map(|value| value.clone().map(Cow::Owned))
+                    .collect(),
+            },
+        };
+        let modified = head.stamp.modified_time();
+        let row = row_of_values(found.location, values, modified, head.body_bytes);
+        Some((row, Some(note)))
     }
 
     /// A row for `list`: only the frontmatter is read and parsed, usually from the first KiB.
-    /// With the note's stamp (taken before it was read) and its frontmatter block.
-    fn list_row<'b>(
-        &self,
-        buffer: &'b mut Vec<u8>,
-        found: walk::Found<'_>,
-    ) -> Option<(Row, (Stamp, &'b str))> {
+    fn list_row(&self, buffer: &mut Vec<u8>, found: walk::Found<'_>) -> Option<Row> {
+        let head = self.read_head(buffer, &found)?;
+        let modified = head.stamp.modified_time();
+        Some(row(found.location, head.text, modified, head.body_bytes))
+    }
+
+    /// The frontmatter block of a note for `list`, read from its first KiB (the whole note only
+    /// when the block goes on past it), with the note's stamp taken before it was read.
+    fn read_head<'b>(&self, buffer: &'b mut Vec<u8>, found: &walk::Found<'_>) -> Option<Head<'b>> {
         let dir = found.dir.dir()?;
         let head_read = ReadLimit::Head { bytes: HEAD_BYTES };
         let mut read = files::read_into(dir, found.name, head_read, buffer).ok()??;
@@ -1319,9 +1321,11 @@ impl Store {
         let body_bytes = usize::try_from(read.meta.len)
             .unwrap_or(usize::MAX)
             .saturating_sub(head);
-        let head = &text[..head];
-        let row = row(found.location, head, read.meta.modified, body_bytes);
-        Some((row, (read.stamp, head)))
+        Some(Head {
+            text: &text[..head],
+            stamp: read.stamp,
+            body_bytes,
+        })
     }
 
     /// A row and its matching lines for `search`; `None` when nothing matches. The whole file
@@ -1376,6 +1380,14 @@ impl<R> Walked<R> {
             listed: Vec::new(),
         }
     }
+}
+
+/// A note's frontmatter block as `list` read it.
+struct Head<'b> {
+    text: &'b str,
+    /// The note's stamp, taken before it was read.
+    stamp: Stamp,
+    body_bytes: usize,
 }
 
 /// Notes are read in full only when their frontmatter does not end within this many bytes
