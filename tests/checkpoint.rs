@@ -270,14 +270,8 @@ fn unknown_and_mistyped_parameters_are_refused_by_name() {
 #[test]
 fn the_schema_describes_the_fields_and_the_extension_contract() {
     let env = TestEnv::new();
-    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
-    let all: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let tool = all["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "checkpoint")
-        .expect("checkpoint is listed");
+    let all = env.tool_schemas();
+    let tool = common::schema_of(&all, "checkpoint");
     assert_eq!(tool["execution_mode"], "sequential");
     assert_eq!(tool["activity"], true);
     let parameters = &tool["parameters"];

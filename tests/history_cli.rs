@@ -528,20 +528,8 @@ fn tool_without_a_name_is_an_error_that_lists_the_tools() {
         lines[0], "error: which tool? `pi-context tool` needs a tool name",
         "{stderr}"
     );
-    let schemas: serde_json::Value = serde_json::from_slice(
-        &env.cmd()
-            .args(["tool", "--schemas"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let names: Vec<&str> = schemas["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let schemas = env.tool_schemas();
+    let names = common::tool_names(&schemas);
     let expected = format!("hint: tools: {}", names.join(", "));
     assert!(lines.contains(&expected.as_str()), "{stderr}");
     assert!(

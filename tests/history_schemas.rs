@@ -4,26 +4,11 @@
 mod common;
 
 use common::session::{refusal, request, SessionBuilder};
-use common::TestEnv;
+use common::{schema_of, TestEnv};
 use serde_json::{json, Value};
 
-fn schemas(env: &TestEnv) -> Value {
-    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
-    assert!(output.status.success());
-    serde_json::from_slice(&output.stdout).expect("schemas are JSON")
-}
-
-fn tool<'a>(all: &'a Value, name: &str) -> &'a Value {
-    all["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name}"))
-}
-
 fn parameters<'a>(all: &'a Value, name: &str) -> &'a Value {
-    &tool(all, name)["parameters"]
+    &schema_of(all, name)["parameters"]
 }
 
 fn keys(schema: &Value) -> Vec<String> {
@@ -108,14 +93,14 @@ fn valid(schema: &Value, value: &Value) -> bool {
 #[test]
 fn every_history_tool_is_described_with_a_strict_object_schema() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     for name in [
         "history_windows",
         "history_list",
         "history_read",
         "history_search",
     ] {
-        let t = tool(&all, name);
+        let t = schema_of(&all, name);
         for field in ["label", "description", "execution_mode"] {
             assert!(
                 t[field].as_str().is_some_and(|s| !s.is_empty()),
@@ -140,7 +125,7 @@ fn every_history_tool_is_described_with_a_strict_object_schema() {
 #[test]
 fn history_windows_takes_only_the_session_to_read() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let schema = parameters(&all, "history_windows");
     assert_eq!(keys(schema), ["session_id", "leaf_id"]);
     assert!(valid(schema, &json!({})));
@@ -150,7 +135,7 @@ fn history_windows_takes_only_the_session_to_read() {
 #[test]
 fn read_requires_seq_and_has_no_item_or_window_id() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let schema = parameters(&all, "history_read");
     assert_eq!(schema["required"], json!(["seq"]));
     assert_eq!(
@@ -184,7 +169,7 @@ fn read_requires_seq_and_has_no_item_or_window_id() {
 #[test]
 fn list_pages_by_exclusive_seq_anchors_and_roles_only() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let schema = parameters(&all, "history_list");
     assert_eq!(
         keys(schema),
@@ -238,7 +223,7 @@ fn list_pages_by_exclusive_seq_anchors_and_roles_only() {
 #[test]
 fn search_takes_a_query_and_the_list_filters() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let schema = parameters(&all, "history_search");
     assert_eq!(schema["required"], json!(["query"]));
     assert!(schema["properties"].get("tool_name").is_none());
@@ -270,7 +255,7 @@ fn search_takes_a_query_and_the_list_filters() {
 fn the_binary_refuses_what_the_schemas_reject() {
     // The extension may skip validation: the binary holds the same line.
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let mut s = SessionBuilder::new();
     s.user("x");
     let path = s.write_to(env.work().join("s.jsonl"));

@@ -7,16 +7,10 @@ use common::TestEnv;
 use notes_support::*;
 use serde_json::{json, Value};
 
-fn schemas(env: &TestEnv) -> Value {
-    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
-    assert!(output.status.success());
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[test]
 fn the_notes_tools_are_described_and_writes_run_sequentially() {
     let env = TestEnv::new();
-    let all = schemas(&env);
+    let all = env.tool_schemas();
     let tools: Vec<&Value> = all["tools"]
         .as_array()
         .unwrap()

@@ -159,15 +159,9 @@ fn notes_search_applies_the_same_limits_and_accepts_the_largest_query() {
 #[test]
 fn search_schemas_state_the_query_limits() {
     let env = TestEnv::new();
-    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
-    let schemas: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let schemas = env.tool_schemas();
     for name in ["history_search", "notes_search"] {
-        let tool = schemas["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name)
-            .unwrap();
+        let tool = common::schema_of(&schemas, name);
         let query = &tool["parameters"]["properties"]["query"]["anyOf"];
         assert_eq!(query[0]["maxLength"], MAX_QUERY_CHARS, "{name}");
         assert_eq!(query[1]["maxItems"], MAX_QUERIES, "{name}");

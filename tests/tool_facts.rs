@@ -6,13 +6,11 @@
 mod common;
 
 use common::session::{ok_json, request, SessionBuilder};
-use common::TestEnv;
+use common::{tool_names, TestEnv};
 use serde_json::{json, Value};
 
 fn facts(env: &TestEnv) -> Value {
-    let output = env.cmd().args(["tool", "--schemas"]).output().unwrap();
-    assert!(output.status.success());
-    let all: Value = serde_json::from_slice(&output.stdout).expect("schemas are JSON");
+    let all = env.tool_schemas();
     assert!(all["tools"].is_array(), "the tools are still listed");
     all["facts"].clone()
 }
@@ -60,20 +58,8 @@ fn every_fact_is_a_non_empty_string_a_positive_number_or_a_list_of_strings() {
 #[test]
 fn the_notes_save_tools_are_tools_the_binary_lists() {
     let env = TestEnv::new();
-    let schemas: Value = serde_json::from_slice(
-        &env.cmd()
-            .args(["tool", "--schemas"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let names: Vec<&str> = schemas["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let schemas = env.tool_schemas();
+    let names = tool_names(&schemas);
     let saves = schemas["facts"]["notes_save_tools"].as_array().unwrap();
     assert_eq!(saves, &[json!("notes_write"), json!("notes_edit")]);
     for save in saves {

@@ -79,6 +79,21 @@ impl TestEnv {
         path
     }
 
+    /// `pi-context tool --schemas`, parsed; the command must succeed.
+    pub fn tool_schemas(&self) -> Value {
+        let output = self
+            .cmd()
+            .args(["tool", "--schemas"])
+            .output()
+            .expect("run tool --schemas");
+        assert!(
+            output.status.success(),
+            "tool --schemas failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("schemas are JSON")
+    }
+
     /// Runs `pi-context tool <name>` with a request and returns the parsed response.
     pub fn tool(&self, name: &str, request: &Value) -> Value {
         let output = self
@@ -113,4 +128,24 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
+}
+
+/// The entry of the tool `name` in `tool --schemas` output.
+pub fn schema_of<'a>(schemas: &'a Value, name: &str) -> &'a Value {
+    schemas["tools"]
+        .as_array()
+        .expect("the tools are listed")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// The names of the tools `tool --schemas` lists, in order.
+pub fn tool_names(schemas: &Value) -> Vec<&str> {
+    schemas["tools"]
+        .as_array()
+        .expect("the tools are listed")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a tool name"))
+        .collect()
 }
