@@ -535,3 +535,293 @@ fn a_log_page_fits_the_tool_budget_and_says_there_is_more() {
     assert!(shown > 0 && shown < 300, "{shown}");
     assert_eq!(page["more"], true);
 }
+
+/// Sets a file's modification time `seconds` into the past.
+fn age(path: &Path, seconds: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+/// Whether every note on disk is in HEAD exactly as it is on disk.
+fn assert_disk_is_head(home: &Path) {
+    let mut stack = vec![home.join("human")];
+    let mut seen = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let rel = path
+                    .strip_prefix(home)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                assert_eq!(
+                    at_head(home, &rel).as_deref(),
+                    Some(read_file(&path).as_str()),
+                    "{rel} on disk is in HEAD"
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0, "notes were checked");
+}
+
+#[test]
+fn a_stale_branch_lock_is_taken_over_and_the_write_is_committed_without_a_warning() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/first", "one");
+    let lock = home.join(".git/refs/heads/main.lock");
+    std::fs::write(&lock, "").unwrap();
+    age(&lock, 60);
+    let output = notes(&env, &["write", "@human/second", "--content", "two"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!lock.exists(), "the stale lock is gone");
+    assert_eq!(subjects(&home)[0], "write @human/second.md");
+    assert_disk_is_head(&home);
+    git_fsck(&home);
+}
+
+#[test]
+fn a_held_branch_lock_is_named_and_the_change_it_blocked_is_committed_with_the_next_write() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/first", "one");
+    let lock = home.join(".git/refs/heads/main.lock");
+    std::fs::write(&lock, "").unwrap();
+    // A live holder: the lock stays fresh for longer than any commit waits.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let blocked = std::thread::scope(|scope| {
+        let keeper = scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::File::options()
+                    .write(true)
+                    .open(&lock)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let output = notes(&env, &["write", "@human/blocked", "--content", "kept"])
+            .output()
+            .unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        keeper.join().unwrap();
+        output
+    });
+    assert!(
+        blocked.status.success(),
+        "the write itself succeeds: {blocked:?}"
+    );
+    let stderr = String::from_utf8_lossy(&blocked.stderr);
+    assert!(stderr.contains("warning:"), "{stderr}");
+    assert!(
+        stderr.contains(&lock.display().to_string()),
+        "names the lock: {stderr}"
+    );
+    assert!(!stderr.contains("race"), "a lock is not a race: {stderr}");
+    assert!(
+        stderr.contains(&format!("rm {}", lock.display())),
+        "{stderr}"
+    );
+    assert!(read_file(&home.join("human/blocked.md")).ends_with("kept"));
+    assert_eq!(
+        at_head(&home, "human/blocked.md"),
+        None,
+        "not committed yet"
+    );
+    let (status, doctor) = {
+        let output = env.cmd().args(["dream", "doctor"]).output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    assert_eq!(status, Some(1), "{doctor}");
+    assert!(
+        doctor.contains("uncommitted_changes") || doctor.contains("not in the notes history"),
+        "{doctor}"
+    );
+    // The holder finishes; the next write records the change that missed its commit.
+    std::fs::remove_file(&lock).unwrap();
+    write(&env, "@human/later", "three");
+    let head = &history(&home)[0];
+    assert!(
+        head.paths.contains(&"human/blocked.md".to_string()),
+        "{head:?}"
+    );
+    assert!(
+        head.message.contains("Recovered: human/blocked.md"),
+        "{}",
+        head.message
+    );
+    assert_disk_is_head(&home);
+    assert!(!home
+        .join(".locks/pending")
+        .read_dir()
+        .unwrap()
+        .any(|_| true));
+    let output = env.cmd().args(["dream", "doctor"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("uncommitted"));
+}
+
+#[test]
+fn doctor_names_a_stale_git_lock() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/first", "one");
+    for name in ["refs/heads/main.lock", "index.lock"] {
+        let lock = home.join(".git").join(name);
+        std::fs::write(&lock, "").unwrap();
+        age(&lock, 120);
+    }
+    let fresh = home.join(".git/HEAD.lock");
+    std::fs::write(&fresh, "").unwrap();
+    let output = env
+        .cmd()
+        .args(["dream", "doctor", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let stale: Vec<&str> = report["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["code"] == "git_lock_stale")
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stale,
+        [".git/index.lock", ".git/refs/heads/main.lock"],
+        "a fresh lock is a live update"
+    );
+    let human =
+        String::from_utf8_lossy(&env.cmd().args(["dream", "doctor"]).output().unwrap().stdout)
+            .into_owned();
+    assert!(
+        human.contains(&format!("rm {}", home.join(".git/index.lock").display())),
+        "{human}"
+    );
+}
+
+#[test]
+fn writers_killed_at_random_points_leave_no_change_out_of_the_history() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/seed", "seed");
+    let mut rounds = 0;
+    for round in 0..60u64 {
+        let mut children: Vec<_> = (0..4)
+            .map(|w| {
+                process(
+                    &env,
+                    &[
+                        "write",
+                        &format!("@human/n{w}"),
+                        "--content",
+                        &format!("round {round}"),
+                    ],
+                )
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        // Spread the kills over the whole of a write (a few milliseconds).
+        std::thread::sleep(std::time::Duration::from_micros(500 + (round * 977) % 9000));
+        for child in &mut children {
+            let _ = child.kill();
+        }
+        for mut child in children {
+            let _ = child.wait();
+        }
+        rounds += 1;
+    }
+    assert_eq!(rounds, 60);
+    // One write that can commit records every change the killed writers left.
+    let output = notes(&env, &["write", "@human/after", "--content", "done"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "{output:?}"
+    );
+    assert_disk_is_head(&home);
+    git_fsck(&home);
+    let refs_locks: Vec<_> = std::fs::read_dir(home.join(".git/refs/heads"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".lock"))
+        .collect();
+    assert!(refs_locks.is_empty(), "{refs_locks:?}");
+}
+
+/// `git` run in the notes home as a person would, with a fixed identity and no user config.
+fn person_git(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(env.notes_home())
+        .env("HOME", env.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "person")
+        .env("GIT_AUTHOR_EMAIL", "person@example.com")
+        .env("GIT_COMMITTER_NAME", "person")
+        .env("GIT_COMMITTER_EMAIL", "person@example.com")
+        .output()
+        .expect("run git")
+}
+
+#[test]
+fn git_status_and_commit_a_in_the_home_see_every_note_as_committed() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/a", "a");
+    std::thread::scope(|scope| {
+        for worker in 0..4 {
+            let env = &env;
+            scope.spawn(move || {
+                for i in 0..10 {
+                    let address = format!("@human/w{worker}-{i}");
+                    let output = process(env, &["write", &address, "--content", "x"])
+                        .output()
+                        .unwrap();
+                    assert!(output.status.success(), "{output:?}");
+                }
+            });
+        }
+    });
+    let status = person_git(&env, &["status", "--porcelain", "--untracked-files=all"]);
+    assert!(status.status.success(), "{status:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "",
+        "git status is clean"
+    );
+    let head_before = subjects(&home).len();
+    let commit = person_git(&env, &["commit", "-a", "-m", "by hand"]);
+    assert!(!commit.status.success(), "nothing to commit: {commit:?}");
+    assert_eq!(subjects(&home).len(), head_before);
+    // After a person's commit, writes go on and git still sees them as committed.
+    std::fs::write(home.join("human/a.md"), "changed by hand\n").unwrap();
+    assert!(person_git(&env, &["commit", "-a", "-m", "by hand"])
+        .status
+        .success());
+    write(&env, "@human/b", "b");
+    let status = person_git(&env, &["status", "--porcelain"]);
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+    assert_disk_is_head(&home);
+}

@@ -1128,6 +1128,11 @@ fn hostile_entries_of_the_remote_are_refused_and_the_rest_is_synced() {
     human_entries.push(("120000".into(), b"linkdir".to_vec(), link_dir));
     human_entries.push(("100644".into(), b"../../outside.md".to_vec(), evil.clone()));
     human_entries.push(("40000".into(), b"..".to_vec(), up.clone()));
+    human_entries.push((
+        "100644".into(),
+        b"x.md\nrefused: human/forged.md from nowhere: forged".to_vec(),
+        evil.clone(),
+    ));
     let human_refs: Vec<(&str, &[u8], &str)> = human_entries
         .iter()
         .map(|(m, n, i)| (m.as_str(), n.as_slice(), i.as_str()))
@@ -1167,12 +1172,18 @@ fn hostile_entries_of_the_remote_are_refused_and_the_rest_is_synced() {
         "..",
         "/abs.md",
         ".sync.lock",
+        "human/x.md\\nrefused: human/forged.md from nowhere: forged",
     ] {
         assert!(
             refused.contains(&path.to_string()),
             "{path} not refused: {refused:?}"
         );
     }
+    assert!(!a.home().join("human").read_dir().unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains('\n')));
     assert_eq!(
         a.body("human/ok.md").unwrap(),
         "fine\n",
@@ -1206,4 +1217,65 @@ fn hostile_entries_of_the_remote_are_refused_and_the_rest_is_synced() {
         remote.tip().unwrap(),
         git(&a.home(), &["rev-parse", "HEAD"]).trim()
     );
+}
+
+#[test]
+fn a_lock_left_in_the_remote_stops_the_sync_at_once_naming_the_lock() {
+    let remote = Remote::new();
+    let a = Machine::new();
+    a.write("@human/one", "one\n", T0);
+    a.sync(&remote);
+    a.write("@human/two", "two\n", T1);
+    let lock = remote.path.join("refs/heads/main.lock");
+    fs::write(&lock, "").unwrap();
+    let started = std::time::Instant::now();
+    let output = a
+        .env
+        .cmd()
+        .args(["notes", "sync", "--remote", remote.url()])
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_exit(&output, 75);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&lock.display().to_string()),
+        "names the lock: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("rm {}", lock.display())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("kept moving"), "{stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(4),
+        "stopped at once, not after 12 pushes: {took:?}"
+    );
+    // Once the lock is gone, the next sync pushes what waited.
+    fs::remove_file(&lock).unwrap();
+    let synced = a.sync(&remote);
+    assert_eq!(synced["pushed"], true, "{synced}");
+    a.assert_files_equal_head();
+}
+
+#[test]
+fn a_stale_fetch_lock_of_a_killed_sync_does_not_block_the_next() {
+    let remote = Remote::new();
+    let a = Machine::new();
+    a.write("@human/one", "one\n", T0);
+    a.sync(&remote);
+    let lock = a.home().join(".git/refs/pi-context/sync/theirs.lock");
+    fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    fs::write(&lock, "").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    a.write("@human/two", "two\n", T1);
+    let synced = a.sync(&remote);
+    assert_eq!(synced["pushed"], true, "{synced}");
+    assert!(!lock.exists());
 }

@@ -319,7 +319,9 @@ impl From<SyncError> for CommandError {
     fn from(err: SyncError) -> Self {
         let hint = err.hint();
         let error = match err {
-            SyncError::Locked { .. } => CommandError::new(Kind::Locked, err.to_string()),
+            SyncError::Locked { .. } | SyncError::RemoteLocked { .. } => {
+                CommandError::new(Kind::Locked, err.to_string())
+            }
             SyncError::NoRemote | SyncError::InvalidRemote(_) | SyncError::AmbiguousRemote(_) => {
                 CommandError::usage(err.to_string())
             }

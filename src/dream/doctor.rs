@@ -14,9 +14,10 @@ use crate::notes::address::{Address, HomeSpec};
 use crate::notes::frontmatter::Document;
 use crate::notes::identity::is_slug;
 use crate::notes::layout::{
-    AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PROJECT_DIR,
-    SESSIONS_DIR, SYNC_LOCK,
+    AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PENDING_DIR,
+    PROJECT_DIR, SESSIONS_DIR, SYNC_LOCK,
 };
+use crate::notes::repo::{lock_age, STALE_LOCK_AFTER};
 use crate::notes::sync::text::has_conflict_markers;
 
 /// One problem found, at a path relative to the home (`.` for the home itself).
@@ -134,6 +135,12 @@ impl Doctor<'_> {
     }
 
     fn check_root_entry(&mut self, name: &str, path: &Path) {
+        if name == GIT_DIR && self.is_dir(path) {
+            self.check_git_locks(path, 0);
+        }
+        if name == LOCK_DIR && self.is_dir(path) {
+            self.check_pending(&path.join(PENDING_DIR));
+        }
         if ARTIFACTS.contains(&name) {
             return;
         }
@@ -191,6 +198,64 @@ impl Doctor<'_> {
                 "lock_stale",
                 format!("stale lock: no process holds it (a dream died); once sure no dream runs, remove it: {remove}"),
             ),
+        }
+    }
+
+    /// Lock files git left in the repository (`index.lock`, `refs/heads/main.lock`, …) that are
+    /// too old to belong to a running update: each blocks what it locks until removed.
+    fn check_git_locks(&mut self, dir: &Path, depth: usize) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                // `.git` itself and the ref tree below `refs/`, never the object store.
+                let in_refs = depth > 0 || entry.file_name() == "refs";
+                if in_refs && depth < 6 {
+                    self.check_git_locks(&path, depth + 1);
+                }
+                continue;
+            }
+            if !entry.file_name().to_string_lossy().ends_with(".lock") {
+                continue;
+            }
+            if let Ok(Some((age, _))) = lock_age(&path) {
+                if age >= STALE_LOCK_AFTER {
+                    self.issue(
+                        &path,
+                        "git_lock_stale",
+                        format!(
+                            "stale git lock ({} s old; an update holds one for milliseconds): a git process died here, and what it locks cannot change until it is removed; once sure no git command runs in the home: rm {}",
+                            age.as_secs(),
+                            path.display()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Notes whose change is saved but not committed yet (their commit failed, or their writer
+    /// was killed between the two): the next change that can commit records them.
+    fn check_pending(&mut self, dir: &Path) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let count = entries.filter_map(Result::ok).count();
+        if count > 0 {
+            self.issue(
+                dir,
+                "uncommitted_changes",
+                format!(
+                    "{count} saved change(s) not in the notes history yet; the next notes write that can commit records them (a stale git lock reported here blocks that)"
+                ),
+            );
         }
     }
 

@@ -107,7 +107,7 @@ pub enum DreamError {
 
 impl DreamError {
     /// What to do about it, when there is something to do.
-    pub fn hint(&self) -> Option<&str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
             DreamError::Repository(e) => e.hint(),
             _ => None,

@@ -62,6 +62,8 @@ pub const ADDRESS: &str = "Address";
 pub const AGENT: &str = "Agent";
 pub const SESSION: &str = "Session";
 pub const MODEL: &str = "Model";
+/// A note another writer saved but could not commit, committed along with this change.
+pub const RECOVERED: &str = "Recovered";
 
 /// One operation to record: `name` on `target` (both in the subject), its trailers, and the
 /// paths it changed.
@@ -102,8 +104,8 @@ pub fn record(identity: &Identity, now: Timestamp, operation: &Operation) -> Rec
         Ok(Some(oid)) => Recorded::Committed(oid),
         Ok(None) => Recorded::Unchanged,
         Err(e) => Recorded::Failed {
-            message: format!("the change is saved but not in the notes history: {e}"),
-            hint: e.hint().map(str::to_string),
+            message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {e}"),
+            hint: e.hint(),
         },
     }
 }

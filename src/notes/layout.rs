@@ -11,6 +11,8 @@ pub const SESSIONS_DIR: [&str; 2] = ["pi", "session"];
 
 /// Per-note lock files (`<home>/.locks/<sha1>.lock`).
 pub const LOCK_DIR: &str = ".locks";
+/// Below `.locks`: a mark per note whose change is saved but not committed yet.
+pub const PENDING_DIR: &str = "pending";
 /// The dream lock, created with `O_CREAT|O_EXCL` by the run that holds it.
 pub const DREAM_LOCK: &str = ".dream.lock";
 /// Its mtime is when the last dream that took the lock started (the time gate).

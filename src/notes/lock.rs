@@ -90,7 +90,22 @@ fn classify(error: NotesError, in_lock_dir: bool) -> LockError {
     LockError::Failed(error)
 }
 
-fn lock_name(relative: &str) -> String {
+/// The lock of the note at `relative` if no other process holds it now; `None` when one does.
+pub fn try_lock(root: &Dir, relative: &str) -> Result<Option<NoteLock>, NotesError> {
+    let Some(locks) = root.open_dir(LOCK_DIR).map_err(files::notes_error)? else {
+        return Ok(None);
+    };
+    let file = locks
+        .open_or_create_file(lock_name(relative))
+        .map_err(files::notes_error)?;
+    match FileExt::try_lock_exclusive(&file) {
+        Ok(()) => Ok(Some(NoteLock { _file: file })),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The lock file's name of the note at `relative`: the SHA-1 of the path, in hex.
+pub fn lock_name(relative: &str) -> String {
     let digest = Sha1::digest(relative.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("{hex}.lock")

@@ -223,6 +223,9 @@ fn move_batch(
         .iter()
         .map(|name| lock::lock(root, name))
         .collect::<Result<Vec<_>, _>>()?;
+    for name in &names {
+        store.mark_pending(root, name)?;
+    }
     let mut changes: Vec<(String, Option<String>)> = Vec::new();
     for plan in &plans {
         match move_one(root, plan, &from, &to) {
@@ -249,13 +252,20 @@ fn move_batch(
                 content: text.as_deref().map(str::as_bytes),
             })
             .collect();
-        migration.history.push(store.record(&history::Operation {
-            name: "migrate",
-            target: "@project",
-            on_note: false,
-            extra: &[("From-Key", &from), ("To-Key", &to)],
-            changes: &changes,
-        }));
+        migration.history.push(store.record(
+            root,
+            &history::Operation {
+                name: "migrate",
+                target: "@project",
+                on_note: false,
+                extra: &[("From-Key", &from), ("To-Key", &to)],
+                changes: &changes,
+            },
+        ));
+    } else {
+        for name in &names {
+            super::pending::clear(root, name);
+        }
     }
     Ok(())
 }

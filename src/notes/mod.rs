@@ -17,6 +17,7 @@ mod list_cache;
 pub mod lock;
 pub mod migrate;
 mod page;
+mod pending;
 pub mod purge;
 pub mod remote_url;
 pub mod repo;

@@ -12,8 +12,9 @@
 
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use git2::build::TreeUpdateBuilder;
 use git2::{
@@ -53,6 +54,12 @@ const GIT_ENTRIES: [&str; 9] = [
 /// How often a commit retries when another process moved the branch first.
 const CAS_ATTEMPTS: u32 = 64;
 
+/// A git lock file (`refs/heads/main.lock`, `index.lock`, …) older than this is stale: git and
+/// libgit2 hold a ref's lock for the few milliseconds of its update, so a lock this old was
+/// left by a process that died mid-update (SIGKILL, power loss), and nothing will ever remove
+/// it. docs/notes.md, "A stale lock in the notes repository", explains the choice.
+pub const STALE_LOCK_AFTER: Duration = Duration::from_secs(5);
+
 /// Why the home's repository cannot take a commit.
 #[derive(Debug, thiserror::Error)]
 pub enum RepositoryError {
@@ -64,6 +71,9 @@ pub enum RepositoryError {
     Io { what: String, source: io::Error },
     #[error("the branch kept moving: {0} attempts to commit lost the race")]
     Contended(u32),
+    /// The branch's lock file is there and cannot be taken over.
+    #[error("{} blocks every commit: {why}", .path.display())]
+    RefLocked { path: PathBuf, why: String },
 }
 
 impl RepositoryError {
@@ -75,9 +85,13 @@ impl RepositoryError {
     }
 
     /// What to do about it, when there is something to do.
-    pub fn hint(&self) -> Option<&str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
-            RepositoryError::Refused { hint, .. } => Some(hint),
+            RepositoryError::Refused { hint, .. } => Some(hint.clone()),
+            RepositoryError::RefLocked { path, .. } => Some(format!(
+                "if no git process is running in the notes home, remove it: rm {}",
+                path.display()
+            )),
             _ => None,
         }
     }
@@ -301,8 +315,9 @@ pub fn tip<'r>(
 /// Commits on the branch HEAD names, with a compare-and-swap on its ref: `tree_of` builds the
 /// new tree from the current tip (`None` on an unborn branch) and returns `None` when there is
 /// nothing to commit; `extra_parents` become the merge's other parents. When another process
-/// moved the branch meanwhile, the tree is built again on the new tip. Returns the commit
-/// made, if any.
+/// moved the branch meanwhile, the tree is built again on the new tip; when the branch's lock
+/// file is held, the commit waits for it, and takes it over once it is stale. Returns the
+/// commit made, if any; after a commit, `.git/index` is brought to the new tip.
 pub fn commit_cas(
     repo: &Repository,
     signature: &Signature,
@@ -311,7 +326,10 @@ pub fn commit_cas(
     mut tree_of: impl FnMut(Option<&git2::Commit>) -> Result<Option<Oid>, git2::Error>,
 ) -> Result<Option<Oid>, RepositoryError> {
     let branch = branch_ref(repo)?;
-    for attempt in 0..CAS_ATTEMPTS {
+    let ref_lock = repo.path().join(format!("{branch}.lock"));
+    let mut races = 0;
+    let lock_deadline = Instant::now() + STALE_LOCK_AFTER + Duration::from_secs(1);
+    loop {
         let tip = tip(repo, &branch)?;
         let Some(tree_id) = tree_of(tip.as_ref())? else {
             return Ok(None);
@@ -328,22 +346,140 @@ pub fn commit_cas(
             None => repo.reference(&branch, commit, false, message),
         };
         match moved {
-            Ok(_) => return Ok(Some(commit)),
+            Ok(_) => {
+                keep_index_at_head(repo);
+                return Ok(Some(commit));
+            }
+            Err(e) if e.code() == ErrorCode::Locked => {
+                wait_for_lock(&ref_lock, lock_deadline)?;
+            }
             Err(e) if is_race(&e) => {
-                // Another writer moved the branch (or holds its lock file): build again on top.
-                std::thread::sleep(Duration::from_millis(1 + u64::from(attempt.min(20))));
+                // Another writer moved the branch first: build again on top.
+                races += 1;
+                if races >= CAS_ATTEMPTS {
+                    return Err(RepositoryError::Contended(CAS_ATTEMPTS));
+                }
+                std::thread::sleep(Duration::from_millis(1 + u64::from(races.min(20))));
             }
             Err(e) => return Err(e.into()),
         }
     }
-    Err(RepositoryError::Contended(CAS_ATTEMPTS))
 }
 
 fn is_race(e: &git2::Error) -> bool {
-    matches!(
-        e.code(),
-        ErrorCode::Modified | ErrorCode::Locked | ErrorCode::Exists
-    )
+    matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists)
+}
+
+/// The age of a git lock file: `None` when it is gone.
+pub fn lock_age(path: &Path) -> io::Result<Option<(Duration, fs::Metadata)>> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) => {
+            let modified = meta.modified()?;
+            let age = SystemTime::now()
+                .duration_since(modified)
+                .unwrap_or_default();
+            Ok(Some((age, meta)))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits a moment for the holder of `lock` to finish, or takes a stale lock over. An error
+/// when the lock is not stale by `deadline`, or cannot be removed.
+fn wait_for_lock(lock: &Path, deadline: Instant) -> Result<(), RepositoryError> {
+    let refused = |why: String| RepositoryError::RefLocked {
+        path: lock.to_path_buf(),
+        why,
+    };
+    let Some((age, meta)) =
+        lock_age(lock).map_err(|e| refused(format!("cannot inspect it: {e}")))?
+    else {
+        return Ok(());
+    };
+    if age >= STALE_LOCK_AFTER {
+        return break_stale_lock(lock, &meta).map_err(|e| {
+            refused(format!(
+                "it is {} s old, so its process died mid-update, but it cannot be removed: {e}",
+                age.as_secs()
+            ))
+        });
+    }
+    if Instant::now() >= deadline {
+        return Err(refused(format!(
+            "another process has held it for {} ms (a git command running in the notes home?)",
+            age.as_millis()
+        )));
+    }
+    std::thread::sleep(Duration::from_millis(20).min(STALE_LOCK_AFTER - age));
+    Ok(())
+}
+
+/// Removes the git lock file at `path` when it is stale ([`STALE_LOCK_AFTER`]); `true` when
+/// it did. A fresh lock is left to its process.
+pub fn clear_stale_lock(path: &Path) -> io::Result<bool> {
+    match lock_age(path)? {
+        Some((age, meta)) if age >= STALE_LOCK_AFTER => {
+            break_stale_lock(path, &meta).map(|()| true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// Removes a stale lock file without ever removing a fresh one that replaced it meanwhile:
+/// the lock is renamed aside, and removed only when what was moved is the file judged stale.
+/// A fresh lock moved by mistake is put back (or, when yet another one was created, left for
+/// its process, whose update then fails and is retried).
+fn break_stale_lock(lock: &Path, stale: &fs::Metadata) -> io::Result<()> {
+    if !stale.file_type().is_file() {
+        return Err(io::Error::other(
+            "it is not a regular file, so it is left for a person to look at",
+        ));
+    }
+    let aside = lock.with_extension(format!("lock.stale-{}", uuid::Uuid::new_v4().simple()));
+    match fs::rename(lock, &aside) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    let moved = fs::symlink_metadata(&aside)?;
+    if moved.dev() == stale.dev() && moved.ino() == stale.ino() {
+        return fs::remove_file(&aside);
+    }
+    match rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        &aside,
+        rustix::fs::CWD,
+        lock,
+        rustix::fs::RenameFlags::NOREPLACE,
+    ) {
+        Ok(()) => Ok(()),
+        Err(_) => fs::remove_file(&aside),
+    }
+}
+
+/// Brings `.git/index` to the branch's tip, so that `git status` and `git commit -a` in the
+/// home see the notes as committed rather than deleted and untracked. Per-write commits build
+/// their trees without the index; this only follows them, and never waits: when another
+/// process holds `index.lock`, that process brings the index to the tip it reads after its
+/// own write (which is at least this commit), so the last one to finish leaves it at the tip.
+pub fn keep_index_at_head(repo: &Repository) {
+    for _ in 0..8 {
+        let Ok(head) = repo.head().and_then(|h| h.peel_to_tree()) else {
+            return;
+        };
+        let Ok(mut index) = repo.index() else {
+            return;
+        };
+        if index.read_tree(&head).is_err() || index.write().is_err() {
+            // Locked (someone else updates it) or unwritable: nothing this commit can fix.
+            return;
+        }
+        let now = repo.head().and_then(|h| h.peel_to_tree());
+        if now.is_ok_and(|tree| tree.id() == head.id()) {
+            return;
+        }
+    }
 }
 
 /// One path changed by a notes operation: its new bytes, or `None` when it is gone.

@@ -17,12 +17,13 @@ use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
+use super::history::RECOVERED;
 use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
 use super::list_cache::{self, ListCache};
 use super::lock::LockError;
 use super::repo::PathChange;
-use super::{clock, frontmatter, journal, lock, walk};
+use super::{clock, frontmatter, journal, lock, pending, walk};
 use crate::beneath::{Dir, ReadLimit, Stamp};
 use crate::clock::Clock;
 use crate::text::{self, LiteralMatcher};
@@ -456,12 +457,47 @@ impl Store {
     }
 
     /// Commits a change just made (the caller still holds the notes' locks, so the commits of
-    /// one note are in the order of its changes).
-    pub(super) fn record(&self, operation: &history::Operation) -> Recorded {
+    /// one note are in the order of its changes), together with the changes that earlier
+    /// writers saved but could not commit ([`pending`]); once committed, their marks go.
+    pub(super) fn record(&self, root: &Dir, operation: &history::Operation) -> Recorded {
         if !self.history {
             return Recorded::Off;
         }
-        history::record(&self.identity, self.clock.now(), operation)
+        let own: Vec<&str> = operation.changes.iter().map(|c| c.path).collect();
+        let adopted = pending::adopt(root, &own);
+        let recorded = if adopted.is_empty() {
+            history::record(&self.identity, self.clock.now(), operation)
+        } else {
+            let mut changes = operation.changes.to_vec();
+            changes.extend(adopted.iter().map(|a| PathChange {
+                path: &a.relative,
+                content: a.content.as_deref(),
+            }));
+            let mut extra = operation.extra.to_vec();
+            extra.extend(adopted.iter().map(|a| (RECOVERED, a.relative.as_str())));
+            let with_adopted = history::Operation {
+                changes: &changes,
+                extra: &extra,
+                ..*operation
+            };
+            history::record(&self.identity, self.clock.now(), &with_adopted)
+        };
+        if matches!(recorded, Recorded::Committed(_) | Recorded::Unchanged) {
+            let adopted_paths = adopted.iter().map(|a| a.relative.as_str());
+            for path in own.iter().copied().chain(adopted_paths) {
+                pending::clear(root, path);
+            }
+        }
+        recorded
+    }
+
+    /// Marks the note at `relative` as changed on disk and not yet committed, before it is
+    /// written (only when changes are committed at all).
+    pub(super) fn mark_pending(&self, root: &Dir, relative: &str) -> Result<(), NotesError> {
+        if self.history {
+            pending::mark(root, relative)?;
+        }
+        Ok(())
     }
 
     pub fn identity(&self) -> &Identity {
@@ -544,6 +580,7 @@ impl Store {
             });
         }
         let dir = files::create_dirs(root, &path.dir_refs())?;
+        self.mark_pending(root, &path.relative)?;
         files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
         journal::record(root, &path.relative, before, Some(&text));
         Ok(text)
@@ -599,15 +636,18 @@ impl Store {
             true,
         )?;
         let address = location.address();
-        let history = self.record(&history::Operation::on_note(
-            "write",
-            &address,
-            &[],
-            &[PathChange {
-                path: &path.relative,
-                content: Some(text.as_bytes()),
-            }],
-        ));
+        let history = self.record(
+            &root,
+            &history::Operation::on_note(
+                "write",
+                &address,
+                &[],
+                &[PathChange {
+                    path: &path.relative,
+                    content: Some(text.as_bytes()),
+                }],
+            ),
+        );
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
             location,
@@ -712,6 +752,8 @@ impl Store {
         // Then its metadata is brought up to date in place, atomically.
         let source_dir = files::open_dirs(&root, &source.dir_refs())?.ok_or_else(not_found)?;
         let target_dir = files::create_dirs(&root, &target.dir_refs())?;
+        self.mark_pending(&root, &source.relative)?;
+        self.mark_pending(&root, &target.relative)?;
         source_dir
             .rename_to(&source.file_name, &target_dir, &target.file_name)
             .map_err(files::notes_error)?;
@@ -724,21 +766,24 @@ impl Store {
         journal::record(&root, &source.relative, Some(&disk.text), None);
         journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
         let (from_address, to_address) = (from.address(), to.address());
-        let history = self.record(&history::Operation::on_note(
-            "move",
-            &to_address,
-            &[("From", &from_address)],
-            &[
-                PathChange {
-                    path: &source.relative,
-                    content: None,
-                },
-                PathChange {
-                    path: &target.relative,
-                    content: Some(text.as_bytes()),
-                },
-            ],
-        ));
+        let history = self.record(
+            &root,
+            &history::Operation::on_note(
+                "move",
+                &to_address,
+                &[("From", &from_address)],
+                &[
+                    PathChange {
+                        path: &source.relative,
+                        content: None,
+                    },
+                    PathChange {
+                        path: &target.relative,
+                        content: Some(text.as_bytes()),
+                    },
+                ],
+            ),
+        );
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
             from,
@@ -844,15 +889,18 @@ impl Store {
             false,
         )?;
         let address = location.address();
-        let history = self.record(&history::Operation::on_note(
-            "restore",
-            &address,
-            &[("Restored-From", &from)],
-            &[PathChange {
-                path: &path.relative,
-                content: Some(text.as_bytes()),
-            }],
-        ));
+        let history = self.record(
+            &root,
+            &history::Operation::on_note(
+                "restore",
+                &address,
+                &[("Restored-From", &from)],
+                &[PathChange {
+                    path: &path.relative,
+                    content: Some(text.as_bytes()),
+                }],
+            ),
+        );
         Ok(RestoreResult {
             location,
             outcome: if existing.is_some() {
@@ -952,15 +1000,18 @@ impl Store {
             Recorded::Unchanged
         } else {
             let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
-            self.record(&history::Operation::on_note(
-                edit_operation(request),
-                &address,
-                &[],
-                &[PathChange {
-                    path: &path.relative,
-                    content: Some(text.as_bytes()),
-                }],
-            ))
+            self.record(
+                &root,
+                &history::Operation::on_note(
+                    edit_operation(request),
+                    &address,
+                    &[],
+                    &[PathChange {
+                        path: &path.relative,
+                        content: Some(text.as_bytes()),
+                    }],
+                ),
+            )
         };
         Ok(EditResult {
             meta: Meta::of(&doc, &fallback_time(Some(&disk), &now_iso)),

@@ -46,6 +46,9 @@ pub enum Pushed {
     /// Someone else pushed first (non-fast-forward, or the remote's ref was locked by another
     /// push): fetch, merge and push again.
     Rejected(String),
+    /// The remote could not take its branch's lock file, which exists (named as the remote's
+    /// git printed it): a push in progress there, or a lock left by a git that died.
+    RemoteLocked(String),
 }
 
 pub struct Git {
@@ -132,6 +135,10 @@ impl Git {
         if output.status.success() {
             return Ok(Pushed::Done);
         }
+        let said = stderr(&output);
+        if let Some(lock) = remote_lock_file(&said) {
+            return Ok(Pushed::RemoteLocked(lock));
+        }
         let porcelain = String::from_utf8_lossy(&output.stdout);
         let rejected = porcelain
             .lines()
@@ -162,6 +169,19 @@ fn is_retryable(line: &str) -> bool {
     ]
     .iter()
     .any(|reason| line.contains(reason))
+}
+
+/// The lock file named by git's "Unable to create '<path>.lock': File exists." (as the remote
+/// relays it), when that is why the push failed.
+fn remote_lock_file(stderr: &str) -> Option<String> {
+    const BEFORE: &str = "Unable to create '";
+    const AFTER: &str = "': File exists";
+    stderr.lines().find_map(|line| {
+        let start = line.find(BEFORE)? + BEFORE.len();
+        let len = line[start..].find(AFTER)?;
+        let path = &line[start..start + len];
+        path.ends_with(".lock").then(|| path.replace("/./", "/"))
+    })
 }
 
 fn stderr(output: &Output) -> String {
@@ -209,6 +229,16 @@ mod tests {
         );
         assert_eq!(shown_remote("origin"), "origin");
         assert_eq!(shown_remote("ssh://git@host/a@b.git"), "ssh://host/a@b.git");
+    }
+
+    #[test]
+    fn a_remote_lock_is_named() {
+        let said = "remote: error: cannot lock ref 'refs/heads/main': Unable to create '/srv/notes.git/./refs/heads/main.lock': File exists.        \nremote: \nerror: failed to push some refs to '../remote.git'";
+        assert_eq!(
+            remote_lock_file(said).as_deref(),
+            Some("/srv/notes.git/refs/heads/main.lock")
+        );
+        assert_eq!(remote_lock_file("error: failed to push some refs"), None);
     }
 
     #[test]

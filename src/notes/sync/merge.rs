@@ -313,7 +313,7 @@ fn changes(
                 continue;
             }
         }
-        let path = format!("{prefix}{}", String::from_utf8_lossy(&name));
+        let path = format!("{prefix}{}", shown_name(&name));
         if let Err(reason) = check_name(&name, prefix.is_empty(), depth) {
             // Removing something unreachable is nothing to do; adding or changing it is refused.
             if after.is_some() {
@@ -382,12 +382,31 @@ fn blob_size(repo: &Repository, oid: Oid) -> Option<usize> {
     (kind == ObjectType::Blob).then_some(size)
 }
 
+/// An entry name as reports show it: control characters escaped, so a name can never add a
+/// line of its own.
+fn shown_name(name: &[u8]) -> String {
+    String::from_utf8_lossy(name)
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Why an entry name of theirs cannot be taken, if it cannot.
 fn check_name(name: &[u8], at_root: bool, depth: usize) -> Result<(), &'static str> {
     let outside = "a path that could leave the notes home or reach its repository";
     let Ok(name) = std::str::from_utf8(name) else {
         return Err("a name that is not UTF-8");
     };
+    if name.chars().any(char::is_control) {
+        // A newline in a name could forge lines of the sync's report.
+        return Err("a name with a control character (a newline could forge lines of the report)");
+    }
     if name.is_empty()
         || name == "."
         || name == ".."
@@ -614,6 +633,9 @@ mod tests {
         assert!(check_name(b".locks", true, 0).is_err());
         assert!(check_name(b".locks", false, 1).is_ok());
         assert!(check_name(b"\xff", false, 0).is_err());
+        assert!(check_name(b"a\nrefused: forged", false, 0).is_err());
+        assert!(check_name(b"tab\there", false, 0).is_err());
+        assert_eq!(shown_name(b"a\nb"), "a\\nb");
         assert!(check_name(b"notes.md", false, MAX_DEPTH).is_err());
         assert!(check_name(b"notes.md", false, 1).is_ok());
     }

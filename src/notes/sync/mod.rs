@@ -170,6 +170,8 @@ pub enum SyncError {
     },
     #[error("the remote kept moving: {attempts} pushes were rejected because others pushed first; nothing is lost, run the sync again")]
     Contended { attempts: u32 },
+    #[error("{remote} refuses every push: its lock file {lock} exists (a git process there died mid-update, or is still running); nothing is lost")]
+    RemoteLocked { remote: String, lock: String },
     #[error("the notes home kept changing under the merge ({0} attempts); nothing is lost, run the sync again")]
     Busy(u32),
     #[error(transparent)]
@@ -207,9 +209,12 @@ impl SyncError {
                 "`pi-context dream doctor` tells whether a dream still runs; once sure none does, remove the stale lock: rm {}",
                 path.display()
             ),
+            SyncError::RemoteLocked { lock, .. } => format!(
+                "where the remote lives, check that no git process runs in it, then remove the lock: rm {lock}"
+            ),
             SyncError::NoRemote => "pass --remote URL, or add one to the notes home's repository (git -C <notes home> remote add origin URL), or set notesRemote in Pi's settings".into(),
             SyncError::AmbiguousRemote(_) => "pass --remote NAME".into(),
-            SyncError::Repository(e) => return e.hint().map(str::to_string),
+            SyncError::Repository(e) => return e.hint(),
             SyncError::Fetch { .. } | SyncError::Push { .. } => {
                 "check the remote's URL and your access to it (the same as for `git fetch`)".into()
             }
@@ -336,9 +341,12 @@ fn sync_locked(
         theirs: format!("theirs ({label})"),
     };
     observer.reached("locked");
+    let mut remote_locked: Option<String> = None;
     for round in 1..=PUSH_ATTEMPTS {
         outcome.rounds = round;
         observer.stage(Stage::Fetching, label);
+        // A sync killed while git fetched leaves this lock, which would fail every later fetch.
+        let _ = repo::clear_stale_lock(&repo.path().join(format!("{}.lock", git::THEIRS_REF)));
         let theirs = git
             .fetch(remote, &branch)
             .map_err(|source| SyncError::Fetch {
@@ -385,6 +393,18 @@ fn sync_locked(
                 return Ok(outcome);
             }
             Ok(git::Pushed::Rejected(_)) => backoff(round),
+            // A push in progress there holds its lock for milliseconds (and the remote's git
+            // already waited 100 ms for it): the same refusal twice is a lock nobody removes.
+            Ok(git::Pushed::RemoteLocked(lock)) if remote_locked.as_ref() == Some(&lock) => {
+                return Err(SyncError::RemoteLocked {
+                    remote: label.to_string(),
+                    lock,
+                })
+            }
+            Ok(git::Pushed::RemoteLocked(lock)) => {
+                remote_locked = Some(lock);
+                std::thread::sleep(REMOTE_LOCK_PAUSE);
+            }
             Err(source) => {
                 return Err(SyncError::Push {
                     remote: label.to_string(),
@@ -397,6 +417,9 @@ fn sync_locked(
         attempts: PUSH_ATTEMPTS,
     })
 }
+
+/// How long a sync waits after the remote refused its lock once, before trying again.
+const REMOTE_LOCK_PAUSE: Duration = Duration::from_millis(500);
 
 /// A short random wait before the next round, growing with the rounds, so that machines whose
 /// pushes collided do not collide again.
