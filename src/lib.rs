@@ -13,6 +13,7 @@ pub mod dream;
 pub mod environment;
 pub mod history;
 pub mod notes;
+pub mod project;
 pub mod readwindow;
 pub mod recall;
 pub mod session;

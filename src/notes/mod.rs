@@ -19,7 +19,7 @@ pub mod migrate;
 mod page;
 mod pending;
 pub mod purge;
-pub mod remote_url;
+
 pub mod repo;
 pub mod revert;
 pub mod run_lock;

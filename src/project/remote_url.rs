@@ -163,9 +163,7 @@ fn local_path(path: &str, root: &Path) -> String {
     } else {
         root.join(path)
     };
-    super::identity::real_path(&absolute)
-        .to_string_lossy()
-        .into_owned()
+    super::real_path(&absolute).to_string_lossy().into_owned()
 }
 
 #[cfg(test)]
