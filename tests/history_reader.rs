@@ -648,6 +648,49 @@ fn a_header_without_a_numeric_version_means_v1() {
 }
 
 #[test]
+fn a_header_version_below_2_is_v1_and_linear_whatever_ids_the_entries_carry() {
+    // Pi migrates any header version below 2 by chaining the entries in file order under fresh
+    // ids (`migrateV1ToV2`); ids and parents that do not chain must not cut the branch.
+    let env = TestEnv::new();
+    let entries = [
+        r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"first"}}"#,
+        r#"{"type":"message","id":"b","parentId":"gone","message":{"role":"assistant","content":[{"type":"text","text":"second"}]}}"#,
+        r#"{"type":"message","id":"c","parentId":null,"message":{"role":"user","content":"third"}}"#,
+    ];
+    for version in [json!(1), json!(0), json!(1.5)] {
+        let header =
+            json!({"type": "session", "version": version, "id": "v1-ids", "timestamp": "t"});
+        let text = format!("{header}\n{}\n", entries.join("\n"));
+        let path = env.write("v1-ids.jsonl", &text);
+        let run = env
+            .cmd()
+            .args(["history", "list", "--json", "--session"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{version}");
+        let page: Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(
+            seq_contents(&page),
+            [
+                (1, "first".into()),
+                (2, "second".into()),
+                (3, "third".into())
+            ],
+            "version {version}"
+        );
+        let at_line = ok_json(&env.tool(
+            "history_list",
+            &request_at(&path, Some("line:3"), json!({})),
+        ));
+        assert_eq!(seqs(&at_line), [1, 2], "version {version}");
+        // The file's own ids are gone, as after Pi's migration.
+        let error = refusal(&env.tool("history_list", &request_at(&path, Some("c"), json!({}))));
+        assert_eq!(error["code"], "unknown_leaf", "version {version}");
+    }
+}
+
+#[test]
 fn the_first_session_object_is_the_header() {
     let env = TestEnv::new();
     let text = [
