@@ -221,8 +221,8 @@ const KINDS: [&str; 2] = ["idx", "proj"];
 /// length.
 fn index_header(ext: &str, payload_len: u64) -> Vec<u8> {
     let (magic, format): (&[u8], u32) = match ext {
-        "idx" => (b"PICTXIDX", 8),
-        _ => (b"PICTXPRJ", 2),
+        "idx" => (b"PICTXIDX", 9),
+        _ => (b"PICTXPRJ", 3),
     };
     let mut header = magic.to_vec();
     header.extend_from_slice(&format.to_le_bytes());

@@ -373,6 +373,52 @@ fn a_missing_session_file_is_an_empty_session() {
 }
 
 #[test]
+fn a_missing_session_file_says_there_is_no_file_at_its_path() {
+    // A typo in --session reads as an empty session (Pi creates files lazily); every
+    // subcommand says so, with its usual exit code.
+    let env = TestEnv::new();
+    let path = env.work().join("typo.jsonl");
+    let cli = Cli {
+        env,
+        path: path.clone(),
+    };
+    let note = format!(
+        "no file at {} (Pi creates a session file lazily, so it reads as empty)",
+        path.display()
+    );
+    let read = cli.run(&["read", "5"]);
+    assert_eq!(read.code, 2);
+    assert_eq!(
+        read.stderr.lines().collect::<Vec<_>>(),
+        [
+            "error: unknown seq 5: this session has no items yet",
+            format!("hint: {note}").as_str()
+        ]
+    );
+    let unknown_leaf = cli.run(&["list", "--leaf", "a1b2c3d4"]);
+    assert_eq!(unknown_leaf.code, 2);
+    assert!(
+        unknown_leaf.stderr.ends_with(&format!("hint: {note}\n")),
+        "{}",
+        unknown_leaf.stderr
+    );
+    for (args, code) in [
+        (&["list"][..], 0),
+        (&["list", "--json"], 0),
+        (&["windows"], 0),
+        (&["search", "anything"], 1),
+    ] {
+        let run = cli.run(args);
+        assert_eq!(run.code, code, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr, format!("note: {note}\n"), "{args:?}");
+    }
+    // A file that exists and is empty is not a typo.
+    std::fs::write(&path, "").unwrap();
+    assert_eq!(cli.run(&["list"]).stderr, "");
+    assert!(!cli.run(&["read", "5"]).stderr.contains("no file at"));
+}
+
+#[test]
 fn an_unreadable_session_path_is_an_error_not_a_panic() {
     let env = TestEnv::new();
     let path = env.work().join("dir.jsonl");

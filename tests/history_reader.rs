@@ -648,6 +648,138 @@ fn a_header_without_a_numeric_version_means_v1() {
 }
 
 #[test]
+fn a_header_version_below_2_is_v1_and_linear_whatever_ids_the_entries_carry() {
+    // Pi migrates any header version below 2 by chaining the entries in file order under fresh
+    // ids (`migrateV1ToV2`); ids and parents that do not chain must not cut the branch.
+    let env = TestEnv::new();
+    let entries = [
+        r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"first"}}"#,
+        r#"{"type":"message","id":"b","parentId":"gone","message":{"role":"assistant","content":[{"type":"text","text":"second"}]}}"#,
+        r#"{"type":"message","id":"c","parentId":null,"message":{"role":"user","content":"third"}}"#,
+    ];
+    for version in [json!(1), json!(0), json!(1.5)] {
+        let header =
+            json!({"type": "session", "version": version, "id": "v1-ids", "timestamp": "t"});
+        let text = format!("{header}\n{}\n", entries.join("\n"));
+        let path = env.write("v1-ids.jsonl", &text);
+        let run = env
+            .cmd()
+            .args(["history", "list", "--json", "--session"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{version}");
+        let page: Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(
+            seq_contents(&page),
+            [
+                (1, "first".into()),
+                (2, "second".into()),
+                (3, "third".into())
+            ],
+            "version {version}"
+        );
+        let at_line = ok_json(&env.tool(
+            "history_list",
+            &request_at(&path, Some("line:3"), json!({})),
+        ));
+        assert_eq!(seqs(&at_line), [1, 2], "version {version}");
+        // The file's own ids are gone, as after Pi's migration.
+        let error = refusal(&env.tool("history_list", &request_at(&path, Some("c"), json!({}))));
+        assert_eq!(error["code"], "unknown_leaf", "version {version}");
+    }
+}
+
+/// A compaction carrying Pi 2's `retainedTail`: copies of the messages its context keeps.
+fn compaction_with_tail(s: &mut SessionBuilder, summary: &str, first_kept: Option<&str>) {
+    let tail = json!([
+        {"role": "user", "content": "alpha request", "timestamp": 1},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "alpha answer"},
+            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+        ], "timestamp": 2},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+         "content": [{"type": "text", "text": "alpha listing"}], "isError": false, "timestamp": 3}
+    ]);
+    let mut extra = json!({"summary": summary, "tokensBefore": 1000, "retainedTail": tail});
+    if let Some(id) = first_kept {
+        extra["firstKeptEntryId"] = json!(id);
+    }
+    s.entry("compaction", extra);
+}
+
+#[test]
+fn a_compaction_retained_tail_is_one_context_event_and_its_messages_keep_their_own_seqs() {
+    // history.md "Compactions": the tail copies messages the branch already holds; it takes no
+    // seq and adds nothing to the compaction's text.
+    let env = TestEnv::new();
+    let mut s = SessionBuilder::new();
+    let first_kept = s.user("alpha request"); // 1
+    s.assistant_with_calls("alpha answer", &[("c1", "bash", r#"{"command":"ls"}"#)]); // 2, 3
+    s.tool_result("c1", "bash", "alpha listing", false); // 4
+    compaction_with_tail(&mut s, "the summary", Some(&first_kept)); // 5
+    s.user("after the compaction"); // 6
+    let path = s.write_to(env.work().join("tail.jsonl"));
+
+    let all = ok_json(&tool(
+        &env,
+        "history_list",
+        &path,
+        json!({"roles": ALL_ROLES}),
+    ));
+    assert_eq!(seqs(&all), [1, 2, 3, 5, 6]);
+    let context = ok_json(&tool(
+        &env,
+        "history_list",
+        &path,
+        json!({"roles": ["context"]}),
+    ));
+    assert_eq!(seq_contents(&context), [(5, "the summary".into())]);
+    let read = parse_block(&read_text(&tool(
+        &env,
+        "history_read",
+        &path,
+        json!({"seq": 5}),
+    )));
+    assert_eq!(read.content, "the summary");
+    for query in ["alpha request", "alpha answer", "alpha listing"] {
+        let found = ok_json(&tool(
+            &env,
+            "history_search",
+            &path,
+            json!({"query": query, "roles": ALL_ROLES}),
+        ));
+        let expected: &[u64] = match query {
+            "alpha request" => &[1],
+            "alpha answer" => &[2],
+            _ => &[3],
+        };
+        assert_eq!(
+            seqs(&found),
+            expected,
+            "{query}: the original, never the tail"
+        );
+    }
+
+    // A compaction that starts a file (a self-contained checkpoint) shows only its summary:
+    // its tail's messages are no entries of this file, so they take no seq.
+    let mut root = SessionBuilder::new();
+    compaction_with_tail(&mut root, "checkpoint summary", None); // 1
+    root.user("next"); // 2
+    let path = root.write_to(env.work().join("checkpoint.jsonl"));
+    let all = ok_json(&tool(
+        &env,
+        "history_list",
+        &path,
+        json!({"roles": ALL_ROLES}),
+    ));
+    assert_eq!(
+        seq_contents(&all),
+        [(1, "checkpoint summary".into()), (2, "next".into())]
+    );
+}
+
+#[test]
 fn the_first_session_object_is_the_header() {
     let env = TestEnv::new();
     let text = [

@@ -429,6 +429,52 @@ fn diff_shows_the_last_change_or_the_change_since_a_revision_without_counters() 
 }
 
 #[test]
+fn a_revision_that_matches_nothing_is_named_in_a_usage_error() {
+    // libgit2 fails a search that finds no commit (`HEAD^{/text}`, `:/text`) without a
+    // message ("no error"): the refusal must say what was not found.
+    let env = TestEnv::new();
+    write(&env, "@human/plan", "step one");
+    write(&env, "@human/plan", "step two");
+    for rev in ["HEAD^{/no such subject}", ":/no such subject"] {
+        let expected = format!("no revision matches {rev:?} in the notes history");
+        for command in ["diff", "restore"] {
+            let (code, stderr) = fails(&env, &[command, "@human/plan", "--rev", rev]);
+            assert_eq!(code, 2, "{command}: {stderr}");
+            assert_eq!(
+                stderr.lines().next(),
+                Some(format!("error: {expected}").as_str()),
+                "{command}"
+            );
+        }
+        let refusal = tool_refusal(
+            &env,
+            "notes_restore",
+            json!({"address": "@human/plan", "rev": rev}),
+        );
+        assert_eq!(refusal["code"], "invalid_revision");
+        assert_eq!(refusal["message"], expected.as_str());
+    }
+    // A revision that names something other than a commit says what it names.
+    let (code, stderr) = fails(&env, &["diff", "@human/plan", "--rev", "HEAD^{tree}"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr.lines().next(),
+        Some(r#"error: "HEAD^{tree}" names a tree of the notes history, not a commit"#)
+    );
+    // `dream undo` takes a report stamp, found among commit subjects (no revision parsing).
+    let output = env
+        .cmd()
+        .args(["dream", "undo", "2020-01-01T00-00-00-000Z"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: no dream 2020-01-01T00-00-00-000Z in the notes history"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn restore_puts_a_past_version_back_as_a_new_commit_keeping_the_counters() {
     let env = TestEnv::new();
     let home = env.notes_home();

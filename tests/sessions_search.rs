@@ -346,6 +346,49 @@ fn human_output_ranks_sessions_and_says_how_to_open_each_hit() {
 }
 
 #[test]
+fn every_printed_open_command_opens_its_hit_even_without_a_unique_id_prefix() {
+    // A forked or copied session shares its id with another file, and an id may be shorter
+    // than the 8 characters a prefix needs: then the command names the file, quoted for the
+    // shell where its path needs it.
+    let env = TestEnv::new();
+    let original = project_dir(&env, "alpha");
+    let copied = project_dir(&env, "beta project");
+    for (cwd, text) in [(&original, "pelican original"), (&copied, "pelican copy")] {
+        let mut s = session(1, cwd);
+        s.user(text);
+        write_pi_session(&env, cwd, &s);
+    }
+    let mut short = SessionBuilder::with_id("abc12").cwd(&original.to_string_lossy());
+    short.user("pelican short");
+    write_pi_session(&env, &original, &short);
+
+    let output = env
+        .cmd()
+        .args(["sessions", "search", "--all", "pelican"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim_start).collect();
+    let opened: Vec<(&str, &str)> = lines
+        .windows(2)
+        .filter_map(|pair| Some((pair[0], pair[1].strip_prefix("→ ")?)))
+        .collect();
+    assert_eq!(opened.len(), 3, "{text}");
+    for (preview, command) in opened {
+        let output = env.shell(&format!("{command} --json")).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(read["content"], preview, "{command} opens its own hit");
+    }
+}
+
+#[test]
 fn real_fixture_sessions_are_searchable_and_hits_open() {
     let env = TestEnv::new();
     let dir = common::recall::sessions_root(&env).join("--fixtures--");

@@ -37,7 +37,7 @@ use crate::session::{self, shape, Atom, OpenOptions, Session, SessionFile, Span}
 
 const MAGIC: &[u8; 8] = b"PICTXPRJ";
 /// Bumped whenever the layout or the meaning of a stored projection changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
 /// The same for a reader that reads the session once and moves on (a recall refresh).

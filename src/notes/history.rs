@@ -392,14 +392,32 @@ pub(crate) fn resolve_rev<'r>(
     repo: &'r Repository,
     rev: &str,
 ) -> Result<git2::Commit<'r>, NotesError> {
-    repo.revparse_single(rev)
-        .and_then(|object| object.peel_to_commit())
-        .map_err(|e| {
-            NotesError::InvalidRevision(format!(
-                "{rev:?} names no commit of the notes history: {}",
-                e.message()
-            ))
-        })
+    let object = repo
+        .revparse_single(rev)
+        .map_err(|e| unknown_revision(rev, &e))?;
+    let kind = object.kind();
+    object.peel_to_commit().map_err(|_| {
+        NotesError::InvalidRevision(format!(
+            "{rev:?} names a {} of the notes history, not a commit",
+            kind.map_or("object", |k| k.str())
+        ))
+    })
+}
+
+/// The refusal for a revision libgit2 cannot resolve, with its reason when it gives one (a
+/// search that finds no commit, `HEAD^{/text}` or `:/text`, fails without).
+fn unknown_revision(rev: &str, e: &git2::Error) -> NotesError {
+    NotesError::InvalidRevision(match reason(e) {
+        Some(reason) => format!("{rev:?} names no commit of the notes history: {reason}"),
+        None => format!("no revision matches {rev:?} in the notes history"),
+    })
+}
+
+/// libgit2's message when it says something: a failure for which libgit2 set no message
+/// reads "no error" (or nothing).
+fn reason(e: &git2::Error) -> Option<&str> {
+    let message = e.message().trim();
+    (!message.is_empty() && message != "no error").then_some(message)
 }
 
 /// The note's bytes at `commit`, or `None` when it did not exist there.
@@ -522,7 +540,14 @@ fn unified(before: &str, after: &str, from: &str, to: &str) -> String {
 }
 
 pub(crate) fn git_error(e: git2::Error) -> NotesError {
-    NotesError::History(e.message().to_string())
+    NotesError::History(match reason(&e) {
+        Some(reason) => reason.to_string(),
+        None => format!(
+            "the notes history cannot be read (libgit2 gave no reason: {:?}, {:?})",
+            e.class(),
+            e.code()
+        ),
+    })
 }
 
 pub(crate) fn history_error(e: RepositoryError) -> NotesError {

@@ -163,6 +163,7 @@ pub(super) fn open_hits(
         hits,
         first_user_preview: info.first_user_preview.clone(),
         short_id: info.session_id.clone(),
+        session_arg: record.path.clone(),
     })
 }
 

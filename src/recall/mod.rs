@@ -150,6 +150,10 @@ pub struct SessionHits {
     /// The id's shortest unique prefix among every indexed session (at least 8 characters).
     #[serde(skip)]
     pub short_id: String,
+    /// What `history read --session` opens this session by: `short_id` when that names this
+    /// file alone, else the file's path.
+    #[serde(skip)]
+    pub session_arg: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -303,10 +307,18 @@ impl Recall {
             }
         }
         let prefixes = short_ids(catalog);
+        let shared = shared_ids(catalog);
         for session in &mut sessions {
             if let Some(short) = prefixes.get(&session.session_id) {
                 session.short_id = short.clone();
             }
+            session.session_arg = if shared.contains(session.session_id.as_str())
+                || !names_a_session(&session.short_id)
+            {
+                session.session_file.clone()
+            } else {
+                session.short_id.clone()
+            };
         }
         let shown = sessions.len();
         Ok(SearchResult {
@@ -612,6 +624,29 @@ fn short_ids(catalog: &Catalog) -> rustc_hash::FxHashMap<String, String> {
         .map(|id| id.to_string())
         .zip(shortest_unique_prefixes(&ids))
         .collect()
+}
+
+/// The ids more than one indexed file carries (a copied or forked session): no prefix of them
+/// names one file.
+fn shared_ids(catalog: &Catalog) -> rustc_hash::FxHashSet<&str> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    catalog
+        .files
+        .iter()
+        .map(|r| r.info.session_id.as_str())
+        .filter(|id| !seen.insert(*id))
+        .collect()
+}
+
+/// Whether `--session PREFIX` resolves to a session: long enough to be taken for an id (not a
+/// file name), and only the characters Pi's ids have (no `/`, nothing a shell or the argument
+/// parser would read otherwise).
+fn names_a_session(prefix: &str) -> bool {
+    prefix.chars().count() >= resolve::MIN_PREFIX_CHARS
+        && prefix.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>) -> ListedSession {

@@ -181,14 +181,17 @@ impl Parser {
         }
     }
 
-    /// Gives the entry its id: a header without a numeric version (or no header yet) means v1,
-    /// where ids are synthetic and the chain is linear.
+    /// Gives the entry its id. A v1 file (a header without a numeric version, a version below
+    /// 2, or no header yet) is linear: Pi migrates it by chaining its entries in file order
+    /// under fresh ids, whatever ids and parents they carry, so every entry gets the synthetic
+    /// id `line:<N>` and the previous entry as its parent.
     fn settle(&self, p: PendingEntry, span: Span, irregular_escapes: bool) -> Entry {
         let version = self.header.as_ref().and_then(|h| h.version);
         let synthetic = EntryId::Line(self.lines);
-        let (id, parent_id) = match version {
-            None => (synthetic, self.entries.last().map(|e| e.id)),
-            Some(_) => (p.id.unwrap_or(synthetic), p.parent_id),
+        let (id, parent_id) = if is_linear(version) {
+            (synthetic, self.entries.last().map(|e| e.id))
+        } else {
+            (p.id.unwrap_or(synthetic), p.parent_id)
         };
         let kind = match p.kind {
             PendingKind::Ready(kind) => kind,
@@ -217,6 +220,12 @@ impl Parser {
             atoms: self.atoms,
         }
     }
+}
+
+/// Whether entries under a header of this version form one chain in file order (v1), as Pi's
+/// `migrateV1ToV2` makes them for any header version below 2.
+fn is_linear(version: Option<u64>) -> bool {
+    version.is_none_or(|v| v < 2)
 }
 
 /// Whether a line escapes a character that search runs may contain: anything but a control

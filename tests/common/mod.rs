@@ -55,10 +55,29 @@ impl TestEnv {
     /// The binary with a clean, fixed environment.
     pub fn cmd(&self) -> Command {
         let mut cmd = Command::cargo_bin("pi-context").expect("binary built");
+        self.hermetic(&mut cmd, std::env::var_os("PATH").unwrap_or_default());
+        cmd
+    }
+
+    /// `sh -c SCRIPT` in the environment of [`cmd`](Self::cmd), with the binary's directory
+    /// first on `PATH`: a `pi-context …` line the binary printed runs as a user would paste it.
+    pub fn shell(&self, script: &str) -> Command {
+        let binary = assert_cmd::cargo::cargo_bin("pi-context");
+        let mut dirs = vec![binary.parent().expect("binary dir").to_path_buf()];
+        dirs.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        self.hermetic(&mut cmd, std::env::join_paths(dirs).expect("a PATH"));
+        cmd
+    }
+
+    fn hermetic(&self, cmd: &mut Command, path: std::ffi::OsString) {
         cmd.env_clear()
             .env("HOME", self.home())
             .env("TMPDIR", self.root().join("tmp"))
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", path)
             .env("PI_NOTES_HOME", self.notes_home())
             .env("PI_CODING_AGENT_DIR", self.root().join("pi-agent"))
             .env("PI_OFFLINE", "1")
@@ -66,7 +85,6 @@ impl TestEnv {
             .env("TZ", "UTC")
             .env("COLUMNS", "100")
             .current_dir(self.work());
-        cmd
     }
 
     /// Writes a file under the work directory and returns its path.

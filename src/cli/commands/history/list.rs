@@ -20,7 +20,7 @@ pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let budget = args.session.max_bytes;
     let page = args
         .session
-        .with_history(vars, None, |history, _| history.list(&params, budget))?;
+        .with_history(ui, vars, None, |history, _| history.list(&params, budget))?;
     args.session.printer(ui).page(ui.out(), &page)?;
     Ok(exit::SUCCESS)
 }

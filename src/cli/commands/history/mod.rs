@@ -5,7 +5,7 @@ mod read;
 mod search;
 mod windows;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum, ValueHint};
 use pi_context::history::{
@@ -66,9 +66,12 @@ pub struct SessionArgs {
 
 impl SessionArgs {
     /// Runs `op` on the session's branch, read consistently (see [`with_history`]); with
-    /// `scan_for`, the raw bytes are scanned for those queries while the session loads.
+    /// `scan_for`, the raw bytes are scanned for those queries while the session loads. When
+    /// the path names no file, a note (or the error's hint) says so: the session reads as empty,
+    /// as Pi's lazily created files do, and so does a mistyped path.
     fn with_history<T>(
         &self,
+        ui: &mut Ui,
         vars: &Vars,
         scan_for: Option<&[String]>,
         op: impl FnMut(&History, Option<&RawScan>) -> Result<T, HistoryError>,
@@ -90,7 +93,17 @@ impl SessionArgs {
             leaf: &Leaf::from_wire(self.leaf.as_deref()),
             session_id: env.session_id.as_deref(),
         };
-        Ok(with_history(input, branch, scan_for, op)?)
+        let result = with_history(input, branch, scan_for, op);
+        let no_file = no_file_at(&path);
+        match (result, no_file) {
+            (Ok(value), Some(note)) => {
+                ui.note(&note);
+                Ok(value)
+            }
+            (Ok(value), None) => Ok(value),
+            (Err(e), Some(note)) => Err(CommandError::from(e).with_hint(note)),
+            (Err(e), None) => Err(e.into()),
+        }
     }
 
     fn path(&self, env: &Environment) -> Result<PathBuf, CommandError> {
@@ -100,6 +113,19 @@ impl SessionArgs {
     fn printer(&self, ui: &Ui) -> Box<dyn HistoryPrinter> {
         printer::history(self.json, ui.color)
     }
+}
+
+/// What to tell when `path` names no file (checked after the read, so a file Pi created
+/// meanwhile is not reported missing).
+fn no_file_at(path: &Path) -> Option<String> {
+    let missing =
+        matches!(std::fs::metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+    missing.then(|| {
+        format!(
+            "no file at {} (Pi creates a session file lazily, so it reads as empty)",
+            path.display()
+        )
+    })
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

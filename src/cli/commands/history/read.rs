@@ -26,7 +26,7 @@ pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         limit_chars: args.window.limit_chars as usize,
     };
     let budget = args.session.max_bytes;
-    let (result, skipped_lines) = args.session.with_history(vars, None, |history, _| {
+    let (result, skipped_lines) = args.session.with_history(ui, vars, None, |history, _| {
         Ok((history.read(&params, budget)?, history.skipped_lines()))
     })?;
     args.session

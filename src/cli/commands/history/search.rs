@@ -31,7 +31,7 @@ pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     // The raw bytes are scanned on another thread while the session loads and projects.
     let page = args
         .session
-        .with_history(vars, Some(&params.queries), |history, scan| {
+        .with_history(ui, vars, Some(&params.queries), |history, scan| {
             history.search_scanned(&params, budget, scan)
         })?;
     args.session.printer(ui).page(ui.out(), &page)?;

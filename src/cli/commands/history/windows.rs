@@ -14,9 +14,9 @@ pub struct WindowsArgs {
 
 pub fn run(args: WindowsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let budget = args.session.max_bytes;
-    let result = args
-        .session
-        .with_history(vars, None, |history, _| Ok(history.windows_result(budget)))?;
+    let result = args.session.with_history(ui, vars, None, |history, _| {
+        Ok(history.windows_result(budget))
+    })?;
     args.session.printer(ui).windows(ui.out(), &result)?;
     Ok(exit::SUCCESS)
 }

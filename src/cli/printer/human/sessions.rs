@@ -51,7 +51,8 @@ impl HumanPrinter {
         writeln!(out, "    {}", self.preview(hit))?;
         let mut open = format!(
             "pi-context history read {} --session {}",
-            hit.seq, session.short_id
+            hit.seq,
+            shell_quoted(&session.session_arg)
         );
         if let Some(leaf) = &hit.leaf_id {
             open.push_str(&format!(" --leaf {leaf}"));
@@ -106,6 +107,16 @@ impl HumanPrinter {
         }
         line
     }
+}
+
+/// `text` as one shell word: as is when it holds only characters no shell treats specially,
+/// else in single quotes.
+fn shell_quoted(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// An RFC 3339 time as `YYYY-MM-DD HH:MM` in the local time zone.
