@@ -29,9 +29,10 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 
 use crate::clock::Clock;
+use crate::home::journal;
 use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
 use crate::notes::migrate::{self, Migration};
-use crate::notes::{journal, Identity, NotesError, Store};
+use crate::notes::{Identity, NotesError, Store};
 use crate::recall::{self, RootsInput};
 use crate::session::OpenOptions;
 use crate::settings::{self, Settings};

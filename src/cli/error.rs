@@ -14,11 +14,11 @@ use pi_context::dream::undo::UndoError;
 use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
-use pi_context::notes::repo::RepositoryError;
-use pi_context::notes::sync::SyncError;
+use pi_context::home::repo::RepositoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
+use pi_context::sync::SyncError;
 
 /// Exit statuses of a run that did not fail (CONTRACT §7).
 pub mod exit {

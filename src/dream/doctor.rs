@@ -10,15 +10,15 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::lock::{self, LockState, LAST_RUN_FILE, LOCK_FILE};
-use crate::notes::address::{Address, HomeSpec};
-use crate::notes::frontmatter::Document;
-use crate::notes::identity::is_slug;
-use crate::notes::layout::{
+use crate::home::layout::has_conflict_markers;
+use crate::home::layout::{
     AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PENDING_DIR,
     PROJECT_DIR, SESSIONS_DIR, SYNC_LOCK,
 };
-use crate::notes::repo::{lock_age, STALE_LOCK_AFTER};
-use crate::notes::sync::text::has_conflict_markers;
+use crate::home::repo::{lock_age, STALE_LOCK_AFTER};
+use crate::notes::address::{Address, HomeSpec};
+use crate::notes::frontmatter::Document;
+use crate::notes::identity::is_slug;
 
 /// One problem found, at a path relative to the home (`.` for the home itself).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

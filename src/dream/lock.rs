@@ -1,4 +1,4 @@
-//! The dream lock: `<home>/.dream.lock`, a [`run_lock`](crate::notes::run_lock) like the sync's.
+//! The dream lock: `<home>/.dream.lock`, a [`run_lock`](crate::home::run_lock) like the sync's.
 //!
 //! An existing lock refuses a run whatever its content or age (a stale one included: a person
 //! decides, see `dream doctor`); only the run that created it removes it. The time gate's
@@ -9,10 +9,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::notes::layout::SYNC_LOCK;
-pub use crate::notes::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
-pub use crate::notes::run_lock::LockState;
-use crate::notes::run_lock::{self, RunLock};
+use crate::home::layout::SYNC_LOCK;
+pub use crate::home::layout::{DREAM_LOCK as LOCK_FILE, LAST_RUN as LAST_RUN_FILE};
+pub use crate::home::run_lock::LockState;
+use crate::home::run_lock::{self, RunLock};
 
 /// A held lock. Dropping it without [`DreamLock::release`] or [`DreamLock::fail`] leaves the
 /// lock file in place, as a crash would.

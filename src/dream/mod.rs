@@ -5,7 +5,6 @@
 //! out-of-scope writes of the dreamer) → report → final commit → release. A failed run commits
 //! what happened as `(failed)` and restores the last-run time, so the next schedule retries.
 
-pub mod audit;
 pub mod doctor;
 pub mod dreamer;
 pub mod gates;
@@ -13,10 +12,10 @@ pub mod interrupt;
 pub mod lock;
 mod options;
 mod postrun;
+pub mod purge;
 mod report;
 mod resolve;
 mod restore;
-pub(crate) mod snapshot;
 pub mod undo;
 
 use std::fs;
@@ -26,18 +25,18 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::notes::repo::{self, RepositoryError};
-use audit::{Audit, Change};
+use crate::home::audit::{Audit, Change};
+use crate::home::repo::{self, RepositoryError};
+use crate::home::snapshot::{self, Snapshot};
 use dreamer::{DreamerCommand, DreamerObserver};
 use gates::Gate;
 pub use interrupt::Interrupt;
 pub use options::{DreamOptions, DreamRequest};
 pub use postrun::Conflict;
-use snapshot::Snapshot;
 
-use crate::notes::journal;
-use crate::notes::layout::DREAMS_DIR;
-use crate::notes::purge::{self, Purged};
+use crate::home::journal;
+use crate::home::layout::DREAMS_DIR;
+use purge::Purged;
 
 /// The compiled-in playbook; `--playbook` overrides it.
 pub const DEFAULT_PLAYBOOK: &str = include_str!("../../playbook/playbook.md");
@@ -417,7 +416,7 @@ fn post_run_audit(
 /// A store-wide dream may write `human/`, every `project/<key>/`, and its own agent and model
 /// homes. A `*` segment stands for any one directory.
 fn writable_homes(options: &DreamOptions) -> Vec<String> {
-    use crate::notes::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR};
+    use crate::home::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR};
     vec![
         format!("{HUMAN_DIR}/"),
         format!("{PROJECT_DIR}/*/"),

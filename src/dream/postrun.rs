@@ -25,10 +25,10 @@ use serde::Serialize;
 use super::dreamer::ToolUse;
 use super::resolve;
 use super::restore;
-use super::snapshot::{self, Class, Item, Snapshot};
 use super::Violation;
-use crate::notes::journal::{self, JournalEntry};
-use crate::notes::layout::{DREAMS_DIR, GIT_DIR, LAST_RUN};
+use crate::home::journal::{self, JournalEntry};
+use crate::home::layout::{DREAMS_DIR, GIT_DIR, LAST_RUN};
+use crate::home::snapshot::{self, Class, Item, Snapshot};
 
 /// A note both the dreamer and a live agent wrote during the run.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! The dream report, `dreams/<stamp>.md`.
 
-use super::audit::Change;
+use super::purge::Purged;
 use super::{Conflict, Violation};
-use crate::notes::purge::Purged;
+use crate::home::audit::Change;
 
 /// What a report says.
 pub struct Report<'a> {

@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use git2::Repository;
 
-use super::snapshot::{Item, Raw};
 use crate::beneath::{BeneathError, Dir, Kind};
+use crate::home::snapshot::{Item, Raw};
 
 /// Makes `home/rel` hold `item` (`None`: makes it absent).
 pub fn put_back(repo: &Repository, home: &Path, rel: &str, item: Option<Item>) -> io::Result<()> {

@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::lock;
-use crate::notes::layout::DREAMS_DIR;
+use crate::home::layout::DREAMS_DIR;
 use crate::notes::revert::{self, RevertError, RevertedPath};
 use crate::notes::{history, Identity, NotesError};
 

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::error::NotesError;
 use super::identity::{is_slug, Identity};
-use super::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
+use crate::home::layout::{AGENTS_DIR, HUMAN_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
 
 /// The longest virtual path a write accepts, in UTF-8 bytes, counted before `.md` is added.
 pub const MAX_PATH_BYTES: usize = 512;

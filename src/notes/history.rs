@@ -1,5 +1,5 @@
 //! The notes history: every change a notes operation makes is a commit in the notes home's git
-//! repository ([`super::repo`]), and the history can be read back (`log`), compared (`diff`) and
+//! repository ([`crate::home::repo`]), and the history can be read back (`log`), compared (`diff`) and
 //! brought back (`Store::restore`).
 //!
 //! A commit names its operation, address, agent, session and model twice: in its subject
@@ -17,7 +17,7 @@ use super::clock;
 use super::error::NotesError;
 use super::frontmatter::{Document, Key};
 use super::identity::Identity;
-use super::repo::{self, PathChange, RepositoryError};
+use crate::home::repo::{self, PathChange, RepositoryError};
 
 /// What happened to the history of one change.
 #[derive(Debug, Clone, PartialEq, Eq)]

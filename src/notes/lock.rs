@@ -15,8 +15,7 @@ use super::error::NotesError;
 use super::files;
 use crate::beneath::{BeneathError, Dir};
 
-/// The directory of lock files, directly under the notes home.
-pub const LOCK_DIR: &str = ".locks";
+pub use crate::home::layout::LOCK_DIR;
 
 /// Held for the life of the value; dropping it closes the file, which releases the lock.
 #[derive(Debug)]

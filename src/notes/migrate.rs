@@ -32,13 +32,13 @@ use super::error::NotesError;
 use super::files;
 use super::history::{self, Recorded};
 use super::identity::slugify;
-use super::journal;
-use super::layout::PROJECT_DIR;
 use super::lock;
-use super::repo::PathChange;
 use super::store::Store;
 use super::walk::{self, Candidate};
 use crate::beneath::{Dir, Kind};
+use crate::home::journal;
+use crate::home::layout::PROJECT_DIR;
+use crate::home::repo::PathChange;
 
 /// The lock files each moved note holds: its old address, its new one and the name beside.
 const LOCKS_PER_NOTE: u64 = 3;

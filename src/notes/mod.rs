@@ -7,25 +7,19 @@
 pub mod address;
 pub mod clock;
 mod error;
-mod files;
+pub(crate) mod files;
 pub mod frontmatter;
 pub mod history;
 pub mod identity;
-pub mod journal;
-pub mod layout;
 mod list_cache;
 pub mod lock;
 pub mod migrate;
 mod page;
 mod pending;
-pub mod purge;
 
-pub mod repo;
 pub mod revert;
-pub mod run_lock;
 mod store;
-pub mod sync;
-mod walk;
+pub(crate) mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
 pub use error::NotesError;

@@ -13,11 +13,11 @@ use std::io::Write;
 
 use super::error::NotesError;
 use super::files;
-use super::layout::{
-    AGENTS_DIR, HUMAN_DIR, LOCK_DIR, MODELS_DIR, PENDING_DIR, PROJECT_DIR, SESSIONS_DIR,
-};
 use super::lock::{self, NoteLock};
 use crate::beneath::{Dir, Kind, ReadLimit};
+use crate::home::layout::{
+    AGENTS_DIR, HUMAN_DIR, LOCK_DIR, MODELS_DIR, PENDING_DIR, PROJECT_DIR, SESSIONS_DIR,
+};
 
 /// At most this many markers are adopted by one commit, so that a long backlog (commits failed
 /// for days) is worked off over several writes instead of stalling one.

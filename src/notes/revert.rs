@@ -1,7 +1,7 @@
 //! Reverting one commit of the notes history as a new commit (what `dream undo` does to a
 //! dream's commit): every path the commit changed goes back to what its parent held, unless a
 //! later change touched it too. Such a path is a conflict: refused, or with `force`, kept with
-//! both versions visible between the conflict markers of [`super::layout`].
+//! both versions visible between the conflict markers of [`crate::home::layout`].
 //!
 //! All the paths' note locks are held (in sorted order) from the first read of the files to the
 //! commit, so no live write slips between the check and the change.
@@ -17,10 +17,10 @@ use super::error::NotesError;
 use super::files::{self, notes_error};
 use super::history::{self, Recorded};
 use super::identity::Identity;
-use super::layout::{CONFLICT_END, CONFLICT_SEPARATOR, CONFLICT_START};
 use super::lock::{self, NoteLock};
-use super::repo::PathChange;
 use crate::beneath::Dir;
+use crate::home::layout::{CONFLICT_END, CONFLICT_SEPARATOR, CONFLICT_START};
+use crate::home::repo::PathChange;
 
 /// What to revert and how to name it.
 pub struct Revert<'a> {

@@ -22,10 +22,11 @@ use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
 use super::list_cache::{self, ListCache};
 use super::lock::LockError;
-use super::repo::PathChange;
-use super::{clock, frontmatter, journal, lock, pending, walk};
+use super::{clock, frontmatter, lock, pending, walk};
 use crate::beneath::{Dir, ReadLimit, Stamp};
 use crate::clock::Clock;
+use crate::home::journal;
+use crate::home::repo::PathChange;
 use crate::text::{self, LiteralMatcher};
 use crate::wire;
 

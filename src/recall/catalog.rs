@@ -234,7 +234,7 @@ mod tests {
         assert_eq!(loaded.format, FORMAT);
         assert_eq!(
             loaded.files[0].info.project_key.as_deref(),
-            Some(crate::notes::project_key(&checkout).as_str())
+            Some(crate::project::project_key(&checkout).as_str())
         );
         assert!(loaded.files[0]
             .info

@@ -571,7 +571,7 @@ fn session_info(
 /// else `basename-sha1(path)[..8]` without looking for a repository.
 pub fn project_key_of(cwd: &Path) -> String {
     if cwd.is_dir() {
-        return crate::notes::project_key(cwd);
+        return crate::project::project_key(cwd);
     }
     let name = cwd
         .file_name()

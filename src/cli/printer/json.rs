@@ -8,13 +8,13 @@ use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, NotesPage, RestoreReceipt, SearchPage,
     WriteReceipt,
 };
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
+use pi_context::sync::SyncOutcome;
 use serde_json::json;
 
 use super::{

@@ -13,12 +13,12 @@ use pi_context::dream::doctor::DoctorReport;
 use pi_context::dream::undo::UndoOutcome;
 use pi_context::dream::DreamOutcome;
 use pi_context::history::{Page, ReadResult, WindowsResult};
-use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogPage, MoveReceipt, NoteDiff, RestoreReceipt, SearchPage, WriteReceipt,
 };
 use pi_context::readwindow::ReadWindow;
 use pi_context::recall::{IndexResult, ListResult, SearchResult};
+use pi_context::sync::SyncOutcome;
 
 /// One JSON document on a line: the tool protocol's answers and `tool --schemas`, which are
 /// always JSON.

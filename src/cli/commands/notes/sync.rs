@@ -4,7 +4,7 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::ProgressBar;
 use pi_context::environment::Vars;
-use pi_context::notes::sync::{self, Stage, SyncObserver, SyncOptions};
+use pi_context::sync::{self, Stage, SyncObserver, SyncOptions};
 
 use super::CommonArgs;
 use crate::cli::error::{exit, Outcome};

@@ -4,12 +4,12 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 use pi_context::notes::clock;
-use pi_context::notes::sync::SyncOutcome;
 use pi_context::notes::{
     EditReceipt, ListPage, LogEntry, LogPage, MoveReceipt, NoteDiff, NotesPage, RestoreReceipt,
     SearchPage, WriteReceipt, COUNTERS_KEY,
 };
 use pi_context::readwindow::ReadWindow;
+use pi_context::sync::SyncOutcome;
 
 use super::HumanPrinter;
 use crate::cli::printer::NotesPrinter;

@@ -216,7 +216,7 @@ fn three_way<T: PartialEq>(base: T, one: T, other: T) -> Result<T, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notes::sync::text::tests::labels;
+    use crate::sync::text::tests::labels;
 
     fn note(updated: &str, count: u32, extra: &str, body: &str) -> String {
         format!(

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use crate::notes::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR, SYNC_LOCK};
+use super::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR, SYNC_LOCK};
 
 /// Files larger than this are compared by size only and never committed (a note is at most
 /// 1 MB; the home is not a place for large files).

@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::note::{self, KeyConflict};
 use super::text::{self, Labels};
-use crate::notes::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR, SYNC_LOCK};
+use crate::home::layout::{self, GIT_DIR};
 
 /// Their blobs larger than this are refused (a note is at most 1 MB; the dream's audit leaves
 /// files over 64 MiB out too).
@@ -418,12 +418,10 @@ fn check_name(name: &[u8], at_root: bool, depth: usize) -> Result<(), &'static s
     if depth >= MAX_DEPTH {
         return Err("a directory nested too deep");
     }
-    if layout::is_temp_file(name) {
-        return Err("a temp file of a write in progress");
-    }
-    let machinery = [LOCK_DIR, DREAM_LOCK, LAST_RUN, JOURNAL_DIR, SYNC_LOCK];
-    if at_root && machinery.contains(&name) {
-        return Err("a lock or journal of the notes store");
+    if layout::is_machinery(name, at_root) {
+        return Err(
+            "the notes store's own machinery (a lock, the journal or a temp file of a write)",
+        );
     }
     Ok(())
 }
@@ -509,7 +507,7 @@ fn build_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notes::sync::text::tests::labels;
+    use crate::sync::text::tests::labels;
 
     /// A tree of `files` (path, content) written with the tree update builder.
     fn tree<'r>(repo: &'r Repository, files: &[(&str, &str)]) -> Tree<'r> {

@@ -10,13 +10,13 @@
 //! they differ. Then, when one side's lines hold the other's whole inside conflict markers —
 //! a conflict this merge (or a merge killed halfway) already kept — that side is taken, so
 //! merging a kept conflict again never nests markers. Otherwise both versions are kept between
-//! the markers of [`crate::notes::layout`].
+//! the markers of [`crate::home::layout`].
 
 use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp};
 
-use crate::notes::layout::{CONFLICT_END, CONFLICT_SEPARATOR, CONFLICT_START};
+use crate::home::layout::{marker_block, CONFLICT_END, CONFLICT_SEPARATOR, CONFLICT_START};
 
 /// How long each line diff may search for the smallest diff before settling for a coarser one
 /// (still a correct diff): a giant note never makes a sync hang.
@@ -77,12 +77,6 @@ pub fn merge(base: &str, ours: &str, theirs: &str, labels: &Labels) -> Merged {
         text: out,
         conflicts,
     }
-}
-
-/// Whether `text` holds a kept conflict: a start, a separator and an end marker line, in order.
-pub fn has_conflict_markers(text: &str) -> bool {
-    let lines = lines(text);
-    marker_block(&lines).is_some()
 }
 
 /// The lines of `text`, each with its terminator.
@@ -178,27 +172,11 @@ fn covers(outer: &[&str], inner: &[&str]) -> bool {
     outer.windows(inner.len()).any(|window| window == inner)
 }
 
-/// The indices of a start, a separator and an end marker line, in order, if `lines` has them.
-fn marker_block(lines: &[&str]) -> Option<(usize, usize, usize)> {
-    let start = lines.iter().position(|l| l.starts_with(CONFLICT_START))?;
-    let separator = start
-        + 1
-        + lines[start + 1..]
-            .iter()
-            .position(|l| l.trim_end_matches(['\n', '\r']) == CONFLICT_SEPARATOR)?;
-    let end = separator
-        + 1
-        + lines[separator + 1..]
-            .iter()
-            .position(|l| l.starts_with(CONFLICT_END))?;
-    Some((start, separator, end))
-}
-
 #[cfg(test)]
-pub(in crate::notes::sync) mod tests {
+pub(in crate::sync) mod tests {
     use super::*;
 
-    pub(in crate::notes::sync) fn labels() -> Labels {
+    pub(in crate::sync) fn labels() -> Labels {
         Labels {
             ours: "ours (here)".into(),
             theirs: "theirs (origin)".into(),
@@ -239,7 +217,7 @@ pub(in crate::notes::sync) mod tests {
             merged.text,
             "a\n<<<<<<< ours (here)\nours\n=======\ntheirs\n>>>>>>> theirs (origin)\nc\n"
         );
-        assert!(has_conflict_markers(&merged.text));
+        assert!(crate::home::layout::has_conflict_markers(&merged.text));
     }
 
     #[test]

@@ -34,6 +34,29 @@ pub const CONFLICT_START: &str = "<<<<<<< ";
 pub const CONFLICT_SEPARATOR: &str = "=======";
 pub const CONFLICT_END: &str = ">>>>>>> ";
 
+/// Whether `text` holds a kept conflict: a start, a separator and an end marker line, in order.
+pub fn has_conflict_markers(text: &str) -> bool {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    marker_block(&lines).is_some()
+}
+
+/// The indices of a start, a separator and an end marker line, in order, if `lines` (each with
+/// its terminator) has them.
+pub fn marker_block(lines: &[&str]) -> Option<(usize, usize, usize)> {
+    let start = lines.iter().position(|l| l.starts_with(CONFLICT_START))?;
+    let separator = start
+        + 1
+        + lines[start + 1..]
+            .iter()
+            .position(|l| l.trim_end_matches(['\n', '\r']) == CONFLICT_SEPARATOR)?;
+    let end = separator
+        + 1
+        + lines[separator + 1..]
+            .iter()
+            .position(|l| l.starts_with(CONFLICT_END))?;
+    Some((start, separator, end))
+}
+
 /// Temp files of the atomic writes are `.pi-context.<pid>.<nanos>.<n>.tmp`: hidden, never `.md`.
 pub const TEMP_PREFIX: &str = ".pi-context.";
 pub const TEMP_SUFFIX: &str = ".tmp";
@@ -41,4 +64,22 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// Whether a file name is a temp file of an atomic write in progress (or of a killed writer).
 pub fn is_temp_file(name: &str) -> bool {
     name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
+}
+
+/// The entries at the root of a home that are the store's own machinery: the repository, the
+/// note locks, the dream's and the sync's locks and the live-write journal.
+pub const ROOT_MACHINERY: [&str; 6] = [
+    GIT_DIR,
+    LOCK_DIR,
+    DREAM_LOCK,
+    LAST_RUN,
+    JOURNAL_DIR,
+    SYNC_LOCK,
+];
+
+/// Whether the entry `name` (directly in the home when `at_root`) is the store's machinery
+/// rather than content: one of [`ROOT_MACHINERY`] at the root, a temp file of a write anywhere.
+/// Machinery is never a note, never committed as a change, never taken from a sync's remote.
+pub fn is_machinery(name: &str, at_root: bool) -> bool {
+    is_temp_file(name) || (at_root && ROOT_MACHINERY.contains(&name))
 }

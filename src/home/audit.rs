@@ -1,17 +1,17 @@
-//! The git audit trail of a dream, on the notes home's repository ([`crate::notes::repo`]).
+//! The git audit trail of a dream, on the notes home's repository ([`super::repo`]).
 //!
 //! Commits are built from [`Snapshot`] trees, never through the index, so the repository's own
 //! ignore rules cannot hide a change; they land on the branch by compare-and-swap, so live
 //! agents' own commits (one per notes write) can go on during a dream. The repository must be
-//! the home's own and in a state a commit can be made in ([`crate::notes::repo::check`]).
+//! the home's own and in a state a commit can be made in ([`super::repo::check`]).
 
 use std::path::Path;
 
 use git2::{Delta, Oid, Repository};
 use serde::Serialize;
 
+use super::repo::{self, RepositoryError};
 use super::snapshot::Snapshot;
-use crate::notes::repo::{self, RepositoryError};
 
 /// One path that differs between two snapshots.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

@@ -27,14 +27,14 @@ use super::note;
 use super::text::Labels;
 use super::{merge_message, SyncError, SyncObserver};
 use crate::beneath::Dir;
-use crate::dream::snapshot;
-use crate::notes::error::NotesError;
+use crate::home::layout;
+use crate::home::repo::{self, PathChange, RepositoryError};
+use crate::home::snapshot;
 use crate::notes::files::{self, notes_error};
 use crate::notes::history::{self, Recorded};
 use crate::notes::identity::Identity;
-use crate::notes::layout::{self, DREAM_LOCK, GIT_DIR, JOURNAL_DIR, LAST_RUN, LOCK_DIR, SYNC_LOCK};
 use crate::notes::lock::{self, NoteLock};
-use crate::notes::repo::{self, PathChange, RepositoryError};
+use crate::notes::NotesError;
 
 /// How many times a merge is made again because the home changed under it.
 const MERGE_ATTEMPTS: u32 = 24;
@@ -501,15 +501,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Oid>) -> io::Result
         let Ok(name) = std::str::from_utf8(name.as_bytes()) else {
             continue;
         };
-        let machinery = [
-            GIT_DIR,
-            LOCK_DIR,
-            DREAM_LOCK,
-            LAST_RUN,
-            JOURNAL_DIR,
-            SYNC_LOCK,
-        ];
-        if layout::is_temp_file(name) || (prefix.is_empty() && machinery.contains(&name)) {
+        if layout::is_machinery(name, prefix.is_empty()) {
             continue;
         }
         let path = format!("{prefix}{name}");

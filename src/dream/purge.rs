@@ -10,12 +10,12 @@ use std::path::Path;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::address::Home;
-use super::error::NotesError;
-use super::frontmatter::{Document, Key};
-use super::layout::{AGENTS_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
-use super::{clock, files, lock, walk};
 use crate::beneath::{Dir, Kind};
+use crate::home::layout::{AGENTS_DIR, MODELS_DIR, PROJECT_DIR, SESSIONS_DIR};
+use crate::notes::address::Home;
+use crate::notes::frontmatter::{Document, Key};
+use crate::notes::NotesError;
+use crate::notes::{clock, files, lock, walk};
 
 /// A note the wastebasket gave up.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
