@@ -41,12 +41,13 @@ impl Default for Settings {
 }
 
 /// Loads the global then the project settings file.
-pub fn load(agent_dir: &Path, cwd: &Path) -> Settings {
+pub fn load(agent_dir: Option<&Path>, cwd: &Path) -> Settings {
     let mut settings = Settings::default();
-    for file in [
-        agent_dir.join("settings.json"),
-        cwd.join(".pi").join("settings.json"),
-    ] {
+    let global = agent_dir.map(|dir| dir.join("settings.json"));
+    for file in global
+        .into_iter()
+        .chain([cwd.join(".pi").join("settings.json")])
+    {
         apply_file(&mut settings, &file);
     }
     settings
@@ -128,7 +129,7 @@ mod tests {
             r#"{"pi-context":{"dreamer":"","reminderMarginTokens":2000}}"#,
         )
         .unwrap();
-        let s = load(&agent, &cwd);
+        let s = load(Some(&agent), &cwd);
         assert_eq!(s.reminder_margin_tokens, 2000);
         assert_eq!(s.dreamer.as_deref(), Some("a/b"));
         assert_eq!(s.warnings.len(), 1);

@@ -175,7 +175,7 @@ fn the_settings_facts_are_the_keys_the_binary_reads() {
     let facts = facts(&env);
     let agent = env.root().join("agent");
     std::fs::create_dir_all(&agent).unwrap();
-    let defaults = pi_context::settings::load(&agent, &env.work());
+    let defaults = pi_context::settings::load(Some(&agent), &env.work());
     assert_eq!(
         defaults.reminder_margin_tokens,
         number(&facts, "default_reminder_margin_tokens")
@@ -190,7 +190,7 @@ fn the_settings_facts_are_the_keys_the_binary_reads() {
         Value::Object(section),
     );
     std::fs::write(agent.join("settings.json"), Value::Object(file).to_string()).unwrap();
-    let settings = pi_context::settings::load(&agent, &env.work());
+    let settings = pi_context::settings::load(Some(&agent), &env.work());
     assert_eq!(settings.reminder_margin_tokens, 1234);
     assert_eq!(settings.dreamer.as_deref(), Some("a/b"));
     assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);

@@ -27,7 +27,7 @@ pub struct Ui {
 
 impl Ui {
     pub fn new(choice: ColorChoice, vars: &Vars) -> Ui {
-        let no_color = vars.text("NO_COLOR").is_some();
+        let no_color = vars.text(pi_context::environment::vars::NO_COLOR).is_some();
         let decide = |tty: bool| match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,

@@ -193,7 +193,10 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
             "PI_CONTEXT_DREAM_WRITABLE",
             serde_json::to_string(command.writable).unwrap_or_default(),
         )
-        .env(crate::home::journal::DREAMER_TOKEN_VAR, command.token)
+        .env(
+            crate::environment::vars::PI_CONTEXT_DREAM_TOKEN.name,
+            command.token,
+        )
         .env("PI_NOTES_AGENT", command.agent)
         .env("PI_CONTEXT_MODEL", command.model_slug)
         .args(["--mode", "json", "--no-session", "--tools", DREAMER_TOOLS])

@@ -111,7 +111,10 @@ impl DreamOptions {
 fn resolve_pi(flag: Option<PathBuf>, env: &Environment) -> PathBuf {
     let pi = flag
         .filter(|p| !p.as_os_str().is_empty())
-        .or_else(|| env.var("PI_CONTEXT_PI").map(PathBuf::from))
+        .or_else(|| {
+            env.var(crate::environment::vars::PI_CONTEXT_PI)
+                .map(PathBuf::from)
+        })
         .unwrap_or_else(|| PathBuf::from("pi"));
     if pi.is_relative() && pi.components().count() > 1 {
         return env.cwd.join(pi);

@@ -47,21 +47,24 @@ fn is_token(token: &str) -> bool {
         && token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
-/// Set in the dreamer's environment (and so in every `pi-context` its tools run) to the running
-/// dream's token: the dreamer's own changes through the store (its `notes_move` tool) are not a
-/// live agent's.
-pub const DREAMER_TOKEN_VAR: &str = "PI_CONTEXT_DREAM_TOKEN";
-
 /// Records a change to the note at `relative` (below the notes home `root`) when a dream is
-/// running. Called under the note's lock, after the change is on disk. Never fails.
-pub fn record(root: &Dir, relative: &str, before: Option<&str>, after: Option<&str>) {
+/// running and the change is not its dreamer's own (`own_token`: the dream token of the process
+/// making the change, when it is a dreamer; set from `PI_CONTEXT_DREAM_TOKEN`). Called under
+/// the note's lock, after the change is on disk. Never fails.
+pub fn record(
+    root: &Dir,
+    relative: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+    own_token: Option<&str>,
+) {
     if before == after {
         return;
     }
     let Some(token) = running_dream(root) else {
         return;
     };
-    if std::env::var(DREAMER_TOKEN_VAR).is_ok_and(|own| own == token) {
+    if own_token == Some(token.as_str()) {
         return;
     }
     let entry = JournalEntry {
@@ -135,13 +138,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path();
         let root = Dir::open_root(home).unwrap().unwrap();
-        record(&root, "human/a.md", None, Some("x"));
+        record(&root, "human/a.md", None, Some("x"), None);
         assert!(!home.join(JOURNAL_DIR).exists());
         let token = "0b2f6a8e-1c1d-4c8e-9a51-5f0c2d4e7a10";
         fs::write(home.join(DREAM_LOCK), format!("123 {token}")).unwrap();
-        record(&root, "human/a.md", None, Some("one"));
-        record(&root, "human/a.md", Some("one"), Some("two"));
-        record(&root, "human/b.md", Some("same"), Some("same"));
+        record(&root, "human/a.md", None, Some("one"), None);
+        record(&root, "human/a.md", Some("one"), Some("two"), None);
+        record(&root, "human/b.md", Some("same"), Some("same"), None);
+        record(
+            &root,
+            "human/c.md",
+            None,
+            Some("the dreamer's"),
+            Some(token),
+        );
         let entries = read(home, token);
         assert_eq!(
             entries,

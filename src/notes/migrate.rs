@@ -228,7 +228,7 @@ fn move_batch(
     }
     let mut changes: Vec<(String, Option<String>)> = Vec::new();
     for plan in &plans {
-        match move_one(root, plan, &from, &to) {
+        match move_one(root, plan, &from, &to, store.dreamer_token()) {
             Ok(Some((to_name, text))) => {
                 changes.push((plan.relative(&from, &plan.file_name), None));
                 changes.push((plan.relative(&to, &to_name), Some(text)));
@@ -278,6 +278,7 @@ fn move_one(
     plan: &Plan,
     from: &str,
     to: &str,
+    own_token: Option<&str>,
 ) -> Result<Option<(String, String)>, String> {
     let attempt = || -> Result<Option<(String, String)>, NotesError> {
         let source_dirs = plan.dirs_under(from);
@@ -298,8 +299,10 @@ fn move_one(
                     &plan.relative(from, &plan.file_name),
                     Some(&disk.text),
                     None,
+                    own_token,
                 );
-                journal::record(root, &plan.relative(to, name), None, Some(&disk.text));
+                let to_path = plan.relative(to, name);
+                journal::record(root, &to_path, None, Some(&disk.text), own_token);
                 return Ok(Some((name.clone(), disk.text)));
             }
         }

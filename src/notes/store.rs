@@ -408,6 +408,9 @@ pub struct Store {
     /// Where `list` keeps its record of listings and frontmatter values ([`list_cache`]), if
     /// anywhere.
     list_cache: Option<PathBuf>,
+    /// The running dream's token when this process is its dreamer: its own changes are not a
+    /// live agent's, so the dream's journal leaves them out ([`journal::record`]).
+    dreamer_token: Option<String>,
 }
 
 /// Where a note lives on disk.
@@ -438,6 +441,7 @@ impl Store {
             clock,
             history: false,
             list_cache: None,
+            dreamer_token: None,
         }
     }
 
@@ -447,6 +451,19 @@ impl Store {
             list_cache: dir,
             ..self
         }
+    }
+
+    /// This store, working for the dreamer of the dream whose lock token is `token`.
+    pub fn with_dreamer_token(self, token: Option<String>) -> Store {
+        Store {
+            dreamer_token: token,
+            ..self
+        }
+    }
+
+    /// The dreamer's dream token, when this store works for a dreamer.
+    pub(super) fn dreamer_token(&self) -> Option<&str> {
+        self.dreamer_token.as_deref()
     }
 
     /// This store, committing every change it makes to the notes history when `on`.
@@ -583,7 +600,13 @@ impl Store {
         let dir = files::create_dirs(root, &path.dir_refs())?;
         self.mark_pending(root, &path.relative)?;
         files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
-        journal::record(root, &path.relative, before, Some(&text));
+        journal::record(
+            root,
+            &path.relative,
+            before,
+            Some(&text),
+            self.dreamer_token(),
+        );
         Ok(text)
     }
 
@@ -764,8 +787,20 @@ impl Store {
             text.as_bytes(),
             Some(disk.mode),
         )?;
-        journal::record(&root, &source.relative, Some(&disk.text), None);
-        journal::record(&root, &target.relative, replaced.as_deref(), Some(&text));
+        journal::record(
+            &root,
+            &source.relative,
+            Some(&disk.text),
+            None,
+            self.dreamer_token(),
+        );
+        journal::record(
+            &root,
+            &target.relative,
+            replaced.as_deref(),
+            Some(&text),
+            self.dreamer_token(),
+        );
         let (from_address, to_address) = (from.address(), to.address());
         let history = self.record(
             &root,

@@ -12,12 +12,12 @@ pub struct RootsInput {
     pub explicit: Vec<PathBuf>,
     /// `$PI_CODING_AGENT_SESSION_DIR`, when set and non-empty.
     pub env_session_dir: Option<PathBuf>,
-    /// Pi's agent directory (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
-    pub agent_dir: PathBuf,
+    /// Pi's agent directory (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`; none without either).
+    pub agent_dir: Option<PathBuf>,
     /// The working directory whose `.pi/settings.json` may name a `sessionDir`.
     pub cwd: PathBuf,
-    /// The home directory, for `~` in a settings value.
-    pub home: PathBuf,
+    /// The home directory, for `~` in a settings value (a `~` value is ignored without one).
+    pub home: Option<PathBuf>,
     /// Pi's `getSessionDir()` of the live session (tool calls only).
     pub live_session_dir: Option<PathBuf>,
 }
@@ -28,12 +28,15 @@ pub struct RootsInput {
 pub fn session_roots(input: &RootsInput) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if input.explicit.is_empty() {
-        let custom = input
-            .env_session_dir
-            .clone()
-            .or_else(|| settings_session_dir(&input.agent_dir, &input.cwd, &input.home));
+        let custom = input.env_session_dir.clone().or_else(|| {
+            settings_session_dir(
+                input.agent_dir.as_deref(),
+                &input.cwd,
+                input.home.as_deref(),
+            )
+        });
         roots.extend(custom);
-        roots.push(input.agent_dir.join("sessions"));
+        roots.extend(input.agent_dir.as_ref().map(|dir| dir.join("sessions")));
     } else {
         roots.extend(input.explicit.iter().cloned());
     }
@@ -50,12 +53,17 @@ pub fn session_roots(input: &RootsInput) -> Vec<PathBuf> {
 /// Pi's own `sessionDir` setting: the project's `<cwd>/.pi/settings.json` wins over the global
 /// `<agent dir>/settings.json`; `~` is expanded; a relative value is taken from the file's
 /// directory's owner (the cwd for the project file, the agent dir for the global one).
-pub fn settings_session_dir(agent_dir: &Path, cwd: &Path, home: &Path) -> Option<PathBuf> {
+pub fn settings_session_dir(
+    agent_dir: Option<&Path>,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
     let project = read_session_dir(&cwd.join(".pi").join("settings.json"))
-        .map(|dir| absolute(&dir, cwd, home));
+        .and_then(|dir| absolute(&dir, cwd, home));
     project.or_else(|| {
+        let agent_dir = agent_dir?;
         read_session_dir(&agent_dir.join("settings.json"))
-            .map(|dir| absolute(&dir, agent_dir, home))
+            .and_then(|dir| absolute(&dir, agent_dir, home))
     })
 }
 
@@ -69,19 +77,20 @@ fn read_session_dir(file: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-fn absolute(value: &str, base: &Path, home: &Path) -> PathBuf {
+/// `value` made absolute against `base`, `~` expanded; `None` for a `~` value without a home.
+fn absolute(value: &str, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let expanded = if value == "~" {
-        home.to_path_buf()
+        home?.to_path_buf()
     } else if let Some(rest) = value.strip_prefix("~/") {
-        home.join(rest)
+        home?.join(rest)
     } else {
         PathBuf::from(value)
     };
-    if expanded.is_absolute() {
+    Some(if expanded.is_absolute() {
         expanded
     } else {
         base.join(expanded)
-    }
+    })
 }
 
 #[cfg(test)]
@@ -90,9 +99,9 @@ mod tests {
 
     fn input(dir: &Path) -> RootsInput {
         RootsInput {
-            agent_dir: dir.join("agent"),
+            agent_dir: Some(dir.join("agent")),
             cwd: dir.join("cwd"),
-            home: dir.join("home"),
+            home: Some(dir.join("home")),
             ..RootsInput::default()
         }
     }

@@ -95,9 +95,12 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
     },
 ];
 
-/// The store of the live session, its identity and clock from the tool context.
+/// The store of the live session, its identity and clock from the tool context, after the
+/// step that moves this project's notes to its key.
 pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
-    call.environment()?.notes_store().map_err(Refusal::from)
+    let env = call.environment()?;
+    env.migrate_project_notes();
+    env.notes_store().map_err(Refusal::from)
 }
 
 /// The details of a change name its commit, or why it has none: the result text stays the

@@ -131,11 +131,11 @@ impl CommonArgs {
         )?)
     }
 
-    /// The notes store, after this project's notes moved to its key (said on stderr).
+    /// The notes store, after the step that moves this project's notes to its key (said on
+    /// stderr).
     fn store(&self, env: &Environment, ui: &mut Ui) -> Result<Store, CommandError> {
-        let store = env.notes_store()?;
         report_migration(ui, env);
-        Ok(store)
+        Ok(env.notes_store()?)
     }
 
     fn printer(&self, ui: &Ui, env: &Environment) -> Box<dyn NotesPrinter> {

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::ProgressBar;
-use pi_context::environment::Vars;
+use pi_context::environment::{vars, Vars};
 use pi_context::sync::{self, Stage, SyncObserver, SyncOptions};
 
 use super::CommonArgs;
@@ -43,7 +43,7 @@ pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     };
     let mut observer = Progress::new(
         !args.common.json && std::io::stderr().is_terminal(),
-        env.var(TEST_PAUSE_VAR).as_deref(),
+        env.var(vars::PI_CONTEXT_SYNC_TEST_PAUSE).as_deref(),
     );
     let outcome = sync::sync(&options, &mut observer);
     observer.finish();
@@ -52,11 +52,6 @@ pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     printer::notes(args.common.json, ui.color, env.now()).synced(ui.out(), &outcome, verbose)?;
     Ok(exit::SUCCESS)
 }
-
-/// Test-only: `PI_CONTEXT_SYNC_TEST_PAUSE=<point>[:<ms>]` stops the sync the first time it
-/// reaches `<point>` (see [`SyncObserver::reached`]), says so on stderr, and sleeps `<ms>`
-/// (default: a minute, for a test to kill it there). Documented in docs/notes.md.
-const TEST_PAUSE_VAR: &str = "PI_CONTEXT_SYNC_TEST_PAUSE";
 
 /// An indicatif spinner on stderr (only on a terminal), and the test pause.
 struct Progress {

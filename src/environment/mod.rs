@@ -11,15 +11,18 @@
 //! |---|---|---|---|
 //! | notes home | `--notes-home`, `notes_home` | `PI_NOTES_HOME` | `$HOME/.agents/notes` (an error without `HOME`) |
 //! | session id | `--session-id`, `session_id` | `PI_CONTEXT_SESSION_ID` | none |
-//! | project key | `--project-key`, or `--cwd`/`cwd` | — | `project_key(cwd)` (notes under its old path-based key move to it once: [`Environment::migrate_project_notes`]) |
+//! | project key | `--project-key`, or `--cwd`/`cwd` | — | `project_key(cwd)` (notes under its old path-based key are moved to it by the explicit step [`Environment::migrate_project_notes`]) |
 //! | agent | `--agent`, `agent` | `PI_NOTES_AGENT` | `anonymous` (slugified) |
 //! | model | `--model`, `model` | `PI_CONTEXT_MODEL` | `default` (last `/` segment, slugified) |
 //! | clock | — | `PI_CONTEXT_NOW` (RFC 3339) | the system clock |
 //! | cache | — | `PI_CONTEXT_CACHE_DIR`, `XDG_CACHE_HOME` | `$HOME/.cache/pi-context` |
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
-//! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | CONTRACT §10.1 |
+//! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | docs/recall.md, "Where sessions are" |
 //! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
+//!
+//! Every variable is declared once, with its meaning and default, in [`vars`]; `Vars` reads
+//! only declared ones.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -28,14 +31,16 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+pub mod vars;
+
 use crate::clock::Clock;
-use crate::home::journal;
 use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
 use crate::notes::migrate::{self, Migration};
 use crate::notes::{Identity, NotesError, Store};
 use crate::recall::{self, RootsInput};
 use crate::session::OpenOptions;
 use crate::settings::{self, Settings};
+use vars::EnvVar;
 
 pub const DEFAULT_AGENT: &str = "anonymous";
 pub const DEFAULT_MODEL: &str = "default";
@@ -72,14 +77,14 @@ impl Vars {
         }
     }
 
-    pub fn text(&self, name: &str) -> Option<String> {
+    pub fn text(&self, var: EnvVar) -> Option<String> {
         self.vars
-            .get(name)
+            .get(var.name)
             .map(|v| v.to_string_lossy().into_owned())
     }
 
-    pub fn path(&self, name: &str) -> Option<PathBuf> {
-        self.vars.get(name).map(PathBuf::from)
+    pub fn path(&self, var: EnvVar) -> Option<PathBuf> {
+        self.vars.get(var.name).map(PathBuf::from)
     }
 }
 
@@ -155,11 +160,14 @@ impl Environment {
         };
         let absolute = |p: PathBuf| if p.is_absolute() { p } else { cwd.join(p) };
         let notes_home = non_empty_path(inputs.notes_home)
-            .or_else(|| vars.path("PI_NOTES_HOME"))
+            .or_else(|| vars.path(vars::PI_NOTES_HOME))
             .map(absolute)
-            .or_else(|| vars.path("HOME").map(|h| h.join(".agents").join("notes")));
+            .or_else(|| {
+                vars.path(vars::HOME)
+                    .map(|h| h.join(".agents").join("notes"))
+            });
         let session_id = non_empty(inputs.session_id)
-            .or_else(|| vars.text("PI_CONTEXT_SESSION_ID"))
+            .or_else(|| vars.text(vars::PI_CONTEXT_SESSION_ID))
             .map(checked_component("session id"))
             .transpose()?;
         let explicit_project_key = non_empty(inputs.project_key)
@@ -167,14 +175,14 @@ impl Environment {
             .transpose()?;
         let agent = slugify(
             &non_empty(inputs.agent)
-                .or_else(|| vars.text("PI_NOTES_AGENT"))
+                .or_else(|| vars.text(vars::PI_NOTES_AGENT))
                 .unwrap_or_else(|| DEFAULT_AGENT.to_string()),
         );
-        let model_id = non_empty(inputs.model).or_else(|| vars.text("PI_CONTEXT_MODEL"));
+        let model_id = non_empty(inputs.model).or_else(|| vars.text(vars::PI_CONTEXT_MODEL));
         let model = model_id
             .as_deref()
             .map_or_else(|| DEFAULT_MODEL.to_string(), model_slug);
-        let clock = match vars.text("PI_CONTEXT_NOW") {
+        let clock = match vars.text(vars::PI_CONTEXT_NOW) {
             None => Clock::System,
             Some(value) => Clock::Fixed(value.parse::<Timestamp>().map_err(|e| {
                 EnvironmentError::BadClock {
@@ -184,7 +192,7 @@ impl Environment {
             })?),
         };
         Ok(Environment {
-            user_home: vars.path("HOME"),
+            user_home: vars.path(vars::HOME),
             vars: vars.clone(),
             cwd,
             notes_home,
@@ -228,15 +236,15 @@ impl Environment {
     }
 
     /// Moves this project's notes from its path-based key to its remote-based key
-    /// ([`migrate`]), at most once per process; every way to the notes store (the notes
-    /// commands and tools through [`Environment::notes_store`], the boot) calls it first.
+    /// ([`migrate`]), at most once per process; the notes commands and tools and the boot run
+    /// it as their first step.
     /// `None` when there was nothing to move; an error is what stopped it (the notes commands
     /// go on: they warn).
     pub fn migrate_project_notes(&self) -> Option<&Result<Migration, NotesError>> {
         self.migration
             .get_or_init(|| {
                 let path_key = self.project_keys().path_key.clone()?;
-                let store = self.store_without_migration().ok()?;
+                let store = self.notes_store().ok()?;
                 migrate::migrate_project(&store, &path_key).transpose()
             })
             .as_ref()
@@ -261,9 +269,9 @@ impl Environment {
     /// `$PI_CONTEXT_CACHE_DIR`, else `$XDG_CACHE_HOME/pi-context`, else
     /// `$HOME/.cache/pi-context`.
     pub fn cache_dir(&self) -> Option<PathBuf> {
-        self.vars.path("PI_CONTEXT_CACHE_DIR").or_else(|| {
+        self.vars.path(vars::PI_CONTEXT_CACHE_DIR).or_else(|| {
             self.vars
-                .path("XDG_CACHE_HOME")
+                .path(vars::XDG_CACHE_HOME)
                 .or_else(|| self.user_home.as_ref().map(|h| h.join(".cache")))
                 .map(|cache| cache.join("pi-context"))
         })
@@ -275,7 +283,7 @@ impl Environment {
     pub fn session_open_options(&self) -> OpenOptions {
         let disabled = self
             .vars
-            .text("PI_CONTEXT_SESSION_INDEX")
+            .text(vars::PI_CONTEXT_SESSION_INDEX)
             .is_some_and(|v| v == "off" || v == "0");
         OpenOptions {
             cache_dir: (!disabled)
@@ -284,37 +292,34 @@ impl Environment {
                 .map(|root| root.join("sessions")),
             cache_min_bytes: self
                 .vars
-                .text("PI_CONTEXT_CACHE_MIN_BYTES")
+                .text(vars::PI_CONTEXT_CACHE_MIN_BYTES)
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(DEFAULT_INDEX_MIN_BYTES),
         }
     }
 
-    /// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `$HOME/.pi/agent`.
-    pub fn pi_agent_dir(&self) -> PathBuf {
-        self.vars.path("PI_CODING_AGENT_DIR").unwrap_or_else(|| {
-            self.user_home
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("/"))
-                .join(".pi")
-                .join("agent")
-        })
+    /// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `$HOME/.pi/agent`; none without
+    /// either (never a directory below `/`).
+    pub fn pi_agent_dir(&self) -> Option<PathBuf> {
+        self.vars
+            .path(vars::PI_CODING_AGENT_DIR)
+            .or_else(|| self.user_home.as_ref().map(|h| h.join(".pi").join("agent")))
     }
 
     /// pi-context's keys in Pi's settings files (read once).
     pub fn settings(&self) -> &Settings {
         self.settings
-            .get_or_init(|| settings::load(&self.pi_agent_dir(), &self.cwd))
+            .get_or_init(|| settings::load(self.pi_agent_dir().as_deref(), &self.cwd))
     }
 
-    /// The session roots of CONTRACT §10.1, in order.
+    /// The session roots (docs/recall.md, "Where sessions are"), in order.
     pub fn sessions_roots(&self) -> Vec<PathBuf> {
         recall::session_roots(&RootsInput {
             explicit: self.sessions_dirs.clone(),
-            env_session_dir: self.vars.path("PI_CODING_AGENT_SESSION_DIR"),
+            env_session_dir: self.vars.path(vars::PI_CODING_AGENT_SESSION_DIR),
             agent_dir: self.pi_agent_dir(),
             cwd: self.cwd.clone(),
-            home: self.user_home.clone().unwrap_or_default(),
+            home: self.user_home.clone(),
             live_session_dir: self.live_session_dir.clone(),
         })
     }
@@ -324,12 +329,12 @@ impl Environment {
     /// `false` (the variable wins when it says either way). Always off for the dreamer: the
     /// dream's own commit records its changes.
     pub fn notes_history(&self) -> bool {
-        if self.vars.text(journal::DREAMER_TOKEN_VAR).is_some() {
+        if self.vars.text(vars::PI_CONTEXT_DREAM_TOKEN).is_some() {
             return false;
         }
         match self
             .vars
-            .text("PI_CONTEXT_NOTES_HISTORY")
+            .text(vars::PI_CONTEXT_NOTES_HISTORY)
             .map(|v| v.trim().to_ascii_lowercase())
             .as_deref()
         {
@@ -339,16 +344,12 @@ impl Environment {
         }
     }
 
-    /// The notes store of this identity, by this clock, with the notes history as configured,
-    /// after this project's notes moved to its key ([`Environment::migrate_project_notes`]).
+    /// The notes store of this identity, by this clock, with the notes history as configured.
+    /// Asking for it moves no file: a command that works on this project's notes runs
+    /// [`Environment::migrate_project_notes`] first, as its own step.
     pub fn notes_store(&self) -> Result<Store, EnvironmentError> {
-        let store = self.store_without_migration()?;
-        self.migrate_project_notes();
-        Ok(store)
-    }
-
-    fn store_without_migration(&self) -> Result<Store, EnvironmentError> {
         Ok(Store::with_clock(self.notes_identity()?, self.clock)
+            .with_dreamer_token(self.vars.text(vars::PI_CONTEXT_DREAM_TOKEN))
             .with_history(self.notes_history())
             .with_list_cache(self.notes_list_cache()))
     }
@@ -358,7 +359,7 @@ impl Environment {
     pub fn notes_list_cache(&self) -> Option<PathBuf> {
         let off = self
             .vars
-            .text("PI_CONTEXT_NOTES_LIST_CACHE")
+            .text(vars::PI_CONTEXT_NOTES_LIST_CACHE)
             .is_some_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"));
         (!off)
             .then(|| self.cache_dir())
@@ -403,8 +404,8 @@ impl Environment {
 
     /// A variable of the process environment (for the few that only one command reads, such
     /// as `PI_CONTEXT_PI`).
-    pub fn var(&self, name: &str) -> Option<String> {
-        self.vars.text(name)
+    pub fn var(&self, var: EnvVar) -> Option<String> {
+        self.vars.text(var)
     }
 }
 
@@ -451,7 +452,7 @@ mod tests {
         let env = resolve(Inputs::default(), &[("HOME", "/h")]).unwrap();
         assert_eq!(env.notes_home().unwrap(), Path::new("/h/.agents/notes"));
         assert_eq!(env.cache_dir().unwrap(), Path::new("/h/.cache/pi-context"));
-        assert_eq!(env.pi_agent_dir(), Path::new("/h/.pi/agent"));
+        assert_eq!(env.pi_agent_dir().unwrap(), Path::new("/h/.pi/agent"));
     }
 
     #[test]
