@@ -22,7 +22,7 @@ mod search;
 mod store;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
@@ -57,7 +57,13 @@ pub struct Recall {
     pub session_options: OpenOptions,
     /// Now, in Unix milliseconds (recency and `--since` are measured from it).
     pub now_ms: i64,
+    /// How long a file must be left alone before its stamp is trusted and its last line
+    /// without a newline is indexed (measured on the system clock, never `now_ms`).
+    pub settle: Duration,
 }
+
+/// The settling time unless the environment says otherwise.
+pub const DEFAULT_SETTLE: Duration = Duration::from_secs(2);
 
 /// Which sessions a list or search covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -403,6 +409,9 @@ impl Recall {
         max_bytes: Option<u64>,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
+        let settled_before = SystemTime::now()
+            .checked_sub(self.settle)
+            .unwrap_or(SystemTime::UNIX_EPOCH);
         let discovery = discover::discover(&self.roots);
         let mut unreadable = discovery.unreadable;
         let opened = match Store::open(&self.dir) {
@@ -500,7 +509,10 @@ impl Recall {
                     store.snapshot()?.catalog,
                     &discovery,
                     &changes,
-                    &self.session_options,
+                    refresh::Reading {
+                        session_options: &self.session_options,
+                        settled_before,
+                    },
                     progress,
                 )?;
                 unreadable += stats.unreadable;
