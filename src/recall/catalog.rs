@@ -1,15 +1,16 @@
 //! The per-file state that goes with one commit of the index: which files are indexed, up to
 //! which byte, and what each session is (id, cwd, project, name, dates).
 //!
-//! The catalog is written to `catalog-<n>.bin` before the index commit whose payload names it,
-//! so a reader that opens the commit finds exactly the catalog that describes it.
+//! The catalog is written to `catalog-<n>.bin` in the index's generation before the commit
+//! whose payload names it, so a reader that opens the commit finds exactly the catalog that
+//! describes it.
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::directory::BatchSyncDirectory;
 use super::discover::Stat;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
@@ -75,52 +76,46 @@ impl Catalog {
         }
     }
 
-    pub fn load(path: &Path) -> Option<Catalog> {
-        let data = fs::read(path).ok()?;
+    /// The catalog `name` of a generation; `None` when it is missing, not a regular file,
+    /// too large, or does not parse as this format.
+    pub fn load(directory: &BatchSyncDirectory, name: &str) -> Option<Catalog> {
+        let data = directory.read_small(name).ok()?;
         postcard::from_bytes::<Catalog>(&data)
             .ok()
             .filter(|catalog| catalog.format == FORMAT)
     }
 
-    /// Writes the catalog to a new file in `dir` (temp, rename) and returns its name and the
-    /// file, which the caller syncs (with the commit that names it) before the commit.
-    pub fn save(&self, dir: &Path) -> std::io::Result<(String, fs::File)> {
+    /// Writes the catalog to a new file of the generation (temp, rename) and returns its name
+    /// and the file, which the caller syncs (with the commit that names it) before the commit.
+    pub fn save(&self, directory: &BatchSyncDirectory) -> std::io::Result<(String, fs::File)> {
         let data = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
-        let name = format!(
-            "catalog-{}.bin",
-            uuid::Uuid::new_v4()
-                .simple()
-                .to_string()
-                .get(..16)
-                .unwrap_or("0")
-        );
-        let target = dir.join(&name);
-        let temp = dir.join(format!(".{name}.tmp"));
-        let written = fs::File::create(&temp).and_then(|mut f| {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("catalog-{}.bin", &id[..16]);
+        let temp = format!(".{name}.tmp");
+        let written = directory.create_new(&temp).and_then(|mut f| {
             f.write_all(&data)?;
             Ok(f)
         });
-        match written.and_then(|f| fs::rename(&temp, &target).map(|()| f)) {
+        match written.and_then(|f| directory.rename(&temp, &name).map(|()| f)) {
             Ok(file) => Ok((name, file)),
             Err(e) => {
-                let _ = fs::remove_file(&temp);
+                let _ = directory.remove(&temp);
                 Err(e)
             }
         }
     }
 }
 
-/// Removes every catalog file but `keep` (older commits' catalogs, abandoned temp files).
-pub fn remove_others(dir: &Path, keep: &str) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// Removes every catalog file of the generation but `keep` (older commits' catalogs,
+/// abandoned temp files).
+pub fn remove_others(directory: &BatchSyncDirectory, keep: &str) {
+    let Ok(names) = directory.names() else {
         return;
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
+    for name in names {
         let is_catalog = name.starts_with("catalog-") || name.starts_with(".catalog-");
         if is_catalog && name != keep {
-            let _ = fs::remove_file(entry.path());
+            let _ = directory.remove(&name);
         }
     }
 }
@@ -138,10 +133,6 @@ impl Payload {
             .ok()
             .filter(|p| p.format == FORMAT)
             .filter(|p| is_catalog_name(&p.catalog))
-    }
-
-    pub fn path(&self, dir: &Path) -> PathBuf {
-        dir.join(&self.catalog)
     }
 }
 

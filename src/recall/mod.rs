@@ -414,44 +414,23 @@ impl Recall {
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let discovery = discover::discover(&self.roots);
         let mut unreadable = discovery.unreadable;
-        let opened = match Store::open(&self.dir) {
-            Ok(store) => match store.snapshot() {
-                Ok(snapshot) => Some((store, snapshot)),
-                Err(RecallError::Corrupt(_)) => None,
-                Err(e) => return Err(e),
-            },
-            Err(RecallError::Corrupt(_) | RecallError::Busy) => None,
-            Err(e) => return Err(e),
-        };
-        if let Some((store, snapshot)) = &opened {
+        let opened = self.open_current()?;
+        if let Some((_, snapshot)) = &opened {
             let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
             let too_much = max_bytes
                 .is_some_and(|max| change_bytes(&changes, &discovery, &snapshot.catalog) > max);
-            if too_much && !rebuild {
+            if (too_much || changes.is_empty()) && !rebuild {
                 let (store, snapshot) = opened.expect("checked");
                 return Ok((
                     View {
                         store: Some(store),
                         snapshot: Some(snapshot),
-                        stale: true,
+                        stale: too_much,
                         unreadable: unreadable + skipped,
                     },
                     0,
                 ));
             }
-            if changes.is_empty() && !rebuild {
-                let (store, snapshot) = opened.expect("checked");
-                return Ok((
-                    View {
-                        store: Some(store),
-                        snapshot: Some(snapshot),
-                        stale: false,
-                        unreadable: unreadable + skipped,
-                    },
-                    0,
-                ));
-            }
-            let _ = store;
         }
         let lock = if wait {
             Some(store::lock(&self.dir)?)
@@ -478,61 +457,98 @@ impl Recall {
             ));
         };
         drop(opened);
-        {
-            let store = match (rebuild, Store::open(&self.dir)) {
-                (false, Ok(store)) => match store.snapshot() {
-                    Ok(_) => store,
-                    Err(RecallError::Corrupt(_)) => Store::recreate(&self.dir, &lock)?,
-                    Err(e) => return Err(e),
-                },
-                (true, _) | (false, Err(RecallError::Corrupt(_) | RecallError::Busy)) => {
-                    Store::recreate(&self.dir, &lock)?
-                }
-                (false, Err(e)) => return Err(e),
-            };
-            let snapshot = store.snapshot()?;
-            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
-            unreadable += skipped;
-            let mut refreshed = 0;
-            if !changes.is_empty() {
-                let big = change_bytes(&changes, &discovery, &snapshot.catalog);
-                let (threads, budget) = writer_size(big);
-                let mut writer = store.writer(threads, budget)?;
-                let segments = snapshot.searcher.segment_readers().len();
-                if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
-                    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-                }
-                drop(snapshot);
-                let stats = refresh::apply(
-                    &store,
-                    &mut writer,
-                    store.snapshot()?.catalog,
-                    &discovery,
-                    &changes,
-                    refresh::Reading {
-                        session_options: &self.session_options,
-                        settled_before,
-                    },
-                    progress,
-                )?;
-                unreadable += stats.unreadable;
-                refreshed = stats.files_indexed;
-                writer
-                    .wait_merging_threads()
-                    .map_err(RecallError::corrupt)?;
+        let (store, fresh) = self.writable_store(rebuild, &lock)?;
+        let snapshot = store.snapshot()?;
+        let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+        unreadable += skipped;
+        let mut refreshed = 0;
+        if !changes.is_empty() {
+            let big = change_bytes(&changes, &discovery, &snapshot.catalog);
+            let (threads, budget) = writer_size(big);
+            let mut writer = store.writer(threads, budget)?;
+            let segments = snapshot.searcher.segment_readers().len();
+            if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
+                writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
             }
-            let snapshot = store.snapshot()?;
-            drop(lock);
-            Ok((
-                View {
-                    store: Some(store),
-                    snapshot: Some(snapshot),
-                    stale: false,
-                    unreadable,
+            drop(snapshot);
+            let stats = refresh::apply(
+                &store,
+                &mut writer,
+                store.snapshot()?.catalog,
+                &discovery,
+                &changes,
+                refresh::Reading {
+                    session_options: &self.session_options,
+                    settled_before,
                 },
-                refreshed,
-            ))
+                progress,
+            )?;
+            unreadable += stats.unreadable;
+            refreshed = stats.files_indexed;
+            writer
+                .wait_merging_threads()
+                .map_err(RecallError::corrupt)?;
         }
+        let snapshot = store.snapshot()?;
+        if fresh {
+            store::publish(&self.dir, &store, &lock)?;
+        }
+        store::remove_others(&self.dir, store.name(), &lock);
+        drop(lock);
+        Ok((
+            View {
+                store: Some(store),
+                snapshot: Some(snapshot),
+                stale: false,
+                unreadable,
+            },
+            refreshed,
+        ))
+    }
+
+    /// The current generation and its snapshot; `None` when there is none or it cannot be
+    /// used. A generation that a rebuild replaced and removed since `current` was read cannot
+    /// be opened: the one `current` names now is, a few times while it keeps changing.
+    fn open_current(&self) -> Result<Option<(Store, Snapshot)>, RecallError> {
+        let mut failed: Option<String> = None;
+        for _ in 0..4 {
+            let Some(name) = store::current(&self.dir) else {
+                return Ok(None);
+            };
+            if failed.as_ref() == Some(&name) {
+                return Ok(None);
+            }
+            let opened = Store::open(&self.dir, &name).and_then(|store| {
+                let snapshot = store.snapshot()?;
+                Ok((store, snapshot))
+            });
+            match opened {
+                Ok(opened) => return Ok(Some(opened)),
+                Err(RecallError::Corrupt(_)) => failed = Some(name),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The generation a writer holding `lock` changes, and whether it is a new one (built
+    /// aside, published when done): the current one, unless a rebuild is asked for or it
+    /// cannot be used.
+    fn writable_store(
+        &self,
+        rebuild: bool,
+        lock: &store::WriterLock,
+    ) -> Result<(Store, bool), RecallError> {
+        if !rebuild {
+            if let Some(name) = store::current(&self.dir) {
+                match Store::open(&self.dir, &name).and_then(|s| s.snapshot().map(|_| s)) {
+                    Ok(store) => return Ok((store, false)),
+                    Err(RecallError::Corrupt(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok((Store::create(&self.dir, lock)?, true))
     }
 
     /// The changes to make, and how many new files are unreadable (those are not changes).

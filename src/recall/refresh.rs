@@ -199,11 +199,8 @@ pub fn apply(
 
 /// Writes the catalog, then commits the index with a payload naming it.
 fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<(), RecallError> {
-    let (name, file) = catalog
-        .save(store.dir())
-        .map_err(|e| RecallError::io(store.dir(), e))?;
     // Synced with the commit's own files, before the commit that names it.
-    store.sync_with_commit(file, store.dir());
+    let name = store.save_catalog(catalog).map_err(RecallError::corrupt)?;
     let payload = serde_json::to_string(&Payload {
         format: catalog::FORMAT,
         catalog: name.clone(),
@@ -212,7 +209,7 @@ fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<
     let mut prepared = writer.prepare_commit().map_err(RecallError::corrupt)?;
     prepared.set_payload(&payload);
     prepared.commit().map_err(RecallError::corrupt)?;
-    catalog::remove_others(store.dir(), &name);
+    store.remove_other_catalogs(&name);
     Ok(())
 }
 
