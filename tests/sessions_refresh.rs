@@ -333,3 +333,37 @@ fn a_settled_last_line_followed_by_more_lines_in_one_append_is_indexed_once() {
     );
     assert_eq!(index(&env)["events"], 3);
 }
+
+#[test]
+fn a_twenty_megabyte_tool_output_line_is_indexed_and_found() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("dump the big log");
+    s.assistant_with_calls("", &[("c1", "bash", r#"{"command":"cat big.log"}"#)]);
+    let mut output = String::from("firstmarker\n");
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+    let mut i = 0;
+    while output.len() < 20 << 20 {
+        // Escapes too: the output is decoded where it lies.
+        output.push_str(&format!("{}{} \"q\"\t", words[i % words.len()], i % 500));
+        if i == 1_000_000 {
+            output.push_str("middlemarker é ");
+        }
+        i += 1;
+    }
+    output.push_str("\nlastmarker");
+    s.tool_result("c1", "bash", &output, false);
+    write_pi_session(&env, &project, &s);
+
+    assert_eq!(index(&env)["events"], 3);
+    for word in ["firstmarker", "middlemarker", "lastmarker", "charlie8"] {
+        let result = search_all(&env, &[word]);
+        // The call's event (seq 3), with its output.
+        assert_eq!(hits(&result), vec![(session_id(1), 3)], "{word}");
+        let content = result["sessions"][0]["hits"][0]["content"]
+            .as_str()
+            .unwrap();
+        assert!(content.contains(word), "{word}: {content}");
+    }
+}

@@ -250,8 +250,10 @@ fn index_file(
     }
     delete_seqs(writer, fields, file_id, &prepared.stale)?;
     let added = prepared.documents.len() as u64;
-    for doc in prepared.documents {
-        writer.add_document(doc).map_err(RecallError::corrupt)?;
+    for pending in prepared.documents {
+        writer
+            .add_document(pending.into_document(fields))
+            .map_err(RecallError::corrupt)?;
     }
     Ok(Some((prepared.record, added)))
 }
@@ -261,8 +263,25 @@ struct Prepared {
     /// The file's documents are all replaced (a new, rewritten or shrunk file).
     fresh: bool,
     stale: Vec<u64>,
-    documents: Vec<TantivyDocument>,
+    documents: Vec<PendingDocument>,
     record: FileRecord,
+}
+
+/// A document whose text is not in it yet: the text is copied into the document only once the
+/// session file is closed and just before the document goes to the writer, then dropped, so a
+/// huge event is held twice at most (its text and the document), never three times (with the
+/// mapped file).
+struct PendingDocument {
+    text: String,
+    document: TantivyDocument,
+}
+
+impl PendingDocument {
+    fn into_document(self, fields: &Fields) -> TantivyDocument {
+        let PendingDocument { text, mut document } = self;
+        document.add_text(fields.text, &text);
+        document
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -523,7 +542,7 @@ fn document(
     file_id: u64,
     event: &EventDesc,
     fallback_ms: i64,
-) -> TantivyDocument {
+) -> PendingDocument {
     let entry = &session.entries[event.entry];
     let text = event_document(session, event.entry, &event.source);
     let (kind, call_index) = SourceKind::of(&event.source);
@@ -533,7 +552,6 @@ fn document(
         .and_then(parse_ms)
         .unwrap_or(fallback_ms);
     let mut doc = TantivyDocument::default();
-    doc.add_text(fields.text, &text);
     doc.add_u64(fields.file, file_id);
     doc.add_u64(fields.seq, event.seq);
     doc.add_i64(fields.ts, ts);
@@ -566,7 +584,10 @@ fn document(
     if let Some(leaf) = event.leaf {
         doc.add_text(fields.leaf, session.entry_id(&session.entries[leaf].id));
     }
-    doc
+    PendingDocument {
+        text,
+        document: doc,
+    }
 }
 
 /// The session id: the header's, else the file name without `.jsonl` (and without Pi's
