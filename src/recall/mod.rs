@@ -415,22 +415,24 @@ impl Recall {
         let discovery = discover::discover(&self.roots);
         let mut unreadable = discovery.unreadable;
         let opened = self.open_current()?;
-        if let Some((_, snapshot)) = &opened {
-            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
-            let too_much = max_bytes
-                .is_some_and(|max| change_bytes(&changes, &discovery, &snapshot.catalog) > max);
-            if (too_much || changes.is_empty()) && !rebuild {
-                let (store, snapshot) = opened.expect("checked");
-                return Ok((
-                    View {
-                        store: Some(store),
-                        snapshot: Some(snapshot),
-                        stale: too_much,
-                        unreadable: unreadable + skipped,
-                    },
-                    0,
-                ));
-            }
+        let nothing = Catalog::empty();
+        let catalog = opened.as_ref().map_or(&nothing, |(_, s)| &s.catalog);
+        let (changes, skipped) = self.plan(catalog, &discovery);
+        // Without an index, everything is to be read: too much for a caller with a limit.
+        let too_much =
+            max_bytes.is_some_and(|max| change_bytes(&changes, &discovery, catalog) > max);
+        let up_to_date = changes.is_empty() && opened.is_some();
+        if (too_much || up_to_date) && !rebuild {
+            let (store, snapshot) = opened.map_or((None, None), |(st, sn)| (Some(st), Some(sn)));
+            return Ok((
+                View {
+                    store,
+                    snapshot,
+                    stale: too_much,
+                    unreadable: unreadable + skipped,
+                },
+                0,
+            ));
         }
         let lock = if wait {
             Some(store::lock(&self.dir)?)
