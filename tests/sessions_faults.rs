@@ -440,3 +440,31 @@ fn the_index_directory_as_a_link_is_not_written_through() {
         "nothing was written through the link"
     );
 }
+
+#[test]
+fn a_lock_file_replaced_by_a_link_or_fifo_is_replaced_not_followed() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    let lock = recall_dir(&env).join("writer.lock");
+    let target = env.work().join("outside.txt");
+    std::fs::write(&target, b"untouched").unwrap();
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    let (code, value) = spawnable_index(&env);
+    assert_eq!(code, 0, "{value}");
+    assert_eq!(std::fs::read(&target).unwrap(), b"untouched");
+    assert!(std::fs::symlink_metadata(&lock).unwrap().is_file());
+    std::fs::remove_file(&lock).unwrap();
+    mkfifo(&lock);
+    let (code, value) = spawnable_index(&env);
+    assert_eq!(code, 0, "{value}");
+    assert_search_rebuilds(&env, "after the lock was replaced");
+}
+
+/// `sessions index --json`, killed (and failed) past 30 s.
+fn spawnable_index(env: &TestEnv) -> (i32, Value) {
+    let cmd = spawnable(env, &["sessions", "index", "--json"]);
+    let (code, stdout) = run_within(cmd, Duration::from_secs(30));
+    (code, serde_json::from_slice(&stdout).unwrap_or(Value::Null))
+}

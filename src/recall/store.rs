@@ -271,6 +271,26 @@ pub fn lock(dir: &Path) -> Result<WriterLock, RecallError> {
 fn lock_file(dir: &Path) -> Result<(fs::File, PathBuf), RecallError> {
     create_private_dir(dir)?;
     let path = dir.join("writer.lock");
+    match open_lock_file(&path) {
+        Ok(file) => Ok((file, path)),
+        // A link, FIFO or directory put in its place is no one's lock: replaced by one.
+        Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) => {
+            let removed = match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
+                _ => fs::remove_file(&path),
+            };
+            removed
+                .and_then(|()| open_lock_file(&path))
+                .map(|file| (file, path.clone()))
+                .map_err(|e| RecallError::io(&path, e))
+        }
+        Err(e) => Err(RecallError::io(&path, e)),
+    }
+}
+
+/// Opens (creating) the lock file without following a link or blocking on a FIFO; anything
+/// but a regular file is refused.
+fn open_lock_file(path: &Path) -> io::Result<fs::File> {
     let file = fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -278,16 +298,14 @@ fn lock_file(dir: &Path) -> Result<(fs::File, PathBuf), RecallError> {
         .truncate(false)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-        .map_err(|e| RecallError::io(&path, e))?;
-    let regular = file.metadata().is_ok_and(|m| m.is_file());
-    if !regular {
-        return Err(RecallError::io(
-            &path,
-            io::Error::new(io::ErrorKind::InvalidData, "not a regular file"),
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a regular file",
         ));
     }
-    Ok((file, path))
+    Ok(file)
 }
 
 /// Takes the writer lock without waiting; `None` when another process holds it.
