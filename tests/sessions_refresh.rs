@@ -250,7 +250,7 @@ fn a_same_size_rewrite_in_place_with_the_old_mtime_is_indexed_again() {
 }
 
 #[test]
-fn a_racily_clean_file_is_checked_by_content_on_the_next_refresh() {
+fn a_racily_clean_file_rechecked_on_each_refresh_keeps_its_events_once() {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");
     let mut s = session(1, &project);
