@@ -297,6 +297,12 @@ fn a_rebuild_killed_anywhere_leaves_a_usable_index() {
     }
     let (code, value) = search_within(&env);
     assert_eq!((code, hits(&value).len()), (0, 12), "{value}");
+    // The next writer removes what the killed ones left.
+    let (code, _) = run_within(
+        spawnable(&env, &["sessions", "index", "--rebuild", "--json"]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0);
     let generations = std::fs::read_dir(recall_dir(&env))
         .unwrap()
         .filter(|e| {
