@@ -97,3 +97,32 @@ fn unknown_shell_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
 }
+
+/// `docs/environment.md` lists the documented variables exactly as `src/environment/vars.rs`
+/// declares them (refresh with `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test generate`),
+/// and `--help` ends with them.
+#[test]
+fn the_environment_variables_are_documented_from_their_one_declaration() {
+    const START: &str =
+        "<!-- variables: generated from src/environment/vars.rs; tests/generate.rs checks it -->\n";
+    const END: &str = "<!-- end of variables -->";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/environment.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/environment.md");
+    let start = doc.find(START).expect("start marker") + START.len();
+    let end = doc.find(END).expect("end marker");
+    let table = pi_context::environment::vars::markdown_table();
+    if std::env::var_os("PI_CONTEXT_UPDATE_COMPLETIONS").is_some() {
+        std::fs::write(&path, format!("{}{table}{}", &doc[..start], &doc[end..])).unwrap();
+        return;
+    }
+    assert_eq!(&doc[start..end], table, "docs/environment.md is stale");
+    let help = generate(&TestEnv::new(), &["--help"]);
+    for var in pi_context::environment::vars::ALL {
+        assert_eq!(
+            help.contains(var.name),
+            !var.hidden,
+            "{} in --help",
+            var.name
+        );
+    }
+}

@@ -5,18 +5,19 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
-use common::recall::{hits, project_dir, search_all, session_id, sessions_root, write_pi_session};
+use common::recall::{
+    generation_dir, generation_files, hits, project_dir, recall_dir, run_within, search_all,
+    session_id, sessions_root, spawnable, write_pi_session,
+};
 use common::session::SessionBuilder;
 use common::TestEnv;
 use serde_json::Value;
 
 fn session(n: u32, cwd: &std::path::Path) -> SessionBuilder {
     SessionBuilder::with_id(&session_id(n)).cwd(&cwd.to_string_lossy())
-}
-
-fn recall_dir(env: &TestEnv) -> PathBuf {
-    env.home().join(".cache").join("pi-context").join("recall")
 }
 
 /// A corpus of `n` sessions, each mentioning `gecko` once and its own number word.
@@ -131,9 +132,8 @@ fn a_corrupt_index_is_rebuilt() {
     let env = TestEnv::new();
     corpus(&env, 3);
     assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
-    let index = recall_dir(&env).join("index");
     // Garbage in every index file, meta.json included.
-    for entry in std::fs::read_dir(&index).unwrap() {
+    for entry in std::fs::read_dir(generation_dir(&env)).unwrap() {
         let path = entry.unwrap().path();
         if path.is_file() {
             std::fs::write(&path, b"\x00garbage{").unwrap();
@@ -142,7 +142,7 @@ fn a_corrupt_index_is_rebuilt() {
     let result = search_all(&env, &["gecko"]);
     assert_eq!(hits(&result).len(), 3, "{result}");
     // A catalog that no longer parses.
-    for entry in std::fs::read_dir(recall_dir(&env)).unwrap() {
+    for entry in std::fs::read_dir(generation_dir(&env)).unwrap() {
         let path = entry.unwrap().path();
         if path
             .file_name()
@@ -155,7 +155,7 @@ fn a_corrupt_index_is_rebuilt() {
     }
     assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
     // Segment files cut short.
-    for entry in std::fs::read_dir(&index).unwrap() {
+    for entry in std::fs::read_dir(generation_dir(&env)).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if path.is_file() && !name.ends_with(".json") && !name.starts_with('.') {
@@ -207,4 +207,270 @@ fn index_files_are_private() {
         }
     }
     assert!(seen > 5, "the index has files");
+}
+
+/// `sessions search --all gecko --limit 50 --json`, killed (and failed) past 30 s; its exit
+/// code and JSON.
+fn search_within(env: &TestEnv) -> (i32, Value) {
+    let cmd = spawnable(
+        env,
+        &[
+            "sessions", "search", "--all", "--json", "gecko", "--limit", "50",
+        ],
+    );
+    let (code, stdout) = run_within(cmd, Duration::from_secs(30));
+    let value = serde_json::from_slice(&stdout).unwrap_or(Value::Null);
+    (code, value)
+}
+
+/// Every search beside repeated rebuilds answers from a whole index, old or new.
+#[test]
+fn searches_beside_rebuilds_always_find_the_hits() {
+    let env = TestEnv::new();
+    corpus(&env, 12);
+    assert_eq!(
+        hits(&search_all(&env, &["gecko", "--limit", "50"])).len(),
+        12
+    );
+    let rebuilding = AtomicBool::new(true);
+    let searches = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let rebuilds = scope.spawn(|| {
+            for _ in 0..6 {
+                let cmd = spawnable(&env, &["sessions", "index", "--rebuild", "--json"]);
+                let (code, _) = run_within(cmd, Duration::from_secs(60));
+                assert_eq!(code, 0, "a rebuild failed");
+            }
+            rebuilding.store(false, Ordering::SeqCst);
+        });
+        let searchers: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    while rebuilding.load(Ordering::SeqCst) {
+                        let (code, value) = search_within(&env);
+                        assert_eq!(code, 0, "a search beside a rebuild found nothing: {value}");
+                        assert_eq!(hits(&value).len(), 12, "{value}");
+                        searches.fetch_add(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        rebuilds.join().unwrap();
+        for searcher in searchers {
+            searcher.join().unwrap();
+        }
+    });
+    assert!(
+        searches.load(Ordering::SeqCst) >= 4,
+        "the searches overlapped the rebuilds"
+    );
+}
+
+/// A rebuild killed at any point leaves an index a search answers from, even while another
+/// process holds the writer (so the search cannot rebuild it itself).
+#[test]
+fn a_rebuild_killed_anywhere_leaves_a_usable_index() {
+    let env = TestEnv::new();
+    corpus(&env, 12);
+    assert_eq!(
+        hits(&search_all(&env, &["gecko", "--limit", "50"])).len(),
+        12
+    );
+    for delay_ms in [0, 5, 15, 30, 60, 100, 160, 250] {
+        let mut child = spawnable(&env, &["sessions", "index", "--rebuild", "--json"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+
+        let lock = std::fs::File::open(recall_dir(&env).join("writer.lock")).unwrap();
+        fs2::FileExt::lock_exclusive(&lock).unwrap();
+        let (code, value) = search_within(&env);
+        assert_eq!(code, 0, "killed after {delay_ms} ms: {value}");
+        assert_eq!(
+            hits(&value).len(),
+            12,
+            "killed after {delay_ms} ms: {value}"
+        );
+        fs2::FileExt::unlock(&lock).unwrap();
+    }
+    let (code, value) = search_within(&env);
+    assert_eq!((code, hits(&value).len()), (0, 12), "{value}");
+    // The next writer removes what the killed ones left.
+    let (code, _) = run_within(
+        spawnable(&env, &["sessions", "index", "--rebuild", "--json"]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0);
+    let generations = std::fs::read_dir(recall_dir(&env))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with("gen-")
+        })
+        .count();
+    assert!(
+        generations <= 1,
+        "old generations are removed: {generations}"
+    );
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Replaces `path` (a file of the index) with a FIFO.
+fn fifo_in_place_of(path: &std::path::Path) {
+    std::fs::remove_file(path).unwrap();
+    mkfifo(path);
+}
+
+/// A search whose index was tampered with still answers, from a rebuilt index, in time.
+fn assert_search_rebuilds(env: &TestEnv, what: &str) {
+    let (code, value) = search_within(env);
+    assert_eq!(code, 0, "{what}: {value}");
+    assert_eq!(hits(&value).len(), 3, "{what}: {value}");
+}
+
+#[test]
+fn a_fifo_anywhere_in_the_index_is_a_corrupt_index_not_a_hang() {
+    type Pick = fn(&str) -> bool;
+    let cases: [(&str, Pick); 4] = [
+        (".managed.json", |n| n == ".managed.json"),
+        ("meta.json", |n| n == "meta.json"),
+        ("a catalog", |n| n.starts_with("catalog-")),
+        ("a segment file", |n| {
+            n.ends_with(".idx") || n.ends_with(".term")
+        }),
+    ];
+    for (what, pick) in cases {
+        let env = TestEnv::new();
+        corpus(&env, 3);
+        assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+        let mut catalogs = generation_files(&env, |n| n.starts_with("catalog-"));
+        if catalogs.is_empty() {
+            // Before generations, catalogs were beside the index directory.
+            catalogs = std::fs::read_dir(recall_dir(&env))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.to_string_lossy().contains("catalog-"))
+                .collect();
+        }
+        let files = match what {
+            "a catalog" => catalogs,
+            _ => generation_files(&env, pick),
+        };
+        assert!(!files.is_empty(), "{what} exists");
+        for file in &files {
+            fifo_in_place_of(file);
+        }
+        assert_search_rebuilds(&env, what);
+    }
+}
+
+#[test]
+fn meta_json_linked_to_dev_zero_is_not_read() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    let meta = generation_dir(&env).join("meta.json");
+    std::fs::remove_file(&meta).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &meta).unwrap();
+    assert_search_rebuilds(&env, "meta.json -> /dev/zero");
+}
+
+#[test]
+fn the_current_index_replaced_by_a_file_is_rebuilt() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    let dir = generation_dir(&env);
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::write(&dir, b"not a directory").unwrap();
+    assert_search_rebuilds(&env, "the index directory is a file");
+    assert_search_rebuilds(&env, "and again");
+}
+
+#[test]
+fn a_fifo_or_link_as_the_current_pointer_is_rebuilt_over() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    let current = recall_dir(&env).join("current");
+    std::fs::remove_file(&current).unwrap();
+    mkfifo(&current);
+    assert_search_rebuilds(&env, "current is a FIFO");
+    std::fs::remove_file(&current).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &current).unwrap();
+    assert_search_rebuilds(&env, "current -> /dev/zero");
+}
+
+/// Every file below `dir` with its length and modification time.
+fn listing(dir: &std::path::Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let meta = std::fs::metadata(&path).unwrap();
+            (path, meta.len(), meta.modified().unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_index_directory_as_a_link_is_not_written_through() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    // The index moved elsewhere, and a link to it in its place.
+    let dir = generation_dir(&env);
+    let elsewhere = env.work().join("elsewhere");
+    std::fs::rename(&dir, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+    let before = listing(&elsewhere);
+    // A change to commit: a fourth session.
+    let project = project_dir(&env, "alpha");
+    let mut s = session(4, &project);
+    s.user("the gecko of session four");
+    write_pi_session(&env, &project, &s);
+
+    let (code, value) = search_within(&env);
+    assert_eq!((code, hits(&value).len()), (0, 4), "{value}");
+    assert_eq!(
+        listing(&elsewhere),
+        before,
+        "nothing was written through the link"
+    );
+}
+
+#[test]
+fn a_lock_file_replaced_by_a_link_or_fifo_is_replaced_not_followed() {
+    let env = TestEnv::new();
+    corpus(&env, 3);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+    let lock = recall_dir(&env).join("writer.lock");
+    let target = env.work().join("outside.txt");
+    std::fs::write(&target, b"untouched").unwrap();
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    let (code, value) = spawnable_index(&env);
+    assert_eq!(code, 0, "{value}");
+    assert_eq!(std::fs::read(&target).unwrap(), b"untouched");
+    assert!(std::fs::symlink_metadata(&lock).unwrap().is_file());
+    std::fs::remove_file(&lock).unwrap();
+    mkfifo(&lock);
+    let (code, value) = spawnable_index(&env);
+    assert_eq!(code, 0, "{value}");
+    assert_search_rebuilds(&env, "after the lock was replaced");
+}
+
+/// `sessions index --json`, killed (and failed) past 30 s.
+fn spawnable_index(env: &TestEnv) -> (i32, Value) {
+    let cmd = spawnable(env, &["sessions", "index", "--json"]);
+    let (code, stdout) = run_within(cmd, Duration::from_secs(30));
+    (code, serde_json::from_slice(&stdout).unwrap_or(Value::Null))
 }

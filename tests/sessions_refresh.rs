@@ -190,3 +190,180 @@ fn rebuild_starts_from_nothing_and_finds_the_same() {
     assert!(rebuilt["seconds"].is_number());
     assert_eq!(hits(&search_all(&env, &["quokka"])).len(), 1);
 }
+
+/// `sessions search --all QUERY --json` with `PI_CONTEXT_SETTLE_MS` set: how long a session
+/// file must be left alone before recall trusts its stamp and indexes an unterminated last line.
+fn search_settling(env: &TestEnv, settle_ms: u64, query: &str) -> (Value, i32) {
+    let output = env
+        .cmd()
+        .env("PI_CONTEXT_SETTLE_MS", settle_ms.to_string())
+        .args([
+            "sessions", "search", "--all", "--json", "--hits", "10", query,
+        ])
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "search failed with {code}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (serde_json::from_slice(&output.stdout).unwrap(), code)
+}
+
+/// Puts the file's modification time back to `mtime` (its change time moves all the same).
+fn set_mtime(path: &std::path::Path, mtime: std::time::SystemTime) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.set_modified(mtime).unwrap();
+}
+
+#[test]
+fn a_same_size_rewrite_in_place_with_the_old_mtime_is_indexed_again() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("the old walrus sleeps");
+    let path = write_pi_session(&env, &project, &s);
+    let old = std::fs::read(&path).unwrap();
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    // Settling 0: the stamp alone must tell the rewrite (no racily-clean recheck).
+    assert_eq!(search_settling(&env, 0, "walrus").1, 0);
+
+    let text = String::from_utf8(old.clone())
+        .unwrap()
+        .replace("walrus", "beaver");
+    assert_eq!(text.len(), old.len());
+    let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    drop(file);
+    set_mtime(&path, mtime);
+    let meta = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (meta.len(), meta.modified().unwrap()),
+        (old.len() as u64, mtime)
+    );
+
+    let (found, code) = search_settling(&env, 0, "beaver");
+    assert_eq!(code, 0, "{found}");
+    assert_eq!(hits(&found), vec![(session_id(1), 1)]);
+    assert_eq!(search_settling(&env, 0, "walrus").1, 1);
+}
+
+#[test]
+fn a_racily_clean_file_rechecked_on_each_refresh_keeps_its_events_once() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("the old marten sleeps");
+    let path = write_pi_session(&env, &project, &s);
+    // A long settling time: the file just written is racily clean, its content is recorded.
+    assert_eq!(search_settling(&env, 600_000, "marten").1, 0);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("marten", "weasel");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    assert_eq!(
+        hits(&search_settling(&env, 600_000, "weasel").0),
+        vec![(session_id(1), 1)]
+    );
+    assert_eq!(search_settling(&env, 600_000, "marten").1, 1);
+    // Unchanged and still racy: rechecked, the same answer.
+    assert_eq!(search_settling(&env, 600_000, "weasel").1, 0);
+    assert_eq!(index(&env)["events"], 1);
+}
+
+#[test]
+fn a_settled_last_line_without_newline_is_indexed_like_history_reads_it() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("stable text");
+    s.user("the unterminated axolotl");
+    let full = s.text();
+    let path = write_pi_session(&env, &project, &s);
+    std::fs::write(&path, full.trim_end_matches('\n')).unwrap();
+
+    // Just written: Pi may be writing it, so it waits (a long settling time).
+    assert_eq!(search_settling(&env, 600_000, "axolotl").1, 1);
+    // Settled: indexed, as `history` already reads it.
+    let (found, code) = search_settling(&env, 0, "axolotl");
+    assert_eq!(code, 0, "{found}");
+    assert_eq!(hits(&found), vec![(session_id(1), 2)]);
+    assert!(read_hit(&env, &session_id(1), 2, None).contains("axolotl"));
+
+    // The newline arrives, then another line: each event once, none lost.
+    append(&path, "\n");
+    assert_eq!(
+        hits(&search_settling(&env, 0, "axolotl").0),
+        vec![(session_id(1), 2)]
+    );
+    let before = s.text();
+    s.assistant("an axolotl answer");
+    append(&path, &s.text()[before.len()..]);
+    let (all, _) = search_settling(&env, 0, "axolotl");
+    assert_eq!(hits(&all), vec![(session_id(1), 2), (session_id(1), 3)]);
+    let (stable, _) = search_settling(&env, 0, "stable");
+    assert_eq!(hits(&stable), vec![(session_id(1), 1)]);
+    assert_eq!(index(&env)["events"], 3);
+}
+
+#[test]
+fn a_settled_last_line_followed_by_more_lines_in_one_append_is_indexed_once() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("the unterminated capybara");
+    let path = write_pi_session(&env, &project, &s);
+    let full = s.text();
+    std::fs::write(&path, full.trim_end_matches('\n')).unwrap();
+    assert_eq!(search_settling(&env, 0, "capybara").1, 0);
+    let before = s.text();
+    s.assistant("a capybara reply");
+    s.user("a capybara question");
+    append(&path, &format!("\n{}", &s.text()[before.len()..]));
+    let (all, _) = search_settling(&env, 0, "capybara");
+    assert_eq!(
+        hits(&all),
+        vec![(session_id(1), 3), (session_id(1), 1), (session_id(1), 2)]
+    );
+    assert_eq!(index(&env)["events"], 3);
+}
+
+#[test]
+fn a_twenty_megabyte_tool_output_line_is_indexed_and_found() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("dump the big log");
+    s.assistant_with_calls("", &[("c1", "bash", r#"{"command":"cat big.log"}"#)]);
+    let mut output = String::from("firstmarker\n");
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+    let mut i = 0;
+    while output.len() < 20 << 20 {
+        // Escapes too: the output is decoded where it lies.
+        output.push_str(&format!("{}{} \"q\"\t", words[i % words.len()], i % 500));
+        if i == 1_000_000 {
+            output.push_str("middlemarker é ");
+        }
+        i += 1;
+    }
+    output.push_str("\nlastmarker");
+    s.tool_result("c1", "bash", &output, false);
+    write_pi_session(&env, &project, &s);
+
+    assert_eq!(index(&env)["events"], 3);
+    for word in ["firstmarker", "middlemarker", "lastmarker", "charlie8"] {
+        let result = search_all(&env, &[word]);
+        // The call's event (seq 3), with its output.
+        assert_eq!(hits(&result), vec![(session_id(1), 3)], "{word}");
+        let content = result["sessions"][0]["hits"][0]["content"]
+            .as_str()
+            .unwrap();
+        assert!(content.contains(word), "{word}: {content}");
+    }
+}

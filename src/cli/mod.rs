@@ -12,7 +12,7 @@ mod ui;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use error::{exit, exit_code, CommandError, Kind, Outcome};
 use pi_context::environment::Vars;
@@ -61,13 +61,19 @@ enum Command {
     Man(commands::man::ManArgs),
 }
 
-/// The clap definition, for completions and the man page.
+/// The clap definition, for parsing, completions and the man page; `--help` and the man page
+/// end with the environment variables, from their one declaration.
 pub fn command() -> clap::Command {
-    Cli::command()
+    Cli::command().after_long_help(pi_context::environment::vars::help())
+}
+
+fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    let matches = command().try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(effective_args(std::env::args_os())) {
+    let cli = match parse(effective_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

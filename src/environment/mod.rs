@@ -17,6 +17,7 @@
 //! | clock | — | `PI_CONTEXT_NOW` (RFC 3339) | the system clock |
 //! | cache | — | `PI_CONTEXT_CACHE_DIR`, `XDG_CACHE_HOME` | `$HOME/.cache/pi-context` |
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
+//! | recall's settling time (hidden, for tests) | — | `PI_CONTEXT_SETTLE_MS` | 2 s |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | docs/recall.md, "Where sessions are" |
 //! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
@@ -378,7 +379,17 @@ impl Environment {
             roots: self.sessions_roots(),
             session_options: self.session_open_options(),
             now_ms: self.now().as_millisecond(),
+            settle: self.recall_settle(),
         })
+    }
+
+    /// How long a session file must be left alone before recall trusts what its stamp says
+    /// (docs/recall.md): `PI_CONTEXT_SETTLE_MS` (hidden, so tests need not sleep), else 2 s.
+    fn recall_settle(&self) -> std::time::Duration {
+        self.vars
+            .text(vars::PI_CONTEXT_SETTLE_MS)
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(recall::DEFAULT_SETTLE, std::time::Duration::from_millis)
     }
 
     /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:

@@ -124,6 +124,10 @@ pub const PI_CONTEXT_DREAM_TOKEN: EnvVar = hidden(
     "PI_CONTEXT_DREAM_TOKEN",
     "Set by a dream for its dreamer: the dream's lock token, so the dreamer's own notes changes are not journaled as a live agent's and are not committed one by one.",
 );
+pub const PI_CONTEXT_SETTLE_MS: EnvVar = hidden(
+    "PI_CONTEXT_SETTLE_MS",
+    "Test hook: recall's settling time in milliseconds (a last line without a newline, a racily clean file), so tests need not sleep; 2000 when unset.",
+);
 pub const PI_CONTEXT_SYNC_TEST_PAUSE: EnvVar = hidden(
     "PI_CONTEXT_SYNC_TEST_PAUSE",
     "Test hook: `<point>[:<ms>]` pauses `notes sync` the first time it reaches <point>, so a test can kill it there.",
@@ -149,6 +153,7 @@ pub const ALL: &[EnvVar] = &[
     PI_CONTEXT_BIN,
     NO_COLOR,
     PI_CONTEXT_DREAM_TOKEN,
+    PI_CONTEXT_SETTLE_MS,
     PI_CONTEXT_SYNC_TEST_PAUSE,
 ];
 

@@ -700,8 +700,10 @@ fn tool_head(name: &str, arguments: &str) -> String {
     doc
 }
 
+const OUTPUT_MARKER: &str = "\n--- output ---\n";
+
 fn push_output(doc: &mut String, output: &str) {
-    doc.push_str("\n--- output ---\n");
+    doc.push_str(OUTPUT_MARKER);
     doc.push_str(output);
 }
 
@@ -712,7 +714,7 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
         return String::new();
     };
     match source {
-        Source::Content(span) => s.content_text(*span).into_owned(),
+        Source::Content(span) => s.content_text_after("", *span),
         Source::Summary(span) => s.string_value(*span).into_owned(),
         Source::Call { index, result } => {
             let (name, arguments) = match &entry.kind {
@@ -727,20 +729,19 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
                 _ => (None, None),
             };
             let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
-            let mut doc = tool_head(name.unwrap_or("unknown"), &arguments);
-            if let Some(result) = result {
-                push_output(&mut doc, &result_text(s, *result));
+            let head = tool_head(name.unwrap_or("unknown"), &arguments);
+            match result {
+                Some(result) => with_output(s, head, *result),
+                None => head,
             }
-            doc
         }
         Source::OrphanResult => {
             let name = match &entry.kind {
                 EntryKind::Message(Message::ToolResult { tool_name, .. }) => *tool_name,
                 _ => None,
             };
-            let mut doc = tool_head(name.map_or("unknown", |n| s.atom(n)), "{}");
-            push_output(&mut doc, &result_text(s, entry_index));
-            doc
+            let head = tool_head(name.map_or("unknown", |n| s.atom(n)), "{}");
+            with_output(s, head, entry_index)
         }
         Source::Bash => {
             let (command, output) = match &entry.kind {
@@ -760,11 +761,14 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
     }
 }
 
-fn result_text(s: &Session, entry: usize) -> String {
+/// `head`, the output marker and the text of the tool result `entry`, built in one buffer (a
+/// huge output is copied once).
+fn with_output(s: &Session, mut head: String, entry: usize) -> String {
+    head.push_str(OUTPUT_MARKER);
     match s.entries.get(entry).map(|e| &e.kind) {
         Some(EntryKind::Message(Message::ToolResult { content, .. })) => {
-            s.content_text(*content).into_owned()
+            s.content_text_after(&head, *content)
         }
-        _ => String::new(),
+        _ => head,
     }
 }

@@ -10,33 +10,49 @@
 //! then the directory, and only then does `meta.json` get written (temp file, sync, rename).
 //!
 //! Why that is safe: a commit is the rename of `meta.json`, and it happens after every file
-//! the new meta names (segment files, and the catalog the commit's payload names, handed over
-//! with [`BatchSyncDirectory::sync_with_commit`]) and their directory entries are on disk. A
+//! the new meta names (segment files, and the catalog the commit's payload names, written in
+//! this directory and handed over with [`BatchSyncDirectory::sync_with_commit`]) and their
+//! directory entries are on disk. A
 //! crash before it leaves the previous commit, whose files were synced by the commit before.
 //! `.managed.json` lists the files tantivy may garbage-collect: a registration that only adds
 //! files is kept in memory until the commit's batch writes it; a crash before then can only
 //! leave a new, uncommitted segment's files unlisted, so never collected (they are removed with
 //! the index when it is rebuilt). A change that removes files (garbage collection) is written
 //! and synced at once, as tantivy does.
+//!
+//! Every file is reached from a handle on the directory itself, never through a path: opened
+//! with `O_NOFOLLOW | O_NONBLOCK` (a link or FIFO put in place of a file is refused, never
+//! followed or waited on), checked to be a regular file by `fstat`, and the small files
+//! (`meta.json`, `.managed.json`, catalogs) read up to a size cap. Segment files are mapped, not
+//! read. Anything else is an error, which makes the index corrupt (rebuilt), never a hang.
+//! tantivy's own `MmapDirectory` resolves the directory's path (following a link put there) and
+//! opens files by path, so it is not used.
 
 use std::collections::BTreeSet;
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
-    AntiCallToken, Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, TerminatingWrite,
+    AntiCallToken, Directory, DirectoryLock, FileHandle, Lock, OwnedBytes, TerminatingWrite,
     WatchCallback, WatchHandle, WritePtr,
 };
 
 const MANAGED: &str = ".managed.json";
 const META: &str = "meta.json";
+/// The largest `meta.json`, `.managed.json` or catalog read; a larger one is corrupt.
+pub const MAX_SMALL_FILE: u64 = 256 << 20;
 
 #[derive(Clone, Debug)]
 pub struct BatchSyncDirectory {
-    inner: MmapDirectory,
+    dir: Arc<OwnedFd>,
+    /// For messages only.
     root: PathBuf,
     state: Arc<Mutex<Pending>>,
 }
@@ -46,8 +62,6 @@ pub struct BatchSyncDirectory {
 struct Pending {
     /// Files written and finished, not yet synced.
     files: Vec<File>,
-    /// Directories whose entries changed outside the index directory (the catalog's).
-    dirs: BTreeSet<PathBuf>,
     /// The `.managed.json` content to write, when a registration was deferred.
     managed: Option<Vec<u8>>,
     /// The paths `.managed.json` lists as last written (or deferred); `None` before the first.
@@ -55,24 +69,116 @@ struct Pending {
 }
 
 impl BatchSyncDirectory {
-    pub fn open(root: &Path) -> tantivy::Result<BatchSyncDirectory> {
+    /// Opens the directory at `root`, which must be a directory and not a link to one.
+    pub fn open(root: &Path) -> io::Result<BatchSyncDirectory> {
+        let fd = rfs::open(
+            root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
         Ok(BatchSyncDirectory {
-            inner: MmapDirectory::open(root)?,
+            dir: Arc::new(fd),
             root: root.to_path_buf(),
             state: Arc::new(Mutex::new(Pending::default())),
         })
     }
 
-    /// Has `file` (already written, not synced) and the entry of `dir` made durable with the
-    /// next commit's batch, before `meta.json` is written.
-    pub fn sync_with_commit(&self, file: File, dir: &Path) {
-        let mut state = self.state();
-        state.files.push(file);
-        state.dirs.insert(dir.to_path_buf());
+    /// Has `file` (already written in this directory, not synced) made durable with the next
+    /// commit's batch, before `meta.json` is written.
+    pub fn sync_with_commit(&self, file: File) {
+        self.state().files.push(file);
     }
 
     fn state(&self) -> MutexGuard<'_, Pending> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Opens the regular file `name` for reading, without following a link or blocking on a
+    /// FIFO; its size with it.
+    pub fn open_regular(&self, name: &str) -> io::Result<(File, u64)> {
+        let name = single_name(name)?;
+        let fd = rfs::openat(
+            &self.dir,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let stat = rfs::fstat(&fd)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is not a regular file", self.root.join(name).display()),
+            ));
+        }
+        Ok((File::from(fd), u64::try_from(stat.st_size).unwrap_or(0)))
+    }
+
+    /// The whole of the regular file `name`, at most [`MAX_SMALL_FILE`] bytes.
+    pub fn read_small(&self, name: &str) -> io::Result<Vec<u8>> {
+        let (file, size) = self.open_regular(name)?;
+        if size > MAX_SMALL_FILE {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is too large", self.root.join(name).display()),
+            ));
+        }
+        let mut data = Vec::with_capacity(size as usize);
+        file.take(MAX_SMALL_FILE + 1).read_to_end(&mut data)?;
+        if data.len() as u64 > MAX_SMALL_FILE {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "grew too large"));
+        }
+        Ok(data)
+    }
+
+    /// Creates the new file `name` (0600, refused when anything has that name).
+    pub fn create_new(&self, name: &str) -> io::Result<File> {
+        let fd = rfs::openat(
+            &self.dir,
+            single_name(name)?,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )?;
+        Ok(File::from(fd))
+    }
+
+    pub fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        Ok(rfs::renameat(
+            &self.dir,
+            single_name(from)?,
+            &self.dir,
+            single_name(to)?,
+        )?)
+    }
+
+    /// Removes the file `name`; a missing one is not an error.
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        match rfs::unlinkat(&self.dir, single_name(name)?, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The names in the directory.
+    pub fn names(&self) -> io::Result<Vec<String>> {
+        let fd = rfs::openat(
+            &self.dir,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut names = Vec::new();
+        for entry in rfs::Dir::read_from(&fd)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name != "." && name != ".." {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        Ok(rfs::fsync(&self.dir)?)
     }
 
     /// Whether `content` (a `.managed.json`) only adds paths to what is listed now.
@@ -81,7 +187,8 @@ impl BatchSyncDirectory {
             return false;
         };
         if state.managed_paths.is_none() {
-            let on_disk = fs::read(self.root.join(MANAGED))
+            let on_disk = self
+                .read_small(MANAGED)
                 .ok()
                 .and_then(|bytes| serde_json::from_slice::<BTreeSet<String>>(&bytes).ok())
                 .unwrap_or_default();
@@ -95,19 +202,15 @@ impl BatchSyncDirectory {
         adds
     }
 
-    /// Syncs everything pending at once, then the directories.
+    /// Syncs everything pending at once, then the directory.
     fn sync_batch(&self) -> io::Result<()> {
-        let (mut files, dirs, managed) = {
+        let (mut files, managed) = {
             let mut state = self.state();
-            (
-                std::mem::take(&mut state.files),
-                std::mem::take(&mut state.dirs),
-                state.managed.take(),
-            )
+            (std::mem::take(&mut state.files), state.managed.take())
         };
         let managed_temp = match managed {
             Some(content) => {
-                let (file, temp) = write_temp(&self.root, &content)?;
+                let (file, temp) = self.write_temp(&content)?;
                 files.push(file);
                 Some(temp)
             }
@@ -115,33 +218,113 @@ impl BatchSyncDirectory {
         };
         sync_all_at_once(&files)?;
         if let Some(temp) = managed_temp {
-            fs::rename(temp, self.root.join(MANAGED))?;
+            self.rename(&temp, MANAGED)?;
         }
-        for dir in &dirs {
-            sync_dir(dir)?;
-        }
-        sync_dir(&self.root)
+        self.sync()
     }
+
+    /// A new temp file holding `content` (not synced), and its name.
+    fn write_temp(&self, content: &[u8]) -> io::Result<(File, String)> {
+        let temp = format!(
+            ".managed.{}.{}.tmp",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let mut file = self.create_new(&temp)?;
+        if let Err(e) = file.write_all(content) {
+            let _ = self.remove(&temp);
+            return Err(e);
+        }
+        Ok((file, temp))
+    }
+
+    /// Replaces `name` with `data`: a synced temp file renamed over it, then the directory
+    /// synced (what tantivy's own directory does for `meta.json`).
+    fn replace_durably(&self, name: &str, data: &[u8]) -> io::Result<()> {
+        let temp = format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple());
+        let written = self.create_new(&temp).and_then(|mut file| {
+            file.write_all(data)?;
+            file.sync_data()
+        });
+        if let Err(e) = written.and_then(|()| self.rename(&temp, name)) {
+            let _ = self.remove(&temp);
+            return Err(e);
+        }
+        self.sync()
+    }
+
+    fn path_name<'p>(&self, path: &'p Path) -> io::Result<&'p str> {
+        path.to_str()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a plain name"))
+    }
+}
+
+/// `name` when it names an entry of the directory itself (no `/`, not `.` or `..`).
+fn single_name(name: &str) -> io::Result<&OsStr> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{name:?} is not a name in the index directory"),
+        ));
+    }
+    Ok(OsStr::new(name))
+}
+
+fn not_found(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound
 }
 
 impl Directory for BatchSyncDirectory {
     fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        self.inner.get_file_handle(path)
+        let wrap = |e: io::Error| {
+            if not_found(&e) {
+                OpenReadError::FileDoesNotExist(path.to_path_buf())
+            } else {
+                OpenReadError::wrap_io_error(e, path.to_path_buf())
+            }
+        };
+        let name = self.path_name(path).map_err(wrap)?;
+        let (file, size) = self.open_regular(name).map_err(wrap)?;
+        if size == 0 {
+            return Ok(Arc::new(OwnedBytes::empty()));
+        }
+        // SAFETY: the index's files are written once and never changed in place; a file cut
+        // short under the map (by another process) is what any mmap reader risks.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(wrap)?;
+        Ok(Arc::new(OwnedBytes::new(map)))
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
-        self.inner.delete(path)
+        let name = self.path_name(path).map_err(|e| DeleteError::IoError {
+            io_error: Arc::new(e),
+            filepath: path.to_path_buf(),
+        })?;
+        let result = rfs::unlinkat(&self.dir, OsStr::new(name), AtFlags::empty());
+        match result {
+            Ok(()) => Ok(()),
+            Err(Errno::NOENT) => Err(DeleteError::FileDoesNotExist(path.to_path_buf())),
+            Err(e) => Err(DeleteError::IoError {
+                io_error: Arc::new(e.into()),
+                filepath: path.to_path_buf(),
+            }),
+        }
     }
 
     fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
-        self.inner.exists(path)
+        let name = self
+            .path_name(path)
+            .map_err(|e| OpenReadError::wrap_io_error(e, path.to_path_buf()))?;
+        match rfs::statat(&self.dir, OsStr::new(name), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) => Ok(true),
+            Err(Errno::NOENT) => Ok(false),
+            Err(e) => Err(OpenReadError::wrap_io_error(e.into(), path.to_path_buf())),
+        }
     }
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.root.join(path))
+        let file = self
+            .path_name(path)
+            .and_then(|name| self.create_new(name))
             .map_err(|e| {
                 if e.kind() == io::ErrorKind::AlreadyExists {
                     OpenWriteError::FileAlreadyExists(path.to_path_buf())
@@ -156,7 +339,15 @@ impl Directory for BatchSyncDirectory {
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
-        self.inner.atomic_read(path)
+        let wrap = |e: io::Error| {
+            if not_found(&e) {
+                OpenReadError::FileDoesNotExist(path.to_path_buf())
+            } else {
+                OpenReadError::wrap_io_error(e, path.to_path_buf())
+            }
+        };
+        let name = self.path_name(path).map_err(wrap)?;
+        self.read_small(name).map_err(wrap)
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
@@ -173,7 +364,8 @@ impl Directory for BatchSyncDirectory {
             // everything pending on disk before the commit.
             self.sync_batch()?;
         }
-        self.inner.atomic_write(path, data)
+        let name = self.path_name(path)?.to_string();
+        self.replace_durably(&name, data)
     }
 
     fn sync_directory(&self) -> io::Result<()> {
@@ -181,11 +373,32 @@ impl Directory for BatchSyncDirectory {
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
-        self.inner.acquire_lock(lock)
+        let wrap = LockError::wrap_io_error;
+        let name = self.path_name(&lock.filepath).map_err(wrap)?;
+        let fd = rfs::openat(
+            &self.dir,
+            single_name(name).map_err(wrap)?,
+            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )
+        .map_err(|e| wrap(e.into()))?;
+        let stat = rfs::fstat(&fd).map_err(|e| wrap(e.into()))?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(wrap(io::Error::other("a lock that is not a regular file")));
+        }
+        let file = File::from(fd);
+        if lock.is_blocking {
+            fs2::FileExt::lock_exclusive(&file).map_err(wrap)?;
+        } else if fs2::FileExt::try_lock_exclusive(&file).is_err() {
+            return Err(LockError::LockBusy);
+        }
+        // Closing the file releases the lock.
+        Ok(DirectoryLock::from(Box::new(file)))
     }
 
-    fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
-        self.inner.watch(watch_callback)
+    fn watch(&self, _: WatchCallback) -> tantivy::Result<WatchHandle> {
+        // Readers reload by hand (`ReloadPolicy::Manual`): nothing watches `meta.json`.
+        Ok(WatchHandle::empty())
     }
 }
 
@@ -218,24 +431,6 @@ impl TerminatingWrite for DeferredSyncWriter {
     }
 }
 
-/// A new temp file in `dir` holding `content` (not synced), and its path.
-fn write_temp(dir: &Path, content: &[u8]) -> io::Result<(File, PathBuf)> {
-    let temp = dir.join(format!(
-        ".managed.{}.{}.tmp",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)?;
-    if let Err(e) = file.write_all(content) {
-        let _ = fs::remove_file(&temp);
-        return Err(e);
-    }
-    Ok((file, temp))
-}
-
 /// `fdatasync` of every file, side by side: the file system commits its journal once for
 /// all of them instead of once per file.
 fn sync_all_at_once(files: &[File]) -> io::Result<()> {
@@ -245,23 +440,19 @@ fn sync_all_at_once(files: &[File]) -> io::Result<()> {
         _ => std::thread::scope(|scope| {
             let handles: Vec<_> = files
                 .iter()
-                .map(|file| scope.spawn(move || file.sync_data()))
+                .map(|file| scope.spawn(move || rfs::fdatasync(file.as_fd())))
                 .collect();
-            handles.into_iter().try_for_each(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(io::Error::other("a sync thread failed")))
-            })
+            handles
+                .into_iter()
+                .try_for_each(|h| h.join().unwrap_or(Err(Errno::IO)).map_err(io::Error::from))
         }),
     }
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use tantivy::schema::{Schema, STORED, TEXT};
     use tantivy::{doc, Index, IndexSettings};
 

@@ -9,6 +9,7 @@ use std::fs::{self, File, Metadata};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// A session file found under a root, with its metadata at discovery time.
 #[derive(Debug, Clone)]
@@ -17,13 +18,16 @@ pub struct Found {
     pub stat: Stat,
 }
 
-/// What identifies a file's version cheaply: device, inode, size and modification time.
+/// What identifies a file's version cheaply: device, inode, size, and modification and change
+/// times. A rewrite in place that keeps the size, even with its modification time put back,
+/// gets a new change time (no call sets it back).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stat {
     pub dev: u64,
     pub ino: u64,
     pub size: u64,
     pub mtime_ns: i64,
+    pub ctime_ns: i64,
 }
 
 impl Stat {
@@ -36,8 +40,27 @@ impl Stat {
                 .mtime()
                 .saturating_mul(1_000_000_000)
                 .saturating_add(metadata.mtime_nsec()),
+            ctime_ns: metadata
+                .ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(metadata.ctime_nsec()),
         }
     }
+
+    /// Whether the file was last changed (content or inode) before `time`.
+    pub fn changed_before(&self, time: SystemTime) -> bool {
+        nanos_since_epoch(time).is_some_and(|t| self.ctime_ns < t)
+    }
+
+    /// Whether the file's content was last modified before `time`.
+    pub fn modified_before(&self, time: SystemTime) -> bool {
+        nanos_since_epoch(time).is_some_and(|t| self.mtime_ns < t)
+    }
+}
+
+fn nanos_since_epoch(time: SystemTime) -> Option<i64> {
+    let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_nanos()).ok()
 }
 
 /// Every session file under the roots (each file once, by device and inode), and how many

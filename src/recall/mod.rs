@@ -22,13 +22,13 @@ mod search;
 mod store;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
 pub use catalog::SessionInfo;
 pub use error::RecallError;
-pub use refresh::{project_key_of, Progress, FIRST_USER_PREVIEW_CHARS};
+pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
 pub use roots::{session_roots, settings_session_dir, RootsInput};
 pub use search::{recency, role_boost, PROJECT_BOOST};
@@ -57,7 +57,13 @@ pub struct Recall {
     pub session_options: OpenOptions,
     /// Now, in Unix milliseconds (recency and `--since` are measured from it).
     pub now_ms: i64,
+    /// How long a file must be left alone before its stamp is trusted and its last line
+    /// without a newline is indexed (measured on the system clock, never `now_ms`).
+    pub settle: Duration,
 }
+
+/// The settling time unless the environment says otherwise.
+pub const DEFAULT_SETTLE: Duration = Duration::from_secs(2);
 
 /// Which sessions a list or search covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -415,46 +421,30 @@ impl Recall {
         max_bytes: Option<u64>,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
+        let settled_before = SystemTime::now()
+            .checked_sub(self.settle)
+            .unwrap_or(SystemTime::UNIX_EPOCH);
         let discovery = discover::discover(&self.roots);
         let mut unreadable = discovery.unreadable;
-        let opened = match Store::open(&self.dir) {
-            Ok(store) => match store.snapshot() {
-                Ok(snapshot) => Some((store, snapshot)),
-                Err(RecallError::Corrupt(_)) => None,
-                Err(e) => return Err(e),
-            },
-            Err(RecallError::Corrupt(_) | RecallError::Busy) => None,
-            Err(e) => return Err(e),
-        };
-        if let Some((store, snapshot)) = &opened {
-            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
-            let too_much = max_bytes
-                .is_some_and(|max| change_bytes(&changes, &discovery, &snapshot.catalog) > max);
-            if too_much && !rebuild {
-                let (store, snapshot) = opened.expect("checked");
-                return Ok((
-                    View {
-                        store: Some(store),
-                        snapshot: Some(snapshot),
-                        stale: true,
-                        unreadable: unreadable + skipped,
-                    },
-                    0,
-                ));
-            }
-            if changes.is_empty() && !rebuild {
-                let (store, snapshot) = opened.expect("checked");
-                return Ok((
-                    View {
-                        store: Some(store),
-                        snapshot: Some(snapshot),
-                        stale: false,
-                        unreadable: unreadable + skipped,
-                    },
-                    0,
-                ));
-            }
-            let _ = store;
+        let opened = self.open_current()?;
+        let nothing = Catalog::empty();
+        let catalog = opened.as_ref().map_or(&nothing, |(_, s)| &s.catalog);
+        let (changes, skipped) = self.plan(catalog, &discovery);
+        // Without an index, everything is to be read: too much for a caller with a limit.
+        let too_much =
+            max_bytes.is_some_and(|max| change_bytes(&changes, &discovery, catalog) > max);
+        let up_to_date = changes.is_empty() && opened.is_some();
+        if (too_much || up_to_date) && !rebuild {
+            let (store, snapshot) = opened.map_or((None, None), |(st, sn)| (Some(st), Some(sn)));
+            return Ok((
+                View {
+                    store,
+                    snapshot,
+                    stale: too_much,
+                    unreadable: unreadable + skipped,
+                },
+                0,
+            ));
         }
         let lock = if wait {
             Some(store::lock(&self.dir)?)
@@ -481,58 +471,98 @@ impl Recall {
             ));
         };
         drop(opened);
-        {
-            let store = match (rebuild, Store::open(&self.dir)) {
-                (false, Ok(store)) => match store.snapshot() {
-                    Ok(_) => store,
-                    Err(RecallError::Corrupt(_)) => Store::recreate(&self.dir, &lock)?,
-                    Err(e) => return Err(e),
-                },
-                (true, _) | (false, Err(RecallError::Corrupt(_) | RecallError::Busy)) => {
-                    Store::recreate(&self.dir, &lock)?
-                }
-                (false, Err(e)) => return Err(e),
-            };
-            let snapshot = store.snapshot()?;
-            let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
-            unreadable += skipped;
-            let mut refreshed = 0;
-            if !changes.is_empty() {
-                let big = change_bytes(&changes, &discovery, &snapshot.catalog);
-                let (threads, budget) = writer_size(big);
-                let mut writer = store.writer(threads, budget)?;
-                let segments = snapshot.searcher.segment_readers().len();
-                if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
-                    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-                }
-                drop(snapshot);
-                let stats = refresh::apply(
-                    &store,
-                    &mut writer,
-                    store.snapshot()?.catalog,
-                    &discovery,
-                    &changes,
-                    &self.session_options,
-                    progress,
-                )?;
-                unreadable += stats.unreadable;
-                refreshed = stats.files_indexed;
-                writer
-                    .wait_merging_threads()
-                    .map_err(RecallError::corrupt)?;
+        let (store, fresh) = self.writable_store(rebuild, &lock)?;
+        let snapshot = store.snapshot()?;
+        let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+        unreadable += skipped;
+        let mut refreshed = 0;
+        if !changes.is_empty() {
+            let big = change_bytes(&changes, &discovery, &snapshot.catalog);
+            let (threads, budget) = writer_size(big);
+            let mut writer = store.writer(threads, budget)?;
+            let segments = snapshot.searcher.segment_readers().len();
+            if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
+                writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
             }
-            let snapshot = store.snapshot()?;
-            drop(lock);
-            Ok((
-                View {
-                    store: Some(store),
-                    snapshot: Some(snapshot),
-                    stale: false,
-                    unreadable,
+            drop(snapshot);
+            let stats = refresh::apply(
+                &store,
+                &mut writer,
+                store.snapshot()?.catalog,
+                &discovery,
+                &changes,
+                refresh::Reading {
+                    session_options: &self.session_options,
+                    settled_before,
                 },
-                refreshed,
-            ))
+                progress,
+            )?;
+            unreadable += stats.unreadable;
+            refreshed = stats.files_indexed;
+            writer
+                .wait_merging_threads()
+                .map_err(RecallError::corrupt)?;
         }
+        let snapshot = store.snapshot()?;
+        if fresh {
+            store::publish(&self.dir, &store, &lock)?;
+        }
+        store::remove_others(&self.dir, store.name(), &lock);
+        drop(lock);
+        Ok((
+            View {
+                store: Some(store),
+                snapshot: Some(snapshot),
+                stale: false,
+                unreadable,
+            },
+            refreshed,
+        ))
+    }
+
+    /// The current generation and its snapshot; `None` when there is none or it cannot be
+    /// used. A generation that a rebuild replaced and removed since `current` was read cannot
+    /// be opened: the one `current` names now is, a few times while it keeps changing.
+    fn open_current(&self) -> Result<Option<(Store, Snapshot)>, RecallError> {
+        let mut failed: Option<String> = None;
+        for _ in 0..4 {
+            let Some(name) = store::current(&self.dir) else {
+                return Ok(None);
+            };
+            if failed.as_ref() == Some(&name) {
+                return Ok(None);
+            }
+            let opened = Store::open(&self.dir, &name).and_then(|store| {
+                let snapshot = store.snapshot()?;
+                Ok((store, snapshot))
+            });
+            match opened {
+                Ok(opened) => return Ok(Some(opened)),
+                Err(RecallError::Corrupt(_)) => failed = Some(name),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The generation a writer holding `lock` changes, and whether it is a new one (built
+    /// aside, published when done): the current one, unless a rebuild is asked for or it
+    /// cannot be used.
+    fn writable_store(
+        &self,
+        rebuild: bool,
+        lock: &store::WriterLock,
+    ) -> Result<(Store, bool), RecallError> {
+        if !rebuild {
+            if let Some(name) = store::current(&self.dir) {
+                match Store::open(&self.dir, &name).and_then(|s| s.snapshot().map(|_| s)) {
+                    Ok(store) => return Ok((store, false)),
+                    Err(RecallError::Corrupt(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok((Store::create(&self.dir, lock)?, true))
     }
 
     /// The changes to make, and how many new files are unreadable (those are not changes).

@@ -63,12 +63,31 @@ fn read_line(file: &File, (start, len): (u64, u64)) -> Option<String> {
         return None;
     }
     let mut buffer = vec![0u8; len as usize + 1];
-    file.read_exact_at(&mut buffer, start).ok()?;
-    // The span must still be exactly one line.
-    if buffer.pop() != Some(b'\n') || memchr::memchr(b'\n', &buffer).is_some() {
+    let read = read_up_to(file, &mut buffer, start)?;
+    // The span must still be exactly one line: ended by its newline, or by the end of the file
+    // (a settled last line without one, which the index takes).
+    let ended = match read {
+        n if n == buffer.len() => buffer.pop() == Some(b'\n'),
+        n => n as u64 == len && buffer.pop().is_some(),
+    };
+    if !ended || memchr::memchr(b'\n', &buffer).is_some() {
         return None;
     }
     String::from_utf8(buffer).ok()
+}
+
+/// Reads at `offset` until `buffer` is full or the file ends; how many bytes were read.
+fn read_up_to(file: &File, buffer: &mut [u8], offset: u64) -> Option<usize> {
+    let mut read = 0;
+    while read < buffer.len() {
+        match file.read_at(&mut buffer[read..], offset + read as u64) {
+            Ok(0) => break,
+            Ok(n) => read += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(read)
 }
 
 /// The event source for the rebuilt lines (entry 0, result 1).

@@ -1,14 +1,17 @@
 //! Bringing the index up to date with the session files, incrementally.
 //!
-//! For each file the catalog records its identity (device, inode, size, mtime), how far it was
-//! indexed and hashes of the first and last 4 KiB of that prefix. A file whose identity is
-//! unchanged is skipped. One that only grew (same device and inode, prefix hashes unchanged) is
-//! re-read through the session cache (so only the appended tail is parsed), its projection is
-//! recomputed as it was and as it is, and only the events whose description changed are
-//! replaced. Anything else is dropped and indexed again; a deleted file is dropped. A torn last
-//! line is not indexed until it is complete. All of it is one commit.
+//! For each file the catalog records its stamp (device, inode, size, modification and change
+//! times), how far it was indexed and hashes of the first and last 4 KiB of that prefix. A file
+//! whose stamp is unchanged is skipped, unless it was racily clean (changed within the settling
+//! time before it was read): then its content is compared. One that only grew (same device and
+//! inode, larger, prefix hashes unchanged) is re-read through the session cache (so only the
+//! appended tail is parsed), its projection is recomputed as it was and as it is, and only the
+//! events whose description changed are replaced. Anything else is dropped and indexed again; a
+//! deleted file is dropped. A torn last line is not indexed until it is complete, or has
+//! settled and parses. All of it is one commit.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
 use sha1::{Digest, Sha1};
@@ -53,6 +56,14 @@ pub struct RefreshStats {
     pub committed: bool,
 }
 
+/// How session files are read: opened through the session cache, and trusted to hold still
+/// when last changed before `settled_before`.
+#[derive(Clone, Copy)]
+pub struct Reading<'a> {
+    pub session_options: &'a OpenOptions,
+    pub settled_before: SystemTime,
+}
+
 /// A file that needs work, and why.
 enum Change {
     Index(Found),
@@ -71,7 +82,7 @@ pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[PathBuf]) -> Vec<
         match by_path.get(path.as_ref()) {
             Some(record) => {
                 present.insert(record.path.as_str());
-                if record.stat != found.stat {
+                if record.stat != found.stat || record.racy_check.is_some() {
                     changes.push(ChangeRef::Index(i));
                 }
             }
@@ -105,7 +116,7 @@ pub fn apply(
     mut catalog: Catalog,
     discovery: &Discovery,
     changes: &[ChangeRef],
-    session_options: &OpenOptions,
+    reading: Reading,
     mut progress: Option<&mut dyn Progress>,
 ) -> Result<RefreshStats, RecallError> {
     let fields = store.fields;
@@ -153,7 +164,7 @@ pub fn apply(
                     &found,
                     file_id,
                     record.as_ref(),
-                    session_options,
+                    reading,
                     &mut project_keys,
                 );
                 if let Some(p) = progress.as_deref_mut() {
@@ -188,11 +199,8 @@ pub fn apply(
 
 /// Writes the catalog, then commits the index with a payload naming it.
 fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<(), RecallError> {
-    let (name, file) = catalog
-        .save(store.dir())
-        .map_err(|e| RecallError::io(store.dir(), e))?;
     // Synced with the commit's own files, before the commit that names it.
-    store.sync_with_commit(file, store.dir());
+    let name = store.save_catalog(catalog).map_err(RecallError::corrupt)?;
     let payload = serde_json::to_string(&Payload {
         format: catalog::FORMAT,
         catalog: name.clone(),
@@ -201,7 +209,7 @@ fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<
     let mut prepared = writer.prepare_commit().map_err(RecallError::corrupt)?;
     prepared.set_payload(&payload);
     prepared.commit().map_err(RecallError::corrupt)?;
-    catalog::remove_others(store.dir(), &name);
+    store.remove_other_catalogs(&name);
     Ok(())
 }
 
@@ -212,7 +220,7 @@ fn index_file(
     found: &Found,
     file_id: u64,
     record: Option<&FileRecord>,
-    session_options: &OpenOptions,
+    reading: Reading,
     project_keys: &mut FxHashMap<String, String>,
 ) -> Result<Option<(FileRecord, u64)>, RecallError> {
     // The identity before the read: a file replaced in between is recognized next time.
@@ -230,7 +238,7 @@ fn index_file(
             file_id,
             record,
             stat,
-            session_options,
+            reading,
             project_keys,
         ))
     });
@@ -242,8 +250,10 @@ fn index_file(
     }
     delete_seqs(writer, fields, file_id, &prepared.stale)?;
     let added = prepared.documents.len() as u64;
-    for doc in prepared.documents {
-        writer.add_document(doc).map_err(RecallError::corrupt)?;
+    for pending in prepared.documents {
+        writer
+            .add_document(pending.into_document(fields))
+            .map_err(RecallError::corrupt)?;
     }
     Ok(Some((prepared.record, added)))
 }
@@ -253,8 +263,25 @@ struct Prepared {
     /// The file's documents are all replaced (a new, rewritten or shrunk file).
     fresh: bool,
     stale: Vec<u64>,
-    documents: Vec<TantivyDocument>,
+    documents: Vec<PendingDocument>,
     record: FileRecord,
+}
+
+/// A document whose text is not in it yet: the text is copied into the document only once the
+/// session file is closed and just before the document goes to the writer, then dropped, so a
+/// huge event is held twice at most (its text and the document), never three times (with the
+/// mapped file).
+struct PendingDocument {
+    text: String,
+    document: TantivyDocument,
+}
+
+impl PendingDocument {
+    fn into_document(self, fields: &Fields) -> TantivyDocument {
+        let PendingDocument { text, mut document } = self;
+        document.add_text(fields.text, &text);
+        document
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -265,22 +292,22 @@ fn prepare(
     file_id: u64,
     record: Option<&FileRecord>,
     stat: Stat,
-    session_options: &OpenOptions,
+    reading: Reading,
     project_keys: &mut FxHashMap<String, String>,
 ) -> Prepared {
+    let Reading {
+        session_options,
+        settled_before,
+    } = reading;
+    // The stamp of the version read (the caller's, taken before, covers a missing file).
+    let stat = file.metadata().map_or(stat, Stat::of);
     let session = file.session_rewriting_lazily(session_options);
     let store = ProjectionStore::for_file_lazily(file, session_options);
     let bytes = session.bytes();
-    let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let entries = session.entries.partition_point(|span| span.end < complete);
-    let (head_check, tail_check) = checks(&bytes[..complete]);
-    let grown_from = record.filter(|r| {
-        r.stat.dev == stat.dev
-            && r.stat.ino == stat.ino
-            && (r.indexed_len as usize) <= complete
-            && r.indexed_entries <= entries
-            && checks(&bytes[..r.indexed_len as usize]) == (r.head_check, r.tail_check)
-    });
+    let settled = stat.modified_before(settled_before);
+    let (indexed_len, entries) = indexable(&session, settled);
+    let (head_check, tail_check) = checks(&bytes[..indexed_len]);
+    let grown_from = record.filter(|r| still_holds(r, &stat, bytes, indexed_len, entries));
     let session_id = session_id(&session, &found.path);
     let changes = describe_changes(&session, grown_from, entries, &session_id, store.as_ref());
     let version = session.header.as_ref().and_then(|h| h.version);
@@ -315,20 +342,65 @@ fn prepare(
         record: FileRecord {
             file_id,
             path: found.path.to_string_lossy().into_owned(),
-            // The identity as read: a file that grew since is looked at again next time.
-            stat: Stat {
-                size: bytes.len() as u64,
-                ..stat
-            },
-            indexed_len: complete as u64,
+            // The identity as read: a file that changed since is looked at again next time.
+            stat,
+            indexed_len: indexed_len as u64,
             indexed_entries: entries,
             head_check,
             tail_check,
+            racy_check: (!stat.changed_before(settled_before))
+                .then(|| Sha1::digest(&bytes[..indexed_len]).into()),
             version,
             events: changes.total,
             info,
         },
     }
+}
+
+/// How much of the session is indexed, in bytes and entries: its complete lines, and a last
+/// line without its newline when it parsed as an entry and the file has `settled` (Pi is not
+/// in the middle of writing it), as `history` reads it.
+fn indexable(session: &Session, settled: bool) -> (usize, usize) {
+    let bytes = session.bytes();
+    let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let entries = session.entries.partition_point(|span| span.end < complete);
+    let unterminated_entry = session
+        .entries
+        .range(entries..session.entries.len())
+        .any(|entry| entry.span.end == bytes.len());
+    if settled && complete < bytes.len() && unterminated_entry {
+        (bytes.len(), entries + 1)
+    } else {
+        (complete, entries)
+    }
+}
+
+/// Whether what `record` indexed is still the start of the file, so only what follows needs
+/// indexing. The file must have grown (the same size with another stamp is a rewrite in place),
+/// or, racily clean, still hold the same bytes; an indexed last line without its newline must
+/// not have been extended.
+fn still_holds(
+    record: &FileRecord,
+    stat: &Stat,
+    bytes: &[u8],
+    indexed_len: usize,
+    entries: usize,
+) -> bool {
+    let old_len = record.indexed_len as usize;
+    let same_file = record.stat.dev == stat.dev && record.stat.ino == stat.ino;
+    if !same_file || old_len > indexed_len || record.indexed_entries > entries {
+        return false;
+    }
+    let prefix = &bytes[..old_len];
+    let unchanged = match record.racy_check {
+        Some(check) if record.stat == *stat => <[u8; 20]>::from(Sha1::digest(prefix)) == check,
+        _ => stat.size > record.stat.size,
+    };
+    let line_kept = old_len == 0
+        || prefix[old_len - 1] == b'\n'
+        || old_len == bytes.len()
+        || bytes[old_len] == b'\n';
+    unchanged && line_kept && checks(prefix) == (record.head_check, record.tail_check)
 }
 
 /// The documents a refresh of one file deletes and adds.
@@ -470,7 +542,7 @@ fn document(
     file_id: u64,
     event: &EventDesc,
     fallback_ms: i64,
-) -> TantivyDocument {
+) -> PendingDocument {
     let entry = &session.entries[event.entry];
     let text = event_document(session, event.entry, &event.source);
     let (kind, call_index) = SourceKind::of(&event.source);
@@ -480,7 +552,6 @@ fn document(
         .and_then(parse_ms)
         .unwrap_or(fallback_ms);
     let mut doc = TantivyDocument::default();
-    doc.add_text(fields.text, &text);
     doc.add_u64(fields.file, file_id);
     doc.add_u64(fields.seq, event.seq);
     doc.add_i64(fields.ts, ts);
@@ -513,7 +584,10 @@ fn document(
     if let Some(leaf) = event.leaf {
         doc.add_text(fields.leaf, session.entry_id(&session.entries[leaf].id));
     }
-    doc
+    PendingDocument {
+        text,
+        document: doc,
+    }
 }
 
 /// The session id: the header's, else the file name without `.jsonl` (and without Pi's
@@ -545,7 +619,7 @@ fn session_info(
     let project_key = cwd.as_ref().map(|cwd| {
         project_keys
             .entry(cwd.clone())
-            .or_insert_with(|| project_key_of(Path::new(cwd)))
+            .or_insert_with(|| crate::project::project_key_of(Path::new(cwd)))
             .clone()
     });
     let updated_at = session
@@ -565,22 +639,6 @@ fn session_info(
         bytes,
         first_user_preview,
     }
-}
-
-/// The project key of a session's cwd (CONTRACT §10.1): §1's key when the directory exists,
-/// else `basename-sha1(path)[..8]` without looking for a repository.
-pub fn project_key_of(cwd: &Path) -> String {
-    if cwd.is_dir() {
-        return crate::project::project_key(cwd);
-    }
-    let name = cwd
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "root".to_string());
-    let digest = Sha1::digest(cwd.to_string_lossy().as_bytes());
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("{name}-{hex}")
 }
 
 /// The name of the last `session_info` entry (`/name`), if it has one.
@@ -620,4 +678,89 @@ pub fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
     let head = &prefix[..prefix.len().min(CHECK_BYTES)];
     let tail = &prefix[prefix.len().saturating_sub(CHECK_BYTES)..];
     (Sha1::digest(head).into(), Sha1::digest(tail).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record_of(bytes: &[u8], stat: Stat, racy: bool) -> FileRecord {
+        let (head_check, tail_check) = checks(bytes);
+        FileRecord {
+            file_id: 1,
+            path: "/s.jsonl".into(),
+            stat,
+            indexed_len: bytes.len() as u64,
+            indexed_entries: 1,
+            head_check,
+            tail_check,
+            racy_check: racy.then(|| Sha1::digest(bytes).into()),
+            version: Some(3),
+            events: 1,
+            info: SessionInfo {
+                session_id: "s".into(),
+                cwd: None,
+                project_key: None,
+                name: None,
+                created_at: None,
+                updated_at: None,
+                updated_ms: 0,
+                entries: 1,
+                bytes: bytes.len() as u64,
+                first_user_preview: None,
+            },
+        }
+    }
+
+    fn stat(size: usize, ctime_ns: i64) -> Stat {
+        Stat {
+            dev: 1,
+            ino: 2,
+            size: size as u64,
+            mtime_ns: 5,
+            ctime_ns,
+        }
+    }
+
+    /// A rewrite in place of the same size is never taken for an append; a racily clean
+    /// record with an unchanged stamp is checked by content, beyond the hashed ends.
+    #[test]
+    fn only_an_append_or_the_same_bytes_keep_what_was_indexed() {
+        let old = [b"{}\n".as_slice(), &[b'a'; 9000], b"\n"].concat();
+        let mut middle = old.clone();
+        middle[4500] = b'b';
+        let n = old.len();
+        let settled = record_of(&old, stat(n, 10), false);
+        assert!(!still_holds(&settled, &stat(n, 11), &middle, n, 1));
+        assert!(!still_holds(&settled, &stat(n, 11), &old, n, 1));
+        let grown = [old.as_slice(), b"{}\n"].concat();
+        assert!(still_holds(&settled, &stat(n + 3, 11), &grown, n + 3, 2));
+
+        let racy = record_of(&old, stat(n, 10), true);
+        assert!(still_holds(&racy, &stat(n, 10), &old, n, 1));
+        assert!(!still_holds(&racy, &stat(n, 10), &middle, n, 1));
+    }
+
+    /// An indexed last line without its newline holds only while nothing but a newline follows.
+    #[test]
+    fn an_indexed_unterminated_line_must_be_followed_by_its_newline() {
+        let old = b"{}\n{\"a\":1}".to_vec();
+        let record = record_of(&old, stat(old.len(), 10), false);
+        let ended = b"{}\n{\"a\":1}\n{}\n".to_vec();
+        assert!(still_holds(
+            &record,
+            &stat(ended.len(), 11),
+            &ended,
+            ended.len(),
+            3
+        ));
+        let extended = b"{}\n{\"a\":1} \n".to_vec();
+        assert!(!still_holds(
+            &record,
+            &stat(extended.len(), 11),
+            &extended,
+            extended.len(),
+            2
+        ));
+    }
 }

@@ -1,13 +1,23 @@
-//! The on-disk index: a tantivy index in `<dir>/index` plus the catalog files in `<dir>`, all
-//! created 0600 in 0700 directories.
+//! The on-disk index: generations of a tantivy index, each in its own directory
+//! `<dir>/gen-<id>` with the catalogs of its commits, and `<dir>/current`, which names the one
+//! readers use. Every file is created 0600 in 0700 directories.
 //!
 //! Writers (a refresh, a rebuild) hold `<dir>/writer.lock`, taken without waiting: a process
-//! that cannot take it reads the last commit instead (`stale`). Readers take no lock; a commit
-//! replaces `meta.json` atomically and its payload names the catalog written just before it,
-//! so a reader pairs a searcher with the catalog of the same commit.
+//! that cannot take it reads the last commit instead (`stale`). A refresh commits into the
+//! current generation: a commit replaces `meta.json` atomically and its payload names the
+//! catalog written just before it, so a reader pairs a searcher with the catalog of the same
+//! commit. A rebuild (asked for, or of an index that cannot be used) builds a new generation
+//! aside and switches `current` to it in one rename once it is committed and on disk, then
+//! removes the other generations; a search beside it reads the old generation until the switch,
+//! and one that opened a generation just removed opens the new one. A process killed at any
+//! point leaves `current` naming a whole generation (or none, before the first).
+//!
+//! Nothing under `<dir>` is followed through a link: `current` and the lock are opened with
+//! `O_NOFOLLOW | O_NONBLOCK` and must be regular files, a generation must be a directory
+//! (`BatchSyncDirectory` opens it and every file in it the same way).
 
 use std::fs;
-use std::io;
+use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -22,10 +32,17 @@ use super::schema::{self, Fields};
 /// (docs/recall.md explains the measurement behind the choice).
 pub const POSITIONS: bool = true;
 
+/// The file naming the generation readers use.
+const CURRENT: &str = "current";
+const GENERATION_PREFIX: &str = "gen-";
+/// The largest `current` read (a generation's name is 20 bytes).
+const MAX_CURRENT_BYTES: u64 = 256;
+
 pub struct Store {
-    dir: PathBuf,
+    /// The generation's name (`gen-<id>`).
+    name: String,
     index: Index,
-    /// The index's directory, through which files outside it join a commit's sync.
+    /// The generation's directory, through which its catalogs are read and written.
     directory: BatchSyncDirectory,
     pub fields: Fields,
 }
@@ -42,74 +59,54 @@ pub struct WriterLock {
 }
 
 impl Store {
-    /// Opens the index in `dir`, creating it when missing. `Err(Corrupt)` when it exists but
-    /// cannot be used (the caller rebuilds it under the writer lock).
-    pub fn open(dir: &Path) -> Result<Store, RecallError> {
-        create_private_dir(dir)?;
-        let index_dir = dir.join("index");
-        create_private_dir(&index_dir)?;
+    /// Opens the generation `name` in `dir`. `Err(Corrupt)` when it cannot be used: missing
+    /// (removed by a rebuild since `current` was read), not a directory, or not an index.
+    pub fn open(dir: &Path, name: &str) -> Result<Store, RecallError> {
+        let directory = BatchSyncDirectory::open(&dir.join(name)).map_err(RecallError::corrupt)?;
+        if !Index::exists(&directory).map_err(RecallError::corrupt)? {
+            return Err(RecallError::Corrupt(format!("{name} holds no index")));
+        }
+        let index = Index::open(directory.clone()).map_err(RecallError::corrupt)?;
         let (schema, fields) = schema::build(POSITIONS);
-        let directory = BatchSyncDirectory::open(&index_dir).map_err(RecallError::corrupt)?;
-        let index = match Index::exists(&directory) {
-            Ok(true) => Index::open(directory.clone()).map_err(RecallError::corrupt)?,
-            Ok(false) => {
-                // Creating races with another process creating: only the writer-lock holder
-                // creates; others see an empty index until it has.
-                let Some(_lock) = try_lock(dir)? else {
-                    return Err(RecallError::Busy);
-                };
-                with_private_umask(|| create_index(&directory, schema.clone()))
-                    .map_err(RecallError::corrupt)?
-            }
-            Err(e) => return Err(RecallError::corrupt(e)),
-        };
         if index.schema() != schema {
             return Err(RecallError::Corrupt("the index has another schema".into()));
         }
-        index
-            .tokenizers()
-            .register(schema::ANALYZER, schema::analyzer());
-        Ok(Store {
-            dir: dir.to_path_buf(),
-            index,
-            directory,
-            fields,
-        })
+        Ok(Store::with(name, index, directory, fields))
     }
 
-    /// Removes the index and its catalogs and creates an empty one. The caller holds the lock.
-    pub fn recreate(dir: &Path, _lock: &WriterLock) -> Result<Store, RecallError> {
-        let index_dir = dir.join("index");
-        match fs::remove_dir_all(&index_dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(RecallError::io(&index_dir, e)),
-        }
-        catalog::remove_others(dir, "");
-        create_private_dir(&index_dir)?;
+    /// Creates an empty generation beside the others; readers see it once it is
+    /// [`publish`]ed. The caller holds the lock.
+    pub fn create(dir: &Path, _lock: &WriterLock) -> Result<Store, RecallError> {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("{GENERATION_PREFIX}{}", &id[..16]);
+        let path = dir.join(&name);
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| RecallError::io(&path, e))?;
+        let directory = BatchSyncDirectory::open(&path).map_err(|e| RecallError::io(&path, e))?;
         let (schema, fields) = schema::build(POSITIONS);
-        let directory = BatchSyncDirectory::open(&index_dir).map_err(RecallError::corrupt)?;
-        let index = with_private_umask(|| create_index(&directory, schema))
-            .map_err(RecallError::corrupt)?;
+        let index = with_private_umask(|| {
+            Index::create(directory.clone(), schema, IndexSettings::default())
+        })
+        .map_err(RecallError::corrupt)?;
+        Ok(Store::with(&name, index, directory, fields))
+    }
+
+    fn with(name: &str, index: Index, directory: BatchSyncDirectory, fields: Fields) -> Store {
         index
             .tokenizers()
             .register(schema::ANALYZER, schema::analyzer());
-        Ok(Store {
-            dir: dir.to_path_buf(),
+        Store {
+            name: name.to_string(),
             index,
             directory,
             fields,
-        })
+        }
     }
 
-    /// Has a file written outside the index (the catalog), and its directory entry, made
-    /// durable with the next commit, before the commit itself.
-    pub fn sync_with_commit(&self, file: fs::File, dir: &Path) {
-        self.directory.sync_with_commit(file, dir);
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The latest commit's searcher and catalog. An index without a commit has an empty
@@ -142,7 +139,7 @@ impl Store {
                 Some(text) => {
                     let payload = Payload::parse(text)
                         .ok_or_else(|| RecallError::Corrupt("an unknown commit payload".into()))?;
-                    match Catalog::load(&payload.path(&self.dir)) {
+                    match Catalog::load(&self.directory, &payload.catalog) {
                         Some(catalog) => catalog,
                         // Replaced by a newer commit since we read the meta: look again.
                         None => continue,
@@ -164,9 +161,105 @@ impl Store {
         })
         .map_err(RecallError::corrupt)
     }
+
+    /// Writes `catalog` into the generation, to be made durable with the next commit, and
+    /// returns its name.
+    pub fn save_catalog(&self, catalog: &Catalog) -> io::Result<String> {
+        let (name, file) = catalog.save(&self.directory)?;
+        self.directory.sync_with_commit(file);
+        Ok(name)
+    }
+
+    /// Removes the generation's catalogs but `keep` (older commits', abandoned temp files).
+    pub fn remove_other_catalogs(&self, keep: &str) {
+        catalog::remove_others(&self.directory, keep);
+    }
 }
 
 pub type IndexWriter = tantivy::IndexWriter<TantivyDocument>;
+
+/// The generation `current` names; `None` when there is none yet, or `current` is not a
+/// regular file naming a generation (a writer then builds one).
+pub fn current(dir: &Path) -> Option<String> {
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(CURRENT))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    (&mut file)
+        .take(MAX_CURRENT_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    let name = text.trim_end();
+    is_generation_name(name).then(|| name.to_string())
+}
+
+fn is_generation_name(name: &str) -> bool {
+    name.strip_prefix(GENERATION_PREFIX)
+        .is_some_and(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Makes `store`'s generation the one readers use: its directory entry synced, then `current`
+/// replaced by a synced temp file renamed over it, then the directory synced.
+pub fn publish(dir: &Path, store: &Store, _lock: &WriterLock) -> Result<(), RecallError> {
+    let io_error = |e| RecallError::io(dir, e);
+    sync_dir(dir).map_err(io_error)?;
+    let temp = dir.join(format!(".{CURRENT}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(format!("{}\n", store.name()).as_bytes())?;
+            file.sync_data()
+        });
+    let target = dir.join(CURRENT);
+    let renamed = written.and_then(|()| match fs::rename(&temp, &target) {
+        Err(e) if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) => {
+            // Something put a directory there; ours is the only name that matters.
+            fs::remove_dir_all(&target).map_err(|_| e)?;
+            fs::rename(&temp, &target)
+        }
+        other => other,
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&temp);
+        return Err(io_error(e));
+    }
+    sync_dir(dir).map_err(io_error)
+}
+
+/// Removes everything in `dir` but the lock, `current` and the generation `keep`: older
+/// generations (a reader that still maps their files keeps reading them), the ones a killed
+/// rebuild left, temp files, and the layout before generations (`index/`, `catalog-*`).
+pub fn remove_others(dir: &Path, keep: &str, _lock: &WriterLock) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name == keep || name == CURRENT || name == "writer.lock";
+        if ours {
+            continue;
+        }
+        let path = entry.path();
+        // Never followed: a link is removed itself.
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                let _ = fs::remove_dir_all(&path);
+            }
+            _ => {
+                let _ = fs::remove_file(&path);
+            }
+        }
+    }
+}
 
 /// Takes the writer lock, waiting for another process to release it.
 pub fn lock(dir: &Path) -> Result<WriterLock, RecallError> {
@@ -178,15 +271,41 @@ pub fn lock(dir: &Path) -> Result<WriterLock, RecallError> {
 fn lock_file(dir: &Path) -> Result<(fs::File, PathBuf), RecallError> {
     create_private_dir(dir)?;
     let path = dir.join("writer.lock");
+    match open_lock_file(&path) {
+        Ok(file) => Ok((file, path)),
+        // A link, FIFO or directory put in its place is no one's lock: replaced by one.
+        Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) => {
+            let removed = match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
+                _ => fs::remove_file(&path),
+            };
+            removed
+                .and_then(|()| open_lock_file(&path))
+                .map(|file| (file, path.clone()))
+                .map_err(|e| RecallError::io(&path, e))
+        }
+        Err(e) => Err(RecallError::io(&path, e)),
+    }
+}
+
+/// Opens (creating) the lock file without following a link or blocking on a FIFO; anything
+/// but a regular file is refused.
+fn open_lock_file(path: &Path) -> io::Result<fs::File> {
     let file = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .mode(0o600)
-        .open(&path)
-        .map_err(|e| RecallError::io(&path, e))?;
-    Ok((file, path))
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }
 
 /// Takes the writer lock without waiting; `None` when another process holds it.
@@ -200,17 +319,6 @@ pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
     }
 }
 
-/// Creates an empty index in `directory` (refused when one exists there).
-fn create_index(
-    directory: &BatchSyncDirectory,
-    schema: tantivy::schema::Schema,
-) -> tantivy::Result<Index> {
-    if Index::exists(directory)? {
-        return Err(tantivy::TantivyError::IndexAlreadyExists);
-    }
-    Index::create(directory.clone(), schema, IndexSettings::default())
-}
-
 /// Creates a directory (and its parents) and makes it 0700.
 fn create_private_dir(dir: &Path) -> Result<(), RecallError> {
     fs::DirBuilder::new()
@@ -220,6 +328,10 @@ fn create_private_dir(dir: &Path) -> Result<(), RecallError> {
         .map_err(|e| RecallError::io(dir, e))?;
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(|e| RecallError::io(dir, e))
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    fs::File::open(dir)?.sync_all()
 }
 
 /// Runs `f` with the process umask at 077, so every file tantivy creates is 0600. The umask is

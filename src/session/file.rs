@@ -183,6 +183,12 @@ impl SessionFile {
         }
     }
 
+    /// The metadata of the opened file, from the `fstat` its bytes were read after; `None` for a
+    /// missing or empty file.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.opened.as_ref().map(|o| &o.metadata)
+    }
+
     /// The device and inode of the opened file; `None` for a missing or empty file.
     pub(crate) fn identity(&self) -> Option<(u64, u64)> {
         self.opened

@@ -381,6 +381,22 @@ impl Session {
         }
     }
 
+    /// `prefix` followed by the text of message content ([`content_text`](Self::content_text)),
+    /// built in one buffer: the content's JSON is copied once, after the prefix, and decoded
+    /// where it lies. A huge content (a 100 MB tool output) then costs one copy, not the three
+    /// of copying, decoding and appending it.
+    pub fn content_text_after(&self, prefix: &str, span: Option<Span>) -> String {
+        let in_place = span
+            .and_then(|span| self.bytes().get(span.start..span.end))
+            .and_then(|raw| {
+                let mut buffer = Vec::with_capacity(prefix.len() + raw.len());
+                buffer.extend_from_slice(prefix.as_bytes());
+                buffer.extend_from_slice(raw);
+                decode_content_in_place(String::from_utf8(buffer).ok()?, prefix.len())
+            });
+        in_place.unwrap_or_else(|| format!("{prefix}{}", self.content_text(span)))
+    }
+
     /// Whether content has no text at all, decided without decoding it.
     pub fn content_is_empty(&self, span: Option<Span>) -> bool {
         let Some(span) = span else { return true };
@@ -410,6 +426,100 @@ fn join_text_blocks(raw: &str) -> String {
         out.push_str(&decode_json_string(text.get()).unwrap_or_default());
     }
     out
+}
+
+/// Decodes the content JSON at `text[at..]` (a string, or an array of blocks) into its text,
+/// where it lies, keeping `text[..at]`; `None` when that cannot be done exactly as
+/// [`Session::content_text`] would (the caller then takes that path).
+fn decode_content_in_place(text: String, at: usize) -> Option<String> {
+    let raw = &text[at..];
+    let literals: Vec<(usize, usize)> = match raw.as_bytes().first() {
+        Some(b'"') => vec![(at, text.len())],
+        Some(b'[') => parse::text_blocks(raw)
+            .iter()
+            .map(|block| {
+                let start = block.get().as_ptr() as usize - text.as_ptr() as usize;
+                (start, start + block.get().len())
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut bytes = text.into_bytes();
+    let mut end = at;
+    for (i, &(start, stop)) in literals.iter().enumerate() {
+        if i > 0 {
+            bytes[end] = b'\n';
+            end += 1;
+        }
+        end = unescape_into(&mut bytes, start, stop, end)?;
+    }
+    bytes.truncate(end);
+    String::from_utf8(bytes).ok()
+}
+
+/// Decodes the JSON string literal `bytes[start..stop]` (quotes included) to `bytes[to..]`,
+/// `to <= start` (a decoded string is never longer than its literal, so writing never overtakes
+/// reading); the end of what was written. `None` for anything serde_json would refuse.
+fn unescape_into(bytes: &mut [u8], start: usize, stop: usize, to: usize) -> Option<usize> {
+    if stop < start + 2 || bytes[start] != b'"' || bytes[stop - 1] != b'"' {
+        return None;
+    }
+    let (mut read, end, mut write) = (start + 1, stop - 1, to);
+    while read < end {
+        let byte = bytes[read];
+        if byte != b'\\' {
+            if byte < 0x20 || byte == b'"' {
+                return None;
+            }
+            bytes[write] = byte;
+            write += 1;
+            read += 1;
+            continue;
+        }
+        let (ch, escape_len) = escaped_char(&bytes[read..end])?;
+        read += escape_len;
+        write += ch
+            .encode_utf8(&mut bytes[write..write + ch.len_utf8()])
+            .len();
+    }
+    Some(write)
+}
+
+/// The character an escape at the start of `bytes` stands for, and the escape's length.
+fn escaped_char(bytes: &[u8]) -> Option<(char, usize)> {
+    let simple = match bytes.get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => return unicode_escape(bytes),
+        _ => return None,
+    };
+    Some((simple, 2))
+}
+
+/// `\uXXXX`, or a surrogate pair of two; a lone surrogate is refused, as serde_json does.
+fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
+    let hex = |at: usize| {
+        let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let high = hex(2)?;
+    if !(0xD800..0xDC00).contains(&high) {
+        return Some((char::from_u32(high)?, 6));
+    }
+    if bytes.get(6..8)? != b"\\u" {
+        return None;
+    }
+    let low = hex(8)?;
+    if !(0xDC00..0xE000).contains(&low) {
+        return None;
+    }
+    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)).map(|c| (c, 12))
 }
 
 #[cfg(test)]

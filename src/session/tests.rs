@@ -68,6 +68,37 @@ fn content_text_joins_text_blocks_and_drops_the_rest() {
     assert!(!s.content_is_empty(content));
 }
 
+/// Content decoded in place after a prefix is the prefix and what `content_text` gives, for
+/// every kind of escape, and content that cannot be decoded in place takes the same path.
+#[test]
+fn content_text_after_a_prefix_is_the_prefix_and_the_content_text() {
+    let contents = [
+        r#""plain""#,
+        r#""esc \" \\ \/ \b \f \n \r \t \u00e9 \u4e2d \ud83d\ude00 end""#,
+        r#"[{"type":"text","text":"one"},{"type":"image","data":"x"},{"type":"text","text":"t\u00e9\"o"},3]"#,
+        r#"[{"type":"text","text":"a\nb"},{"text":"c","type":"text"}]"#,
+        r#""lone \ud800 surrogate""#,
+        r#"[{"type":"text","text":"lone \udc00"},{"type":"text","text":"kept"}]"#,
+        r#"[]"#,
+        r#""""#,
+        r#"42"#,
+    ];
+    for content in contents {
+        let line = format!(
+            r#"{{"type":"message","id":"a","message":{{"role":"user","content":{content}}}}}"#
+        );
+        let s = session(&[r#"{"type":"session","version":3,"id":"abc"}"#, &line]);
+        let span = message_content(&s.entries[0]);
+        let expected = format!("head: {}", s.content_text(span));
+        assert_eq!(s.content_text_after("head: ", span), expected, "{content}");
+        assert_eq!(
+            s.content_text_after("", span),
+            s.content_text(span),
+            "{content}"
+        );
+    }
+}
+
 #[test]
 fn hook_message_is_custom_below_version_3() {
     let line = r#"{"type":"message","id":"a","message":{"role":"hookMessage","content":"x"}}"#;

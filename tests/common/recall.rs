@@ -118,3 +118,66 @@ pub fn read_hit(env: &TestEnv, session: &str, seq: u64, leaf: Option<&str>) -> S
     assert_eq!(code, 0, "read failed: {value}");
     value["content"].as_str().expect("content").to_string()
 }
+
+/// `<cache>/recall` under the test's HOME.
+pub fn recall_dir(env: &TestEnv) -> PathBuf {
+    env.home().join(".cache").join("pi-context").join("recall")
+}
+
+/// The index generation readers use now (`<recall>/current` names it; before generations,
+/// `<recall>/index`, so a test of the layout can be run against the code before it).
+pub fn generation_dir(env: &TestEnv) -> PathBuf {
+    let dir = recall_dir(env);
+    match std::fs::read_to_string(dir.join("current")) {
+        Ok(name) => dir.join(name.trim()),
+        Err(_) => dir.join("index"),
+    }
+}
+
+/// The files of the current generation whose names satisfy `pick`.
+pub fn generation_files(env: &TestEnv, pick: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(generation_dir(env))
+        .expect("generation")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| pick(&p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A `std` command with `env.cmd()`'s hermetic environment, which can be spawned and killed.
+pub fn spawnable(env: &TestEnv, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
+    cmd.env_clear();
+    for (key, value) in env.cmd().get_envs() {
+        if let Some(v) = value {
+            cmd.env(key, v);
+        }
+    }
+    cmd.current_dir(env.work())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+/// Runs `cmd`, killing it and failing the test when it runs longer than `limit` (a hang must
+/// fail the test, not hang the suite); its exit code and stdout.
+pub fn run_within(mut cmd: std::process::Command, limit: std::time::Duration) -> (i32, Vec<u8>) {
+    let mut child = cmd.spawn().expect("spawn");
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            let output = child.wait_with_output().expect("output");
+            let code = output.status.code().unwrap_or(-1);
+            return (code, output.stdout);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

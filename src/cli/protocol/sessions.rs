@@ -47,7 +47,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
 const SCOPE_KEYS: [&str; 3] = ["scope", "since", "limit"];
 
 fn scope(params: &Params, env: &Environment) -> Result<Scope, Refusal> {
-    let current = recall::project_key_of(&env.cwd);
+    let current = pi_context::project::project_key_of(&env.cwd);
     match params.string("scope")? {
         None | Some("project") => Ok(Scope::Project(current)),
         Some("all") => Ok(Scope::All {

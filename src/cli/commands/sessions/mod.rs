@@ -88,7 +88,7 @@ pub struct ScopeArgs {
 
 impl ScopeArgs {
     fn scope(&self, env: &Environment) -> Scope {
-        let current = || recall::project_key_of(&env.cwd);
+        let current = || pi_context::project::project_key_of(&env.cwd);
         if self.all {
             Scope::All {
                 current: Some(current()),
