@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use pi_context::history::{
-    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams, Role,
+    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams,
     SearchParams, SessionInput,
 };
 use pi_context::wire::{
@@ -263,25 +263,7 @@ fn keys(own: &[&'static str]) -> Vec<&'static str> {
 }
 
 fn list_params(params: &Params) -> Result<ListParams, Refusal> {
-    let roles = match params.string_array("roles")? {
-        None => None,
-        Some(names) if names.is_empty() => {
-            return Err(Refusal::new("invalid_params", "roles must not be empty"))
-        }
-        Some(names) => Some(
-            names
-                .iter()
-                .map(|n| {
-                    Role::parse(n).ok_or_else(|| {
-                        Refusal::new(
-                            "invalid_params",
-                            format!("unknown role {n:?}; roles are user, assistant, tool, context"),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let roles = params.roles("roles")?;
     let window_id = params.string("window_id")?;
     if window_id == Some("") {
         return Err(Refusal::new(
