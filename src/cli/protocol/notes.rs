@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use pi_context::notes::{
-    read_details, read_window, Edit, EditReceipt, EditRequest, ListPage, MoveReceipt, NotesPage,
-    Origin, Query, Recorded, SearchPage, Store, WriteReceipt,
+    edits_from_json, read_details, read_window, Edit, EditReceipt, EditRequest, ListPage,
+    MoveReceipt, NotesPage, Origin, Query, Recorded, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
@@ -249,43 +249,10 @@ fn query(params: &Params) -> Result<Query, Refusal> {
     })
 }
 
-/// `edits` mirrors Pi's edit tool: `[{"oldText": …, "newText": …}]`.
 fn edits(value: Option<&Value>) -> Result<Vec<Edit>, Refusal> {
-    let shape = |index: Option<usize>| {
-        let at = index.map_or_else(|| "edits".to_string(), |i| format!("edits[{i}]"));
-        Refusal::new(
-            "invalid_params",
-            format!(
-                "{at} must be an array of {{\"oldText\": string, \"newText\": string}} objects"
-            ),
-        )
-    };
-    let items = match value {
-        None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(_) => return Err(shape(None)),
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let object = item.as_object().ok_or_else(|| shape(Some(i)))?;
-            if object.keys().any(|k| k != "oldText" && k != "newText") {
-                return Err(shape(Some(i)));
-            }
-            let text = |key: &str| {
-                object
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| shape(Some(i)))
-            };
-            Ok(Edit {
-                old_text: text("oldText")?,
-                new_text: text("newText")?,
-            })
-        })
-        .collect()
+    value.map_or(Ok(Vec::new()), |value| {
+        edits_from_json(value).map_err(|e| Refusal::new("invalid_params", e.to_string()))
+    })
 }
 
 pub(super) const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \
