@@ -25,6 +25,7 @@ Every wipe_memory starts a new window; everything said before stays readable wit
         mode: Mode::Parallel,
         answer: windows,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_list",
@@ -38,6 +39,7 @@ Rows show a preview; use history_read with a seq for the full text.",
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_search",
@@ -49,6 +51,7 @@ pass that seq and offset to history_read to read on from the match. Paging and f
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_read",
@@ -60,6 +63,7 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         mode: Mode::Parallel,
         answer: read,
         activity: false,
+        saves_notes: false,
     },
 ];
 

@@ -14,10 +14,6 @@ use super::registry::{Mode, Tool};
 use super::schema::{into_map, object, query_property};
 use super::{Call, Params, Refusal, ToolResponse};
 
-/// The tools whose failure is a failed notes save (the extension's `wipe_memory` refuses once
-/// after one): a fact the extension reads from `--schemas` (`notes_save_tools`).
-pub const SAVE_TOOLS: [&str; 2] = ["notes_write", "notes_edit"];
-
 pub const TOOLS: [Tool; 6] = [
     Tool {
         name: "notes_write",
@@ -31,6 +27,7 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         mode: Mode::Sequential,
         answer: write,
         activity: false,
+        saves_notes: true,
     },
     Tool {
         name: "notes_edit",
@@ -43,6 +40,7 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         mode: Mode::Sequential,
         answer: edit,
         activity: false,
+        saves_notes: true,
     },
     Tool {
         name: "notes_move",
@@ -56,6 +54,7 @@ yours.",
         mode: Mode::Sequential,
         answer: move_note,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_read",
@@ -68,6 +67,7 @@ Reading records an access on the note.",
         mode: Mode::Parallel,
         answer: read,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_list",
@@ -81,6 +81,7 @@ narrow the pattern to reach them.",
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_search",
@@ -92,6 +93,7 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
 ];
 

@@ -27,6 +27,7 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "sessions_search",
@@ -40,6 +41,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
 ];
 
