@@ -15,6 +15,8 @@ mod cache;
 mod entries;
 mod error;
 mod file;
+// The SIGBUS handler and its maps: the one place the library needs unsafe code.
+#[allow(unsafe_code)]
 mod guard;
 mod parse;
 
