@@ -1,4 +1,4 @@
-//! The notes store: markdown notes in five homes under one notes home (contract §3).
+//! The notes store: markdown notes in five homes under one notes home (docs/notes.md).
 //!
 //! This module knows nothing about printing or the tool protocol. [`Store`] runs the five
 //! operations for one [`Identity`]; addresses, patterns and the frontmatter codec are usable on

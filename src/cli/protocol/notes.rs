@@ -102,8 +102,8 @@ pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
     call.environment()?.notes_store().map_err(Refusal::from)
 }
 
-/// The details of a change name its commit, or why it has none: the result text stays the
-/// contract's (§3.5).
+/// The details of a change name its commit, or why it has none: the result text stays as
+/// docs/notes.md, "Tool results", gives it.
 pub(super) fn with_history(mut details: Value, history: &Recorded) -> Value {
     if let Value::Object(map) = &mut details {
         if let Some(commit) = history.commit() {
