@@ -1,13 +1,13 @@
 /**
- * The live session as the binary wants it (CONTRACT §4): the `context` of every tool request,
- * and the session fields of a boot request.
+ * The live session as the binary wants it (docs/protocol.md, "Request"): the `context` of every
+ * tool request, and the session fields of a boot request.
  */
 
 import { existsSync } from "node:fs";
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-/** The live session, as the binary wants it (CONTRACT §4). */
+/** The live session, as the binary wants it (docs/protocol.md, "Request"). */
 export interface ToolCallContext {
   session_file: string | null;
   leaf_id: string;
@@ -16,7 +16,10 @@ export interface ToolCallContext {
   agent: string | null;
   model: string | null;
   notes_home: string | null;
-  /** Pi's `getSessionDir()`: recall searches it besides the default session dirs (CONTRACT §10.1). */
+  /**
+   * Pi's `getSessionDir()`: recall searches it besides the default session dirs (docs/recall.md,
+   * "Where sessions are").
+   */
   session_dir: string | null;
   entries?: string[];
   /** What happened on the branch since the last checkpoint, for tools whose schema asks for it. */
@@ -37,7 +40,10 @@ function inMemoryEntries(ctx: ExtensionContext): string[] {
   return lines;
 }
 
-/** The live context sent with every call (CONTRACT §4). Environment is read at call time. */
+/**
+ * The live context sent with every call (docs/protocol.md, "Request"). Environment is read at
+ * call time.
+ */
 export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): ToolCallContext {
   const sm = ctx.sessionManager;
   const file = sm.getSessionFile();

@@ -2,10 +2,11 @@
  * Context windows on a session branch: pure functions over Pi's session entries (no hooks, no I/O).
  *
  * A window boundary is a `custom` entry of the marker type (`pi-context/reset-marker`) with a
- * non-empty `data.windowId` (CONTRACT §2.3). A committed reset is four consecutive entries: a
- * retain-none checkpoint (`compaction`, empty summary, `firstKeptEntryId` = its own id), the
- * marker, a hidden boot custom message whose `details.windowId` names the window, and a hidden
- * continuation. The root window has no marker; its boot is written at session start.
+ * non-empty `data.windowId` (docs/lifecycle.md, "Windows and their states"). A committed reset
+ * is four consecutive entries: a retain-none checkpoint (`compaction`, empty summary,
+ * `firstKeptEntryId` = its own id), the marker, a hidden boot custom message whose
+ * `details.windowId` names the window, and a hidden continuation. The root window has no marker;
+ * its boot is written at session start.
  *
  * The custom types and the window id format are facts shared with the binary (facts.ts):
  * `windowsOf(facts)` gives the readers for one set of facts.

@@ -34,20 +34,37 @@ pub fn relative_time(now: Timestamp, then: Timestamp) -> String {
     if seconds == 0 {
         return "just now".to_string();
     }
-    let magnitude = seconds.unsigned_abs();
-    let (n, unit) = if magnitude >= 86_400 {
-        (magnitude / 86_400, "d")
-    } else if magnitude >= 3_600 {
-        (magnitude / 3_600, "h")
-    } else if magnitude >= 60 {
-        (magnitude / 60, "m")
-    } else {
-        (magnitude, "s")
-    };
+    let (n, unit) = largest_whole_unit(seconds.unsigned_abs());
+    let letter = &unit[..1];
     if seconds > 0 {
-        format!("{n}{unit} ago")
+        format!("{n}{letter} ago")
     } else {
-        format!("in {n}{unit}")
+        format!("in {n}{letter}")
+    }
+}
+
+/// How long before `now` the instant `then` was, in words: `just now` (under a minute),
+/// `5 minutes ago`, `3 hours ago`, `12 days ago` (`in the future` for a later time).
+pub fn age_in_words(now: Timestamp, then: Timestamp) -> String {
+    let seconds = now.as_second() - then.as_second();
+    match u64::try_from(seconds) {
+        Err(_) => "in the future".to_string(),
+        Ok(0..=59) => "just now".to_string(),
+        Ok(seconds) => match largest_whole_unit(seconds) {
+            (1, unit) => format!("1 {unit} ago"),
+            (n, unit) => format!("{n} {unit}s ago"),
+        },
+    }
+}
+
+/// A number of seconds in the largest unit (day, hour, minute, second) it holds once, rounded
+/// down.
+fn largest_whole_unit(seconds: u64) -> (u64, &'static str) {
+    match seconds {
+        s if s >= 86_400 => (s / 86_400, "day"),
+        s if s >= 3_600 => (s / 3_600, "hour"),
+        s if s >= 60 => (s / 60, "minute"),
+        s => (s, "second"),
     }
 }
 
@@ -89,7 +106,20 @@ mod tests {
         assert_eq!(relative_time(now, at("2026-03-01T08:57:00Z")), "3m ago");
         assert_eq!(relative_time(now, at("2026-03-01T06:59:00Z")), "2h ago");
         assert_eq!(relative_time(now, at("2026-02-20T09:00:00Z")), "9d ago");
+        assert_eq!(relative_time(now, at("2026-03-01T09:03:00Z")), "in 3m");
+        assert_eq!(relative_time(now, now), "just now");
         assert_eq!(relative_time(now, at("2026-03-01T09:05:00Z")), "in 5m");
+    }
+
+    #[test]
+    fn ages_read_in_words() {
+        let now = at("2026-03-01T09:00:00Z");
+        let ago = |s: &str| age_in_words(now, at(s));
+        assert_eq!(ago("2026-03-01T08:59:30Z"), "just now");
+        assert_eq!(ago("2026-03-01T08:59:00Z"), "1 minute ago");
+        assert_eq!(ago("2026-03-01T06:00:00Z"), "3 hours ago");
+        assert_eq!(ago("2026-01-30T09:00:00Z"), "30 days ago");
+        assert_eq!(ago("2026-03-02T09:00:00Z"), "in the future");
     }
 
     #[test]

@@ -1,21 +1,50 @@
 //! pi-context: durable memory for coding agents.
 //!
-//! The library holds everything that is not printing: the Pi session reader ([`session`]), the
-//! history projection ([`history`]), the notes store ([`notes`]), and the shared wire limits and
-//! READ WINDOW format. The `pi-context` binary adds the command line, the printers and the tool
-//! protocol on top.
+//! The library holds everything that is not printing; the `pi-context` binary adds the command
+//! line, the printers and the tool protocol on top. Its modules, each one capability:
+//!
+//! - [`beneath`]: files below a directory handle, reached one `openat` at a time, never through
+//!   a link.
+//! - [`boot`]: the boot block at the head of every context window, and the boot request.
+//! - [`checkpoint`]: the task-state handoff: its fields, the branch's applicable checkpoint, its
+//!   rendering.
+//! - [`clock`]: the process's clock (`PI_CONTEXT_NOW`), spans like `30d`, relative ages.
+//! - [`dream`]: consolidating the notes store with a dreamer agent, `dream doctor` and
+//!   `dream undo`.
+//! - [`environment`]: the one resolver of every default (notes home, session, project, clock,
+//!   cache, Pi's agent dir and settings, session roots).
+//! - [`history`]: a Pi session's branch as context windows and `user` / `assistant` / `tool` /
+//!   `context` events: windows, list, search, read.
+//! - [`home`]: the notes home as a versioned directory: its fixed names, its git repository, the
+//!   run lock, the dream's journal, snapshot and audit.
+//! - [`notes`]: the notes store: addresses, the frontmatter codec, write, edit, move, read, list,
+//!   search and history.
+//! - [`project`]: the project key of a directory, from its `origin` remote or its path.
+//! - [`readwindow`]: the READ WINDOW block shared by history and notes reads.
+//! - [`recall`]: every past session: discovery, the full-text index, refresh and ranked search.
+//! - [`session`]: reading a Pi session file (guarded map, tolerant parser, on-disk index).
+//! - [`settings`]: pi-context's keys in Pi's settings files.
+//! - [`sync`]: `notes sync`, the notes home's history exchanged with a git remote.
+//! - [`text`]: code-point helpers, slugs and the case-insensitive literal matcher.
+//! - [`wire`]: the limits of the tool protocol (the result budget, preview and read defaults).
+
+#![deny(unsafe_code)]
 
 pub mod beneath;
 pub mod boot;
 pub mod checkpoint;
 pub mod clock;
 pub mod dream;
+// Still unsafe: gethostname (to do with rustix::system::uname or the `gethostname` crate).
+#[allow(unsafe_code)]
 pub mod environment;
 pub mod history;
 pub mod home;
 pub mod notes;
 pub mod project;
 pub mod readwindow;
+// Still unsafe: umask around the index directory's creation (recall/store.rs).
+#[allow(unsafe_code)]
 pub mod recall;
 pub mod session;
 pub mod settings;

@@ -1,3 +1,5 @@
+#![deny(unsafe_code)]
+
 mod cli;
 
 // Parsing a large session allocates many small strings; mimalloc makes that markedly cheaper.

@@ -1,5 +1,5 @@
 /**
- * The context-window lifecycle (CONTRACT §6, docs/lifecycle.md): what only Pi's hooks can do.
+ * The context-window lifecycle (docs/lifecycle.md): what only Pi's hooks can do.
  * This file wires the parts to Pi; each part answers one question:
  *
  * - state.ts    what the lifecycle remembers between hooks, and when it forgets it

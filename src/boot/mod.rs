@@ -1,5 +1,5 @@
-//! The boot block: the hidden text at the head of every context window (CONTRACT §6,
-//! `docs/lifecycle.md`).
+//! The boot block: the hidden text at the head of every context window (`docs/lifecycle.md`,
+//! "The boot block").
 //!
 //! Its parts, separated by one blank line: the window identity (`<context_window>`); the
 //! branch's checkpoint, whole, when it has one (or, for a branch without one, the latest
@@ -51,7 +51,7 @@ impl HomeKind {
         HomeKind::Session,
     ];
 
-    /// The home's label in `homes_unavailable` (CONTRACT §3.6).
+    /// The home's label in `homes_unavailable` (docs/notes.md, "Operations").
     pub fn label(self) -> &'static str {
         match self {
             HomeKind::Human => "@human",

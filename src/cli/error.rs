@@ -20,7 +20,7 @@ use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
 use pi_context::sync::SyncError;
 
-/// Exit statuses of a run that did not fail (CONTRACT §7).
+/// Exit statuses of a run that did not fail (docs/architecture.md, "Errors and exit codes").
 pub mod exit {
     pub const SUCCESS: u8 = 0;
     /// `search` found nothing; `doctor` found issues.
@@ -274,7 +274,7 @@ impl From<DreamError> for CommandError {
             // The repository is the environment the dream runs in: not usable as it is.
             DreamError::Repository(RepositoryError::Refused { .. }) => Kind::Io,
             DreamError::Repository(_) => Kind::Io,
-            // CONTRACT §5.1: a dream whose baseline failed is a failed dream.
+            // A dream whose baseline failed is a failed dream (docs/dream.md, "The pipeline").
             DreamError::Baseline(_) => Kind::Failed,
             DreamError::Playbook { .. } | DreamError::InvalidOption(_) => Kind::Usage,
             DreamError::Environment(_) => Kind::Io,

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rustix::process::{Pid, Signal};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -156,23 +157,29 @@ fn stop_on_interrupt(
     done: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
-        let group = -(pid as libc::pid_t);
         while !done.load(Ordering::SeqCst) {
             if interrupt.signal().is_some() {
-                // SAFETY: kill(2) on the dreamer's own process group (it was started as leader).
-                unsafe { libc::kill(group, libc::SIGTERM) };
+                signal_group(pid, Signal::TERM);
                 let deadline = Instant::now() + STOP_GRACE;
                 while !done.load(Ordering::SeqCst) && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 if !done.load(Ordering::SeqCst) {
-                    unsafe { libc::kill(group, libc::SIGKILL) };
+                    signal_group(pid, Signal::KILL);
                 }
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     })
+}
+
+/// Sends `signal` to the process group the dreamer leads (it was started as its leader).
+fn signal_group(leader: u32, signal: Signal) {
+    let leader = i32::try_from(leader).ok().and_then(Pid::from_raw);
+    if let Some(leader) = leader {
+        let _ = rustix::process::kill_process_group(leader, signal);
+    }
 }
 
 fn failed(reason: String) -> DreamerRun {
@@ -217,20 +224,28 @@ fn build(command: &DreamerCommand, jail: &Path) -> Command {
     }
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    kill_with_parent(&mut cmd);
     if let Some(model) = command.model {
         cmd.args(["--model", model]);
     }
     cmd.arg("--").arg(command.prompt);
     cmd
+}
+
+/// The dreamer gets SIGKILL when this process dies. The parent-death signal can only be set in
+/// the child between fork and exec, and std offers that moment only through the unsafe
+/// `pre_exec`.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn kill_with_parent(cmd: &mut Command) {
+    // SAFETY: the closure makes one prctl system call (async-signal-safe, no allocation) that
+    // touches only the child's own state.
+    unsafe {
+        cmd.pre_exec(|| {
+            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))
+                .map_err(std::io::Error::from)
+        });
+    }
 }
 
 /// Folds the JSONL event stream into a [`DreamerRun`].

@@ -63,7 +63,7 @@ pub fn render(report: &Report) -> String {
         for p in report.purged {
             let age = now
                 .zip(crate::notes::clock::parse(&p.crumpled_at))
-                .map(|(now, at)| format!("crumpled {}", crate::notes::clock::age(at, now)))
+                .map(|(now, at)| format!("crumpled {}", crate::clock::age_in_words(now, at)))
                 .unwrap_or_else(|| format!("crumpled {}", p.crumpled_at));
             out.push_str(&format!("- purged: {} ({age})\n", one_line(&p.path)));
         }

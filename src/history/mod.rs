@@ -48,8 +48,23 @@ impl Role {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    /// The names `--role` and the `roles` parameter accept, in [`Role::ALL`] order.
+    pub const NAMES: [&'static str; 4] = ["user", "assistant", "tool", "context"];
+}
+
+/// A string that names none of the four roles.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown role {0:?}; roles are user, assistant, tool, context")]
+pub struct UnknownRole(pub String);
+
+impl std::str::FromStr for Role {
+    type Err = UnknownRole;
+
+    fn from_str(s: &str) -> Result<Role, UnknownRole> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| UnknownRole(s.to_string()))
     }
 }
 
@@ -93,3 +108,20 @@ fn is_zero(n: &usize) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod role_tests {
+    use super::Role;
+
+    #[test]
+    fn every_role_parses_from_its_name() {
+        for (role, name) in Role::ALL.into_iter().zip(Role::NAMES) {
+            assert_eq!(role.as_str(), name);
+            assert_eq!(name.parse::<Role>(), Ok(role));
+        }
+        assert_eq!(
+            "User".parse::<Role>().unwrap_err().to_string(),
+            r#"unknown role "User"; roles are user, assistant, tool, context"#
+        );
+    }
+}

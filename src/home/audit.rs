@@ -58,7 +58,7 @@ impl Audit {
             let tree = taken.content_tree(&self.repo)?;
             Ok(match tip {
                 Some(tip) if tip.tree_id() == tree => None,
-                // A new repository's first commit: possibly empty (contract §7).
+                // A new repository's first commit: possibly empty (docs/dream.md, "The pipeline").
                 _ => Some(tree),
             })
         })?;

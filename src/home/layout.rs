@@ -1,7 +1,7 @@
 //! The fixed names in a notes home besides the notes themselves, in one place: the store, the
 //! dream, its audit and `dream doctor` all read them from here.
 
-/// The homes' directories (CONTRACT §3.1).
+/// The homes' directories (docs/notes.md, "Addresses").
 pub const HUMAN_DIR: &str = "human";
 pub const PROJECT_DIR: &str = "project";
 pub const AGENTS_DIR: &str = "agents";

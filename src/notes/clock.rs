@@ -1,6 +1,6 @@
 //! Time as notes write and show it: the process's local time zone (`TZ`), ISO 8601 with
-//! milliseconds and an explicit offset; ages in words. (Now itself is the process's
-//! [`crate::clock::Clock`].)
+//! milliseconds and an explicit offset; spans in words. (Now itself is the process's
+//! [`crate::clock::Clock`], ages are [`crate::clock::age_in_words`].)
 
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
@@ -14,26 +14,6 @@ pub fn local_iso(at: Timestamp) -> String {
 /// Reads a timestamp as written in a note (any RFC 3339 offset, `Z` included).
 pub fn parse(value: &str) -> Option<Timestamp> {
     value.trim().parse::<Timestamp>().ok()
-}
-
-/// How long before `now` the instant `at` was, in words: `just now`, `5 minutes ago`,
-/// `3 hours ago`, `12 days ago` (`in the future` for a later time).
-pub fn age(at: Timestamp, now: Timestamp) -> String {
-    let seconds = now.as_second() - at.as_second();
-    let plural = |n: i64, unit: &str| {
-        if n == 1 {
-            format!("1 {unit} ago")
-        } else {
-            format!("{n} {unit}s ago")
-        }
-    };
-    match seconds {
-        s if s < 0 => "in the future".to_string(),
-        0..=59 => "just now".to_string(),
-        s if s < 3600 => plural(s / 60, "minute"),
-        s if s < 86_400 => plural(s / 3600, "hour"),
-        s => plural(s / 86_400, "day"),
-    }
 }
 
 /// A span of time in words, in its largest whole unit: `30 days`, `12 hours`, `0 seconds`.
@@ -64,17 +44,6 @@ mod tests {
         assert_eq!(text.len(), "2026-03-01T09:00:00.500+00:00".len(), "{text}");
         assert!(text.contains(":00.500"), "{text}");
         assert_eq!(parse(&text), Some(at));
-    }
-
-    #[test]
-    fn ages_read_in_words() {
-        let now: Timestamp = "2026-03-01T09:00:00Z".parse().unwrap();
-        let ago = |s: &str| age(s.parse().unwrap(), now);
-        assert_eq!(ago("2026-03-01T08:59:30Z"), "just now");
-        assert_eq!(ago("2026-03-01T08:59:00Z"), "1 minute ago");
-        assert_eq!(ago("2026-03-01T06:00:00Z"), "3 hours ago");
-        assert_eq!(ago("2026-01-30T09:00:00Z"), "30 days ago");
-        assert_eq!(ago("2026-03-02T09:00:00Z"), "in the future");
     }
 
     #[test]

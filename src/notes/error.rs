@@ -3,8 +3,8 @@ use serde_json::{json, Map, Value};
 /// At most this many line numbers are named in an `ambiguous_edit` message.
 const NAMED_LINES: usize = 8;
 
-/// A refusal of a notes operation. Each has a stable `code` (contract §3.3) and flat details for
-/// the wire (§3.6).
+/// A refusal of a notes operation. Each has a stable `code` (docs/notes.md, "Operations") and
+/// flat details for the wire (docs/protocol.md, "Response").
 #[derive(Debug, thiserror::Error)]
 pub enum NotesError {
     #[error("note not found: {address}")]

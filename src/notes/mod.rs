@@ -1,4 +1,4 @@
-//! The notes store: markdown notes in five homes under one notes home (contract §3).
+//! The notes store: markdown notes in five homes under one notes home (docs/notes.md).
 //!
 //! This module knows nothing about printing or the tool protocol. [`Store`] runs the five
 //! operations for one [`Identity`]; addresses, patterns and the frontmatter codec are usable on
@@ -6,6 +6,7 @@
 
 pub mod address;
 pub mod clock;
+mod edits;
 mod error;
 pub(crate) mod files;
 pub mod frontmatter;
@@ -22,6 +23,7 @@ mod store;
 pub(crate) mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
+pub use edits::{edits_from_json, EditsShapeError};
 pub use error::NotesError;
 pub use history::{Log, LogEntry, NoteDiff, Recorded};
 pub use identity::{model_slug, project_key, project_keys, slugify, Identity, ProjectKeys};

@@ -33,7 +33,7 @@ pub struct ProjectKeys {
 /// `basename(root) + "-" + sha1(origin)[..8]`, where the root is the git checkout holding `cwd`
 /// (linked worktrees give their main checkout), or `cwd` itself outside git, and `origin` is
 /// the normalized URL of the root repository's `origin` remote ([`remote_url`]); without
-/// one (or outside git) the root's path stands in for it (CONTRACT §1).
+/// one (or outside git) the root's path stands in for it (docs/notes.md, "Identity").
 pub fn project_key(cwd: &Path) -> String {
     project_keys(cwd).key
 }

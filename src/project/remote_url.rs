@@ -1,6 +1,6 @@
-//! The normalized form of a git remote URL, from which a project key is derived (CONTRACT §1):
-//! every spelling of one repository's address normalizes to the same text, so every clone on
-//! every machine gets the same key.
+//! The normalized form of a git remote URL, from which a project key is derived (docs/notes.md,
+//! "Project keys across machines"): every spelling of one repository's address normalizes to the
+//! same text, so every clone on every machine gets the same key.
 //!
 //! | remote | normalized |
 //! |---|---|

@@ -15,6 +15,8 @@ mod cache;
 mod entries;
 mod error;
 mod file;
+// The SIGBUS handler and its maps: the one place the library needs unsafe code.
+#[allow(unsafe_code)]
 mod guard;
 mod parse;
 
@@ -32,8 +34,8 @@ pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
 pub use parse::parse_line_for_fuzzing;
 
-// The custom types pi-context writes into Pi sessions (CONTRACT §2.3, docs/lifecycle.md). The
-// extension reads them from `pi-context tool --schemas` (`facts`).
+// The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
+// them from `pi-context tool --schemas` (`facts`; docs/protocol.md, "The facts").
 
 /// A `custom` entry `{windowId}`: the start of a context window.
 pub const RESET_MARKER_TYPE: &str = "pi-context/reset-marker";

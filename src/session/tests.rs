@@ -484,6 +484,7 @@ mod rewrite {
     }
 
     #[test]
+    #[allow(unsafe_code)] // mkfifo: std has no safe way to make a FIFO
     fn only_regular_files_are_sessions() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");

@@ -38,6 +38,7 @@ real progress, before wipe_memory, and when asked.",
     parameters,
     mode: Mode::Sequential,
     activity: true,
+    saves_notes: false,
     answer: save,
 }];
 

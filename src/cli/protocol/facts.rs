@@ -35,6 +35,6 @@ pub fn all() -> Value {
         "reminder_margin_setting": settings::REMINDER_MARGIN_KEY,
         "dreamer_setting": settings::DREAMER_KEY,
         "default_reminder_margin_tokens": settings::DEFAULT_REMINDER_MARGIN_TOKENS,
-        "notes_save_tools": super::notes::SAVE_TOOLS,
+        "notes_save_tools": super::registry::save_tool_names(),
     })
 }

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use pi_context::history::{
-    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams, Role,
+    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams,
     SearchParams, SessionInput,
 };
 use pi_context::wire::{
@@ -25,6 +25,7 @@ Every wipe_memory starts a new window; everything said before stays readable wit
         mode: Mode::Parallel,
         answer: windows,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_list",
@@ -38,6 +39,7 @@ Rows show a preview; use history_read with a seq for the full text.",
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_search",
@@ -49,6 +51,7 @@ pass that seq and offset to history_read to read on from the match. Paging and f
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "history_read",
@@ -60,6 +63,7 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         mode: Mode::Parallel,
         answer: read,
         activity: false,
+        saves_notes: false,
     },
 ];
 
@@ -263,25 +267,7 @@ fn keys(own: &[&'static str]) -> Vec<&'static str> {
 }
 
 fn list_params(params: &Params) -> Result<ListParams, Refusal> {
-    let roles = match params.string_array("roles")? {
-        None => None,
-        Some(names) if names.is_empty() => {
-            return Err(Refusal::new("invalid_params", "roles must not be empty"))
-        }
-        Some(names) => Some(
-            names
-                .iter()
-                .map(|n| {
-                    Role::parse(n).ok_or_else(|| {
-                        Refusal::new(
-                            "invalid_params",
-                            format!("unknown role {n:?}; roles are user, assistant, tool, context"),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let roles = params.roles("roles")?;
     let window_id = params.string("window_id")?;
     if window_id == Some("") {
         return Err(Refusal::new(

@@ -5,18 +5,14 @@
 use serde_json::{json, Value};
 
 use pi_context::notes::{
-    read_details, read_window, Edit, EditReceipt, EditRequest, ListPage, MoveReceipt, NotesPage,
-    Origin, Query, Recorded, SearchPage, Store, WriteReceipt,
+    edits_from_json, read_details, read_window, Edit, EditReceipt, EditRequest, ListPage,
+    MoveReceipt, NotesPage, Origin, Query, Recorded, SearchPage, Store, WriteReceipt,
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
 use super::registry::{Mode, Tool};
 use super::schema::{into_map, object, query_property};
 use super::{Call, Params, Refusal, ToolResponse};
-
-/// The tools whose failure is a failed notes save (the extension's `wipe_memory` refuses once
-/// after one): a fact the extension reads from `--schemas` (`notes_save_tools`).
-pub const SAVE_TOOLS: [&str; 2] = ["notes_write", "notes_edit"];
 
 pub const TOOLS: [Tool; 6] = [
     Tool {
@@ -31,6 +27,7 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         mode: Mode::Sequential,
         answer: write,
         activity: false,
+        saves_notes: true,
     },
     Tool {
         name: "notes_edit",
@@ -43,6 +40,7 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         mode: Mode::Sequential,
         answer: edit,
         activity: false,
+        saves_notes: true,
     },
     Tool {
         name: "notes_move",
@@ -56,6 +54,7 @@ yours.",
         mode: Mode::Sequential,
         answer: move_note,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_read",
@@ -68,6 +67,7 @@ Reading records an access on the note.",
         mode: Mode::Parallel,
         answer: read,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_list",
@@ -81,6 +81,7 @@ narrow the pattern to reach them.",
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "notes_search",
@@ -92,6 +93,7 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
 ];
 
@@ -103,8 +105,8 @@ pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
     env.notes_store().map_err(Refusal::from)
 }
 
-/// The details of a change name its commit, or why it has none: the result text stays the
-/// contract's (§3.5).
+/// The details of a change name its commit, or why it has none: the result text stays as
+/// docs/notes.md, "Tool results", gives it.
 pub(super) fn with_history(mut details: Value, history: &Recorded) -> Value {
     if let Value::Object(map) = &mut details {
         if let Some(commit) = history.commit() {
@@ -252,43 +254,10 @@ fn query(params: &Params) -> Result<Query, Refusal> {
     })
 }
 
-/// `edits` mirrors Pi's edit tool: `[{"oldText": …, "newText": …}]`.
 fn edits(value: Option<&Value>) -> Result<Vec<Edit>, Refusal> {
-    let shape = |index: Option<usize>| {
-        let at = index.map_or_else(|| "edits".to_string(), |i| format!("edits[{i}]"));
-        Refusal::new(
-            "invalid_params",
-            format!(
-                "{at} must be an array of {{\"oldText\": string, \"newText\": string}} objects"
-            ),
-        )
-    };
-    let items = match value {
-        None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(_) => return Err(shape(None)),
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let object = item.as_object().ok_or_else(|| shape(Some(i)))?;
-            if object.keys().any(|k| k != "oldText" && k != "newText") {
-                return Err(shape(Some(i)));
-            }
-            let text = |key: &str| {
-                object
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| shape(Some(i)))
-            };
-            Ok(Edit {
-                old_text: text("oldText")?,
-                new_text: text("newText")?,
-            })
-        })
-        .collect()
+    value.map_or(Ok(Vec::new()), |value| {
+        edits_from_json(value).map_err(|e| Refusal::new("invalid_params", e.to_string()))
+    })
 }
 
 pub(super) const ADDRESS_DESCRIPTION: &str = "Note address: `path` (this session), `@project/path`, `@human/path`, `@self/path`, \

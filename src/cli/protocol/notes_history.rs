@@ -25,6 +25,7 @@ when, and to find the commit to give notes_restore.",
         parameters: log_parameters,
         mode: Mode::Parallel,
         activity: false,
+        saves_notes: false,
         answer: log,
     },
     Tool {
@@ -36,6 +37,7 @@ that is gone is recreated. Use it to undo your own mistaken write or edit: take 
         parameters: restore_parameters,
         mode: Mode::Sequential,
         activity: false,
+        saves_notes: false,
         answer: restore,
     },
 ];

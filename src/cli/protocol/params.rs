@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use pi_context::history::{Role, UnknownRole};
+
 use super::Refusal;
 
 pub struct Params<'a> {
@@ -97,5 +99,23 @@ impl<'a> Params<'a> {
                 .map(Some),
             Some(_) => Err(invalid(format!("{key} must be an array of strings"))),
         }
+    }
+
+    /// A non-empty list of history roles.
+    pub fn roles(&self, key: &str) -> Result<Option<Vec<Role>>, Refusal> {
+        let Some(names) = self.string_array(key)? else {
+            return Ok(None);
+        };
+        if names.is_empty() {
+            return Err(invalid(format!("{key} must not be empty")));
+        }
+        names
+            .iter()
+            .map(|name| {
+                name.parse()
+                    .map_err(|e: UnknownRole| invalid(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
     }
 }

@@ -36,6 +36,9 @@ pub struct Tool {
     /// Whether the extension sends `context.activity` with its calls: what it saw happen on the
     /// branch since the last checkpoint (docs/protocol.md, "Activity and appended entries").
     pub activity: bool,
+    /// Whether a failed call is a failed notes save, after which the extension's `wipe_memory`
+    /// refuses once (the `notes_save_tools` fact).
+    pub saves_notes: bool,
     /// Checks the parameters (before anything is read or written) and answers the call.
     pub answer: fn(&Value, &Call) -> Result<ToolResponse, Refusal>,
 }
@@ -56,6 +59,14 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 pub fn names() -> Vec<&'static str> {
     tools().map(|tool| tool.name).collect()
+}
+
+/// The tools that save notes, in registry order.
+pub fn save_tool_names() -> Vec<&'static str> {
+    tools()
+        .filter(|tool| tool.saves_notes)
+        .map(|tool| tool.name)
+        .collect()
 }
 
 /// `pi-context tool --schemas`: every tool, and the facts the extension shares with the binary.

@@ -3,7 +3,6 @@
 
 use serde_json::{json, Value};
 
-use pi_context::history::Role;
 use pi_context::recall::{
     self, ListParams, ListResult, Recall, Scope, SearchParams, SearchResult, SessionHits,
     DEFAULT_HITS, DEFAULT_LIST_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_SEARCH_LIMIT,
@@ -28,6 +27,7 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
         mode: Mode::Parallel,
         answer: list,
         activity: false,
+        saves_notes: false,
     },
     Tool {
         name: "sessions_search",
@@ -41,6 +41,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
         mode: Mode::Parallel,
         answer: search,
         activity: false,
+        saves_notes: false,
     },
 ];
 
@@ -99,25 +100,7 @@ fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let queries = queries(params.get("query"))?;
     let env = call.environment()?;
     let scope = scope(params, &env)?;
-    let roles = match params.string_array("roles")? {
-        None => None,
-        Some(names) if names.is_empty() => {
-            return Err(Refusal::new("invalid_params", "roles must not be empty"))
-        }
-        Some(names) => Some(
-            names
-                .iter()
-                .map(|n| {
-                    Role::parse(n).ok_or_else(|| {
-                        Refusal::new(
-                            "invalid_params",
-                            format!("unknown role {n:?}; roles are user, assistant, tool, context"),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let roles = params.roles("roles")?;
     let all_branches = match params.string("branches")? {
         None | Some("current") => false,
         Some("all") => true,

@@ -1,10 +1,9 @@
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
-use clap::{Args, ValueHint};
+use clap::Args;
 use indicatif::ProgressBar;
 use pi_context::dream;
-use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::environment::{Inputs, Vars};
 
 use crate::cli::error::{exit, Outcome};
 use crate::cli::printer;
@@ -12,9 +11,8 @@ use crate::cli::ui::Ui;
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
-    /// The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
-    notes_home: Option<PathBuf>,
+    #[command(flatten)]
+    home: super::HomeArgs,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -22,13 +20,7 @@ pub struct DoctorArgs {
 
 /// `dream doctor`: read-only; exit 0 when clean, 1 when it found issues.
 pub fn run(args: DoctorArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
-    let env = Environment::resolve(
-        Inputs {
-            notes_home: args.notes_home,
-            ..Inputs::default()
-        },
-        vars,
-    )?;
+    let env = args.home.environment(Inputs::default(), vars)?;
     let home = env.notes_home()?;
     let spinner = std::io::stderr()
         .is_terminal()

@@ -4,11 +4,13 @@ mod doctor;
 mod run;
 mod undo;
 
-use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueHint};
 
 use crate::cli::error::Outcome;
 use crate::cli::ui::Ui;
-use pi_context::environment::Vars;
+use pi_context::environment::{Environment, EnvironmentError, Inputs, Vars};
 
 /// Consolidate the notes store with a dreamer agent, under a lock and a git audit trail.
 ///
@@ -40,5 +42,23 @@ pub fn run(args: DreamArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         Some(DreamCommand::Doctor(args)) => doctor::run(args, ui, vars),
         Some(DreamCommand::Undo(args)) => undo::run(args, ui, vars),
         None => run::run(args.run, ui, vars),
+    }
+}
+
+/// The notes home a `dream` command works on.
+#[derive(Debug, Args)]
+struct HomeArgs {
+    /// The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    notes_home: Option<PathBuf>,
+}
+
+impl HomeArgs {
+    fn environment(&self, inputs: Inputs, vars: &Vars) -> Result<Environment, EnvironmentError> {
+        let inputs = Inputs {
+            notes_home: self.notes_home.clone(),
+            ..inputs
+        };
+        Environment::resolve(inputs, vars)
     }
 }

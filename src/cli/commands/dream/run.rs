@@ -9,7 +9,7 @@ use pi_context::dream::gates::Gate;
 use pi_context::dream::{
     self, DreamObserver, DreamOptions, DreamOutcome, DreamRequest, Interrupt, Status,
 };
-use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::environment::{Inputs, Vars};
 
 use crate::cli::error::{exit, CommandError, Kind, Outcome};
 use crate::cli::printer::{self, DreamView};
@@ -17,9 +17,8 @@ use crate::cli::ui::{self, Ui};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
-    notes_home: Option<PathBuf>,
+    #[command(flatten)]
+    home: super::HomeArgs,
     /// Skip unless this many hours passed since the last run
     #[arg(long, value_name = "N", default_value_t = 24.0)]
     min_hours: f64,
@@ -67,9 +66,8 @@ pub fn run(args: RunArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         ui.out().write_all(playbook.as_bytes())?;
         return Ok(exit::SUCCESS);
     }
-    let env = Environment::resolve(
+    let env = args.home.environment(
         Inputs {
-            notes_home: args.notes_home.clone(),
             agent: args.agent.clone(),
             ..Inputs::default()
         },

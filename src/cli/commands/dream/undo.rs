@@ -1,8 +1,6 @@
-use std::path::PathBuf;
-
-use clap::{Args, ValueHint};
+use clap::Args;
 use pi_context::dream::undo::{self, UndoOptions};
-use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::environment::{Inputs, Vars};
 
 use crate::cli::error::{exit, Outcome};
 use crate::cli::printer;
@@ -22,22 +20,15 @@ pub struct UndoArgs {
     /// Undo even notes changed after the dream, keeping both versions visibly
     #[arg(long)]
     force: bool,
-    /// The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
-    notes_home: Option<PathBuf>,
+    #[command(flatten)]
+    home: super::HomeArgs,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: UndoArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
-    let env = Environment::resolve(
-        Inputs {
-            notes_home: args.notes_home,
-            ..Inputs::default()
-        },
-        vars,
-    )?;
+    let env = args.home.environment(Inputs::default(), vars)?;
     let outcome = undo::undo(&UndoOptions {
         identity: env.notes_identity()?,
         now: env.now(),

@@ -7,7 +7,7 @@ mod windows;
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Subcommand, ValueEnum, ValueHint};
+use clap::{Args, Subcommand, ValueHint};
 use pi_context::history::{
     with_history, Branch, History, HistoryError, Leaf, ListParams, RawScan, Role, SessionInput,
 };
@@ -128,23 +128,12 @@ fn no_file_at(path: &Path) -> Option<String> {
     })
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum RoleArg {
-    User,
-    Assistant,
-    Tool,
-    Context,
-}
-
-impl From<RoleArg> for Role {
-    fn from(r: RoleArg) -> Role {
-        match r {
-            RoleArg::User => Role::User,
-            RoleArg::Assistant => Role::Assistant,
-            RoleArg::Tool => Role::Tool,
-            RoleArg::Context => Role::Context,
-        }
-    }
+/// `--role ROLE`: one of the four history roles, parsed by [`Role`]'s `FromStr`.
+pub fn role_parser() -> impl clap::builder::TypedValueParser<Value = Role> {
+    clap::builder::TypedValueParser::try_map(
+        clap::builder::PossibleValuesParser::new(Role::NAMES),
+        |name| name.parse::<Role>(),
+    )
 }
 
 /// Page selection shared by `list` and `search`.
@@ -154,8 +143,8 @@ struct PageArgs {
     #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_PAGE_LIMIT)]
     limit: usize,
     /// Only these roles (repeatable); without it, `list` shows the conversation view
-    #[arg(long = "role", short = 'r', value_enum, value_name = "ROLE")]
-    roles: Vec<RoleArg>,
+    #[arg(long = "role", short = 'r', value_name = "ROLE", value_parser = role_parser())]
+    roles: Vec<Role>,
     /// Only events with a seq below this (exclusive); page older with the printed `older_before`
     #[arg(long, value_name = "SEQ", value_parser = clap::value_parser!(u64).range(1..))]
     before: Option<u64>,
@@ -178,7 +167,7 @@ impl PageArgs {
         }
         Ok(ListParams {
             limit: self.limit,
-            roles: (!self.roles.is_empty()).then(|| self.roles.iter().map(|&r| r.into()).collect()),
+            roles: (!self.roles.is_empty()).then(|| self.roles.clone()),
             before: self.before,
             after: self.after,
             window_id: self.window_id.clone(),

@@ -1,6 +1,5 @@
 use clap::{ArgAction, Args};
-use pi_context::notes::{Edit, EditReceipt, EditRequest};
-use serde::Deserialize;
+use pi_context::notes::{edits_from_json, Edit, EditReceipt, EditRequest};
 
 use super::{CommonArgs, OriginArg};
 use crate::cli::error::{exit, CommandError, Outcome};
@@ -44,15 +43,6 @@ pub struct EditArgs {
     common: CommonArgs,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WireEdit {
-    #[serde(rename = "oldText")]
-    old_text: String,
-    #[serde(rename = "newText")]
-    new_text: String,
-}
-
 pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     let request = EditRequest {
         edits: edits(&args)?,
@@ -77,19 +67,7 @@ pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
 
 fn edits(args: &EditArgs) -> Result<Vec<Edit>, CommandError> {
     if let Some(json) = &args.edits {
-        let wire: Vec<WireEdit> = serde_json::from_str(json).map_err(|e| {
-            CommandError::usage(
-                r#"--edits must be a JSON array of {"oldText": …, "newText": …} objects"#,
-            )
-            .with_cause(e)
-        })?;
-        return Ok(wire
-            .into_iter()
-            .map(|e| Edit {
-                old_text: e.old_text,
-                new_text: e.new_text,
-            })
-            .collect());
+        return edits_from_argument(json);
     }
     if args.old.len() != args.new.len() {
         return Err(CommandError::usage(format!(
@@ -108,4 +86,15 @@ fn edits(args: &EditArgs) -> Result<Vec<Edit>, CommandError> {
             new_text: new.clone(),
         })
         .collect())
+}
+
+fn edits_from_argument(json: &str) -> Result<Vec<Edit>, CommandError> {
+    let shape_error = || {
+        CommandError::usage(
+            r#"--edits must be a JSON array of {"oldText": …, "newText": …} objects"#,
+        )
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| shape_error().with_cause(e))?;
+    edits_from_json(&value).map_err(|e| shape_error().with_cause(e))
 }

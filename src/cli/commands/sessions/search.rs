@@ -2,10 +2,11 @@ use clap::{Args, ValueEnum};
 use pi_context::recall::{SearchParams, DEFAULT_HITS, DEFAULT_PREVIEW_CHARS, DEFAULT_SEARCH_LIMIT};
 
 use super::{RootArgs, ScopeArgs};
-use crate::cli::commands::history::RoleArg;
+use crate::cli::commands::history::role_parser;
 use crate::cli::error::{exit, Outcome};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
+use pi_context::history::Role;
 
 /// Search every past session by words; "quoted text" is a phrase, several QUERY arguments are
 /// alternatives (OR). Exits 1 when nothing matches
@@ -17,8 +18,8 @@ pub struct SearchArgs {
     #[command(flatten)]
     scope: ScopeArgs,
     /// Only events of this role (repeatable)
-    #[arg(long = "role", short = 'r', value_enum, value_name = "ROLE")]
-    roles: Vec<RoleArg>,
+    #[arg(long = "role", short = 'r', value_name = "ROLE", value_parser = role_parser())]
+    roles: Vec<Role>,
     /// `current`: each session's default branch; `all`: abandoned branches too
     #[arg(long, value_enum, default_value_t = Branches::Current)]
     branches: Branches,
@@ -51,7 +52,7 @@ pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         queries: args.queries,
         scope: args.scope.scope(&env),
         since_ms: args.scope.since_ms(&recall)?,
-        roles: (!args.roles.is_empty()).then(|| args.roles.iter().map(|&r| r.into()).collect()),
+        roles: (!args.roles.is_empty()).then_some(args.roles),
         all_branches: args.branches == Branches::All,
         limit: args.limit,
         hits: args.hits,

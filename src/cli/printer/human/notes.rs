@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
+use pi_context::clock::age_in_words;
 use pi_context::notes::clock;
 use pi_context::notes::{
     EditReceipt, ListPage, LogEntry, LogPage, MoveReceipt, NoteDiff, NotesPage, RestoreReceipt,
@@ -150,7 +151,7 @@ impl NotesPrinter for HumanPrinter {
                     let when = self
                         .now
                         .zip(clock::parse(at))
-                        .map_or_else(|| at.clone(), |(now, at)| clock::age(at, now));
+                        .map_or_else(|| at.clone(), |(now, at)| age_in_words(now, at));
                     self.dim(&format!("  (crumpled {when})"))
                 })
                 .unwrap_or_default();
