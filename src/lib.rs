@@ -35,16 +35,12 @@ pub mod boot;
 pub mod checkpoint;
 pub mod clock;
 pub mod dream;
-// Still unsafe: gethostname (to do with rustix::system::uname or the `gethostname` crate).
-#[allow(unsafe_code)]
 pub mod environment;
 pub mod history;
 pub mod home;
 pub mod notes;
 pub mod project;
 pub mod readwindow;
-// Still unsafe: umask around the index directory's creation (recall/store.rs).
-#[allow(unsafe_code)]
 pub mod recall;
 pub mod session;
 pub mod settings;

@@ -395,15 +395,9 @@ impl Environment {
     /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:
     /// what a sync's conflict markers call our side.
     pub fn host_name(&self) -> String {
-        let mut buffer = [0u8; 256];
-        // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
-        let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len() - 1) };
-        let host = (status == 0)
-            .then(|| {
-                let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
-                String::from_utf8_lossy(&buffer[..end]).trim().to_string()
-            })
-            .filter(|h| !h.is_empty());
+        let uname = rustix::system::uname();
+        let host =
+            Some(uname.nodename().to_string_lossy().trim().to_string()).filter(|h| !h.is_empty());
         host.or_else(|| {
             self.notes_home
                 .as_deref()

@@ -337,9 +337,8 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 /// Runs `f` with the process umask at 077, so every file tantivy creates is 0600. The umask is
 /// process-wide; the CLI creates no other files meanwhile.
 pub fn with_private_umask<T>(f: impl FnOnce() -> T) -> T {
-    // SAFETY: umask only swaps the process's file-creation mask.
-    let old = unsafe { libc::umask(0o077) };
+    let old = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
     let result = f();
-    unsafe { libc::umask(old) };
+    rustix::process::umask(old);
     result
 }
