@@ -2,7 +2,7 @@
 //! store (hermetic: temp notes home, fixed clock, TZ=UTC; notes are written with the real
 //! `pi-context notes` commands at chosen times).
 
-mod common;
+use crate::common;
 
 use common::TestEnv;
 use pi_context::boot::PROTOCOL;

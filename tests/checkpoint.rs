@@ -2,7 +2,7 @@
 //! generations per branch), `pi-context checkpoint show`, and the boot block that opens with the
 //! branch's checkpoint or an inherited one, from fixture sessions written as Pi writes them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

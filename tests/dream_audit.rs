@@ -4,7 +4,7 @@
 //! reported. Also the repository checks: a `.git` that is not the home's own, a merge in
 //! progress, a detached HEAD.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! the playbook flags, the `dream` alias, settings, the git identity of the audit commits, and
 //! usage errors. Fake `pi` scripts record how they were started.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

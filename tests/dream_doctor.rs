@@ -1,6 +1,6 @@
 //! `dream doctor`: every check, read-only, exit codes, JSON, live versus stale locks.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! failed baseline stops the run before the dreamer starts. Also the post-run audit, which puts
 //! back what the dreamer changed outside its writable homes and keeps what live agents wrote.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;
@@ -180,7 +180,8 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     // No lock, no last-run time, nothing else changed.
     assert_same_tree(&before, &snapshot(&home));
 
-    // A repository whose branch is locked by a crashed git.
+    // A repository whose branch lock cannot be taken over: a stale lock file is repaired
+    // (docs/notes.md), but a directory in its place is left for a person.
     let env = TestEnv::new();
     let home = env.notes_home();
     put(&home, "human/keep.md", "keep\n");
@@ -199,12 +200,20 @@ fn a_failed_baseline_stops_before_the_dreamer() {
         .trim()
         .strip_prefix("ref: ")
         .expect("HEAD names a branch");
-    put(&home, &format!(".git/{branch}.lock"), "");
+    let lock = home.join(format!(".git/{branch}.lock"));
+    fs::create_dir_all(&lock).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    fs::File::open(&lock).unwrap().set_modified(old).unwrap();
     put(&home, "human/new.md", "new\n");
     let output = forced_dream(&env, &pi.path).output().unwrap();
     assert_exit(&output, 1);
     assert!(!pi.ran());
     assert!(stderr(&output).contains("baseline"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&lock.display().to_string()),
+        "names the lock: {}",
+        stderr(&output)
+    );
     assert_eq!(git_subjects(&home), subjects);
     assert!(!report_path(&home).exists());
     assert_eq!(mtime(&home.join(".dream.lock.last-run")), last_run);
@@ -270,14 +279,15 @@ fn a_failed_final_commit_is_recorded_in_the_report() {
     let env = TestEnv::new();
     let home = env.notes_home();
     put(&home, "human/keep.md", "keep\n");
-    // The dreamer locks the branch the way a crashed git would: the index still works (the
-    // post-run audit succeeds), the final commit cannot move the branch.
+    // The dreamer leaves locks of the branch that cannot be taken over (directories, where a
+    // stale lock file would be repaired): the index still works (the post-run audit
+    // succeeds), the final commit cannot move the branch.
     let pi = FakePi::new(
         &env.work(),
         "pi-locks-refs",
         &format!(
             "mkdir -p human && printf new > human/new.md\n\
-             for ref in HEAD refs/heads/master refs/heads/main; do : > .git/$ref.lock; done\n{}",
+             for ref in HEAD refs/heads/master refs/heads/main; do mkdir -p .git/$ref.lock; touch -d '1 minute ago' .git/$ref.lock; done\n{}",
             emit_done("all done")
         ),
     );

@@ -1,7 +1,7 @@
 //! The dream lock, `--dry-run` and the two gates, with fake `pi` scripts (the dreamer's work does
 //! not matter here, only whether it ran and what the run left behind).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

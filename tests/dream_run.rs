@@ -5,7 +5,7 @@
 //! Every test here starts Pi (about half a second each); the failure paths that need no real
 //! model use fake `pi` scripts in `dream_failures.rs`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! last-run time is put back, the lock and the jail's temp directory are removed — and the next
 //! dream runs.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

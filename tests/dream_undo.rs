@@ -2,7 +2,7 @@
 //! again after the dream is refused by name, or with --force kept in both versions; the dream
 //! lock keeps a dream from running meanwhile.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

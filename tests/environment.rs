@@ -2,7 +2,7 @@
 //! for `notes`, `dream`, `boot` and the tool protocol, and a missing or bad one is the same error
 //! with the same exit status everywhere.
 
-mod common;
+use crate::common;
 
 use common::TestEnv;
 use serde_json::{json, Value};

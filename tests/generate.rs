@@ -4,7 +4,7 @@
 //! After changing the CLI, refresh them with:
 //! `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test generate`
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! small peak memory (a 4 GiB address-space limit keeps a runaway read from exhausting the
 //! machine), and before a generous kill timeout that only guards against a hang.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -58,13 +58,8 @@ impl Cache {
     /// `pi-context history <args> --session S`, always indexing, with the memory limit and the
     /// hang guard.
     fn run(&self, args: &[&str], indexed: bool) -> Output {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-        cmd.env_clear()
-            .env("HOME", self.env.home())
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("TZ", "UTC")
-            .env("PI_CONTEXT_NOW", common::FIXED_NOW)
-            .env("PI_CONTEXT_CACHE_DIR", self.cache_dir())
+        let mut cmd = self.env.process();
+        cmd.env("PI_CONTEXT_CACHE_DIR", self.cache_dir())
             .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
             .env(
                 "PI_CONTEXT_SESSION_INDEX",

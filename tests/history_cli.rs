@@ -1,7 +1,7 @@
 //! `pi-context history …` on the command line: human output, `--json`, exit codes, errors on
 //! stderr, closed pipes (contract §2, §7).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::PathBuf;

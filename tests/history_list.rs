@@ -1,34 +1,12 @@
 //! `history_list`: seq stability, anchor paging, the conversation view and its folds, rows of
 //! every role, previews and the byte budget (history.md §3.4–3.7, §4.1 items 2, 3, 4, 6, 7).
 
-mod common;
+use crate::common;
 
 use common::session::{
     folds, ok_json, refusal, request, request_at, rows, seq_contents, seqs, Fixture, SessionBuilder,
 };
 use serde_json::{json, Value};
-
-impl Fixture {
-    fn rewrite(&self, session: &SessionBuilder) {
-        session.write_to(&self.path);
-    }
-
-    fn list(&self, params: Value) -> Value {
-        ok_json(&self.env.tool("history_list", &request(&self.path, params)))
-    }
-
-    fn list_response(&self, params: Value) -> Value {
-        self.env.tool("history_list", &request(&self.path, params))
-    }
-
-    fn search(&self, params: Value) -> Value {
-        ok_json(
-            &self
-                .env
-                .tool("history_search", &request(&self.path, params)),
-        )
-    }
-}
 
 fn pairs(list: &[(u64, &str)]) -> Vec<(u64, String)> {
     list.iter().map(|(s, t)| (*s, t.to_string())).collect()

@@ -2,38 +2,13 @@
 //! pairing, offsets and the byte budget (contract §2.5–2.7; history.md §3.3, §3.9, §4.1 items
 //! 2, 5, 11).
 
-mod common;
+use crate::common;
 
 use common::session::{
     chars, ok_json, pairing_session, parse_block, read_text, refusal, request, request_at, rows,
-    Block, Fixture, SessionBuilder,
+    Fixture, SessionBuilder,
 };
-use serde_json::{json, Value};
-
-impl Fixture {
-    fn response(&self, params: Value) -> Value {
-        self.env.tool("history_read", &request(&self.path, params))
-    }
-
-    fn block(&self, params: Value) -> Block {
-        parse_block(&read_text(&self.response(params)))
-    }
-
-    /// The whole document of `seq`, followed through every window.
-    fn document(&self, seq: u64) -> String {
-        let mut out = String::new();
-        let mut offset = 0;
-        loop {
-            let block =
-                self.block(json!({"seq": seq, "offset_chars": offset, "limit_chars": 50_000}));
-            out.push_str(&block.content);
-            match block.next {
-                Some(next) => offset = next,
-                None => return out,
-            }
-        }
-    }
-}
+use serde_json::json;
 
 #[test]
 fn read_window_block_is_exact() {

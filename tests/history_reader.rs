@@ -2,7 +2,7 @@
 //! v1/v2 files, repeated ids, cycles, seq allocation and the in-memory fallback (contract §2.1,
 //! §2.2, §2.7; history.md §1).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

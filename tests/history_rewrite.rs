@@ -8,7 +8,7 @@
 //! prefix of a version, since a reader may catch a write half-done) or fails with the clear
 //! `session_changed` error. Appending, the normal case, must never fail a call.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;

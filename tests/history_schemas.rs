@@ -1,7 +1,7 @@
 //! `pi-context tool --schemas` for the history tools: seq and anchor paging, the four roles,
 //! strict parameter objects (history.md §4.1 item 1, item 3's `minimum`; contract §4).
 
-mod common;
+use crate::common;
 
 use common::session::{refusal, request, SessionBuilder};
 use common::{schema_of, TestEnv};

@@ -1,38 +1,12 @@
 //! `history_search`: case-insensitive literal matching, Unicode offsets, filters, anchor
 //! paging and query validation (history.md §3.7–3.8, §4.1 items 5, 8, 9, 10).
 
-mod common;
+use crate::common;
 
 use common::session::{
-    chars, ok_json, pairing_session, parse_block, read_text, refusal, request, rows, seqs, Fixture,
-    SessionBuilder,
+    chars, ok_json, pairing_session, refusal, rows, seqs, Fixture, SessionBuilder,
 };
 use serde_json::{json, Value};
-
-impl Fixture {
-    fn search_response(&self, params: Value) -> Value {
-        self.env
-            .tool("history_search", &request(&self.path, params))
-    }
-
-    fn search(&self, params: Value) -> Value {
-        ok_json(&self.search_response(params))
-    }
-
-    fn hits(&self, query: Value) -> Vec<u64> {
-        seqs(&self.search(json!({ "query": query })))
-    }
-
-    /// The content of a read at `offset_chars` with `limit_chars`.
-    fn read(&self, seq: u64, offset: u64, limit: Option<u64>) -> String {
-        let mut params = json!({"seq": seq, "offset_chars": offset});
-        if let Some(limit) = limit {
-            params["limit_chars"] = json!(limit);
-        }
-        let response = self.env.tool("history_read", &request(&self.path, params));
-        parse_block(&read_text(&response)).content
-    }
-}
 
 #[test]
 fn search_finds_paired_pending_and_orphan_tool_events() {

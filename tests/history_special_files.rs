@@ -5,7 +5,7 @@
 //! Each is now an input error that names the path: exit 2 on the command line, the refusal
 //! `invalid_session_file` from the tool. A missing file stays an empty session.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

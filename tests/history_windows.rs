@@ -1,7 +1,7 @@
 //! `history_windows` and window derivation: reset markers are the only boundary
 //! (history.md §2, §4.1 item 12, §4.2).
 
-mod common;
+use crate::common;
 
 use common::session::{ok_json, refusal, request, request_at, rows, SessionBuilder};
 use common::TestEnv;

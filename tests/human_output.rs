@@ -5,7 +5,7 @@
 //! Update after an intended change: `INSTA_UPDATE=always cargo test --test human_output`, then
 //! review the diff of `tests/snapshots/`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! Address grammar, canonical rendering, and path escapes refused by every notes operation with
 //! nothing written anywhere.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

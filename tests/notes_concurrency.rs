@@ -1,8 +1,8 @@
 //! Concurrency and durability of the real binary: many processes on one note lose nothing, and a
 //! writer killed at any instant leaves a whole note.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,13 +12,8 @@ use notes_support::*;
 
 /// The binary as a plain process (to spawn, wait on and kill), with the hermetic environment.
 fn process(env: &TestEnv, args: &[&str]) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-    cmd.env_clear()
-        .env("HOME", env.home())
-        .env("PI_NOTES_HOME", env.notes_home())
-        .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .env("TZ", "UTC")
-        .current_dir(env.work())
+    let mut cmd = env.process();
+    cmd.env("PI_CONTEXT_SESSION_ID", SESSION)
         .arg("notes")
         .args(args)
         .stdin(Stdio::null())

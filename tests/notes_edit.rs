@@ -1,8 +1,8 @@
 //! `notes edit` and `notes_edit`: exact replacements, crumple and smooth, change kinds, diffs,
 //! and refusals that leave the note byte-identical.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

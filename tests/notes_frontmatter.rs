@@ -1,8 +1,8 @@
 //! The frontmatter on disk: unknown lines survive every operation byte-for-byte, known keys keep
 //! their position and spelling, and missing keys are filled in without disturbing the rest.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

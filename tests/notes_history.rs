@@ -3,8 +3,8 @@
 //! `notes restore` and the `notes_log` / `notes_restore` tools read and use it; concurrent
 //! writers keep a linear, `git fsck`-clean history with a commit per change.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -263,13 +263,8 @@ fn a_commit_that_cannot_be_made_warns_and_loses_nothing() {
 
 /// The binary as a plain process, for many at once.
 fn process(env: &TestEnv, args: &[&str]) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-    cmd.env_clear()
-        .env("HOME", env.home())
-        .env("PI_NOTES_HOME", env.notes_home())
-        .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .env("TZ", "UTC")
-        .current_dir(env.work())
+    let mut cmd = env.process();
+    cmd.env("PI_CONTEXT_SESSION_ID", SESSION)
         .arg("notes")
         .args(args)
         .stdin(Stdio::null())

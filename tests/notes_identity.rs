@@ -1,8 +1,8 @@
 //! Identity: notes home, session id, project key (git checkouts and linked worktrees), agent and
 //! model homes, from flags, environment and the tool context.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! Bounded work in `notes edit`: an edit that changes hundreds of thousands of lines finishes, its
 //! result is well-formed, and the result matches what landed on disk.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::time::Duration;
 

@@ -1,8 +1,8 @@
 //! `notes list` and `notes_list`: recent-first snapshots, patterns, the wastebasket, budgets and
 //! unavailable homes.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

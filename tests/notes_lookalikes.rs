@@ -3,8 +3,8 @@
 //! `invalid_address` by every notes operation, in addresses and in patterns, before any file is
 //! touched (docs/notes.md, "Invisible and look-alike characters").
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

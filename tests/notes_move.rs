@@ -1,8 +1,8 @@
 //! `notes move` and `notes_move`: metadata kept, the session boundary, crumpled and live
 //! targets, refusals that change nothing, and atomicity against concurrent readers and movers.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::fs;
 
@@ -204,19 +204,7 @@ fn files_name_notes_below_the_home_for_the_dreamer() {
 fn racing_moves_never_lose_or_duplicate_a_note() {
     let env = TestEnv::new();
     seed(&env, "human/ping.md", "");
-    let bin = assert_cmd::cargo::cargo_bin("pi-context");
-    let run = |args: &[&str]| {
-        std::process::Command::new(&bin)
-            .env_clear()
-            .env("HOME", env.home())
-            .env("PI_NOTES_HOME", env.notes_home())
-            .env("PI_CONTEXT_NOW", common::FIXED_NOW)
-            .env("TZ", "UTC")
-            .current_dir(env.work())
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| env.process().args(args).output().unwrap();
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {

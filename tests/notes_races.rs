@@ -3,8 +3,8 @@
 //! outside the home, no call may hang or panic, and every call either succeeds or fails with an
 //! `error:` line.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,14 +27,8 @@ enum Ending {
 
 /// The binary as a plain process, with the hermetic environment of `env`.
 fn process(env: &TestEnv, args: &[&str]) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-    cmd.env_clear()
-        .env("HOME", env.home())
-        .env("PI_NOTES_HOME", env.notes_home())
-        .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .env("PI_CONTEXT_NOW", common::FIXED_NOW)
-        .env("TZ", "UTC")
-        .current_dir(env.work())
+    let mut cmd = env.process();
+    cmd.env("PI_CONTEXT_SESSION_ID", SESSION)
         .arg("notes")
         .args(args)
         .stdin(Stdio::null())

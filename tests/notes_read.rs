@@ -1,7 +1,7 @@
 //! `notes read` and `notes_read`: READ WINDOWs over the body, code-point cursors, access counts.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

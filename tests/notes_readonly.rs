@@ -6,8 +6,8 @@
 //! read-only bind mount in a private mount namespace (`unshare`), the permission case runs the
 //! binary as `nobody`, and the unusable `.locks` cases need neither.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -113,7 +113,7 @@ fn can_bind_mount_read_only(dir: &Path) -> bool {
 /// read-only bind mount of itself.
 fn notes_on_read_only_mount(env: &TestEnv, args: &[&str]) -> Output {
     let script = r#"home="$1"; shift; mount --bind "$home" "$home" && mount -o remount,bind,ro "$home" && exec "$@""#;
-    Command::new("unshare")
+    env.process_of(Some(Path::new("unshare")))
         .args([
             "--user",
             "--map-root-user",
@@ -127,14 +127,7 @@ fn notes_on_read_only_mount(env: &TestEnv, args: &[&str]) -> Output {
         .arg(assert_cmd::cargo::cargo_bin("pi-context"))
         .arg("notes")
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("PI_NOTES_HOME", env.notes_home())
         .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .env("PI_CONTEXT_NOW", common::FIXED_NOW)
-        .env("TZ", "UTC")
-        .current_dir(env.work())
         .output()
         .unwrap()
 }
@@ -154,16 +147,11 @@ fn notes_without_write_permission(env: &TestEnv, args: &[&str]) -> Output {
             dir = parent.to_path_buf();
         }
         make_tree_world_readable(&env.notes_home());
-        let mut std_cmd = Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
+        let mut std_cmd = env.process();
         std::os::unix::process::CommandExt::uid(&mut std_cmd, 65534);
         std::os::unix::process::CommandExt::gid(&mut std_cmd, 65534);
         std_cmd
-            .env_clear()
-            .env("HOME", env.home())
-            .env("PI_NOTES_HOME", env.notes_home())
             .env("PI_CONTEXT_SESSION_ID", SESSION)
-            .env("PI_CONTEXT_NOW", common::FIXED_NOW)
-            .env("TZ", "UTC")
             .current_dir("/")
             .arg("notes")
             .args(args);

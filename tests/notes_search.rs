@@ -1,7 +1,7 @@
 //! `notes search` and `notes_search`: case-insensitive literal OR over body lines.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

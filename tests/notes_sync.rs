@@ -1,7 +1,7 @@
 //! `notes sync`: notes homes as machines, exchanging their history through a bare repository on
 //! disk, with the real binary and the real `git`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -1,7 +1,7 @@
 //! The notes tools over the tool protocol: schemas, strict parameters, result and refusal shapes.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

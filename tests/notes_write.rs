@@ -1,7 +1,7 @@
 //! `notes write` and `notes_write`: where notes land, their frontmatter, outcomes, limits.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use common::TestEnv;
 use notes_support::*;

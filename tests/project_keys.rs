@@ -3,8 +3,8 @@
 //! `@project` notes; the notes under the old path-based key move to the new key once, with one
 //! commit, safely when many processes start at once, never through links.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -459,19 +459,14 @@ fn bulk_notes(env: &TestEnv, key: &str, count: usize) -> Vec<String> {
 fn spawn_notes(env: &TestEnv, cwd: &Path, args: &[String], limits: &str) -> std::process::Child {
     let binary = assert_cmd::cargo::cargo_bin("pi-context");
     let mut cmd = if limits.is_empty() {
-        Command::new(binary)
+        env.process()
     } else {
-        let mut sh = Command::new("sh");
+        let mut sh = env.process_of(Some(Path::new("sh")));
         sh.args(["-c", &format!("ulimit {limits} && exec \"$0\" \"$@\"")])
             .arg(binary);
         sh
     };
-    cmd.env_clear()
-        .env("HOME", env.home())
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PI_NOTES_HOME", env.notes_home())
-        .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .env("TZ", "UTC")
+    cmd.env("PI_CONTEXT_SESSION_ID", SESSION)
         .current_dir(cwd)
         .arg("notes")
         .args(args)

@@ -2,11 +2,11 @@
 //! `docs/protocol.md`), checked before any matcher is built or any file read; every query within
 //! it works. And the cap on what `pi-context tool` reads from stdin.
 
-mod common;
-mod notes_support;
+use crate::common;
+use crate::notes_support;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::session::{ok_json, refusal, request, Fixture, SessionBuilder};
 use common::TestEnv;
@@ -172,10 +172,8 @@ fn search_schemas_state_the_query_limits() {
 #[test]
 fn a_tool_request_over_256_mib_is_refused_before_parsing() {
     let env = TestEnv::new();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("pi-context"))
-        .env_clear()
-        .env("HOME", env.home())
-        .env("PI_NOTES_HOME", env.notes_home())
+    let mut child = env
+        .process()
         .args(["tool", "notes_list"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,7 +1,7 @@
 //! The index under stress: processes indexing and searching at once, another process holding
 //! the writer, a corrupt index, unreadable session files, and private file permissions.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -47,14 +47,7 @@ fn concurrent_index_and_search_processes_agree() {
     let children: Vec<_> = (0..6)
         .map(|i| {
             // The hermetic environment of `env.cmd()`, on a std command that can be spawned.
-            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-            cmd.env_clear();
-            for (key, value) in env.cmd().get_envs() {
-                if let Some(v) = value {
-                    cmd.env(key, v);
-                }
-            }
-            cmd.current_dir(env.work());
+            let mut cmd = env.process();
             if i % 2 == 0 {
                 cmd.args(["sessions", "index", "--json"]);
             } else {

@@ -1,6 +1,6 @@
 //! `pi-context sessions list` and naming a session by its id for `history`.
 
-mod common;
+use crate::common;
 
 use common::recall::{ids, json_in, project_dir, session_id, write_pi_session};
 use common::session::SessionBuilder;

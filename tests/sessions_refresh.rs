@@ -1,7 +1,7 @@
 //! The index follows the session files: appends, rewrites, deletions and torn last lines,
 //! with the projection recomputed on every append.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

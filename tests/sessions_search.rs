@@ -1,7 +1,7 @@
 //! `pi-context sessions search`: ranking, opening hits, branches, scope, since, roles, phrases,
 //! diacritics and query syntax taken literally.
 
-mod common;
+use crate::common;
 
 use common::recall::{
     hits, ids, json_in, project_dir, read_hit, search_all, session_id, write_pi_session,

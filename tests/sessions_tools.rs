@@ -2,7 +2,7 @@
 //! budget), and history tools reading another session by id; plus the boot block's list of the
 //! project's earlier sessions.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! no longer describes the binary fails here; the extension's golden test
 //! (`extension/test/facts.test.mjs`) pins its own fallback copy to these values.
 
-mod common;
+use crate::common;
 
 use common::session::{ok_json, request, SessionBuilder};
 use common::{tool_names, TestEnv};

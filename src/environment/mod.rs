@@ -352,7 +352,8 @@ impl Environment {
         Ok(Store::with_clock(self.notes_identity()?, self.clock)
             .with_dreamer_token(self.vars.text(vars::PI_CONTEXT_DREAM_TOKEN))
             .with_history(self.notes_history())
-            .with_list_cache(self.notes_list_cache()))
+            .with_list_cache(self.notes_list_cache())
+            .with_settle(self.settle_time()))
     }
 
     /// Where `notes list` keeps its record of listings and frontmatter values: `<cache>/notes`,
@@ -379,13 +380,14 @@ impl Environment {
             roots: self.sessions_roots(),
             session_options: self.session_open_options(),
             now_ms: self.now().as_millisecond(),
-            settle: self.recall_settle(),
+            settle: self.settle_time(),
         })
     }
 
-    /// How long a session file must be left alone before recall trusts what its stamp says
-    /// (docs/recall.md): `PI_CONTEXT_SETTLE_MS` (hidden, so tests need not sleep), else 2 s.
-    fn recall_settle(&self) -> std::time::Duration {
+    /// How long a file must be left alone before a record trusts what its stamp says (recall's
+    /// catalog, the notes list record: docs/recall.md, docs/notes.md): `PI_CONTEXT_SETTLE_MS`
+    /// (hidden, so tests need not sleep), else 2 s.
+    fn settle_time(&self) -> std::time::Duration {
         self.vars
             .text(vars::PI_CONTEXT_SETTLE_MS)
             .and_then(|v| v.trim().parse().ok())

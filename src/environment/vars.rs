@@ -126,7 +126,7 @@ pub const PI_CONTEXT_DREAM_TOKEN: EnvVar = hidden(
 );
 pub const PI_CONTEXT_SETTLE_MS: EnvVar = hidden(
     "PI_CONTEXT_SETTLE_MS",
-    "Test hook: recall's settling time in milliseconds (a last line without a newline, a racily clean file), so tests need not sleep; 2000 when unset.",
+    "Test hook: the settling time in milliseconds of the records that trust stamps (recall's catalog, the notes list record), so tests need not sleep; 2000 when unset.",
 );
 pub const PI_CONTEXT_SYNC_TEST_PAUSE: EnvVar = hidden(
     "PI_CONTEXT_SYNC_TEST_PAUSE",

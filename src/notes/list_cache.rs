@@ -123,12 +123,13 @@ pub struct Known<'a> {
 }
 
 impl ListCache {
-    /// The record of the notes home `home` kept in `dir`.
-    pub fn open(dir: &Path, home: &Path) -> ListCache {
+    /// The record of the notes home `home` kept in `dir`; what changed within `settle` before
+    /// now is not recorded ([`SETTLED`] unless a test says otherwise).
+    pub fn open(dir: &Path, home: &Path, settle: Duration) -> ListCache {
         let (file, key) = cache_file(dir, home, "list");
         let payload = map_cache_file(&file, MAGIC, FORMAT, MAX_RECORD_BYTES);
         let settled_before = SystemTime::now()
-            .checked_sub(SETTLED)
+            .checked_sub(settle)
             .unwrap_or(SystemTime::UNIX_EPOCH);
         ListCache {
             file,

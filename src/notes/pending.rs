@@ -9,7 +9,7 @@
 //! writer is done or dead — and commits those notes as they are on disk, under their locks.
 //! A marker of a note whose lock is held belongs to a live writer, which commits it itself.
 
-use std::io::Write;
+use std::os::unix::fs::FileExt;
 
 use super::error::NotesError;
 use super::files;
@@ -27,16 +27,25 @@ const ADOPT_AT_MOST: usize = 256;
 const MARKER_MAX_BYTES: usize = 4096;
 
 /// Leaves the marker of the note at `relative` (home-relative), before the note is written.
+///
+/// A marker's content is fixed by its name, so one that is already whole is left as it is: a
+/// writer killed here must never cut short the marker of an earlier change nobody committed.
 pub fn mark(root: &Dir, relative: &str) -> Result<(), NotesError> {
     let dir = root
         .create_dirs(&[LOCK_DIR, PENDING_DIR])
         .map_err(files::notes_error)?;
-    let mut file = dir
+    let file = dir
         .open_or_create_file(lock::lock_name(relative))
         .map_err(files::notes_error)?;
-    file.set_len(0)
-        .and_then(|()| file.write_all(relative.as_bytes()))
-        .map_err(|e| NotesError::io(format!("cannot write the pending mark of {relative}"), e))
+    let failed = |e| NotesError::io(format!("cannot write the pending mark of {relative}"), e);
+    let mut current = vec![0; relative.len() + 1];
+    let read = file.read_at(&mut current, 0).map_err(failed)?;
+    if &current[..read] == relative.as_bytes() {
+        return Ok(());
+    }
+    file.write_all_at(relative.as_bytes(), 0)
+        .and_then(|()| file.set_len(relative.len() as u64))
+        .map_err(failed)
 }
 
 /// Removes the marker of the note at `relative`: its change is in a commit now.
@@ -178,6 +187,30 @@ mod tests {
         clear(&root, "human/gone.md");
         drop(adopted);
         assert!(adopt(&root, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_whole_marker_is_never_rewritten_and_a_damaged_one_is_mended() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = Dir::open_root(temp.path()).unwrap().unwrap();
+        let path = temp
+            .path()
+            .join(LOCK_DIR)
+            .join(PENDING_DIR)
+            .join(lock::lock_name("human/a.md"));
+        mark(&root, "human/a.md").unwrap();
+        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        mark(&root, "human/a.md").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "human/a.md");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            before,
+            "not written again"
+        );
+        std::fs::write(&path, "human/a.md and more garbage").unwrap();
+        mark(&root, "human/a.md").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "human/a.md");
     }
 
     #[test]

@@ -408,6 +408,8 @@ pub struct Store {
     /// Where `list` keeps its record of listings and frontmatter values ([`list_cache`]), if
     /// anywhere.
     list_cache: Option<PathBuf>,
+    /// What changed within this long is not trusted to a record by its stamp.
+    settle: Duration,
     /// The running dream's token when this process is its dreamer: its own changes are not a
     /// live agent's, so the dream's journal leaves them out ([`journal::record`]).
     dreamer_token: Option<String>,
@@ -442,6 +444,7 @@ impl Store {
             history: false,
             list_cache: None,
             dreamer_token: None,
+            settle: list_cache::SETTLED,
         }
     }
 
@@ -451,6 +454,11 @@ impl Store {
             list_cache: dir,
             ..self
         }
+    }
+
+    /// This store, trusting stamps of what changed more than `settle` ago (tests shorten it).
+    pub fn with_settle(self, settle: Duration) -> Store {
+        Store { settle, ..self }
     }
 
     /// This store, working for the dreamer of the dream whose lock token is `token`.
@@ -1142,7 +1150,7 @@ impl Store {
         let cache = self
             .list_cache
             .as_deref()
-            .map(|dir| ListCache::open(dir, &self.identity.home));
+            .map(|dir| ListCache::open(dir, &self.identity.home, self.settle));
         let (rows, homes_unavailable) = match &cache {
             None => self.visit(query, Vec::new, |buffer, found| {
                 self.list_row(buffer, found)

@@ -277,19 +277,9 @@ pub fn std_dream_cmd(env: &TestEnv) -> std::process::Command {
 }
 
 /// `program` with the hermetic environment of [`TestEnv::cmd`] and no arguments.
+#[must_use]
 pub fn hermetic_cmd(env: &TestEnv, program: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(program);
-    cmd.env_clear()
-        .env("HOME", env.home())
-        .env("TMPDIR", env.root().join("tmp"))
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PI_NOTES_HOME", env.notes_home())
-        .env("PI_CODING_AGENT_DIR", env.root().join("pi-agent"))
-        .env("PI_OFFLINE", "1")
-        .env("PI_CONTEXT_NOW", super::FIXED_NOW)
-        .env("TZ", "UTC")
-        .current_dir(env.work());
-    cmd
+    env.process_of(Some(program))
 }
 
 // ---- fake `pi` -------------------------------------------------------------------------------

@@ -52,15 +52,35 @@ impl TestEnv {
         self.root().join("work")
     }
 
-    /// The binary with a clean, fixed environment.
+    /// The binary with a clean, fixed environment ([`TestEnv::vars`]).
+    #[must_use]
     pub fn cmd(&self) -> Command {
         let mut cmd = Command::cargo_bin("pi-context").expect("binary built");
         self.hermetic(&mut cmd, std::env::var_os("PATH").unwrap_or_default());
         cmd
     }
 
+    /// `program` (the binary when `None`) as a plain `std` process, to spawn, wait on and
+    /// kill, with the same hermetic environment and working directory as [`TestEnv::cmd`].
+    #[must_use]
+    pub fn process_of(&self, program: Option<&Path>) -> std::process::Command {
+        let binary = assert_cmd::cargo::cargo_bin("pi-context");
+        let mut cmd = std::process::Command::new(program.unwrap_or(&binary));
+        cmd.env_clear()
+            .envs(self.vars(std::env::var_os("PATH").unwrap_or_default()))
+            .current_dir(self.work());
+        cmd
+    }
+
+    /// The binary as a plain `std` process with the hermetic environment.
+    #[must_use]
+    pub fn process(&self) -> std::process::Command {
+        self.process_of(None)
+    }
+
     /// `sh -c SCRIPT` in the environment of [`cmd`](Self::cmd), with the binary's directory
     /// first on `PATH`: a `pi-context …` line the binary printed runs as a user would paste it.
+    #[must_use]
     pub fn shell(&self, script: &str) -> Command {
         let binary = assert_cmd::cargo::cargo_bin("pi-context");
         let mut dirs = vec![binary.parent().expect("binary dir").to_path_buf()];
@@ -75,16 +95,24 @@ impl TestEnv {
 
     fn hermetic(&self, cmd: &mut Command, path: std::ffi::OsString) {
         cmd.env_clear()
-            .env("HOME", self.home())
-            .env("TMPDIR", self.root().join("tmp"))
-            .env("PATH", path)
-            .env("PI_NOTES_HOME", self.notes_home())
-            .env("PI_CODING_AGENT_DIR", self.root().join("pi-agent"))
-            .env("PI_OFFLINE", "1")
-            .env("PI_CONTEXT_NOW", FIXED_NOW)
-            .env("TZ", "UTC")
-            .env("COLUMNS", "100")
+            .envs(self.vars(path))
             .current_dir(self.work());
+    }
+
+    /// The one hermetic environment of every command a test runs: nothing inherited but
+    /// `PATH`, a temp HOME, notes home and Pi agent dir, the fixed clock and time zone.
+    pub fn vars(&self, path: std::ffi::OsString) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("HOME", self.home().into()),
+            ("TMPDIR", self.root().join("tmp").into()),
+            ("PATH", path),
+            ("PI_NOTES_HOME", self.notes_home().into()),
+            ("PI_CODING_AGENT_DIR", self.root().join("pi-agent").into()),
+            ("PI_OFFLINE", "1".into()),
+            ("PI_CONTEXT_NOW", FIXED_NOW.into()),
+            ("TZ", "UTC".into()),
+            ("COLUMNS", "100".into()),
+        ]
     }
 
     /// Writes a file under the work directory and returns its path.

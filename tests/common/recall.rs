@@ -146,16 +146,10 @@ pub fn generation_files(env: &TestEnv, pick: impl Fn(&str) -> bool) -> Vec<PathB
 }
 
 /// A `std` command with `env.cmd()`'s hermetic environment, which can be spawned and killed.
+#[must_use]
 pub fn spawnable(env: &TestEnv, args: &[&str]) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pi-context"));
-    cmd.env_clear();
-    for (key, value) in env.cmd().get_envs() {
-        if let Some(v) = value {
-            cmd.env(key, v);
-        }
-    }
-    cmd.current_dir(env.work())
-        .args(args)
+    let mut cmd = env.process();
+    cmd.args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -640,6 +640,69 @@ impl Fixture {
         let path = session.write_to(env.work().join("session.jsonl"));
         Fixture { env, path }
     }
+
+    /// Writes `session` over the fixture's file.
+    pub fn rewrite(&self, session: &SessionBuilder) {
+        session.write_to(&self.path);
+    }
+
+    /// `history_list` with `params`, which must succeed.
+    pub fn list(&self, params: serde_json::Value) -> serde_json::Value {
+        ok_json(&self.list_response(params))
+    }
+
+    pub fn list_response(&self, params: serde_json::Value) -> serde_json::Value {
+        self.env.tool("history_list", &request(&self.path, params))
+    }
+
+    /// `history_search` with `params`, which must succeed.
+    pub fn search(&self, params: serde_json::Value) -> serde_json::Value {
+        ok_json(&self.search_response(params))
+    }
+
+    pub fn search_response(&self, params: serde_json::Value) -> serde_json::Value {
+        self.env
+            .tool("history_search", &request(&self.path, params))
+    }
+
+    /// The seqs `history_search` finds for `query`.
+    pub fn hits(&self, query: serde_json::Value) -> Vec<u64> {
+        seqs(&self.search(serde_json::json!({ "query": query })))
+    }
+
+    /// `history_read` with `params`.
+    pub fn response(&self, params: serde_json::Value) -> serde_json::Value {
+        self.env.tool("history_read", &request(&self.path, params))
+    }
+
+    pub fn block(&self, params: serde_json::Value) -> Block {
+        parse_block(&read_text(&self.response(params)))
+    }
+
+    /// The content of a read of `seq` at `offset_chars` with `limit_chars`.
+    pub fn read(&self, seq: u64, offset: u64, limit: Option<u64>) -> String {
+        let mut params = serde_json::json!({"seq": seq, "offset_chars": offset});
+        if let Some(limit) = limit {
+            params["limit_chars"] = serde_json::json!(limit);
+        }
+        self.block(params).content
+    }
+
+    /// The whole document of `seq`, followed through every window.
+    pub fn document(&self, seq: u64) -> String {
+        let mut out = String::new();
+        let mut offset = 0;
+        loop {
+            let block = self.block(
+                serde_json::json!({"seq": seq, "offset_chars": offset, "limit_chars": 50_000}),
+            );
+            out.push_str(&block.content);
+            match block.next {
+                Some(next) => offset = next,
+                None => return out,
+            }
+        }
+    }
 }
 
 /// §4.1 item 5's session: a paired call with an error result, a pending call, an orphan result.
