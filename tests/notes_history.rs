@@ -866,3 +866,40 @@ fn git_status_and_commit_a_in_the_home_see_every_note_as_committed() {
     assert_eq!(String::from_utf8_lossy(&status.stdout), "");
     assert_disk_is_head(&home);
 }
+
+#[test]
+fn writes_while_a_person_holds_the_index_lock_are_in_the_index_once_it_is_released() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    write(&env, "@human/a", "a");
+    // A person's `git commit` holds index.lock while their editor is open.
+    let lock = home.join(".git/index.lock");
+    std::fs::write(&lock, "").unwrap();
+    for name in ["b", "c"] {
+        let output = notes(
+            &env,
+            &["write", &format!("@human/{name}"), "--content", name],
+        )
+        .output()
+        .unwrap();
+        assert!(
+            output.status.success() && output.stderr.is_empty(),
+            "{output:?}"
+        );
+    }
+    assert!(lock.exists(), "a person's lock is never taken away");
+    assert!(
+        home.join(".locks/index-stale").exists(),
+        "the missed edits are marked"
+    );
+    std::fs::remove_file(&lock).unwrap();
+    write(&env, "@human/d", "d");
+    assert!(!home.join(".locks/index-stale").exists());
+    let status = person_git(&env, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "",
+        "git status is clean"
+    );
+    assert_disk_is_head(&home);
+}

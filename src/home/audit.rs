@@ -52,7 +52,7 @@ impl Audit {
     ) -> Result<(Option<Oid>, Snapshot), RepositoryError> {
         let signature = repo::signature(&self.repo, "pi-context dream", "dream@localhost", now)?;
         let mut taken = Snapshot::default();
-        let commit = repo::commit_cas(&self.repo, &signature, message, &[], |tip| {
+        let commit = repo::commit_cas(&self.repo, &signature, message, &[], None, |tip| {
             taken = Snapshot::take(&self.repo, home)
                 .map_err(|e| git2::Error::from_str(&format!("cannot snapshot the home: {e}")))?;
             let tree = taken.content_tree(&self.repo)?;

@@ -7,6 +7,7 @@
 //! none of them (docs/architecture.md, "Rules").
 
 pub mod audit;
+pub mod index;
 pub mod journal;
 pub mod layout;
 pub mod repo;

@@ -23,6 +23,7 @@ use git2::{
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 
+use super::index;
 use super::layout::GIT_DIR;
 
 /// The branch a new notes repository starts on.
@@ -317,18 +318,20 @@ pub fn tip<'r>(
 /// nothing to commit; `extra_parents` become the merge's other parents. When another process
 /// moved the branch meanwhile, the tree is built again on the new tip; when the branch's lock
 /// file is held, the commit waits for it, and takes it over once it is stale. Returns the
-/// commit made, if any; after a commit, `.git/index` is brought to the new tip.
+/// commit made, if any. After a commit, `.git/index` follows it ([`index::follow_commit`]):
+/// edited at `changed` when the commit changed only those paths, else rebuilt from the tip.
 pub fn commit_cas(
     repo: &Repository,
     signature: &Signature,
     message: &str,
     extra_parents: &[Oid],
+    changed: Option<&[PathChange]>,
     mut tree_of: impl FnMut(Option<&git2::Commit>) -> Result<Option<Oid>, git2::Error>,
 ) -> Result<Option<Oid>, RepositoryError> {
     let branch = branch_ref(repo)?;
     let ref_lock = repo.path().join(format!("{branch}.lock"));
     let mut races = 0;
-    let lock_deadline = Instant::now() + STALE_LOCK_AFTER + Duration::from_secs(1);
+    let lock_deadline = lock_deadline();
     loop {
         let tip = tip(repo, &branch)?;
         let Some(tree_id) = tree_of(tip.as_ref())? else {
@@ -347,7 +350,7 @@ pub fn commit_cas(
         };
         match moved {
             Ok(_) => {
-                keep_index_at_head(repo);
+                index::follow_commit(repo, index_edits(changed).as_deref());
                 return Ok(Some(commit));
             }
             Err(e) if e.code() == ErrorCode::Locked => {
@@ -385,9 +388,14 @@ pub fn lock_age(path: &Path) -> io::Result<Option<(Duration, fs::Metadata)>> {
     }
 }
 
+/// Until when a commit waits for a held ref lock: a little past the moment it is stale.
+pub fn lock_deadline() -> Instant {
+    Instant::now() + STALE_LOCK_AFTER + Duration::from_secs(1)
+}
+
 /// Waits a moment for the holder of `lock` to finish, or takes a stale lock over. An error
 /// when the lock is not stale by `deadline`, or cannot be removed.
-fn wait_for_lock(lock: &Path, deadline: Instant) -> Result<(), RepositoryError> {
+pub fn wait_for_lock(lock: &Path, deadline: Instant) -> Result<(), RepositoryError> {
     let refused = |why: String| RepositoryError::RefLocked {
         path: lock.to_path_buf(),
         why,
@@ -458,28 +466,21 @@ fn break_stale_lock(lock: &Path, stale: &fs::Metadata) -> io::Result<()> {
     }
 }
 
-/// Brings `.git/index` to the branch's tip, so that `git status` and `git commit -a` in the
-/// home see the notes as committed rather than deleted and untracked. Per-write commits build
-/// their trees without the index; this only follows them, and never waits: when another
-/// process holds `index.lock`, that process brings the index to the tip it reads after its
-/// own write (which is at least this commit), so the last one to finish leaves it at the tip.
-pub fn keep_index_at_head(repo: &Repository) {
-    for _ in 0..8 {
-        let Ok(head) = repo.head().and_then(|h| h.peel_to_tree()) else {
-            return;
-        };
-        let Ok(mut index) = repo.index() else {
-            return;
-        };
-        if index.read_tree(&head).is_err() || index.write().is_err() {
-            // Locked (someone else updates it) or unwritable: nothing this commit can fix.
-            return;
-        }
-        let now = repo.head().and_then(|h| h.peel_to_tree());
-        if now.is_ok_and(|tree| tree.id() == head.id()) {
-            return;
-        }
-    }
+/// The index edits of a commit that changed exactly `changed`.
+fn index_edits<'a>(changed: Option<&[PathChange<'a>]>) -> Option<Vec<index::Edit<'a>>> {
+    changed?
+        .iter()
+        .map(|change| {
+            let blob = match change.content {
+                Some(bytes) => Some(Oid::hash_object(git2::ObjectType::Blob, bytes).ok()?),
+                None => None,
+            };
+            Some(index::Edit {
+                path: change.path,
+                blob,
+            })
+        })
+        .collect()
 }
 
 /// One path changed by a notes operation: its new bytes, or `None` when it is gone.

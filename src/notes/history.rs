@@ -123,10 +123,17 @@ fn commit(
         now,
     )?;
     let message = message(identity, operation);
-    repo::commit_cas(&repo, &signature, &message, &[], |tip| {
-        let tree = repo::tree_with(&repo, tip, operation.changes)?;
-        Ok(repo::is_new_tree(&repo, tip, tree)?.then_some(tree))
-    })
+    repo::commit_cas(
+        &repo,
+        &signature,
+        &message,
+        &[],
+        Some(operation.changes),
+        |tip| {
+            let tree = repo::tree_with(&repo, tip, operation.changes)?;
+            Ok(repo::is_new_tree(&repo, tip, tree)?.then_some(tree))
+        },
+    )
 }
 
 /// `<operation> <address>`, a blank line, then the trailers.

@@ -27,9 +27,9 @@ use super::note;
 use super::text::Labels;
 use super::{merge_message, SyncError, SyncObserver};
 use crate::beneath::Dir;
-use crate::home::layout;
 use crate::home::repo::{self, PathChange, RepositoryError};
 use crate::home::snapshot;
+use crate::home::{index, layout};
 use crate::notes::files::{self, notes_error};
 use crate::notes::history::{self, Recorded};
 use crate::notes::identity::Identity;
@@ -185,6 +185,8 @@ fn move_branch(cx: &Context, plan: &Plan, theirs: Oid) -> Result<Option<Oid>, Sy
     )
     .map_err(git)?;
     let message = merge_message(cx.identity, cx.remote);
+    let ref_lock = repo.path().join(format!("{}.lock", cx.branch_ref));
+    let lock_deadline = repo::lock_deadline();
     for attempt in 0..MOVE_ATTEMPTS {
         let tip = current_tip(cx)?;
         let replanned;
@@ -215,7 +217,13 @@ fn move_branch(cx: &Context, plan: &Plan, theirs: Oid) -> Result<Option<Oid>, Sy
             None => repo.reference(cx.branch_ref, target, false, &message),
         };
         match moved {
-            Ok(_) => return Ok(Some(target)),
+            Ok(_) => {
+                index::follow_commit(repo, None);
+                return Ok(Some(target));
+            }
+            Err(e) if e.code() == ErrorCode::Locked => {
+                repo::wait_for_lock(&ref_lock, lock_deadline)?;
+            }
             Err(e) if is_race(&e) => {
                 std::thread::sleep(Duration::from_millis(1 + u64::from(attempt.min(20))));
             }
@@ -226,10 +234,7 @@ fn move_branch(cx: &Context, plan: &Plan, theirs: Oid) -> Result<Option<Oid>, Sy
 }
 
 fn is_race(e: &git2::Error) -> bool {
-    matches!(
-        e.code(),
-        ErrorCode::Modified | ErrorCode::Locked | ErrorCode::Exists
-    )
+    matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists)
 }
 
 /// The index follows the new tip, so `git status` in the home shows it clean (nothing here reads
