@@ -133,6 +133,20 @@ impl LiteralMatcher {
     }
 }
 
+/// `text` with control characters escaped (`\n`, `\u{0}`), so one item stays one line of a
+/// report or a message.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

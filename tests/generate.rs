@@ -2,7 +2,7 @@
 //! checked-in `completions/` must match what the binary generates today.
 //!
 //! After changing the CLI, refresh them with:
-//! `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test generate`
+//! `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test runner generate::`
 
 use crate::common;
 
@@ -99,7 +99,7 @@ fn unknown_shell_is_a_usage_error() {
 }
 
 /// `docs/environment.md` lists the documented variables exactly as `src/environment/vars.rs`
-/// declares them (refresh with `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test generate`),
+/// declares them (refresh with `PI_CONTEXT_UPDATE_COMPLETIONS=1 cargo test --test runner generate::`),
 /// and `--help` ends with them.
 #[test]
 fn the_environment_variables_are_documented_from_their_one_declaration() {

@@ -3,6 +3,7 @@
 use super::purge::Purged;
 use super::{Conflict, Violation};
 use crate::home::audit::Change;
+use crate::text::one_line;
 
 /// What a report says.
 pub struct Report<'a> {
@@ -87,19 +88,6 @@ pub fn render(report: &Report) -> String {
         }
     }
     out
-}
-
-/// `text` with control characters escaped (`\n`, `\u{0}`), so one item stays one line.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -274,15 +274,18 @@ fn not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
 }
 
+/// A failed open as tantivy asks to be told: a missing file, or why it could not be read.
+fn open_read_error(e: io::Error, path: &Path) -> OpenReadError {
+    if not_found(&e) {
+        OpenReadError::FileDoesNotExist(path.to_path_buf())
+    } else {
+        OpenReadError::wrap_io_error(e, path.to_path_buf())
+    }
+}
+
 impl Directory for BatchSyncDirectory {
     fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
-        let wrap = |e: io::Error| {
-            if not_found(&e) {
-                OpenReadError::FileDoesNotExist(path.to_path_buf())
-            } else {
-                OpenReadError::wrap_io_error(e, path.to_path_buf())
-            }
-        };
+        let wrap = |e: io::Error| open_read_error(e, path);
         let name = self.path_name(path).map_err(wrap)?;
         let (file, size) = self.open_regular(name).map_err(wrap)?;
         if size == 0 {
@@ -339,13 +342,7 @@ impl Directory for BatchSyncDirectory {
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
-        let wrap = |e: io::Error| {
-            if not_found(&e) {
-                OpenReadError::FileDoesNotExist(path.to_path_buf())
-            } else {
-                OpenReadError::wrap_io_error(e, path.to_path_buf())
-            }
-        };
+        let wrap = |e: io::Error| open_read_error(e, path);
         let name = self.path_name(path).map_err(wrap)?;
         self.read_small(name).map_err(wrap)
     }

@@ -385,16 +385,7 @@ fn blob_size(repo: &Repository, oid: Oid) -> Option<usize> {
 /// An entry name as reports show it: control characters escaped, so a name can never add a
 /// line of its own.
 fn shown_name(name: &[u8]) -> String {
-    String::from_utf8_lossy(name)
-        .chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::text::one_line(&String::from_utf8_lossy(name))
 }
 
 /// Why an entry name of theirs cannot be taken, if it cannot.
