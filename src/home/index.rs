@@ -19,6 +19,7 @@
 //! stat data of entries whose blob did not change. A format this module does not edit (version
 //! 4, a split index, a merge in progress) is rebuilt the same way.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -142,7 +143,7 @@ fn rebuild(repo: &Repository, mark: &Path) -> Result<(), NotEdited> {
             Some(raw) => plain_entry(raw),
             None => new_entry(&path, oid, mode),
         };
-        index.entries.push((path, raw));
+        index.entries.push((Cow::Owned(path), Cow::Owned(raw)));
     }
     lock.commit(&index.render())
 }
@@ -151,17 +152,17 @@ fn mode_of(raw: &[u8]) -> u32 {
     u32::from_be_bytes([raw[24], raw[25], raw[26], raw[27]])
 }
 
-/// An index file's entries (path and the entry's bytes, format 2 without its padding), in
-/// git's order, its optional extensions dropped.
-struct Parsed {
+/// An index file's entries (path and the entry's bytes without their padding, borrowed from
+/// the file read unless new), in git's order, its optional extensions dropped.
+struct Parsed<'a> {
     version: u32,
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    entries: Vec<(Cow<'a, [u8]>, Cow<'a, [u8]>)>,
 }
 
-impl Parsed {
+impl<'a> Parsed<'a> {
     /// `None` for anything but a whole, checksummed format 2 or 3 index of stage-0 entries
     /// whose extensions are all optional.
-    fn parse(bytes: &[u8]) -> Option<Parsed> {
+    fn parse(bytes: &'a [u8]) -> Option<Parsed<'a>> {
         if bytes.len() < HEADER_LEN + CHECKSUM_LEN || &bytes[..4] != b"DIRC" {
             return None;
         }
@@ -195,21 +196,20 @@ impl Parsed {
     fn entry(&self, path: &[u8]) -> Option<&[u8]> {
         let at = self
             .entries
-            .binary_search_by(|(p, _)| p.as_slice().cmp(path))
+            .binary_search_by(|(p, _)| p.as_ref().cmp(path))
             .ok()?;
         Some(&self.entries[at].1)
     }
 
     fn apply(&mut self, edit: &Edit) {
         let path = edit.path.as_bytes();
-        let found = self
-            .entries
-            .binary_search_by(|(p, _)| p.as_slice().cmp(path));
+        let found = self.entries.binary_search_by(|(p, _)| p.as_ref().cmp(path));
+        let entry = |blob| Cow::Owned(new_entry(path, blob, REGULAR_FILE));
         match (found, edit.blob) {
-            (Ok(at), Some(blob)) => self.entries[at].1 = new_entry(path, blob, REGULAR_FILE),
+            (Ok(at), Some(blob)) => self.entries[at].1 = entry(blob),
             (Err(at), Some(blob)) => self
                 .entries
-                .insert(at, (path.to_vec(), new_entry(path, blob, REGULAR_FILE))),
+                .insert(at, (Cow::Owned(path.to_vec()), entry(blob))),
             (Ok(at), None) => {
                 self.entries.remove(at);
             }
@@ -219,7 +219,8 @@ impl Parsed {
 
     /// The index file: header, entries (each padded to 8 bytes), no extensions, checksum.
     fn render(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_LEN + self.entries.len() * 96 + CHECKSUM_LEN);
+        let entry_bytes: usize = self.entries.iter().map(|(_, raw)| raw.len() + 8).sum();
+        let mut out = Vec::with_capacity(HEADER_LEN + entry_bytes + CHECKSUM_LEN);
         out.extend_from_slice(b"DIRC");
         out.extend_from_slice(&self.version.to_be_bytes());
         out.extend_from_slice(&(self.entries.len() as u32).to_be_bytes());
@@ -240,7 +241,11 @@ fn be32(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// The entry at `at`: its path, its bytes without padding, and where the next one starts.
 /// `None` for an entry of a merge stage or one that runs past the file.
-fn read_entry(body: &[u8], at: usize, version: u32) -> Option<(Vec<u8>, Vec<u8>, usize)> {
+fn read_entry(
+    body: &[u8],
+    at: usize,
+    version: u32,
+) -> Option<(Cow<'_, [u8]>, Cow<'_, [u8]>, usize)> {
     let flags = u16::from_be_bytes(body.get(at + 60..at + 62)?.try_into().ok()?);
     if (flags >> 12) & 0x3 != 0 {
         return None;
@@ -257,7 +262,11 @@ fn read_entry(body: &[u8], at: usize, version: u32) -> Option<(Vec<u8>, Vec<u8>,
     if next > body.len() {
         return None;
     }
-    Some((body[path_at..end].to_vec(), body[at..end].to_vec(), next))
+    Some((
+        Cow::Borrowed(&body[path_at..end]),
+        Cow::Borrowed(&body[at..end]),
+        next,
+    ))
 }
 
 /// An entry of format 2 with the stat data of `raw` and its path, its extended flags dropped.
