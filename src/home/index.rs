@@ -152,11 +152,14 @@ fn mode_of(raw: &[u8]) -> u32 {
     u32::from_be_bytes([raw[24], raw[25], raw[26], raw[27]])
 }
 
-/// An index file's entries (path and the entry's bytes without their padding, borrowed from
-/// the file read unless new), in git's order, its optional extensions dropped.
+/// One entry of an index: its path and its bytes without their padding, borrowed from the file
+/// read unless new.
+type Entry<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>);
+
+/// An index file's entries in git's order, its optional extensions dropped.
 struct Parsed<'a> {
     version: u32,
-    entries: Vec<(Cow<'a, [u8]>, Cow<'a, [u8]>)>,
+    entries: Vec<Entry<'a>>,
 }
 
 impl<'a> Parsed<'a> {
@@ -178,8 +181,8 @@ impl<'a> Parsed<'a> {
         let mut entries = Vec::with_capacity(count.min(body.len() / ENTRY_FIXED_LEN));
         let mut at = HEADER_LEN;
         for _ in 0..count {
-            let (path, raw, next) = read_entry(body, at, version)?;
-            entries.push((path, raw));
+            let (entry, next) = read_entry(body, at, version)?;
+            entries.push(entry);
             at = next;
         }
         while at < body.len() {
@@ -241,11 +244,7 @@ fn be32(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// The entry at `at`: its path, its bytes without padding, and where the next one starts.
 /// `None` for an entry of a merge stage or one that runs past the file.
-fn read_entry(
-    body: &[u8],
-    at: usize,
-    version: u32,
-) -> Option<(Cow<'_, [u8]>, Cow<'_, [u8]>, usize)> {
+fn read_entry(body: &[u8], at: usize, version: u32) -> Option<(Entry<'_>, usize)> {
     let flags = u16::from_be_bytes(body.get(at + 60..at + 62)?.try_into().ok()?);
     if (flags >> 12) & 0x3 != 0 {
         return None;
@@ -262,11 +261,11 @@ fn read_entry(
     if next > body.len() {
         return None;
     }
-    Some((
+    let entry = (
         Cow::Borrowed(&body[path_at..end]),
         Cow::Borrowed(&body[at..end]),
-        next,
-    ))
+    );
+    Some((entry, next))
 }
 
 /// An entry of format 2 with the stat data of `raw` and its path, its extended flags dropped.
