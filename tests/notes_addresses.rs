@@ -2,13 +2,12 @@
 //! nothing written anywhere.
 
 use crate::common;
-use crate::notes_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 /// Calls every notes operation with `address` (and a pattern made from it for list and search)

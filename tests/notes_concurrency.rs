@@ -2,13 +2,12 @@
 //! writer killed at any instant leaves a whole note.
 
 use crate::common;
-use crate::notes_support;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 
 /// The binary as a plain process (to spawn, wait on and kill), with the hermetic environment.
 fn process(env: &TestEnv, args: &[&str]) -> Command {

@@ -2,10 +2,9 @@
 //! and refusals that leave the note byte-identical.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 fn edit(env: &TestEnv, params: Value) -> Value {

@@ -2,10 +2,9 @@
 //! their position and spelling, and missing keys are filled in without disturbing the rest.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 /// A note as a person might write it by hand: comments, nested values, a list, legacy

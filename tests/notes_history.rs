@@ -4,13 +4,12 @@
 //! writers keep a linear, `git fsck`-clean history with a commit per change.
 
 use crate::common;
-use crate::notes_support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 /// One commit, newest first, with its message and the paths it changed against its parent.

@@ -2,12 +2,11 @@
 //! model homes, from flags, environment and the tool context.
 
 use crate::common;
-use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 use sha1::{Digest, Sha1};
 

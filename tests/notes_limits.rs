@@ -2,12 +2,11 @@
 //! result is well-formed, and the result matches what landed on disk.
 
 use crate::common;
-use crate::notes_support;
 
 use std::time::Duration;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 /// A hang guard only (the quadratic diff took minutes): never a speed assertion.

@@ -2,10 +2,9 @@
 //! unavailable homes.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 fn write_at(env: &TestEnv, address: &str, now: &str) {

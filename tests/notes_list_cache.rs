@@ -6,15 +6,14 @@
 //! writes its notes, waits that long once, and lists to record them.
 
 use crate::common;
-use crate::notes_support;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::Value;
 
 /// The record's settling time in these tests (`PI_CONTEXT_SETTLE_MS`; two seconds by default),

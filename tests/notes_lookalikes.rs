@@ -4,10 +4,9 @@
 //! touched (docs/notes.md, "Invisible and look-alike characters").
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 /// Every kind the docs name, with a code point each (several for the brief's own list).

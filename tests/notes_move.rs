@@ -2,12 +2,11 @@
 //! targets, refusals that change nothing, and atomicity against concurrent readers and movers.
 
 use crate::common;
-use crate::notes_support;
 
 use std::fs;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 /// A note with hand-written frontmatter: a counter, an unknown line, an old access.

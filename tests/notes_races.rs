@@ -4,15 +4,14 @@
 //! `error:` line.
 
 use crate::common;
-use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use rustix::fs::{renameat_with, RenameFlags, CWD};
 
 /// A hang guard only: a call still running after this long has blocked for good.

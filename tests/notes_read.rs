@@ -1,10 +1,9 @@
 //! `notes read` and `notes_read`: READ WINDOWs over the body, code-point cursors, access counts.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 fn read(env: &TestEnv, params: Value) -> Value {

@@ -7,14 +7,13 @@
 //! binary as `nobody`, and the unusable `.locks` cases need neither.
 
 use crate::common;
-use crate::notes_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 const NOTE: &str = "@human/n";

@@ -1,10 +1,9 @@
 //! `notes search` and `notes_search`: case-insensitive literal OR over body lines.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 fn search(env: &TestEnv, params: Value) -> Value {

@@ -1,10 +1,9 @@
 //! The notes tools over the tool protocol: schemas, strict parameters, result and refusal shapes.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::{json, Value};
 
 #[test]

@@ -1,10 +1,9 @@
 //! `notes write` and `notes_write`: where notes land, their frontmatter, outcomes, limits.
 
 use crate::common;
-use crate::notes_support;
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use serde_json::json;
 
 #[test]

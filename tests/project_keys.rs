@@ -4,13 +4,12 @@
 //! commit, safely when many processes start at once, never through links.
 
 use crate::common;
-use crate::notes_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::notes::*;
 use common::TestEnv;
-use notes_support::*;
 use sha1::{Digest, Sha1};
 
 const ORIGIN: &str = "https://Example.com/owner/repo.git";

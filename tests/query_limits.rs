@@ -3,7 +3,6 @@
 //! it works. And the cap on what `pi-context tool` reads from stdin.
 
 use crate::common;
-use crate::notes_support;
 
 use std::io::Write;
 use std::process::Stdio;
@@ -120,7 +119,7 @@ fn history_search_on_the_command_line_refuses_before_reading_the_session() {
 #[test]
 fn notes_search_applies_the_same_limits_and_accepts_the_largest_query() {
     let env = TestEnv::new();
-    notes_support::write(
+    common::notes::write(
         &env,
         "@human/n",
         &format!(
@@ -129,10 +128,10 @@ fn notes_search_applies_the_same_limits_and_accepts_the_largest_query() {
         ),
     );
     let many: Vec<String> = (0..1_000_000).map(|i| format!("q{i}")).collect();
-    let error = notes_support::tool_refusal(&env, "notes_search", json!({ "query": many }));
+    let error = common::notes::tool_refusal(&env, "notes_search", json!({ "query": many }));
     assert_eq!(error["code"], "invalid_query");
     assert!(error["message"].as_str().unwrap().contains("at most 64"));
-    let error = notes_support::tool_refusal(
+    let error = common::notes::tool_refusal(
         &env,
         "notes_search",
         json!({ "query": "w".repeat(1 << 20) }),
@@ -141,11 +140,11 @@ fn notes_search_applies_the_same_limits_and_accepts_the_largest_query() {
     assert!(error["message"].as_str().unwrap().contains("at most 1024"));
 
     let queries = largest_query();
-    let page = notes_support::tool_ok(&env, "notes_search", json!({ "query": queries }));
+    let page = common::notes::tool_ok(&env, "notes_search", json!({ "query": queries }));
     assert_eq!(page["files"][0]["matches"][0]["line"], 2, "{page}");
 
     let (code, stderr) =
-        notes_support::fails(&env, &["search", "a", &"b".repeat(MAX_QUERY_CHARS + 1)]);
+        common::notes::fails(&env, &["search", "a", &"b".repeat(MAX_QUERY_CHARS + 1)]);
     assert_eq!(code, 2);
     assert!(
         stderr.contains("query string 1 has 1025 code points"),
@@ -153,7 +152,7 @@ fn notes_search_applies_the_same_limits_and_accepts_the_largest_query() {
     );
     let mut args = vec!["search"];
     args.extend(queries.iter().map(String::as_str));
-    notes_support::ok(&env, &args);
+    common::notes::ok(&env, &args);
 }
 
 #[test]

@@ -4,7 +4,6 @@
 //! must be named below: `every_test_file_is_a_module_of_the_runner` fails otherwise.
 
 mod common;
-mod notes_support;
 
 mod architecture;
 mod boot;

@@ -17,7 +17,7 @@ use super::discover::Stat;
 /// is rebuilt (format 3 added the change time to a file's stamp).
 pub const FORMAT: u32 = 3;
 
-/// What `sessions list` shows of a session (CONTRACT §10.2).
+/// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionInfo {
     pub session_id: String,

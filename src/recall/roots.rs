@@ -1,4 +1,4 @@
-//! Where Pi keeps sessions (CONTRACT §10.1): the roots to look in, in order.
+//! Where Pi keeps sessions (docs/recall.md, "Where sessions are"): the roots to look in, in order.
 
 use std::path::{Path, PathBuf};
 

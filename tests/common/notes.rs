@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::common::TestEnv;
+use super::TestEnv;
 
 /// The session id every notes command sees unless a test says otherwise.
 pub const SESSION: &str = "test-session";
