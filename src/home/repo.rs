@@ -1,9 +1,10 @@
 //! The notes home as a git repository (libgit2; no `git` executable needed).
 //!
 //! Every change a notes operation makes is a commit (unless the notes history is off): the new
-//! tree is HEAD's tree with the changed paths replaced — never through the index, so concurrent
-//! writers never fight over `.git/index` — and the branch moves by compare-and-swap on its ref,
-//! retried when another process moved it first. There is no global lock: the per-note locks
+//! tree is HEAD's tree with the changed paths replaced — never through the index, so no writer
+//! waits for another's index to build its commit — and the branch moves by compare-and-swap on
+//! its ref, retried when another process moved it first. Only after the commit is `.git/index`
+//! edited to follow it ([`super::index`]). There is no global lock: the per-note locks
 //! already order the writers of one note, and commits of different notes touch different paths.
 //!
 //! The repository must be the home's own: a `.git` that is a symlink or a gitfile, a work tree
@@ -58,7 +59,7 @@ const CAS_ATTEMPTS: u32 = 64;
 /// A git lock file (`refs/heads/main.lock`, `index.lock`, …) older than this is stale: git and
 /// libgit2 hold a ref's lock for the few milliseconds of its update, so a lock this old was
 /// left by a process that died mid-update (SIGKILL, power loss), and nothing will ever remove
-/// it. docs/notes.md, "A stale lock in the notes repository", explains the choice.
+/// it. docs/notes.md, "A lock is not a race; a stale lock is repaired", explains the choice.
 pub const STALE_LOCK_AFTER: Duration = Duration::from_secs(5);
 
 /// Why the home's repository cannot take a commit.
