@@ -435,6 +435,21 @@ pub fn clear_stale_lock(path: &Path) -> io::Result<bool> {
     }
 }
 
+/// Where a stale lock is moved before it is removed: at the top of the repository's `.git`,
+/// where git ignores a file it does not know. Beside the lock, under `refs/`, a process killed
+/// between the move and the removal would leave a file git reads as a branch.
+fn aside_path(lock: &Path) -> PathBuf {
+    let git_dir = lock
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|name| name == GIT_DIR))
+        .or_else(|| lock.parent())
+        .unwrap_or(lock);
+    git_dir.join(format!(
+        "pi-context-stale-lock-{}",
+        uuid::Uuid::new_v4().simple()
+    ))
+}
+
 /// Removes a stale lock file without ever removing a fresh one that replaced it meanwhile:
 /// the lock is renamed aside, and removed only when what was moved is the file judged stale.
 /// A fresh lock moved by mistake is put back (or, when yet another one was created, left for
@@ -445,14 +460,18 @@ fn break_stale_lock(lock: &Path, stale: &fs::Metadata) -> io::Result<()> {
             "it is not a regular file, so it is left for a person to look at",
         ));
     }
-    let aside = lock.with_extension(format!("lock.stale-{}", uuid::Uuid::new_v4().simple()));
+    let aside = aside_path(lock);
     match fs::rename(lock, &aside) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
     }
     let moved = fs::symlink_metadata(&aside)?;
-    if moved.dev() == stale.dev() && moved.ino() == stale.ino() {
+    // The inode number of a removed lock can be reused at once; the time tells them apart.
+    let same_file = moved.dev() == stale.dev()
+        && moved.ino() == stale.ino()
+        && moved.modified().ok() == stale.modified().ok();
+    if same_file {
         return fs::remove_file(&aside);
     }
     match rustix::fs::renameat_with(
@@ -556,4 +575,56 @@ pub fn is_new_tree(
         Some(tip) => tip.tree_id() != tree,
         None => !repo.find_tree(tree)?.is_empty(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stale_lock_is_moved_aside_out_of_refs_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let heads = dir.path().join(".git/refs/heads");
+        fs::create_dir_all(&heads).unwrap();
+        let lock = heads.join("main.lock");
+        assert_eq!(
+            aside_path(&lock).parent(),
+            Some(dir.path().join(".git").as_path())
+        );
+        fs::write(&lock, "").unwrap();
+        let stale = fs::symlink_metadata(&lock).unwrap();
+        break_stale_lock(&lock, &stale).unwrap();
+        assert!(!lock.exists());
+        assert_eq!(
+            fs::read_dir(&heads).unwrap().count(),
+            0,
+            "nothing left under refs/"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path().join(".git"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("pi-context-stale-lock")
+            })
+            .collect();
+        assert!(left.is_empty(), "the moved lock is removed");
+    }
+
+    #[test]
+    fn a_fresh_lock_that_replaced_the_stale_one_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let heads = dir.path().join(".git/refs/heads");
+        fs::create_dir_all(&heads).unwrap();
+        let lock = heads.join("main.lock");
+        fs::write(&lock, "stale").unwrap();
+        let stale = fs::symlink_metadata(&lock).unwrap();
+        // Another process removed the stale lock and a live one took its name.
+        fs::remove_file(&lock).unwrap();
+        fs::write(heads.join("other"), "").unwrap();
+        fs::write(&lock, "live").unwrap();
+        break_stale_lock(&lock, &stale).unwrap();
+        assert_eq!(fs::read_to_string(&lock).unwrap(), "live", "never removed");
+    }
 }
