@@ -51,6 +51,8 @@ export interface ToolSchema {
   execution_mode?: string;
   /** The tool's requests carry `context.activity` (what happened since the last checkpoint). */
   activity?: boolean;
+  /** Where the tool is offered to a model ("pi", "mcp"); absent from older binaries: every tool is Pi's. */
+  doors?: string[];
 }
 
 /** What `pi-context tool <name>` prints. */
@@ -186,6 +188,11 @@ function snippet(description: string): string {
   return first.length > 200 ? `${first.slice(0, 199)}…` : first;
 }
 
+/** Whether Pi's model is offered the tool; the others (like `sessions_hint`) the extension calls itself. */
+export function offeredToPi(tool: ToolSchema): boolean {
+  return !Array.isArray(tool.doors) || tool.doors.includes("pi");
+}
+
 function register(pi: ExtensionAPI, tool: ToolSchema, facts: Facts): void {
   const mode = tool.execution_mode === "sequential" || tool.execution_mode === "parallel" ? tool.execution_mode : undefined;
   pi.registerTool({
@@ -238,7 +245,7 @@ export default async function piContext(pi: ExtensionAPI): Promise<void> {
     ? loaded.factsWarning
     : `pi-context: the history and notes tools are unavailable in this session. ${loaded.reason}`;
   if (loaded.ok) {
-    for (const tool of loaded.tools) register(pi, tool, facts);
+    for (const tool of loaded.tools) if (offeredToPi(tool)) register(pi, tool, facts);
   } else {
     registerUnavailable(pi, loaded.reason);
   }

@@ -16,7 +16,7 @@ use pi_context::checkpoint::{
 use pi_context::history::{Leaf, SessionInput};
 use pi_context::wire;
 
-use super::registry::{Mode, Tool};
+use super::registry::{Mode, Tool, PI_ONLY};
 use super::schema::object;
 use super::{AppendEntry, Call, Params, Refusal, ToolResponse};
 
@@ -39,6 +39,7 @@ real progress, before wipe_memory, and when asked.",
     mode: Mode::Sequential,
     activity: true,
     saves_notes: false,
+    doors: PI_ONLY,
     answer: save,
 }];
 

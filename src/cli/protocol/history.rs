@@ -11,7 +11,7 @@ use pi_context::wire::{
     MAX_READ_CHARS, RESULT_BUDGET_BYTES,
 };
 
-use super::registry::{Mode, Tool};
+use super::registry::{Mode, Tool, EVERY_DOOR};
 use super::schema::{into_map, object, query_property, roles_property};
 use super::{Call, Params, Refusal, ToolContext, ToolResponse};
 
@@ -26,6 +26,7 @@ Every wipe_memory starts a new window; everything said before stays readable wit
         answer: windows,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "history_list",
@@ -40,6 +41,7 @@ Rows show a preview; use history_read with a seq for the full text.",
         answer: list,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "history_search",
@@ -52,6 +54,7 @@ pass that seq and offset to history_read to read on from the match. Paging and f
         answer: search,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "history_read",
@@ -64,6 +67,7 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         answer: read,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
 ];
 

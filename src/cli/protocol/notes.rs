@@ -10,7 +10,7 @@ use pi_context::notes::{
 };
 use pi_context::wire::{self, DEFAULT_READ_CHARS, MAX_READ_CHARS, RESULT_BUDGET_BYTES};
 
-use super::registry::{Mode, Tool};
+use super::registry::{Mode, Tool, EVERY_DOOR};
 use super::schema::{into_map, object, query_property};
 use super::{Call, Params, Refusal, ToolResponse};
 
@@ -28,6 +28,7 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         answer: write,
         activity: false,
         saves_notes: true,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "notes_edit",
@@ -41,6 +42,7 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         answer: edit,
         activity: false,
         saves_notes: true,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "notes_move",
@@ -55,6 +57,7 @@ yours.",
         answer: move_note,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "notes_read",
@@ -68,6 +71,7 @@ Reading records an access on the note.",
         answer: read,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "notes_list",
@@ -82,6 +86,7 @@ narrow the pattern to reach them.",
         answer: list,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "notes_search",
@@ -94,6 +99,7 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         answer: search,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
 ];
 

@@ -7,7 +7,7 @@ use pi_context::notes::{LogPage, RestoreReceipt};
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
 use super::notes::{required, store, with_history, ADDRESS_DESCRIPTION};
-use super::registry::{Mode, Tool};
+use super::registry::{Mode, Tool, EVERY_DOOR};
 use super::schema::object;
 use super::{Call, Params, Refusal, ToolResponse};
 
@@ -26,6 +26,7 @@ when, and to find the commit to give notes_restore.",
         mode: Mode::Parallel,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
         answer: log,
     },
     Tool {
@@ -38,6 +39,7 @@ that is gone is recreated. Use it to undo your own mistaken write or edit: take 
         mode: Mode::Sequential,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
         answer: restore,
     },
 ];

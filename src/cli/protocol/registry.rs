@@ -24,6 +24,27 @@ impl Mode {
     }
 }
 
+/// A way a tool reaches a model: Pi's extension, or the MCP server (docs/mcp.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    Pi,
+    Mcp,
+}
+
+impl Door {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Door::Pi => "pi",
+            Door::Mcp => "mcp",
+        }
+    }
+}
+
+/// Offered to the model by Pi and by the MCP server: the tools that mean something outside Pi.
+pub const EVERY_DOOR: &[Door] = &[Door::Pi, Door::Mcp];
+/// Offered to the model by Pi only: the tools tied to Pi's context-window lifecycle.
+pub const PI_ONLY: &[Door] = &[Door::Pi];
+
 /// One tool.
 pub struct Tool {
     pub name: &'static str,
@@ -39,6 +60,9 @@ pub struct Tool {
     /// Whether a failed call is a failed notes save, after which the extension's `wipe_memory`
     /// refuses once (the `notes_save_tools` fact).
     pub saves_notes: bool,
+    /// Where the tool is offered to a model. Empty: a tool the extension calls itself and no
+    /// model sees.
+    pub doors: &'static [Door],
     /// Checks the parameters (before anything is read or written) and answers the call.
     pub answer: fn(&Value, &Call) -> Result<ToolResponse, Refusal>,
 }
@@ -59,6 +83,12 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 pub fn names() -> Vec<&'static str> {
     tools().map(|tool| tool.name).collect()
+}
+
+/// The tools a door offers to its model, in registry order.
+#[cfg_attr(not(test), allow(dead_code))] // The MCP server's list; until it lands, tests only.
+pub fn offered_by(door: Door) -> impl Iterator<Item = &'static Tool> {
+    tools().filter(move |tool| tool.doors.contains(&door))
 }
 
 /// The tools that save notes, in registry order.
@@ -83,6 +113,7 @@ pub fn schemas() -> Value {
             if t.activity {
                 entry["activity"] = json!(true);
             }
+            entry["doors"] = json!(t.doors.iter().map(|d| d.as_str()).collect::<Vec<_>>());
             entry
         })
         .collect();
@@ -106,5 +137,17 @@ mod tests {
             assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
             assert!(tool.description.len() > 80, "{}", tool.name);
         }
+    }
+
+    #[test]
+    fn the_lifecycle_tools_are_pi_only() {
+        let mcp: Vec<&str> = offered_by(Door::Mcp).map(|t| t.name).collect();
+        let pi: Vec<&str> = offered_by(Door::Pi).map(|t| t.name).collect();
+        assert!(!mcp.contains(&"checkpoint"), "{mcp:?}");
+        assert!(pi.contains(&"checkpoint"), "{pi:?}");
+        assert!(
+            mcp.contains(&"notes_write") && mcp.contains(&"sessions_search"),
+            "{mcp:?}"
+        );
     }
 }

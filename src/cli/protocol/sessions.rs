@@ -12,7 +12,7 @@ use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 use pi_context::environment::Environment;
 
 use super::history::queries;
-use super::registry::{Mode, Tool};
+use super::registry::{Mode, Tool, EVERY_DOOR};
 use super::schema::{into_map, object, query_property, roles_property};
 use super::{Call, Params, Refusal, ToolResponse};
 
@@ -28,6 +28,7 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
         answer: list,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
     Tool {
         name: "sessions_search",
@@ -42,6 +43,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
         answer: search,
         activity: false,
         saves_notes: false,
+        doors: EVERY_DOOR,
     },
 ];
 
