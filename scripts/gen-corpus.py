@@ -1,27 +1,42 @@
 #!/usr/bin/env python3
-"""Write a corpus of synthetic Pi sessions in Pi's own layout, for the recall benchmark.
+"""Write a corpus of synthetic agent sessions, each in its own harness's layout, for the recall
+benchmark.
 
     python3 scripts/gen-corpus.py --size-mb 1100 --out DIR [--seed 1] [--manifest corpus.json]
+                                  [--mix pi=1] [--copies N]
 
-Sessions go to DIR/.pi/agent/sessions/--<encoded cwd>--/<timestamp>_<uuid>.jsonl, spread over a
-few projects, with sizes drawn from a long-tailed distribution (most sessions are small, a few
-are tens of MB), each written by scripts/gen-session.py's generator with its own seed. So a tool
-that reads Pi's default session directory under HOME=DIR sees an ordinary Pi installation.
-Same --seed and --size-mb, same bytes. Python 3.9+, standard library only.
+Sessions go where each harness keeps them under HOME=DIR:
+  pi      DIR/.pi/agent/sessions/--<encoded cwd>--/<timestamp>_<uuid>.jsonl
+  claude  DIR/.claude/projects/<encoded cwd>/<uuid>.jsonl
+  codex   DIR/.codex/sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl
+spread over a few projects, with sizes drawn from a long-tailed distribution (most sessions are
+small, a few are tens of MB), each written by scripts/gen-session.py's generator (its --harness)
+with its own seed. So a tool that reads the default session directories under HOME=DIR sees an
+ordinary installation of those agents.
+
+--mix gives each harness's share of the sessions (e.g. pi=0.5,claude=0.3,codex=0.2; default pi=1).
+--copies N writes the generated corpus N times, each copy of a session under a fresh session id
+(the id is a UUID everywhere it appears, so a copy is the same bytes with another UUID): a corpus
+N times as large in a fraction of the time, whose words occur N times as often.
+
+Same arguments, same bytes. Python 3.9+, standard library only.
 """
 import argparse
 import importlib.util
 import json
 import os
 import random
+import re
 import sys
 import time
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECTS = [
     "/home/dev/src/pi-context", "/home/dev/src/webshop", "/home/dev/src/infra",
     "/home/dev/src/data-pipeline", "/home/dev/проекты/notes", "/home/dev/src/mobile-app",
 ]
+HARNESSES = ("pi", "claude", "codex")
 
 
 def load_generator():
@@ -31,8 +46,97 @@ def load_generator():
     return module
 
 
-def encode(cwd):
+def pi_dir(cwd):
     return "--" + cwd.lstrip("/").replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+
+
+def claude_dir(cwd):
+    # Claude Code turns every character but ASCII letters and digits into '-'.
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def parse_mix(text):
+    mix = {}
+    for part in text.split(","):
+        name, _, share = part.partition("=")
+        if name not in HARNESSES:
+            raise SystemExit("gen-corpus: unknown harness %r in --mix (pi, claude, codex)" % name)
+        mix[name] = float(share or 1)
+    if sum(mix.values()) <= 0:
+        raise SystemExit("gen-corpus: --mix gives no harness a share")
+    return mix
+
+
+def identity(harness, path):
+    """The session id and start time the file itself gives."""
+    with open(path, "rb") as f:
+        for raw in f:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if harness == "pi" and record.get("type") == "session":
+                return record["id"], record["timestamp"]
+            if harness == "claude" and record.get("sessionId"):
+                return record["sessionId"], record.get("timestamp", "2026-01-01T00:00:00.000Z")
+            if harness == "codex" and record.get("type") == "session_meta":
+                payload = record.get("payload", {})
+                return payload.get("id") or payload.get("session_id"), record.get("timestamp")
+    raise SystemExit("gen-corpus: %s holds no %s session id" % (path, harness))
+
+
+def place(root, harness, cwd, session_id, started):
+    stamp = started[:19].replace(":", "-")
+    if harness == "pi":
+        stamp = started.replace(":", "-").replace(".", "-")
+        return os.path.join(root, ".pi", "agent", "sessions", pi_dir(cwd), "%s_%s.jsonl" % (stamp, session_id))
+    if harness == "claude":
+        return os.path.join(root, ".claude", "projects", claude_dir(cwd), "%s.jsonl" % session_id)
+    day = started[:10].split("-")
+    return os.path.join(root, ".codex", "sessions", *day, "rollout-%s-%s.jsonl" % (stamp, session_id))
+
+
+def generate(gen, args, r, mix):
+    """Writes the first copy; returns its sessions."""
+    names, weights = zip(*sorted(mix.items()))
+    scratch = os.path.join(args.out, ".writing")
+    os.makedirs(scratch, exist_ok=True)
+    total, sessions, n = 0, [], 0
+    while total < args.size_mb * 1048576 / args.copies:
+        n += 1
+        size_mb = min(60.0, max(0.05, r.lognormvariate(0.3, 1.3)))
+        cwd = r.choice(PROJECTS)
+        harness = r.choices(names, weights)[0]
+        tmp = os.path.join(scratch, "%d.jsonl" % n)
+        argv = ["--size-mb", "%.3f" % size_mb, "--out", tmp, "--seed", str(args.seed * 100000 + n), "--cwd", cwd]
+        if harness != "pi":
+            argv += ["--harness", harness]
+        with open(tmp, "wb", buffering=1 << 20) as out:
+            manifest = gen.Generator(gen.parse_args(argv), out).run()
+        session_id, started = identity(harness, tmp)
+        path = place(args.out, harness, cwd, session_id, started)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.rename(tmp, path)
+        total += manifest["bytes"]
+        sessions.append({"path": path, "bytes": manifest["bytes"], "cwd": cwd, "harness": harness,
+                         "session_id": session_id, "started": started,
+                         "rare": manifest["needles"]["rare"]["lines"],
+                         "common": manifest["needles"]["common"]["lines"]})
+    os.rmdir(scratch)
+    return sessions
+
+
+def copy(root, session, r):
+    """Writes the session again under a fresh id; returns the copy's record."""
+    new_id = str(uuid.UUID(int=r.getrandbits(128), version=4))
+    with open(session["path"], "rb") as f:
+        data = f.read().replace(session["session_id"].encode(), new_id.encode())
+    path = place(root, session["harness"], session["cwd"], new_id, session["started"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    return dict(session, path=path, session_id=new_id)
+
 
 
 def main(argv=None):
@@ -41,41 +145,31 @@ def main(argv=None):
     p.add_argument("--out", required=True)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--manifest")
+    p.add_argument("--mix", default="pi=1")
+    p.add_argument("--copies", type=int, default=1)
     args = p.parse_args(argv)
+    if args.copies < 1:
+        raise SystemExit("gen-corpus: --copies must be at least 1")
     gen = load_generator()
     r = random.Random(args.seed)
-    root = os.path.join(args.out, ".pi", "agent", "sessions")
-    total, sessions, rare, common = 0, [], 0, 0
     started = time.monotonic()
-    n = 0
-    while total < args.size_mb * 1048576:
-        n += 1
-        size_mb = min(60.0, max(0.05, r.lognormvariate(0.3, 1.3)))
-        cwd = r.choice(PROJECTS)
-        directory = os.path.join(root, encode(cwd))
-        os.makedirs(directory, exist_ok=True)
-        tmp = os.path.join(directory, ".writing.jsonl")
-        gargs = gen.parse_args(["--size-mb", "%.3f" % size_mb, "--out", tmp, "--seed", str(args.seed * 100000 + n),
-                                "--cwd", cwd])
-        with open(tmp, "wb", buffering=1 << 20) as out:
-            manifest = gen.Generator(gargs, out).run()
-        with open(tmp, "rb") as f:
-            header = json.loads(f.readline())
-        stamp = header["timestamp"].replace(":", "-").replace(".", "-")
-        path = os.path.join(directory, "%s_%s.jsonl" % (stamp, header["id"]))
-        os.rename(tmp, path)
-        total += manifest["bytes"]
-        rare += manifest["needles"]["rare"]["lines"]
-        common += manifest["needles"]["common"]["lines"]
-        sessions.append({"path": path, "bytes": manifest["bytes"], "cwd": cwd})
-    summary = {"sessions": len(sessions), "bytes": total, "root": root, "files": sessions,
-               "rare": {"word": gen.RARE_NEEDLE, "lines": rare},
-               "common": {"word": gen.COMMON_NEEDLE, "lines": common}}
+    first = generate(gen, args, r, parse_mix(args.mix))
+    sessions = list(first)
+    for _ in range(args.copies - 1):
+        sessions += [copy(args.out, s, r) for s in first]
+    total = sum(s["bytes"] for s in sessions)
+    by_harness = {h: sum(s["bytes"] for s in sessions if s["harness"] == h) for h in HARNESSES}
+    summary = {"sessions": len(sessions), "bytes": total, "by_harness": by_harness, "copies": args.copies,
+               "root": os.path.join(args.out, ".pi", "agent", "sessions"), "files": sessions,
+               "rare": {"word": gen.RARE_NEEDLE, "lines": sum(s["rare"] for s in sessions)},
+               "common": {"word": gen.COMMON_NEEDLE, "lines": sum(s["common"] for s in sessions)}}
     if args.manifest:
         with open(args.manifest, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=1, ensure_ascii=False)
-    print("wrote %d sessions, %.1f MB, in %.0fs" % (len(sessions), total / 1048576, time.monotonic() - started),
-          file=sys.stderr)
+    print("wrote %d sessions, %.1f MB (%s), in %.0fs" % (
+        len(sessions), total / 1048576,
+        ", ".join("%s %.0f MB" % (h, b / 1048576) for h, b in by_harness.items() if b),
+        time.monotonic() - started), file=sys.stderr)
 
 
 if __name__ == "__main__":
