@@ -18,6 +18,7 @@ mod dream_signals;
 mod dream_undo;
 mod environment;
 mod generate;
+mod harness_claude;
 mod history_cache;
 mod history_cli;
 mod history_list;
