@@ -100,6 +100,7 @@ pub(super) fn open_hits(
     params: &SearchParams,
 ) -> Option<SessionHits> {
     let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
+    let harness = preview::harness_of(&file);
     let mut hits = Vec::new();
     for candidate in candidates {
         if hits.len() == params.hits {
@@ -114,6 +115,7 @@ pub(super) fn open_hits(
             result: stored.result,
             line: stored.line,
             version: record.version,
+            harness,
         };
         let Some(rebuilt) = preview::rebuild(&file, &located) else {
             continue;

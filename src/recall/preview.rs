@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use super::query::{token_spans, Alternative};
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
-use crate::session::{EntryKind, Message, Session};
+use crate::session::{self, Entry, EntryKind, Harness, Message, Session};
 use crate::text;
 
 /// Where an indexed event's lines are in its file, and how its document is built.
@@ -20,6 +20,8 @@ pub struct Located {
     pub result: Option<(u64, u64)>,
     pub line: u64,
     pub version: Option<u64>,
+    /// The file's harness, which reads the lines.
+    pub harness: Harness,
 }
 
 /// An event rebuilt from its lines.
@@ -38,24 +40,41 @@ pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
         Some(span) => Some(read_line(file, span)?),
         None => None,
     };
-    let header = match located.version {
-        Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
-        None => "{\"type\":\"session\"}".to_string(),
+    let (session, first_line) = match located.harness {
+        Harness::Pi => {
+            let header = match located.version {
+                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
+                None => "{\"type\":\"session\"}".to_string(),
+            };
+            let mut lines = vec![header, entry_line];
+            lines.extend(result_line);
+            (Session::from_lines(&lines), 2)
+        }
+        harness => {
+            let mut lines = vec![entry_line];
+            lines.extend(result_line);
+            (Session::from_lines_as(harness, &lines), 1)
+        }
     };
-    let mut lines = vec![header, entry_line];
-    lines.extend(result_line);
-    let session = Session::from_lines(&lines);
-    let entry = session.entries.first()?;
-    let source = source_of(&session, located)?;
+    let (index, source) = source_of(&session, located, first_line)?;
+    let entry = &session.entries[index];
     let entry_id = match session.entry_id(&entry.id) {
         id if id.starts_with("line:") => format!("line:{}", located.line),
         id => id.into_owned(),
     };
     Some(Rebuilt {
-        document: event_document(&session, 0, &source),
+        document: event_document(&session, index, &source),
         entry_id,
         created_at: session.timestamp(entry),
     })
+}
+
+/// The harness of an open session file, from its first bytes.
+pub fn harness_of(file: &File) -> Harness {
+    let mut head = vec![0u8; session::DETECT_BYTES];
+    let read = read_up_to(file, &mut head, 0).unwrap_or(0);
+    head.truncate(read);
+    session::detect(&head)
 }
 
 fn read_line(file: &File, (start, len): (u64, u64)) -> Option<String> {
@@ -90,34 +109,99 @@ fn read_up_to(file: &File, buffer: &mut [u8], offset: u64) -> Option<usize> {
     Some(read)
 }
 
-/// The event source for the rebuilt lines (entry 0, result 1).
-fn source_of(session: &Session, located: &Located) -> Option<EventSource> {
-    let entry = session.entries.first()?;
+/// The entry the event comes from and its source, among the rebuilt lines' entries: the event's
+/// line is `first_line`, its result's the next. A line of another harness can hold several
+/// entries (a Claude Code record of tool results and text): the one of the event's kind is
+/// taken, and a call's result is the one that answers its id.
+fn source_of(
+    session: &Session,
+    located: &Located,
+    first_line: usize,
+) -> Option<(usize, EventSource)> {
+    let on_line = |line: usize, wanted: &dyn Fn(&Entry) -> bool| {
+        (0..session.entries.len())
+            .find(|&i| session.entries[i].line == line && wanted(&session.entries[i]))
+    };
+    let content = |entry: &Entry| match &entry.kind {
+        EntryKind::Message(
+            Message::User { content }
+            | Message::Assistant {
+                content,
+                own_event: true,
+                ..
+            }
+            | Message::Custom { content },
+        )
+        | EntryKind::CustomMessage { content, .. } => Some(*content),
+        _ => None,
+    };
+    let summary = |entry: &Entry| match &entry.kind {
+        EntryKind::Compaction { summary }
+        | EntryKind::BranchSummary { summary }
+        | EntryKind::Message(
+            Message::CompactionSummary { summary } | Message::BranchSummary { summary },
+        ) => Some(*summary),
+        _ => None,
+    };
+    let is_result =
+        |entry: &Entry| matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }));
     Some(match located.flags.kind {
-        SourceKind::Content => EventSource::Content(match &entry.kind {
-            EntryKind::Message(
-                Message::User { content }
-                | Message::Assistant { content, .. }
-                | Message::Custom { content },
-            )
-            | EntryKind::CustomMessage { content, .. } => *content,
-            _ => return None,
-        }),
-        SourceKind::Summary => EventSource::Summary(match &entry.kind {
-            EntryKind::Compaction { summary }
-            | EntryKind::BranchSummary { summary }
-            | EntryKind::Message(
-                Message::CompactionSummary { summary } | Message::BranchSummary { summary },
-            ) => *summary,
-            _ => return None,
-        }),
-        SourceKind::Call => EventSource::Call {
-            index: located.flags.call_index,
-            result: located.result.map(|_| 1),
-        },
-        SourceKind::OrphanResult => EventSource::OrphanResult,
-        SourceKind::Bash => EventSource::Bash,
+        SourceKind::Content => {
+            let i = on_line(first_line, &|e| content(e).is_some())?;
+            (i, EventSource::Content(content(&session.entries[i])?))
+        }
+        SourceKind::Summary => {
+            let i = on_line(first_line, &|e| summary(e).is_some())?;
+            (i, EventSource::Summary(summary(&session.entries[i])?))
+        }
+        SourceKind::Call => {
+            let index = located.flags.call_index;
+            let i = on_line(
+                first_line,
+                &|e| matches!(&e.kind, EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len()),
+            )?;
+            let result = match located.result {
+                Some(_) => Some(answer(session, i, index, first_line + 1)?),
+                None => None,
+            };
+            (i, EventSource::Call { index, result })
+        }
+        SourceKind::OrphanResult => (on_line(first_line, &is_result)?, EventSource::OrphanResult),
+        SourceKind::Bash => (on_line(first_line, &|_| true)?, EventSource::Bash),
     })
+}
+
+/// The result on `line` that answers call `index` of the assistant entry `call`: the one with
+/// the call's id, else the line's first result.
+fn answer(session: &Session, call: usize, index: usize, line: usize) -> Option<usize> {
+    let call_id = match &session.entries[call].kind {
+        EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls[index].id,
+        _ => None,
+    };
+    let results: Vec<usize> = (0..session.entries.len())
+        .filter(|&i| session.entries[i].line == line)
+        .filter(|&i| {
+            matches!(
+                session.entries[i].kind,
+                EntryKind::Message(Message::ToolResult { .. })
+            )
+        })
+        .collect();
+    let answers = |&i: &usize| match (&session.entries[i].kind, call_id) {
+        (
+            EntryKind::Message(Message::ToolResult {
+                tool_call_id: Some(id),
+                ..
+            }),
+            Some(call_id),
+        ) => session.atom(*id) == session.atom(call_id),
+        _ => false,
+    };
+    results
+        .iter()
+        .copied()
+        .find(answers)
+        .or(results.first().copied())
 }
 
 /// Where the query matches a document, in code points.
