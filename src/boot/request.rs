@@ -127,6 +127,8 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
         agent: non_empty(request.agent),
         model: non_empty(request.model),
         sessions_dirs: Vec::new(),
+        claude_dirs: Vec::new(),
+        codex_dirs: Vec::new(),
         live_session_dir: request.session_dir,
     };
     // A session id that is not a safe directory name leaves the session home unusable, not the

@@ -1,7 +1,6 @@
 //! Finding session files under the roots, and opening them safely.
 //!
-//! A root holds `*.jsonl` files directly (a custom session dir) or one directory below (Pi's
-//! `--<encoded cwd>--/` layout). Anything that is not a regular file once opened (a FIFO, a
+//! Each root is read in its harness's layout ([`discover`]). Anything that is not a regular file once opened (a FIFO, a
 //! socket, a dangling symlink, a directory named `*.jsonl`) or cannot be opened is skipped and
 //! counted as unreadable. Files are opened with `O_NONBLOCK`, so a FIFO never blocks the reader.
 
@@ -10,6 +9,8 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use super::roots::{Harness, Root};
 
 /// A session file found under a root, with its metadata at discovery time.
 #[derive(Debug, Clone)]
@@ -71,60 +72,110 @@ pub struct Discovery {
     pub unreadable: usize,
 }
 
-pub fn discover(roots: &[PathBuf]) -> Discovery {
-    let mut discovery = Discovery::default();
-    let mut seen = rustc_hash::FxHashSet::default();
+/// The session files under `roots`, each read in its harness's layout (docs/recall.md):
+/// - Pi: `*.jsonl` in the root and one directory below it;
+/// - Claude Code: `*.jsonl` in the root and one directory below it (`<encoded cwd>/`), and
+///   subagents in `<that directory>/<session>/subagents/*.jsonl`;
+/// - Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
+///
+/// Every pattern has a fixed depth, so a directory link that loops back is read at most once
+/// per pattern and never walked into; a link that fails to resolve is skipped.
+pub fn discover(roots: &[Root]) -> Discovery {
+    let mut walk = Walk::default();
     for root in roots {
-        let Ok(entries) = fs::read_dir(root) else {
-            continue;
-        };
-        let mut names: Vec<(PathBuf, bool)> = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if is_jsonl(&path) {
-                names.push((path, false));
-            } else if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-                names.push((path, true));
-            }
-        }
-        names.sort();
-        for (path, is_dir) in names {
-            if is_dir {
-                let Ok(inner) = fs::read_dir(&path) else {
-                    continue;
-                };
-                let mut files: Vec<PathBuf> = inner
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| is_jsonl(p))
-                    .collect();
-                files.sort();
-                for file in files {
-                    consider(&mut discovery, &mut seen, file);
-                }
-            } else {
-                consider(&mut discovery, &mut seen, path);
-            }
+        match root.harness {
+            Harness::Pi => walk.pi(&root.path),
+            Harness::Claude => walk.claude(&root.path),
+            Harness::Codex => walk.codex(&root.path),
         }
     }
-    discovery
+    walk.discovery
 }
 
-fn consider(
-    discovery: &mut Discovery,
-    seen: &mut rustc_hash::FxHashSet<(u64, u64)>,
-    path: PathBuf,
-) {
-    match fs::metadata(&path) {
-        Ok(metadata) if metadata.is_file() => {
-            let stat = Stat::of(&metadata);
-            if seen.insert((stat.dev, stat.ino)) {
-                discovery.files.push(Found { path, stat });
+#[derive(Default)]
+struct Walk {
+    discovery: Discovery,
+    seen: rustc_hash::FxHashSet<(u64, u64)>,
+}
+
+impl Walk {
+    fn pi(&mut self, root: &Path) {
+        self.files(root, is_jsonl);
+        for dir in subdirs(root) {
+            self.files(&dir, is_jsonl);
+        }
+    }
+
+    fn claude(&mut self, root: &Path) {
+        for dir in std::iter::once(root.to_path_buf()).chain(subdirs(root)) {
+            self.files(&dir, is_jsonl);
+            for session in subdirs(&dir) {
+                self.files(&session.join("subagents"), is_jsonl);
             }
         }
-        // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
-        _ => discovery.unreadable += 1,
     }
+
+    fn codex(&mut self, root: &Path) {
+        for year in subdirs(&root.join("sessions")) {
+            for month in subdirs(&year) {
+                for day in subdirs(&month) {
+                    self.files(&day, is_rollout);
+                }
+            }
+        }
+        self.files(&root.join("archived_sessions"), is_rollout);
+    }
+
+    /// The files of `dir` whose names `wanted` accepts, in name order.
+    fn files(&mut self, dir: &Path, wanted: fn(&Path) -> bool) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| wanted(p))
+            .collect();
+        files.sort();
+        for file in files {
+            self.consider(file);
+        }
+    }
+
+    fn consider(&mut self, path: PathBuf) {
+        match fs::metadata(&path) {
+            Ok(metadata) if metadata.is_file() => {
+                let stat = Stat::of(&metadata);
+                if self.seen.insert((stat.dev, stat.ino)) {
+                    self.discovery.files.push(Found { path, stat });
+                }
+            }
+            // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
+            _ => self.discovery.unreadable += 1,
+        }
+    }
+}
+
+/// The directories in `dir` (links to directories included), in name order; nothing when
+/// `dir` cannot be read.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !is_jsonl(p) && fs::metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn is_rollout(path: &Path) -> bool {
+    is_jsonl(path)
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
 }
 
 fn is_jsonl(path: &Path) -> bool {

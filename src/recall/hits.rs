@@ -154,6 +154,8 @@ pub(super) fn open_hits(
     let info = &record.info;
     Some(SessionHits {
         session_id: info.session_id.clone(),
+        harness: info.harness,
+        parent_session_id: info.parent_session_id.clone(),
         session_file: record.path.clone(),
         cwd: info.cwd.clone(),
         project_key: info.project_key.clone(),
@@ -163,6 +165,7 @@ pub(super) fn open_hits(
         hits,
         first_user_preview: info.first_user_preview.clone(),
         short_id: info.session_id.clone(),
+        short_parent_id: None,
         session_arg: record.path.clone(),
     })
 }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::discover;
 use super::error::RecallError;
+use super::roots::Root;
 
 /// The shortest prefix a person may type, and that human output shows.
 pub const MIN_PREFIX_CHARS: usize = 8;
@@ -23,7 +24,7 @@ pub struct SessionRef {
 
 /// Finds the session whose id is `query`, or starts with it, under the roots. An exact id wins
 /// over longer ids it prefixes.
-pub fn resolve_session(roots: &[PathBuf], query: &str) -> Result<SessionRef, RecallError> {
+pub fn resolve_session(roots: &[Root], query: &str) -> Result<SessionRef, RecallError> {
     let sessions: Vec<SessionRef> = discover::discover(roots)
         .files
         .into_iter()
