@@ -365,8 +365,9 @@ impl Recall {
     }
 
     /// The most recently updated sessions of a project other than `exclude`, for the boot
-    /// block. The index is refreshed only when that costs little (at most `max_refresh_bytes`
-    /// to read); otherwise the last commit answers. No index yet: none.
+    /// block, of every harness but without subagents (their work is their parent session's).
+    /// The index is refreshed only when that costs little (at most `max_refresh_bytes` to read);
+    /// otherwise the last commit answers. No index yet: none.
     pub fn recent_sessions(
         &self,
         project_key: &str,
@@ -388,6 +389,7 @@ impl Recall {
             .filter(|r| self.covers(r))
             .filter(|r| r.info.project_key.as_deref() == Some(project_key))
             .filter(|r| Some(r.info.session_id.as_str()) != exclude)
+            .filter(|r| r.info.parent_session_id.is_none())
             .collect();
         files.sort_by_key(|r| std::cmp::Reverse(r.info.updated_ms));
         Ok(files
