@@ -113,7 +113,11 @@ pub(super) fn seq_count(entry: &Entry) -> u64 {
         EntryKind::Compaction { .. }
         | EntryKind::BranchSummary { .. }
         | EntryKind::CustomMessage { .. } => 1,
-        EntryKind::Message(Message::Assistant { tool_calls, .. }) => 1 + tool_calls.len() as u64,
+        EntryKind::Message(Message::Assistant {
+            tool_calls,
+            own_event,
+            ..
+        }) => u64::from(*own_event) + tool_calls.len() as u64,
         EntryKind::Message(Message::System | Message::Unknown) => 0,
         EntryKind::Message(_) => 1,
         EntryKind::Custom { .. } | EntryKind::Other => 0,
@@ -354,11 +358,15 @@ impl<'s> History<'s> {
                     Message::Assistant {
                         content,
                         tool_calls,
+                        own_event,
                     } => {
-                        items.push(event(Role::Assistant, Source::Content(*content)));
+                        if *own_event {
+                            items.push(event(Role::Assistant, Source::Content(*content)));
+                        }
+                        let first_call = seq + u64::from(*own_event);
                         for (i, call) in tool_calls.iter().enumerate() {
                             items.push(RawItem {
-                                seq: seq + 1 + i as u64,
+                                seq: first_call + i as u64,
                                 window,
                                 entry: index,
                                 kind: RawKind::Call {
@@ -720,10 +728,11 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
             let (name, arguments) = match &entry.kind {
                 EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
                     tool_calls.get(*index).map_or((None, None), |call| {
-                        (
-                            call.name.map(|n| s.atom(n)),
-                            call.arguments.map(|a| s.raw(a)),
-                        )
+                        let arguments = match call.arguments {
+                            Some(a) if call.arguments_in_string => Some(s.string_value(Some(a))),
+                            a => a.map(|a| s.raw(a)),
+                        };
+                        (call.name.map(|n| s.atom(n)), arguments)
                     })
                 }
                 _ => (None, None),

@@ -23,13 +23,14 @@ use sha1::{Digest, Sha1};
 
 use super::entries::{column_value, Entries, StoredEntries, CHUNK_LEN};
 use super::guard::GuardedMap;
+use super::harness::Reader;
 use super::parse::Parser;
 use super::{Header, Session, SessionFile, Span};
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"PICTXIDX";
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 9;
+const FORMAT: u32 = 10;
 /// Magic, format (u32 LE), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 4 + 8;
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
@@ -57,6 +58,7 @@ struct IndexMeta {
     head_check: [u8; 20],
     tail_check: [u8; 20],
     header: Option<Header>,
+    reader: Reader,
     skipped: usize,
     lines: usize,
     atoms: String,
@@ -181,6 +183,7 @@ fn load(
     let stored = StoredEntries::new(payload, chunks, spans, shapes)?;
     let parser = Parser {
         header: meta.header,
+        reader: meta.reader,
         entries: Entries::with_stored(Some(stored)),
         skipped: meta.skipped,
         lines: meta.lines,
@@ -350,6 +353,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         head_check,
         tail_check,
         header: parser.header.clone(),
+        reader: parser.reader.clone(),
         skipped: parser.skipped,
         lines: parser.lines,
         atoms: parser.atoms.clone(),

@@ -175,12 +175,14 @@ impl SessionFile {
             .cache_dir
             .as_deref()
             .filter(|_| self.bytes().len() as u64 >= options.cache_min_bytes);
-        match (index_dir, &self.opened) {
+        let mut session = match (index_dir, &self.opened) {
             (Some(dir), Some(opened)) => {
                 super::cache::open_indexed(self, &opened.metadata, dir, rewrite_after, decode)
             }
             _ => Session::parse(self.source.clone()),
-        }
+        };
+        super::harness::complete_from_path(&mut session, &self.path);
+        session
     }
 
     /// The metadata of the opened file, from the `fstat` its bytes were read after; `None` for a
@@ -257,6 +259,16 @@ impl Opened {
         let mut now = vec![0; expected.len()];
         self.file.read_exact_at(&mut now, at).is_ok() && now == expected
     }
+}
+
+/// A regular file opened for reading its first bytes (a FIFO or device is refused, never
+/// waited on).
+pub(super) fn open_for_detection(path: &Path) -> io::Result<File> {
+    let file = open_nonblocking(path)?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(file)
 }
 
 /// `O_NONBLOCK`, so that opening a FIFO cannot wait for a writer.

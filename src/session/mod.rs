@@ -18,6 +18,7 @@ mod file;
 // The SIGBUS handler and its maps: the one place the library needs unsafe code.
 #[allow(unsafe_code)]
 mod guard;
+mod harness;
 mod parse;
 
 use std::borrow::Cow;
@@ -32,6 +33,7 @@ pub(crate) use cache::{
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{read_consistently, SessionFile};
+pub use harness::{detect, detect_file, detect_line, Harness, UnknownHarness, DETECT_BYTES};
 pub use parse::parse_line_for_fuzzing;
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
@@ -93,14 +95,20 @@ impl Entry {
     }
 }
 
-/// The session header: the first `type:"session"` object of the file.
+/// The session header: the first `type:"session"` object of a Pi file; for another harness,
+/// what its records say of the session (docs/harnesses.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Header {
     pub id: Option<String>,
-    /// `None` when the header has no numeric `version` (a v1 file).
+    /// `None` when the header has no numeric `version` (a v1 file; always for other harnesses).
     pub version: Option<u64>,
+    /// When the session started.
     pub timestamp: Option<String>,
     pub cwd: Option<String>,
+    /// The session's name, when the file gives one (Claude Code's `summary` records).
+    pub name: Option<String>,
+    /// The session a subagent's transcript belongs to (Claude Code's `sessionId` in a sidechain).
+    pub parent_session_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -151,6 +159,9 @@ pub enum Message {
     Assistant {
         content: Option<Span>,
         tool_calls: Vec<ToolCall>,
+        /// Whether the message is an assistant event of its own before its calls (Pi: always;
+        /// a Claude Code or Codex record that only calls a tool: no, so it takes no seq).
+        own_event: bool,
     },
     ToolResult {
         tool_call_id: Option<Atom>,
@@ -188,6 +199,9 @@ pub struct ToolCall {
     pub name: Option<Atom>,
     /// The raw `arguments` JSON exactly as written, when present.
     pub arguments: Option<Span>,
+    /// The arguments are a JSON string holding their text (Codex's `arguments` and `input`):
+    /// the document shows the string's text, not its JSON literal.
+    pub arguments_in_string: bool,
 }
 
 /// How [`Session::open_with`] may use an on-disk index of a large session.
@@ -235,6 +249,8 @@ pub struct Session {
     pub skipped_lines: usize,
     /// The text of every [`Atom`], back to back.
     atoms: String,
+    /// The agent that wrote the file, recognized from its first records.
+    pub harness: Harness,
 }
 
 impl Session {
@@ -282,6 +298,18 @@ impl Session {
     /// The session id from the header, if it has one.
     pub fn id(&self) -> Option<&str> {
         self.header.as_ref().and_then(|h| h.id.as_deref())
+    }
+
+    /// The session's name, when the file gives one.
+    pub fn name(&self) -> Option<&str> {
+        self.header.as_ref().and_then(|h| h.name.as_deref())
+    }
+
+    /// The session a subagent's transcript belongs to.
+    pub fn parent_session_id(&self) -> Option<&str> {
+        self.header
+            .as_ref()
+            .and_then(|h| h.parent_session_id.as_deref())
     }
 
     /// The session bytes.

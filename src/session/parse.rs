@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::harness::{self, Reader};
 use super::{
     Atom, Entries, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span,
     ToolCall, RESET_MARKER_TYPE,
@@ -107,18 +108,43 @@ struct MarkerDataRepr {
 }
 
 /// The kind of a parsed entry, before `hookMessage` is resolved against the header version.
-enum PendingKind {
+pub(super) enum PendingKind {
     Ready(EntryKind),
     /// A `hookMessage`, which is `custom` below version 3.
     HookMessage(Option<Span>),
 }
 
 /// An entry as parsed from its line, before its id is settled.
-struct PendingEntry {
-    id: Option<EntryId>,
-    parent_id: Option<EntryId>,
-    timestamp: Option<Span>,
-    kind: PendingKind,
+pub(super) struct PendingEntry {
+    pub id: Option<EntryId>,
+    pub parent_id: Option<EntryId>,
+    pub timestamp: Option<Span>,
+    pub kind: PendingKind,
+}
+
+impl PendingEntry {
+    /// An entry of a settled kind.
+    pub fn ready(
+        id: Option<EntryId>,
+        parent_id: Option<EntryId>,
+        timestamp: Option<Span>,
+        kind: EntryKind,
+    ) -> PendingEntry {
+        PendingEntry {
+            id,
+            parent_id,
+            timestamp,
+            kind: PendingKind::Ready(kind),
+        }
+    }
+}
+
+/// What a harness's reader made of one line.
+pub(super) enum Read {
+    /// The line's entries, in order (none: a record that is not an entry).
+    Entries(Vec<PendingEntry>),
+    /// Not UTF-8 JSON object, or not one the format can read: skipped and counted.
+    Malformed,
 }
 
 /// Incremental line parser: [`Parser::feed`] may be called for a prefix and later for what Pi
@@ -134,6 +160,8 @@ pub(super) struct Parser {
     pub atoms: String,
     /// The line being parsed, copied out of the session bytes (see [`Parser::feed`]).
     pub(super) line: Vec<u8>,
+    /// The format's line reader and what it remembers between lines.
+    pub(super) reader: Reader,
 }
 
 impl Parser {
@@ -166,18 +194,47 @@ impl Parser {
         };
         // Spans are offsets in the session bytes: a pointer into the copy, less `base`.
         let base = (line.as_ptr() as usize).wrapping_sub(start);
-        match parse_line(text, base, self.header.is_none(), &mut self.atoms) {
-            Parsed::Header(h) => self.header = Some(h),
-            Parsed::Entry(p) => {
-                let span = Span {
-                    start,
-                    end: start + line.len(),
-                };
-                let entry = self.settle(p, span, has_irregular_escapes(line));
-                self.entries.push(entry);
+        if matches!(self.reader, Reader::Undecided) {
+            if let Some(harness) = harness::detect_line(text) {
+                self.reader = Reader::new(harness);
             }
-            Parsed::Ignored => {}
-            Parsed::Malformed => self.skipped += 1,
+        }
+        let span = Span {
+            start,
+            end: start + line.len(),
+        };
+        let irregular = has_irregular_escapes(line);
+        let read = match &mut self.reader {
+            Reader::Undecided | Reader::Pi => {
+                match parse_line(text, base, self.header.is_none(), &mut self.atoms) {
+                    Parsed::Header(h) => {
+                        self.header = Some(h);
+                        return;
+                    }
+                    Parsed::Entry(p) => {
+                        let entry = self.settle(p, span, irregular);
+                        self.entries.push(entry);
+                        return;
+                    }
+                    Parsed::Ignored => return,
+                    Parsed::Malformed => Read::Malformed,
+                }
+            }
+            Reader::Claude(state) => {
+                harness::claude::read_line(state, text, base, &mut self.header, &mut self.atoms)
+            }
+            Reader::Codex(state) => {
+                harness::codex::read_line(state, text, base, &mut self.header, &mut self.atoms)
+            }
+        };
+        match read {
+            Read::Entries(entries) => {
+                for p in entries {
+                    let entry = self.settle(p, span, irregular);
+                    self.entries.push(entry);
+                }
+            }
+            Read::Malformed => self.skipped += 1,
         }
     }
 
@@ -188,7 +245,11 @@ impl Parser {
     fn settle(&self, p: PendingEntry, span: Span, irregular_escapes: bool) -> Entry {
         let version = self.header.as_ref().and_then(|h| h.version);
         let synthetic = EntryId::Line(self.lines);
-        let (id, parent_id) = if is_linear(version) {
+        let linear = match self.reader {
+            Reader::Undecided | Reader::Pi => is_linear(version),
+            _ => self.reader.is_linear(),
+        };
+        let (id, parent_id) = if linear {
             (synthetic, self.entries.last().map(|e| e.id))
         } else {
             (p.id.unwrap_or(synthetic), p.parent_id)
@@ -218,6 +279,7 @@ impl Parser {
             entries: self.entries,
             skipped_lines: self.skipped,
             atoms: self.atoms,
+            harness: self.reader.harness(),
         }
     }
 }
@@ -258,7 +320,7 @@ pub fn parse_line_for_fuzzing(line: &str) -> bool {
 }
 
 /// Decodes a JSON string value into the atom table.
-fn intern(atoms: &mut String, raw: &RawValue) -> Option<Atom> {
+pub(super) fn intern(atoms: &mut String, raw: &RawValue) -> Option<Atom> {
     let text = raw.get();
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains('\\') {
@@ -296,6 +358,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
             version: repr.version.and_then(number),
             timestamp: repr.timestamp.and_then(string),
             cwd: repr.cwd.and_then(string),
+            ..Header::default()
         });
     }
     let kind = match entry_type {
@@ -361,7 +424,7 @@ fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {
     })
 }
 
-fn push_atom(atoms: &mut String, text: &str) -> Atom {
+pub(super) fn push_atom(atoms: &mut String, text: &str) -> Atom {
     let start = atoms.len();
     atoms.push_str(text);
     Atom {
@@ -386,6 +449,7 @@ fn message_kind(
                 .content
                 .map(|c| tool_calls(c, span, atoms))
                 .unwrap_or_default(),
+            own_event: true,
         },
         "\"toolResult\"" => {
             let (output_truncated, full_output_path) = m
@@ -435,15 +499,23 @@ fn tool_calls(
             id: b.id.and_then(|raw| intern(atoms, raw)),
             name: b.name.and_then(|raw| intern(atoms, raw)),
             arguments: b.arguments.map(span),
+            arguments_in_string: false,
         })
         .collect()
 }
 
-/// The raw `text` values of the `text` blocks of a content array.
+/// The block types whose `text` is message text: Pi's and Claude Code's `text`, Codex's
+/// `input_text` and `output_text`.
+const TEXT_BLOCK_TYPES: [&str; 3] = ["\"text\"", "\"input_text\"", "\"output_text\""];
+
+/// The raw `text` values of the text blocks of a content array.
 pub(super) fn text_blocks(raw: &str) -> Vec<&RawValue> {
     blocks(raw)
         .into_iter()
-        .filter(|b| b.block_type.is_some_and(|t| t.get() == "\"text\""))
+        .filter(|b| {
+            b.block_type
+                .is_some_and(|t| TEXT_BLOCK_TYPES.contains(&t.get()))
+        })
         .filter_map(|b| b.text.filter(|t| t.get().starts_with('"')))
         .collect()
 }
@@ -489,7 +561,7 @@ fn marker_window_id(data: &RawValue) -> Option<String> {
     }
 }
 
-fn string(raw: &RawValue) -> Option<String> {
+pub(super) fn string(raw: &RawValue) -> Option<String> {
     serde_json::from_str::<String>(raw.get()).ok()
 }
 
@@ -499,6 +571,16 @@ fn number(raw: &RawValue) -> Option<u64> {
         .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
 }
 
-fn is_true(raw: &RawValue) -> bool {
+pub(super) fn is_true(raw: &RawValue) -> bool {
     raw.get() == "true"
+}
+
+/// The span of a raw JSON value borrowed from a line copy that starts at `base` (a pointer
+/// into the copy, less the line's offset in the session bytes).
+pub(super) fn span_in(raw: &RawValue, base: usize) -> Span {
+    let start = (raw.get().as_ptr() as usize).wrapping_sub(base);
+    Span {
+        start,
+        end: start + raw.get().len(),
+    }
 }

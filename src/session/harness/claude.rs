@@ -1,0 +1,353 @@
+//! Claude Code transcripts: `~/.claude/projects/<enc-cwd>/<session uuid>.jsonl` (docs/harnesses.md).
+//!
+//! Records form a tree by `uuid`/`parentUuid`; every record with a `uuid` is an entry, so the
+//! tree stays whole, and only `user` and `assistant` records make events. A `tool_use` block is
+//! a tool call of its own seq, a `tool_result` block a tool result paired by `tool_use_id`, a
+//! user record of tool results only makes no user event, thinking is never text. A
+//! `compact_boundary` record hangs under its `logicalParentUuid`, so the branch crosses a
+//! compaction, and the `isCompactSummary` record after it is the compaction's one `context`
+//! event. Records without a `uuid` take no seq; `summary` and `custom-title` name the session.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::super::parse::{intern, is_true, push_atom, span_in, string, PendingEntry, Read};
+use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
+
+/// The record types Claude Code writes (a record with a `uuid` or `sessionId` is Claude's too).
+pub(super) const RECORD_TYPES: [&str; 8] = [
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "custom-title",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+];
+
+/// What the reader remembers between lines.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(in crate::session) struct State {
+    /// A `custom-title` named the session: later `summary` records do not rename it.
+    titled: bool,
+}
+
+#[derive(Deserialize)]
+struct RecordRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    record_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uuid: Option<&'a RawValue>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: Option<&'a RawValue>,
+    #[serde(rename = "logicalParentUuid", borrow, default)]
+    logical_parent_uuid: Option<&'a RawValue>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<&'a RawValue>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow, default)]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(rename = "isCompactSummary", borrow, default)]
+    is_compact_summary: Option<&'a RawValue>,
+    #[serde(rename = "isMeta", borrow, default)]
+    is_meta: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(rename = "customTitle", borrow, default)]
+    custom_title: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MessageRepr<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+/// The fallback when the typed parse fails (a repeated key, a field of an unexpected type): the
+/// record still holds its place in the tree.
+#[derive(Deserialize)]
+struct TreeOnlyRepr {
+    #[serde(default)]
+    uuid: Option<serde_json::Value>,
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct BlockRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    block_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+}
+
+/// Reads one line of a Claude Code transcript.
+pub(in crate::session) fn read_line(
+    state: &mut State,
+    line: &str,
+    base: usize,
+    header: &mut Option<Header>,
+    atoms: &mut String,
+) -> Read {
+    if !line.trim_start().starts_with('{') {
+        return Read::Malformed;
+    }
+    let record: RecordRepr = match serde_json::from_str(line) {
+        Ok(record) => record,
+        Err(_) => return read_tree_only(line, atoms),
+    };
+    learn_session(state, &record, header);
+    let Some(uuid) = record.uuid.and_then(|raw| intern(atoms, raw)) else {
+        return Read::Entries(Vec::new());
+    };
+    let parent = match record.parent_uuid.filter(|raw| raw.get() != "null") {
+        Some(raw) => intern(atoms, raw),
+        // A compaction boundary starts a new root; its logical parent keeps the branch whole.
+        None => record
+            .logical_parent_uuid
+            .and_then(|raw| intern(atoms, raw)),
+    };
+    let timestamp = record.timestamp.map(|raw| span_in(raw, base));
+    let kinds = record_kinds(&record, base, atoms);
+    Read::Entries(chain(uuid, parent, timestamp, kinds, atoms))
+}
+
+/// The entries of one record: its kinds chained in order, the last one under the record's own
+/// uuid (children name it), the ones before it under `<uuid>#<n>`.
+fn chain(
+    uuid: super::super::Atom,
+    parent: Option<super::super::Atom>,
+    timestamp: Option<Span>,
+    kinds: Vec<EntryKind>,
+    atoms: &mut String,
+) -> Vec<PendingEntry> {
+    let count = kinds.len().max(1);
+    let kinds = if kinds.is_empty() {
+        vec![EntryKind::Other]
+    } else {
+        kinds
+    };
+    let mut parent = parent.map(EntryId::Atom);
+    let mut entries = Vec::with_capacity(count);
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let id = if i + 1 == count {
+            uuid
+        } else {
+            let own = format!("{}#{}", atom_text(atoms, uuid), i + 1);
+            push_atom(atoms, &own)
+        };
+        entries.push(PendingEntry::ready(
+            Some(EntryId::Atom(id)),
+            parent,
+            timestamp,
+            kind,
+        ));
+        parent = Some(EntryId::Atom(id));
+    }
+    entries
+}
+
+fn atom_text(atoms: &str, atom: super::super::Atom) -> String {
+    let start = atom.start as usize;
+    atoms
+        .get(start..start + atom.len as usize)
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The session's id, cwd, start, parent and name, from the first records that give them.
+fn learn_session(state: &mut State, record: &RecordRepr, header: &mut Option<Header>) {
+    let record_type = record.record_type.and_then(string);
+    match record_type.as_deref() {
+        Some("summary") => {
+            if let Some(summary) = record.summary.and_then(string).filter(|_| !state.titled) {
+                header.get_or_insert_with(Header::default).name = Some(summary);
+            }
+            return;
+        }
+        Some("custom-title") => {
+            if let Some(title) = record.custom_title.and_then(string) {
+                state.titled = true;
+                header.get_or_insert_with(Header::default).name = Some(title);
+            }
+            return;
+        }
+        _ => {}
+    }
+    let header = header.get_or_insert_with(Header::default);
+    if header.id.is_none() {
+        if let Some(session_id) = record.session_id.and_then(string) {
+            let agent = record
+                .agent_id
+                .and_then(string)
+                .filter(|_| record.is_sidechain.is_some_and(is_true));
+            match agent {
+                // A subagent's transcript is a session of its own, under its parent's.
+                Some(agent) => {
+                    header.id = Some(agent);
+                    header.parent_session_id = Some(session_id);
+                }
+                None => header.id = Some(session_id),
+            }
+        }
+    }
+    if header.cwd.is_none() {
+        header.cwd = record.cwd.and_then(string);
+    }
+    if header.timestamp.is_none() {
+        header.timestamp = record.timestamp.and_then(string);
+    }
+}
+
+/// What a record with a uuid holds, in order (empty: a record that makes no event).
+fn record_kinds(record: &RecordRepr, base: usize, atoms: &mut String) -> Vec<EntryKind> {
+    let content = record
+        .message
+        .and_then(|raw| serde_json::from_str::<MessageRepr>(raw.get()).ok())
+        .and_then(|m| m.content);
+    let span = |raw: &RawValue| span_in(raw, base);
+    match record.record_type.map_or("", RawValue::get) {
+        "\"assistant\"" => assistant_kinds(content, base, atoms),
+        "\"user\"" if record.is_compact_summary.is_some_and(is_true) => {
+            vec![EntryKind::Message(Message::Custom {
+                content: content.map(span),
+            })]
+        }
+        "\"user\"" if record.is_meta.is_some_and(is_true) => {
+            vec![EntryKind::Message(Message::Custom {
+                content: content.map(span),
+            })]
+        }
+        "\"user\"" => user_kinds(content, base, atoms),
+        _ => Vec::new(),
+    }
+}
+
+fn assistant_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) -> Vec<EntryKind> {
+    let Some(content) = content else {
+        return Vec::new();
+    };
+    let span = span_in(content, base);
+    if content.get().starts_with('"') {
+        return vec![assistant(Some(span), Vec::new(), true)];
+    }
+    let blocks = blocks(content.get());
+    let has_text = blocks.iter().any(is_text);
+    let calls: Vec<ToolCall> = blocks
+        .iter()
+        .filter(|b| block_type(b) == "\"tool_use\"")
+        .map(|b| ToolCall {
+            id: b.id.and_then(|raw| intern(atoms, raw)),
+            name: b.name.and_then(|raw| intern(atoms, raw)),
+            arguments: b.input.map(|raw| span_in(raw, base)),
+            arguments_in_string: false,
+        })
+        .collect();
+    if !has_text && calls.is_empty() {
+        return Vec::new();
+    }
+    vec![assistant(Some(span), calls, has_text)]
+}
+
+fn assistant(content: Option<Span>, tool_calls: Vec<ToolCall>, own_event: bool) -> EntryKind {
+    EntryKind::Message(Message::Assistant {
+        content,
+        tool_calls,
+        own_event,
+    })
+}
+
+/// A user record: its tool results, then its text (a record of tool results only makes no
+/// user event).
+fn user_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) -> Vec<EntryKind> {
+    let Some(content) = content else {
+        return Vec::new();
+    };
+    let span = span_in(content, base);
+    if content.get().starts_with('"') {
+        return vec![EntryKind::Message(Message::User {
+            content: Some(span),
+        })];
+    }
+    let blocks = blocks(content.get());
+    let mut kinds: Vec<EntryKind> = blocks
+        .iter()
+        .filter(|b| block_type(b) == "\"tool_result\"")
+        .map(|b| {
+            EntryKind::Message(Message::ToolResult {
+                tool_call_id: b.tool_use_id.and_then(|raw| intern(atoms, raw)),
+                tool_name: None,
+                is_error: b.is_error.is_some_and(is_true),
+                content: b.content.map(|raw| span_in(raw, base)),
+                output_truncated: false,
+                full_output_path: None,
+            })
+        })
+        .collect();
+    if blocks.iter().any(is_text) {
+        kinds.push(EntryKind::Message(Message::User {
+            content: Some(span),
+        }));
+    }
+    kinds
+}
+
+fn block_type<'a>(block: &BlockRepr<'a>) -> &'a str {
+    block.block_type.map_or("", RawValue::get)
+}
+
+fn is_text(block: &BlockRepr) -> bool {
+    block_type(block) == "\"text\"" && block.text.is_some_and(|t| t.get().starts_with('"'))
+}
+
+/// The blocks of a content array; elements that are not objects are dropped.
+fn blocks(raw: &str) -> Vec<BlockRepr<'_>> {
+    if let Ok(blocks) = serde_json::from_str::<Vec<BlockRepr>>(raw) {
+        return blocks;
+    }
+    serde_json::from_str::<Vec<&RawValue>>(raw)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|element| serde_json::from_str(element.get()).ok())
+        .collect()
+}
+
+fn read_tree_only(line: &str, atoms: &mut String) -> Read {
+    let Ok(record) = serde_json::from_str::<TreeOnlyRepr>(line) else {
+        return Read::Malformed;
+    };
+    let text = |v: Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let Some(uuid) = text(record.uuid) else {
+        return Read::Entries(Vec::new());
+    };
+    let parent = text(record.parent_uuid).map(|p| EntryId::Atom(push_atom(atoms, &p)));
+    Read::Entries(vec![PendingEntry::ready(
+        Some(EntryId::Atom(push_atom(atoms, &uuid))),
+        parent,
+        None,
+        EntryKind::Other,
+    )])
+}

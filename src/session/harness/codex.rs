@@ -1,0 +1,304 @@
+//! OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`
+//! (docs/harnesses.md).
+//!
+//! A rollout is linear: each entry's parent is the entry before it. Each line is
+//! `{"timestamp","type","payload"}`. Roled `response_item` messages are user and assistant
+//! events (the harness's own instructions and environment context, and developer or system
+//! messages, are `context` events); `function_call`, `custom_tool_call` and `local_shell_call`
+//! are tool calls paired with their outputs by `call_id`; `compacted` is a `context` event;
+//! `reasoning` is never text. `event_msg` turns are read only until the first roled
+//! `response_item` (older rollouts have none), so nothing is counted twice. The first
+//! `session_meta` gives the session's id, cwd and start.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::super::parse::{intern, push_atom, span_in, string, PendingEntry, Read};
+use super::super::{EntryKind, Header, Message, Span, ToolCall};
+
+/// The rollout item types Codex writes (each with a `payload`).
+pub(super) const RECORD_TYPES: [&str; 5] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+];
+
+/// What the reader remembers between lines.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(in crate::session) struct State {
+    /// A `session_meta` was read: later ones are ignored.
+    meta_seen: bool,
+    /// A roled `response_item` was read: `event_msg` turns from here on duplicate them.
+    roled_seen: bool,
+}
+
+#[derive(Deserialize)]
+struct RecordRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    record_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct PayloadRepr<'a> {
+    #[serde(rename = "type", borrow, default)]
+    item_type: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    role: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    action: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    call_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct OutputRepr<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct PartRepr {
+    #[serde(default)]
+    text: Option<serde_json::Value>,
+}
+
+/// Text that opens a user message Codex writes itself: project instructions (AGENTS.md) and
+/// the environment context it sends with every turn.
+const HARNESS_MARKERS: [&str; 4] = [
+    "<user_instructions>",
+    "<environment_context>",
+    "# AGENTS.md instructions for ",
+    "<INSTRUCTIONS>",
+];
+
+/// Reads one line of a Codex rollout.
+pub(in crate::session) fn read_line(
+    state: &mut State,
+    line: &str,
+    base: usize,
+    header: &mut Option<Header>,
+    atoms: &mut String,
+) -> Read {
+    if !line.trim_start().starts_with('{') {
+        return Read::Malformed;
+    }
+    let Ok(record) = serde_json::from_str::<RecordRepr>(line) else {
+        return if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() {
+            Read::Entries(Vec::new())
+        } else {
+            Read::Malformed
+        };
+    };
+    let payload = record
+        .payload
+        .filter(|raw| raw.get().starts_with('{'))
+        .and_then(|raw| serde_json::from_str::<PayloadRepr>(raw.get()).ok());
+    let Some(payload) = payload else {
+        return Read::Entries(Vec::new());
+    };
+    let timestamp = record.timestamp.map(|raw| span_in(raw, base));
+    let span = |raw: &RawValue| span_in(raw, base);
+    let kind = match record.record_type.map_or("", RawValue::get) {
+        "\"session_meta\"" => {
+            learn_session(state, &payload, record.timestamp, header);
+            None
+        }
+        "\"response_item\"" => response_item(state, &payload, &span, atoms),
+        "\"compacted\"" => Some(EntryKind::Compaction {
+            summary: payload.message.map(span),
+        }),
+        "\"event_msg\"" if !state.roled_seen => event_message(&payload, &span),
+        _ => None,
+    };
+    Read::Entries(
+        kind.map(|kind| PendingEntry::ready(None, None, timestamp, kind))
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// The first `session_meta` gives id (`id`, older files `session_id`), cwd and start.
+fn learn_session(
+    state: &mut State,
+    payload: &PayloadRepr,
+    record_timestamp: Option<&RawValue>,
+    header: &mut Option<Header>,
+) {
+    if std::mem::replace(&mut state.meta_seen, true) {
+        return;
+    }
+    let header = header.get_or_insert_with(Header::default);
+    header.id = payload.id.or(payload.session_id).and_then(string);
+    header.cwd = payload.cwd.and_then(string);
+    header.timestamp = payload.timestamp.or(record_timestamp).and_then(string);
+}
+
+fn response_item(
+    state: &mut State,
+    payload: &PayloadRepr,
+    span: &impl Fn(&RawValue) -> Span,
+    atoms: &mut String,
+) -> Option<EntryKind> {
+    match payload.item_type.map_or("", RawValue::get) {
+        "\"message\"" => {
+            let role = payload.role.and_then(string)?;
+            state.roled_seen = true;
+            let content = payload.content.map(span);
+            Some(EntryKind::Message(match role.as_str() {
+                "user" if !is_harness_text(payload.content) => Message::User { content },
+                "assistant" => Message::Assistant {
+                    content,
+                    tool_calls: Vec::new(),
+                    own_event: true,
+                },
+                "user" | "developer" | "system" => Message::Custom { content },
+                _ => return None,
+            }))
+        }
+        "\"function_call\"" => call(payload, payload.name, payload.arguments, span, atoms),
+        "\"custom_tool_call\"" => call(payload, payload.name, payload.input, span, atoms),
+        "\"local_shell_call\"" => {
+            let name = push_atom(atoms, "local_shell");
+            let mut kind = call(payload, None, payload.action, span, atoms)?;
+            if let EntryKind::Message(Message::Assistant { tool_calls, .. }) = &mut kind {
+                tool_calls[0].name = Some(name);
+            }
+            Some(kind)
+        }
+        "\"function_call_output\""
+        | "\"custom_tool_call_output\""
+        | "\"local_shell_call_output\"" => Some(EntryKind::Message(Message::ToolResult {
+            tool_call_id: call_id(payload, atoms),
+            tool_name: None,
+            is_error: false,
+            content: output(payload.output).map(span),
+            output_truncated: false,
+            full_output_path: None,
+        })),
+        _ => None,
+    }
+}
+
+/// A tool call record: an assistant message of one call and no text of its own.
+fn call(
+    payload: &PayloadRepr,
+    name: Option<&RawValue>,
+    arguments: Option<&RawValue>,
+    span: &impl Fn(&RawValue) -> Span,
+    atoms: &mut String,
+) -> Option<EntryKind> {
+    let call = ToolCall {
+        id: call_id(payload, atoms),
+        name: name.and_then(|raw| intern(atoms, raw)),
+        arguments: arguments.map(span),
+        arguments_in_string: arguments.is_some_and(|raw| raw.get().starts_with('"')),
+    };
+    Some(EntryKind::Message(Message::Assistant {
+        content: None,
+        tool_calls: vec![call],
+        own_event: false,
+    }))
+}
+
+fn call_id(payload: &PayloadRepr, atoms: &mut String) -> Option<super::super::Atom> {
+    payload
+        .call_id
+        .filter(|raw| raw.get().starts_with('"'))
+        .or(payload.id)
+        .and_then(|raw| intern(atoms, raw))
+}
+
+/// A tool output's text: a string, an array of content items, or (some versions) an object
+/// holding its `content`.
+fn output(raw: Option<&RawValue>) -> Option<&RawValue> {
+    let raw = raw?;
+    if !raw.get().starts_with('{') {
+        return Some(raw);
+    }
+    serde_json::from_str::<OutputRepr>(raw.get()).ok()?.content
+}
+
+/// An `event_msg` of an older rollout: the user's and the agent's turns.
+fn event_message(payload: &PayloadRepr, span: &impl Fn(&RawValue) -> Span) -> Option<EntryKind> {
+    let content = payload.message.map(span);
+    Some(EntryKind::Message(
+        match payload.item_type.map_or("", RawValue::get) {
+            "\"user_message\"" => Message::User { content },
+            "\"agent_message\"" => Message::Assistant {
+                content,
+                tool_calls: Vec::new(),
+                own_event: true,
+            },
+            _ => return None,
+        },
+    ))
+}
+
+/// Whether every text part of a user message is one the harness wrote itself.
+fn is_harness_text(content: Option<&RawValue>) -> bool {
+    let Some(content) = content else {
+        return false;
+    };
+    let texts: Vec<String> = if content.get().starts_with('"') {
+        string(content).into_iter().collect()
+    } else {
+        serde_json::from_str::<Vec<PartRepr>>(content.get())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|part| match part.text {
+                Some(serde_json::Value::String(text)) => Some(text),
+                _ => None,
+            })
+            .collect()
+    };
+    !texts.is_empty()
+        && texts.iter().all(|text| {
+            let text = text.trim_start();
+            HARNESS_MARKERS
+                .iter()
+                .any(|marker| text.starts_with(marker))
+        })
+}
+
+/// The uuid a rollout's file name ends with (`rollout-2025-01-01T10-00-00-<uuid>.jsonl`).
+pub(super) fn id_from_file_name(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    let tail = stem.get(stem.len().checked_sub(36)?..)?;
+    is_uuid(tail).then(|| tail.to_ascii_lowercase())
+}
+
+fn is_uuid(text: &str) -> bool {
+    text.len() == 36
+        && text.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
