@@ -169,6 +169,22 @@ fn sessions() {
     snapshot(&env, "sessions", &text);
 }
 
+/// Sessions of Claude Code and Codex beside Pi's: each tagged with its agent, a subagent with
+/// its parent's id.
+#[test]
+fn sessions_of_other_agents() {
+    let env = TestEnv::new();
+    let project = common::harnesses::three_agents(&env);
+    let mut text = String::new();
+    for args in [
+        vec!["sessions", "list"],
+        vec!["sessions", "search", "flamingo adapter"],
+    ] {
+        text.push_str(&run(&env, &project, &args, ""));
+    }
+    snapshot(&env, "sessions_of_other_agents", &text);
+}
+
 #[test]
 fn dream_and_doctor() {
     let env = TestEnv::new();

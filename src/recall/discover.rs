@@ -198,26 +198,3 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     }
     Ok((file, metadata))
 }
-
-/// The first line of a session file (its header, as Pi writes it), read without loading the
-/// file; `None` past `limit` bytes.
-pub fn first_line(path: &Path, limit: usize) -> io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let (mut file, _) = open_regular(path)?;
-    let mut line = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while line.len() < limit {
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if let Some(end) = memchr::memchr(b'\n', &chunk[..n]) {
-            line.extend_from_slice(&chunk[..end]);
-            return Ok(Some(line));
-        }
-        line.extend_from_slice(&chunk[..n]);
-    }
-    Ok((line.len() <= limit).then_some(line))
-}

@@ -114,6 +114,7 @@ pub(super) fn open_hits(
             result: stored.result,
             line: stored.line,
             version: record.version,
+            harness: record.info.harness,
         };
         let Some(rebuilt) = preview::rebuild(&file, &located) else {
             continue;

@@ -33,7 +33,7 @@ pub use catalog::SessionInfo;
 pub use error::RecallError;
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
-pub use roots::{session_roots, settings_session_dir, Harness, Root, RootsInput};
+pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Root, RootsInput};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
 use crate::history::Role;
@@ -102,6 +102,7 @@ pub struct SearchParams {
 #[derive(Debug, Clone, Serialize)]
 pub struct ListedSession {
     pub session_id: String,
+    #[serde(serialize_with = "roots::serialize_harness")]
     pub harness: Harness,
     pub parent_session_id: Option<String>,
     pub session_file: String,
@@ -153,6 +154,7 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionHits {
     pub session_id: String,
+    #[serde(serialize_with = "roots::serialize_harness")]
     pub harness: Harness,
     pub parent_session_id: Option<String>,
     pub session_file: String,

@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use super::query::{token_spans, Alternative};
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
-use crate::session::{EntryKind, Message, Session};
+use crate::session::{Atom, Entry, EntryKind, Harness, Message, Session};
 use crate::text;
 
 /// Where an indexed event's lines are in its file, and how its document is built.
@@ -20,6 +20,8 @@ pub struct Located {
     pub result: Option<(u64, u64)>,
     pub line: u64,
     pub version: Option<u64>,
+    /// The agent that wrote the file: its lines are read by that agent's reader.
+    pub harness: Harness,
 }
 
 /// An event rebuilt from its lines.
@@ -38,23 +40,31 @@ pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
         Some(span) => Some(read_line(file, span)?),
         None => None,
     };
-    let header = match located.version {
-        Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
-        None => "{\"type\":\"session\"}".to_string(),
-    };
-    let mut lines = vec![header, entry_line];
+    let mut lines = Vec::with_capacity(3);
+    // A Pi line is read under a header of the file's version; another agent's lines are
+    // recognized by their own records.
+    if located.harness == Harness::Pi {
+        lines.push(match located.version {
+            Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
+            None => "{\"type\":\"session\"}".to_string(),
+        });
+    }
+    lines.push(entry_line);
     lines.extend(result_line);
     let session = Session::from_lines(&lines);
-    let entry = session.entries.first()?;
-    let source = source_of(&session, located)?;
-    let entry_id = match session.entry_id(&entry.id) {
+    if session.harness != located.harness {
+        return None;
+    }
+    let entry_line_number = lines.len() - usize::from(located.result.is_some());
+    let (entry, source) = source_of(&session, located, entry_line_number)?;
+    let entry_id = match session.entry_id(&session.entries[entry].id) {
         id if id.starts_with("line:") => format!("line:{}", located.line),
         id => id.into_owned(),
     };
     Some(Rebuilt {
-        document: event_document(&session, 0, &source),
+        document: event_document(&session, entry, &source),
         entry_id,
-        created_at: session.timestamp(entry),
+        created_at: session.timestamp(&session.entries[entry]),
     })
 }
 
@@ -90,33 +100,89 @@ fn read_up_to(file: &File, buffer: &mut [u8], offset: u64) -> Option<usize> {
     Some(read)
 }
 
-/// The event source for the rebuilt lines (entry 0, result 1).
-fn source_of(session: &Session, located: &Located) -> Option<EventSource> {
-    let entry = session.entries.first()?;
+/// The event's entry among the rebuilt lines and its source. The entry line (line
+/// `entry_line` of the rebuilt text) may hold several entries (a Claude Code record of several
+/// tool results and text): the one the event's kind names; a call's result is the entry of the
+/// result line that answers it.
+fn source_of(
+    session: &Session,
+    located: &Located,
+    entry_line: usize,
+) -> Option<(usize, EventSource)> {
+    let on_line = |line: usize| {
+        session
+            .entries
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.line == line)
+    };
+    let mut candidates = on_line(entry_line);
     Some(match located.flags.kind {
-        SourceKind::Content => EventSource::Content(match &entry.kind {
-            EntryKind::Message(
-                Message::User { content }
-                | Message::Assistant { content, .. }
-                | Message::Custom { content },
-            )
-            | EntryKind::CustomMessage { content, .. } => *content,
-            _ => return None,
-        }),
-        SourceKind::Summary => EventSource::Summary(match &entry.kind {
-            EntryKind::Compaction { summary }
-            | EntryKind::BranchSummary { summary }
-            | EntryKind::Message(
-                Message::CompactionSummary { summary } | Message::BranchSummary { summary },
-            ) => *summary,
-            _ => return None,
-        }),
-        SourceKind::Call => EventSource::Call {
-            index: located.flags.call_index,
-            result: located.result.map(|_| 1),
-        },
-        SourceKind::OrphanResult => EventSource::OrphanResult,
-        SourceKind::Bash => EventSource::Bash,
+        SourceKind::Content => candidates.find_map(|(i, entry)| {
+            let content = match &entry.kind {
+                EntryKind::Message(
+                    Message::User { content }
+                    | Message::Assistant { content, .. }
+                    | Message::Custom { content },
+                )
+                | EntryKind::CustomMessage { content, .. } => *content,
+                _ => return None,
+            };
+            Some((i, EventSource::Content(content)))
+        })?,
+        SourceKind::Summary => candidates.find_map(|(i, entry)| {
+            let summary = match &entry.kind {
+                EntryKind::Compaction { summary }
+                | EntryKind::BranchSummary { summary }
+                | EntryKind::Message(
+                    Message::CompactionSummary { summary } | Message::BranchSummary { summary },
+                ) => *summary,
+                _ => return None,
+            };
+            Some((i, EventSource::Summary(summary)))
+        })?,
+        SourceKind::Call => {
+            let index = located.flags.call_index;
+            let (i, call_id) = candidates.find_map(|(i, entry)| match &entry.kind {
+                EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
+                    Some((i, tool_calls.get(index as usize)?.id))
+                }
+                _ => None,
+            })?;
+            let result = match located.result {
+                None => None,
+                // A Pi result line holds the one result the index paired with the call.
+                Some(_) if located.harness == Harness::Pi => {
+                    Some(on_line(entry_line + 1).next()?.0)
+                }
+                Some(_) => Some(answer_to(session, on_line(entry_line + 1), call_id)?),
+            };
+            (i, EventSource::Call { index, result })
+        }
+        SourceKind::OrphanResult => candidates.find_map(|(i, entry)| {
+            matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }))
+                .then_some((i, EventSource::OrphanResult))
+        })?,
+        SourceKind::Bash => candidates.next().map(|(i, _)| (i, EventSource::Bash))?,
+    })
+}
+
+/// The tool result among `entries` that answers the call `call_id` (any result when either
+/// has no id).
+fn answer_to<'a>(
+    session: &Session,
+    mut entries: impl Iterator<Item = (usize, &'a Entry)>,
+    call_id: Option<Atom>,
+) -> Option<usize> {
+    entries.find_map(|(i, entry)| match &entry.kind {
+        EntryKind::Message(Message::ToolResult { tool_call_id, .. }) => {
+            let answers = match (call_id, tool_call_id) {
+                (Some(call), Some(result)) => session.atom(call) == session.atom(*result),
+                _ => true,
+            };
+            answers.then_some(i)
+        }
+        _ => None,
     })
 }
 

@@ -23,7 +23,7 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
-use super::roots::{Harness, Root};
+use super::roots::Root;
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
@@ -628,14 +628,13 @@ fn session_info(
         .range(0..entries)
         .rev()
         .find_map(|e| session.timestamp(e));
-    let (harness, parent_session_id) = origin(session);
     SessionInfo {
         session_id: session_id.to_string(),
-        harness,
-        parent_session_id,
+        harness: session.harness,
+        parent_session_id: session.parent_session_id().map(str::to_string),
         cwd,
         project_key,
-        name: session_name(session, entries),
+        name: session_name(session, entries).or_else(|| session.name().map(str::to_string)),
         created_at: header.and_then(|h| h.timestamp.clone()),
         updated_ms: updated_at.as_deref().and_then(parse_ms).unwrap_or(0),
         updated_at,
@@ -643,12 +642,6 @@ fn session_info(
         bytes,
         first_user_preview,
     }
-}
-
-/// The harness that wrote the session, and the session that started it.
-fn origin(session: &Session) -> (Harness, Option<String>) {
-    let _ = session;
-    (Harness::Pi, None)
 }
 
 /// The name of the last `session_info` entry (`/name`), if it has one.
@@ -693,6 +686,7 @@ pub fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Harness;
 
     fn record_of(bytes: &[u8], stat: Stat, racy: bool) -> FileRecord {
         let (head_check, tail_check) = checks(bytes);

@@ -5,54 +5,23 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// The agent that wrote a session.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Harness {
-    Pi,
-    Claude,
-    Codex,
-}
+pub use crate::session::Harness;
 
-impl Harness {
-    pub const ALL: [Harness; 3] = [Harness::Pi, Harness::Claude, Harness::Codex];
-    pub const NAMES: [&'static str; 3] = ["pi", "claude", "codex"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Harness::Pi => "pi",
-            Harness::Claude => "claude",
-            Harness::Codex => "codex",
-        }
-    }
-
-    /// The agent's name as people say it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Harness::Pi => "Pi",
-            Harness::Claude => "Claude Code",
-            Harness::Codex => "Codex",
-        }
+/// The agent's name as people say it (the boot names other agents' sessions by it).
+pub fn harness_label(harness: Harness) -> &'static str {
+    match harness {
+        Harness::Pi => "Pi",
+        Harness::Claude => "Claude Code",
+        Harness::Codex => "Codex",
     }
 }
 
-impl std::fmt::Display for Harness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Harness {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Harness, String> {
-        Harness::ALL
-            .into_iter()
-            .find(|h| h.as_str() == text)
-            .ok_or_else(|| format!("unknown harness {text:?}; harnesses are pi, claude, codex"))
-    }
+/// A harness as the wire names it (`pi`, `claude`, `codex`), for `serialize_with`.
+pub fn serialize_harness<S: serde::Serializer>(
+    harness: &Harness,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(harness.as_str())
 }
 
 /// A directory holding sessions in one harness's layout.
@@ -310,7 +279,10 @@ mod tests {
         i.home = None;
         i.claude_config_dir = None;
         i.codex_home = None;
-        assert_eq!(session_roots(&i), vec![pi(dir.path().join("agent/sessions"))]);
+        assert_eq!(
+            session_roots(&i),
+            vec![pi(dir.path().join("agent/sessions"))]
+        );
     }
 
     #[test]
@@ -320,5 +292,16 @@ mod tests {
         }
         assert!("gemini".parse::<Harness>().is_err());
         assert_eq!(Harness::NAMES, Harness::ALL.map(Harness::as_str));
+        let json = serde_json::to_value(Named {
+            harness: Harness::Claude,
+        })
+        .unwrap();
+        assert_eq!(json["harness"], "claude");
+    }
+
+    #[derive(serde::Serialize)]
+    struct Named {
+        #[serde(serialize_with = "serialize_harness")]
+        harness: Harness,
     }
 }

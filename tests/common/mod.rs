@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod dream;
+pub mod harnesses;
 pub mod notes;
 pub mod pi;
 pub mod recall;

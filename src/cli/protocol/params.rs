@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use pi_context::history::{Role, UnknownRole};
-use pi_context::recall::Harness;
+use pi_context::session::{Harness, UnknownHarness};
 
 use super::Refusal;
 
@@ -130,7 +130,10 @@ impl<'a> Params<'a> {
         }
         names
             .iter()
-            .map(|name| name.parse().map_err(invalid))
+            .map(|name| {
+                name.parse()
+                    .map_err(|e: UnknownHarness| invalid(e.to_string()))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
     }
