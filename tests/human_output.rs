@@ -43,7 +43,7 @@ fn snapshot(env: &TestEnv, name: &str, text: &str) {
     // Project keys end in the first 8 hex digits of a SHA-1 of a temp path.
     settings.add_filter(r"-[0-9a-f]{8}\b", "-[HASH]");
     // Session sizes include the temp paths written into them.
-    settings.add_filter(r", [0-9.]+ (B|KiB|MiB)\)", ", [SIZE])");
+    settings.add_filter(r", [0-9.]+ (B|KB|MB|KiB|MiB)\)", ", [SIZE])");
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 
