@@ -31,7 +31,7 @@ complete -c pi-context -n "__fish_pi_context_needs_command" -s h -l help -d 'Pri
 complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d 'Print version'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
@@ -285,7 +285,12 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cwd -d 'The sessions of the project holding this directory [default: the current directory]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l since -d 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -s n -l limit -d 'At most this many sessions' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -304,14 +309,24 @@ all\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s n -l limit -d 'At most this many sessions' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l hits -d 'At most this many hits per session' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l max-chars -d 'Code points of preview per hit' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l all -d 'Every project\'s sessions (the current project\'s rank higher)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l json -d 'Print JSON instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -392,7 +407,7 @@ never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
