@@ -12,9 +12,17 @@ calls, orphan and duplicate results, empty assistant messages and a Unicode mix.
 Two needle words are planted so benchmarks have a rare and a common search term; the manifest
 says how many lines contain each (what `rg -i -F -c WORD FILE` prints).
 
+With `--harness claude` or `--harness codex` it writes the same conversation shapes as a Claude
+Code transcript (records split per content block, tool_use/tool_result with `toolUseResult`
+copies, thinking, rewinds as abandoned branches, compact boundaries with their summaries,
+file-history snapshots) or a Codex rollout (session_meta, instructions and environment context,
+function and custom tool calls with their outputs, encrypted reasoning, every turn repeated as
+`event_msg`, token counts, compactions), with the needles planted the same way.
+
 Same --seed and --size-mb, same bytes. Python 3.9+, standard library only.
 
     python3 scripts/gen-session.py --size-mb 100 --out big.jsonl --manifest big.json [--seed 1]
+    python3 scripts/gen-session.py --harness codex --size-mb 100 --out rollout.jsonl
 """
 import argparse
 import base64
@@ -592,9 +600,192 @@ class Generator:
         }
 
 
+class RecordWriter(SessionWriter):
+    """Writes another harness's records (no Pi tree bookkeeping), counting needle lines."""
+
+    def record(self, obj):
+        self.advance(0.2, 8.0)
+        self._write(obj)
+        self.entries += 1
+
+
+class HarnessGenerator(Generator):
+    """The text and tool-output helpers of the Pi generator, for another harness's records."""
+
+    def __init__(self, args, out):
+        super().__init__(args, out)
+        self.w = RecordWriter(out, self.r, [RARE_NEEDLE, COMMON_NEEDLE])
+
+    def run(self):
+        self.start()
+        while self.w.bytes < self.target:
+            if self.w.bytes >= self.next_rare_at:
+                self.rare_due = True
+                self.next_rare_at += self.rare_step
+            self.turn += 1
+            self.turn_once()
+        return self.harness_manifest()
+
+    def harness_manifest(self):
+        w = self.w
+        return {
+            "generator": "scripts/gen-session.py",
+            "harness": self.a.harness,
+            "seed": self.a.seed,
+            "size_mb": self.a.size_mb,
+            "session_id": self.session_id,
+            "bytes": w.bytes,
+            "lines": w.lines,
+            "records": w.entries,
+            "turns": self.turn,
+            "needles": {
+                role: {"word": word, "lines": w.needle_lines[word]}
+                for role, word in (("rare", RARE_NEEDLE), ("common", COMMON_NEEDLE))
+            },
+        }
+
+    def call_output(self, call):
+        if self.r.random() < 0.06:
+            return self.log(2, 10) + "\n\nCommand exited with code 1", True
+        return self.tool_output(call), False
+
+
+class ClaudeGenerator(HarnessGenerator):
+    """A Claude Code transcript: one record per content block, a uuid/parentUuid tree."""
+
+    def start(self):
+        self.path = []
+        self.w.record({"type": "summary", "summary": self.sentence(), "leafUuid": str(self.uuid())})
+
+    def uuid(self):
+        return uuid.UUID(int=self.r.getrandbits(128), version=4)
+
+    def base(self, kind, extra):
+        uid = str(self.uuid())
+        obj = {"parentUuid": self.path[-1] if self.path else None, "isSidechain": False,
+               "userType": "external", "cwd": self.a.cwd, "sessionId": self.session_id,
+               "version": "2.0.14", "gitBranch": "main", "type": kind}
+        obj.update(extra)
+        obj["uuid"] = uid
+        obj["timestamp"] = self.w.iso()
+        self.w.record(obj)
+        self.path.append(uid)
+        return uid
+
+    def assistant_record(self, block):
+        provider, api, model = self.model
+        self.base("assistant", {"message": {
+            "id": "msg_%024x" % self.r.getrandbits(96), "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": [block], "stop_reason": None,
+            "usage": {"input_tokens": self.r.randint(5, 4000), "output_tokens": self.r.randint(5, 900)}},
+            "requestId": "req_%024x" % self.r.getrandbits(96)})
+
+    def turn_once(self):
+        if self.r.random() < 0.05:
+            self.w.record({"type": "file-history-snapshot", "messageId": str(self.uuid()),
+                           "snapshot": {"trackedFileBackups": {}, "timestamp": self.w.iso()},
+                           "isSnapshotUpdate": False})
+        if len(self.path) > 4 and self.r.random() < self.a.branch_rate:
+            del self.path[self.r.randrange(1, len(self.path)):]
+        if self.path and self.r.random() < self.a.compaction_rate:
+            self.compaction()
+        self.base("user", {"message": {"role": "user", "content": self.plant(self.markdown(1, 4))}})
+        for _ in range(self.r.randint(1, 4)):
+            if self.r.random() < 0.55:
+                self.assistant_record({"type": "thinking", "thinking": self.prose(2, 12),
+                                       "signature": self.b64(64, 360)})
+            if self.r.random() < 0.8:
+                self.assistant_record({"type": "text", "text": self.plant(self.markdown(1, 8))})
+            calls = [self.tool_call() for _ in range(self.r.choice((0, 1, 1, 1, 2)))]
+            for call in calls:
+                call["use_id"] = "toolu_%024x" % self.r.getrandbits(96)
+                self.assistant_record({"type": "tool_use", "id": call["use_id"],
+                                       "name": call["name"].capitalize(), "input": call["arguments"]})
+            for call in calls:
+                text, error = self.call_output(call)
+                block = {"tool_use_id": call["use_id"], "type": "tool_result", "content": text}
+                if error:
+                    block["is_error"] = True
+                self.base("user", {"message": {"role": "user", "content": [block]},
+                                   "toolUseResult": {"stdout": text, "stderr": "", "interrupted": False}})
+            if not calls:
+                break
+
+    def compaction(self):
+        logical = self.path[-1]
+        self.path = []
+        self.base("system", {"subtype": "compact_boundary", "content": "Conversation compacted",
+                             "logicalParentUuid": logical, "level": "info",
+                             "compactMetadata": {"trigger": "auto", "preTokens": self.r.randint(80000, 160000)}})
+        self.base("user", {"message": {"role": "user", "content": "This session is being continued from a "
+                                       "previous conversation. Summary: " + self.plant(self.prose(4, 14))},
+                           "isCompactSummary": True, "isVisibleInTranscriptOnly": True})
+
+
+class CodexGenerator(HarnessGenerator):
+    """A Codex rollout: linear `{timestamp, type, payload}` items, turns repeated as events."""
+
+    def item(self, kind, payload):
+        self.w.record({"timestamp": self.w.iso(), "type": kind, "payload": payload})
+
+    def message(self, role, text):
+        part = "output_text" if role == "assistant" else "input_text"
+        self.item("response_item", {"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+
+    def start(self):
+        self.item("session_meta", {"id": self.session_id, "timestamp": self.w.iso(), "cwd": self.a.cwd,
+                                   "originator": "codex_cli_rs", "cli_version": "0.58.0", "source": "cli",
+                                   "model_provider": "openai", "git": {"branch": "main"}})
+        self.message("developer", "<permissions instructions>\n" + self.prose(3, 8) + "\n</permissions instructions>")
+        self.message("user", "# AGENTS.md instructions for %s\n\n<INSTRUCTIONS>\n%s\n</INSTRUCTIONS>"
+                     % (self.a.cwd, self.markdown(2, 6)))
+        self.message("user", "<environment_context>\n  <cwd>%s</cwd>\n  <shell>bash</shell>\n</environment_context>"
+                     % self.a.cwd)
+
+    def turn_once(self):
+        self.item("turn_context", {"cwd": self.a.cwd, "approval_policy": "on-request",
+                                   "sandbox_policy": {"type": "workspace-write"}, "model": "gpt-5-codex"})
+        prompt = self.plant(self.markdown(1, 4))
+        self.message("user", prompt)
+        self.item("event_msg", {"type": "user_message", "message": prompt, "images": []})
+        for _ in range(self.r.randint(1, 4)):
+            self.item("response_item", {"type": "reasoning", "summary": [
+                {"type": "summary_text", "text": "**" + self.sentence() + "**"}],
+                "content": None, "encrypted_content": self.b64(200, 1600)})
+            calls = [self.tool_call() for _ in range(self.r.choice((0, 1, 1, 1, 2)))]
+            for call in calls:
+                call_id = "call_%024x" % self.r.getrandbits(96)
+                if call["name"] == "edit" and self.r.random() < 0.5:
+                    patch = "*** Begin Patch\n*** Update File: %s\n@@\n-%s\n+%s\n*** End Patch\n" % (
+                        call["arguments"]["path"], call["arguments"]["oldText"], call["arguments"]["newText"])
+                    self.item("response_item", {"type": "custom_tool_call", "status": "completed",
+                                                "call_id": call_id, "name": "apply_patch", "input": patch})
+                    self.item("response_item", {"type": "custom_tool_call_output", "call_id": call_id,
+                                                "output": "Success. Updated the following files:\nM %s\n"
+                                                % call["arguments"]["path"]})
+                    continue
+                arguments = json.dumps({"command": ["bash", "-lc", call["arguments"].get("command", "cat x")],
+                                        "workdir": self.a.cwd}, separators=(",", ":"), ensure_ascii=False)
+                self.item("response_item", {"type": "function_call", "name": "shell", "arguments": arguments,
+                                            "call_id": call_id})
+                text, _ = self.call_output(call)
+                self.item("response_item", {"type": "function_call_output", "call_id": call_id, "output": text})
+                self.item("event_msg", {"type": "token_count", "info": {"total_token_usage": {
+                    "input_tokens": self.r.randint(1000, 90000)}}, "rate_limits": None})
+            if not calls:
+                break
+        answer = self.plant(self.markdown(1, 8))
+        self.message("assistant", answer)
+        self.item("event_msg", {"type": "agent_message", "message": answer})
+        if self.r.random() < self.a.compaction_rate:
+            self.item("compacted", {"message": self.plant(self.prose(4, 14)), "replacement_history": []})
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size-mb", type=float, default=10, help="stop once the file reaches this size (default 10)")
+    p.add_argument("--harness", choices=("pi", "claude", "codex"), default="pi",
+                   help="whose transcript format to write (default pi)")
     p.add_argument("--out", required=True, help="the JSONL file to write")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--manifest", help="also write a JSON manifest (leaf, counts, windows, needles)")
@@ -619,14 +810,14 @@ def main(argv=None):
     args = parse_args(argv)
     started = time.monotonic()
     with open(args.out, "wb", buffering=1 << 20) as out:
-        manifest = Generator(args, out).run()
+        generator = {"pi": Generator, "claude": ClaudeGenerator, "codex": CodexGenerator}[args.harness]
+        manifest = generator(args, out).run()
     if args.manifest:
         with open(args.manifest, "w", encoding="utf-8") as f:
             json.dump(manifest, f, indent=2, ensure_ascii=False)
             f.write("\n")
-    print("wrote %s: %.1f MB, %d entries, leaf %s, %.1fs" % (
-        args.out, manifest["bytes"] / 1048576, manifest["entries"], manifest["leaf_id"],
-        time.monotonic() - started), file=sys.stderr)
+    print("wrote %s: %.1f MB, %d lines, %.1fs" % (
+        args.out, manifest["bytes"] / 1048576, manifest["lines"], time.monotonic() - started), file=sys.stderr)
 
 
 if __name__ == "__main__":

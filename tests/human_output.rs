@@ -174,7 +174,7 @@ fn sessions() {
 #[test]
 fn sessions_of_other_agents() {
     let env = TestEnv::new();
-    let project = common::harnesses::three_agents(&env);
+    let project = common::other_agents::three_agents(&env);
     let mut text = String::new();
     for args in [
         vec!["sessions", "list"],

@@ -8,7 +8,7 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::harnesses::{
+use common::other_agents::{
     claude_encoded, three_agents, write_claude, write_codex, CLAUDE_ID, CODEX_FILE, CODEX_ID,
     SUBAGENT_FILE,
 };

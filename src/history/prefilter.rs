@@ -257,7 +257,9 @@ impl Prefilter {
                     return true;
                 };
                 while matched.next_if(|&&start| start < span.start).is_some() {}
-                let hit = matched.next_if(|&&start| start == span.start).is_some();
+                // Peeked, not taken: entries of one line share its span (a Claude Code record
+                // of several tool results).
+                let hit = matched.peek().is_some_and(|&&start| start == span.start);
                 hit || irregular || span.end > scan.scanned_len
             })
             .collect();

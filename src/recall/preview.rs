@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use super::query::{token_spans, Alternative};
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
-use crate::session::{Atom, Entry, EntryKind, Harness, Message, Session};
+use crate::session::{Entry, EntryKind, Harness, Message, Session};
 use crate::text;
 
 /// Where an indexed event's lines are in its file, and how its document is built.
@@ -20,7 +20,8 @@ pub struct Located {
     pub result: Option<(u64, u64)>,
     pub line: u64,
     pub version: Option<u64>,
-    /// The agent that wrote the file: its lines are read by that agent's reader.
+    /// The file's harness (the catalog's, recognized when it was indexed), which reads the
+    /// lines.
     pub harness: Harness,
 }
 
@@ -40,31 +41,32 @@ pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
         Some(span) => Some(read_line(file, span)?),
         None => None,
     };
-    let mut lines = Vec::with_capacity(3);
-    // A Pi line is read under a header of the file's version; another agent's lines are
-    // recognized by their own records.
-    if located.harness == Harness::Pi {
-        lines.push(match located.version {
-            Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
-            None => "{\"type\":\"session\"}".to_string(),
-        });
-    }
-    lines.push(entry_line);
-    lines.extend(result_line);
-    let session = Session::from_lines(&lines);
-    if session.harness != located.harness {
-        return None;
-    }
-    let entry_line_number = lines.len() - usize::from(located.result.is_some());
-    let (entry, source) = source_of(&session, located, entry_line_number)?;
-    let entry_id = match session.entry_id(&session.entries[entry].id) {
+    let (session, first_line) = match located.harness {
+        Harness::Pi => {
+            let header = match located.version {
+                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
+                None => "{\"type\":\"session\"}".to_string(),
+            };
+            let mut lines = vec![header, entry_line];
+            lines.extend(result_line);
+            (Session::from_lines(&lines), 2)
+        }
+        harness => {
+            let mut lines = vec![entry_line];
+            lines.extend(result_line);
+            (Session::from_lines_as(harness, &lines), 1)
+        }
+    };
+    let (index, source) = source_of(&session, located, first_line)?;
+    let entry = &session.entries[index];
+    let entry_id = match session.entry_id(&entry.id) {
         id if id.starts_with("line:") => format!("line:{}", located.line),
         id => id.into_owned(),
     };
     Some(Rebuilt {
-        document: event_document(&session, entry, &source),
+        document: event_document(&session, index, &source),
         entry_id,
-        created_at: session.timestamp(&session.entries[entry]),
+        created_at: session.timestamp(entry),
     })
 }
 
@@ -100,90 +102,99 @@ fn read_up_to(file: &File, buffer: &mut [u8], offset: u64) -> Option<usize> {
     Some(read)
 }
 
-/// The event's entry among the rebuilt lines and its source. The entry line (line
-/// `entry_line` of the rebuilt text) may hold several entries (a Claude Code record of several
-/// tool results and text): the one the event's kind names; a call's result is the entry of the
-/// result line that answers it.
+/// The entry the event comes from and its source, among the rebuilt lines' entries: the event's
+/// line is `first_line`, its result's the next. A line of another harness can hold several
+/// entries (a Claude Code record of tool results and text): the one of the event's kind is
+/// taken, and a call's result is the one that answers its id.
 fn source_of(
     session: &Session,
     located: &Located,
-    entry_line: usize,
+    first_line: usize,
 ) -> Option<(usize, EventSource)> {
-    let on_line = |line: usize| {
-        session
-            .entries
-            .iter()
-            .enumerate()
-            .filter(move |(_, e)| e.line == line)
+    let on_line = |line: usize, wanted: &dyn Fn(&Entry) -> bool| {
+        (0..session.entries.len())
+            .find(|&i| session.entries[i].line == line && wanted(&session.entries[i]))
     };
-    let mut candidates = on_line(entry_line);
+    let content = |entry: &Entry| match &entry.kind {
+        EntryKind::Message(
+            Message::User { content }
+            | Message::Assistant {
+                content,
+                own_event: true,
+                ..
+            }
+            | Message::Custom { content },
+        )
+        | EntryKind::CustomMessage { content, .. } => Some(*content),
+        _ => None,
+    };
+    let summary = |entry: &Entry| match &entry.kind {
+        EntryKind::Compaction { summary }
+        | EntryKind::BranchSummary { summary }
+        | EntryKind::Message(
+            Message::CompactionSummary { summary } | Message::BranchSummary { summary },
+        ) => Some(*summary),
+        _ => None,
+    };
+    let is_result =
+        |entry: &Entry| matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }));
     Some(match located.flags.kind {
-        SourceKind::Content => candidates.find_map(|(i, entry)| {
-            let content = match &entry.kind {
-                EntryKind::Message(
-                    Message::User { content }
-                    | Message::Assistant { content, .. }
-                    | Message::Custom { content },
-                )
-                | EntryKind::CustomMessage { content, .. } => *content,
-                _ => return None,
-            };
-            Some((i, EventSource::Content(content)))
-        })?,
-        SourceKind::Summary => candidates.find_map(|(i, entry)| {
-            let summary = match &entry.kind {
-                EntryKind::Compaction { summary }
-                | EntryKind::BranchSummary { summary }
-                | EntryKind::Message(
-                    Message::CompactionSummary { summary } | Message::BranchSummary { summary },
-                ) => *summary,
-                _ => return None,
-            };
-            Some((i, EventSource::Summary(summary)))
-        })?,
+        SourceKind::Content => {
+            let i = on_line(first_line, &|e| content(e).is_some())?;
+            (i, EventSource::Content(content(&session.entries[i])?))
+        }
+        SourceKind::Summary => {
+            let i = on_line(first_line, &|e| summary(e).is_some())?;
+            (i, EventSource::Summary(summary(&session.entries[i])?))
+        }
         SourceKind::Call => {
             let index = located.flags.call_index;
-            let (i, call_id) = candidates.find_map(|(i, entry)| match &entry.kind {
-                EntryKind::Message(Message::Assistant { tool_calls, .. }) => {
-                    Some((i, tool_calls.get(index as usize)?.id))
-                }
-                _ => None,
-            })?;
+            let i = on_line(
+                first_line,
+                &|e| matches!(&e.kind, EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len()),
+            )?;
             let result = match located.result {
+                Some(_) => Some(answer(session, i, index, first_line + 1)?),
                 None => None,
-                // A Pi result line holds the one result the index paired with the call.
-                Some(_) if located.harness == Harness::Pi => {
-                    Some(on_line(entry_line + 1).next()?.0)
-                }
-                Some(_) => Some(answer_to(session, on_line(entry_line + 1), call_id)?),
             };
             (i, EventSource::Call { index, result })
         }
-        SourceKind::OrphanResult => candidates.find_map(|(i, entry)| {
-            matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }))
-                .then_some((i, EventSource::OrphanResult))
-        })?,
-        SourceKind::Bash => candidates.next().map(|(i, _)| (i, EventSource::Bash))?,
+        SourceKind::OrphanResult => (on_line(first_line, &is_result)?, EventSource::OrphanResult),
+        SourceKind::Bash => (on_line(first_line, &|_| true)?, EventSource::Bash),
     })
 }
 
-/// The tool result among `entries` that answers the call `call_id` (any result when either
-/// has no id).
-fn answer_to<'a>(
-    session: &Session,
-    mut entries: impl Iterator<Item = (usize, &'a Entry)>,
-    call_id: Option<Atom>,
-) -> Option<usize> {
-    entries.find_map(|(i, entry)| match &entry.kind {
-        EntryKind::Message(Message::ToolResult { tool_call_id, .. }) => {
-            let answers = match (call_id, tool_call_id) {
-                (Some(call), Some(result)) => session.atom(call) == session.atom(*result),
-                _ => true,
-            };
-            answers.then_some(i)
-        }
+/// The result on `line` that answers call `index` of the assistant entry `call`: the one with
+/// the call's id, else the line's first result.
+fn answer(session: &Session, call: usize, index: usize, line: usize) -> Option<usize> {
+    let call_id = match &session.entries[call].kind {
+        EntryKind::Message(Message::Assistant { tool_calls, .. }) => tool_calls[index].id,
         _ => None,
-    })
+    };
+    let results: Vec<usize> = (0..session.entries.len())
+        .filter(|&i| session.entries[i].line == line)
+        .filter(|&i| {
+            matches!(
+                session.entries[i].kind,
+                EntryKind::Message(Message::ToolResult { .. })
+            )
+        })
+        .collect();
+    let answers = |&i: &usize| match (&session.entries[i].kind, call_id) {
+        (
+            EntryKind::Message(Message::ToolResult {
+                tool_call_id: Some(id),
+                ..
+            }),
+            Some(call_id),
+        ) => session.atom(*id) == session.atom(call_id),
+        _ => false,
+    };
+    results
+        .iter()
+        .copied()
+        .find(answers)
+        .or(results.first().copied())
 }
 
 /// Where the query matches a document, in code points.

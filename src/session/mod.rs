@@ -284,6 +284,23 @@ impl Session {
         Session::from_bytes(text.into_bytes())
     }
 
+    /// Parses a list of JSON lines as the given harness reads them (a line re-read on its own,
+    /// without the records before it that would have told its format).
+    pub fn from_lines_as<S: AsRef<str>>(harness: Harness, lines: &[S]) -> Session {
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(line.as_ref());
+            text.push('\n');
+        }
+        let source = Source::Owned(Arc::new(text.into_bytes()));
+        let mut parser = parse::Parser {
+            reader: harness::Reader::new(harness),
+            ..parse::Parser::default()
+        };
+        parser.feed(source.bytes(), 0);
+        parser.into_session(source)
+    }
+
     fn parse(source: Source) -> Session {
         let mut parser = parse::Parser::default();
         parser.feed(source.bytes(), 0);

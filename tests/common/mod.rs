@@ -3,8 +3,9 @@
 #![allow(dead_code)]
 
 pub mod dream;
-pub mod harnesses;
+pub mod harness;
 pub mod notes;
+pub mod other_agents;
 pub mod pi;
 pub mod recall;
 pub mod session;

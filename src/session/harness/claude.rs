@@ -62,7 +62,7 @@ struct RecordRepr<'a> {
     #[serde(rename = "customTitle", borrow, default)]
     custom_title: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<MessageRepr<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -221,10 +221,7 @@ fn learn_session(state: &mut State, record: &RecordRepr, header: &mut Option<Hea
 
 /// What a record with a uuid holds, in order (empty: a record that makes no event).
 fn record_kinds(record: &RecordRepr, base: usize, atoms: &mut String) -> Vec<EntryKind> {
-    let content = record
-        .message
-        .and_then(|raw| serde_json::from_str::<MessageRepr>(raw.get()).ok())
-        .and_then(|m| m.content);
+    let content = record.message.as_ref().and_then(|m| m.content);
     let span = |raw: &RawValue| span_in(raw, base);
     match record.record_type.map_or("", RawValue::get) {
         "\"assistant\"" => assistant_kinds(content, base, atoms),

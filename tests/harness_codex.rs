@@ -1,0 +1,225 @@
+//! Codex CLI rollouts read by `pi-context history … --session FILE` (contract §11.2;
+//! docs/harnesses.md). Fixtures: tests/fixtures/codex (written by us, see its ORIGIN.md).
+
+use crate::common;
+
+use common::harness::{
+    copy_fixture, harness_fixture, history, history_indexed, history_unindexed, list_all, row_seqs,
+    rows,
+};
+use common::TestEnv;
+use pi_context::session::{detect_file, Harness, Session};
+
+const ROLLOUT: &str =
+    "codex/sessions/2026/01/05/rollout-2026-01-05T09-30-00-0199c0de-1111-7222-8333-944455556666.jsonl";
+const ARCHIVED: &str =
+    "codex/archived_sessions/rollout-2025-09-10T08-00-00-0198aaaa-2222-7333-8444-955566667777.jsonl";
+const NO_META: &str =
+    "codex/sessions/2026/01/06/rollout-2026-01-06T11-00-00-0199d00d-3333-7444-8555-966677778888.jsonl";
+
+fn row(seq: u64, role: &str, tool: &str, content: &str) -> (u64, String, String, String) {
+    (seq, role.into(), tool.into(), content.into())
+}
+
+#[test]
+fn a_rollout_projects_to_linear_events() {
+    let env = TestEnv::new();
+    let list = list_all(&env, &harness_fixture(ROLLOUT), &[]);
+    assert_eq!(
+        rows(&list),
+        vec![
+            row(
+                1,
+                "context",
+                "",
+                "<permissions instructions>\nFilesystem sandboxing: workspace-write.\n</permissions instructions>"
+            ),
+            row(
+                2,
+                "context",
+                "",
+                "# AGENTS.md instructions for /home/dev/shop\n\n<INSTRUCTIONS>\nRun make test before committing.\n</INSTRUCTIONS>"
+            ),
+            row(
+                3,
+                "context",
+                "",
+                "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n  <shell>bash</shell>\n</environment_context>"
+            ),
+            row(4, "user", "", "add a discount code to checkout"),
+            row(
+                5,
+                "tool",
+                "shell",
+                "shell {\"command\":[\"rg\",\"-n\",\"def checkout\"],\"workdir\":\"/home/dev/shop\"}\n--- output ---\ncheckout.py:1:def checkout(cart):"
+            ),
+            row(
+                7,
+                "tool",
+                "apply_patch",
+                "apply_patch *** Begin Patch\n*** Update File: checkout.py\n+DISCOUNT = 0.1\n*** End Patch\n\n--- output ---\nSuccess. Updated the following files:\nM checkout.py\n"
+            ),
+            row(
+                9,
+                "tool",
+                "local_shell",
+                "local_shell {\"type\":\"exec\",\"command\":[\"make\",\"test\"],\"timeout_ms\":60000}\n--- output ---\nran 4 tests: ok"
+            ),
+            row(11, "assistant", "", "Added a 10% discount code; make test passes."),
+            row(12, "context", "", "Discount added to checkout; make test passes."),
+            row(13, "user", "", "thanks"),
+            row(
+                14,
+                "tool",
+                "unknown",
+                "unknown {}\n--- output ---\nlate output nobody asked for"
+            ),
+        ]
+    );
+    assert_eq!(list["skipped_lines"], 1);
+}
+
+#[test]
+fn one_window_and_the_first_session_meta_wins() {
+    let env = TestEnv::new();
+    let windows = history(&env, &harness_fixture(ROLLOUT), &["windows", "--json"]).json();
+    assert_eq!(
+        windows["session_id"],
+        "0199c0de-1111-7222-8333-944455556666"
+    );
+    assert_eq!(windows["windows"].as_array().unwrap().len(), 1);
+    assert_eq!(windows["windows"][0]["window_id"], "pcw:0199c0de:root");
+    assert_eq!(windows["windows"][0]["item_count"], 11);
+    let session = Session::open(&harness_fixture(ROLLOUT)).unwrap();
+    assert_eq!(session.harness, Harness::Codex);
+    let header = session.header.as_ref().unwrap();
+    assert_eq!(header.cwd.as_deref(), Some("/home/dev/shop"));
+    assert_eq!(
+        header.timestamp.as_deref(),
+        Some("2026-01-05T09:30:00.000Z")
+    );
+    assert_eq!(session.parent_session_id(), None);
+}
+
+#[test]
+fn reasoning_duplicates_and_unknown_records_are_never_text() {
+    let env = TestEnv::new();
+    let path = harness_fixture(ROLLOUT);
+    for hidden in [
+        "private",
+        "decimal",
+        "token_count",
+        "on-request",
+        "/elsewhere",
+    ] {
+        let run = history(&env, &path, &["search", hidden, "--json"]);
+        assert_eq!(run.code, 1, "{hidden}: {}", run.stdout);
+    }
+    // The user's words and the agent's answer once each, though event_msg repeats them.
+    let run = history(&env, &path, &["search", "discount code", "--json"]);
+    assert_eq!(row_seqs(&run.json()), [4, 11]);
+}
+
+#[test]
+fn an_output_seq_reads_as_its_call() {
+    let env = TestEnv::new();
+    let path = harness_fixture(ROLLOUT);
+    for (result, call) in [(6, 5), (8, 7), (10, 9)] {
+        let read = history(&env, &path, &["read", &result.to_string(), "--json"]);
+        assert_eq!(read.code, 0, "{}", read.stderr);
+        assert_eq!(read.json()["seq"], call);
+    }
+    // The arguments are the string's text, so offsets count its characters.
+    let read = history(&env, &path, &["read", "5", "--offset", "6", "--json"]).json();
+    assert!(read["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("{\"command\":[\"rg\""));
+}
+
+#[test]
+fn an_older_rollout_of_events_only_reads_them() {
+    let env = TestEnv::new();
+    let list = list_all(&env, &harness_fixture(ARCHIVED), &[]);
+    assert_eq!(
+        rows(&list),
+        vec![
+            row(1, "user", "", "what does make test do"),
+            row(2, "assistant", "", "It runs the unit tests."),
+        ]
+    );
+    let windows = history(&env, &harness_fixture(ARCHIVED), &["windows", "--json"]).json();
+    assert_eq!(
+        windows["session_id"],
+        "0198aaaa-2222-7333-8444-955566667777"
+    );
+}
+
+#[test]
+fn a_rollout_without_session_meta_takes_its_id_from_the_file_name() {
+    let env = TestEnv::new();
+    let windows = history(&env, &harness_fixture(NO_META), &["windows", "--json"]).json();
+    assert_eq!(
+        windows["session_id"],
+        "0199d00d-3333-7444-8555-966677778888"
+    );
+    assert_eq!(windows["windows"][0]["window_id"], "pcw:0199d00d:root");
+    assert_eq!(windows["windows"][0]["item_count"], 2);
+}
+
+#[test]
+fn the_format_is_read_from_the_content_not_the_path() {
+    let env = TestEnv::new();
+    let renamed = copy_fixture(&env, ROLLOUT, "session.jsonl");
+    assert_eq!(detect_file(&renamed), Harness::Codex);
+    assert_eq!(row_seqs(&list_all(&env, &renamed, &[])).len(), 11);
+    // A Pi session under a rollout's name is still Pi's.
+    let pi = copy_fixture(
+        &env,
+        "example-session.jsonl",
+        "rollout-2026-01-05T09-30-00-0199c0de-1111-7222-8333-944455556666.jsonl",
+    );
+    assert_eq!(detect_file(&pi), Harness::Pi);
+}
+
+#[test]
+fn the_session_index_reads_what_a_plain_read_reads_and_follows_appends() {
+    let env = TestEnv::new();
+    let path = copy_fixture(&env, ROLLOUT, "rollout.jsonl");
+    let cache = env.root().join("cache");
+    let all = [
+        "list",
+        "--role",
+        "user",
+        "--role",
+        "assistant",
+        "--role",
+        "tool",
+        "--role",
+        "context",
+        "--json",
+    ];
+    let indexed = || {
+        let run = history_indexed(&env, &cache, &path, &all);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let plain = || history_unindexed(&env, &path, &all).stdout;
+    let first = indexed();
+    assert_eq!(first, plain());
+    assert_eq!(indexed(), first);
+    // An event_msg after the roled items stays a duplicate when read from the index.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(r#"{"timestamp":"2026-01-05T11:00:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"duplicate"}}"#);
+    text.push('\n');
+    text.push_str(r#"{"timestamp":"2026-01-05T11:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"appended words"}]}}"#);
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    let grown = indexed();
+    assert_eq!(grown, plain());
+    assert!(
+        grown.contains("\"seq\":15") && grown.contains("appended words"),
+        "{grown}"
+    );
+    assert!(!grown.contains("duplicate"), "{grown}");
+}

@@ -1,0 +1,415 @@
+//! Properties of the Claude Code and Codex readers, and hostile files (contract §11.2): no
+//! line makes a reader panic; seqs are stable under append (a prefix of a file, cut anywhere,
+//! gives the same seqs to the same events); a binary file, a truncated last line and a 50 MB
+//! line read as they should.
+
+use crate::common;
+
+use common::harness::{history, list_all, row_seqs};
+use common::TestEnv;
+use pi_context::history::{History, Leaf};
+use pi_context::session::{detect, Harness, Session};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const OUTPUT_MARKER: &str = "\n--- output ---\n";
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "needle",
+            "hay",
+            " ",
+            "\n",
+            "é",
+            "😀",
+            "\"",
+            "\\",
+            "/",
+            "<environment_context>",
+            "\u{2028}",
+            "{}",
+            "\u{0}",
+        ]),
+        0..6,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+/// A JSON value of any type, for fields that should hold another.
+fn any_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        text().prop_map(Value::from),
+        text().prop_map(|t| json!([{"type": "text", "text": t}])),
+        Just(json!({"type": 7})),
+        Just(json!([1, "x", null])),
+    ]
+}
+
+/// One Claude Code record: its kind, a text, and which earlier record (if any) is its parent.
+#[derive(Debug, Clone)]
+struct ClaudeRecord {
+    kind: u8,
+    text: String,
+    parent: Option<usize>,
+    call: u8,
+}
+
+fn claude_records() -> impl Strategy<Value = Vec<ClaudeRecord>> {
+    prop::collection::vec(
+        (0u8..10, text(), prop::option::of(0usize..40), 0u8..4).prop_map(
+            |(kind, text, parent, call)| ClaudeRecord {
+                kind,
+                text,
+                parent,
+                call,
+            },
+        ),
+        0..30,
+    )
+}
+
+fn claude_line(i: usize, record: &ClaudeRecord) -> String {
+    let uuid = format!("u{i}");
+    let parent = record
+        .parent
+        .filter(|&p| p < i)
+        .map_or(Value::Null, |p| json!(format!("u{p}")));
+    let call = format!("toolu_{}", record.call);
+    let t = &record.text;
+    let base = |kind: &str, content: Value| {
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s-claude",
+               "cwd": "/w", "timestamp": format!("2026-01-01T00:00:{:02}Z", i % 60),
+               "message": {"role": kind, "content": content}})
+    };
+    let value = match record.kind {
+        0 => base("user", json!(t)),
+        1 => base("assistant", json!([{"type": "text", "text": t}])),
+        2 => base(
+            "assistant",
+            json!([{"type": "thinking", "thinking": t},
+                                      {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": t}}]),
+        ),
+        3 => base(
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": call, "content": t},
+                                 {"type": "tool_result", "tool_use_id": "toolu_x", "content": [{"type": "text", "text": t}], "is_error": true}]),
+        ),
+        4 => base(
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": call, "content": t}, {"type": "text", "text": t}]),
+        ),
+        5 => {
+            json!({"type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
+                    "logicalParentUuid": parent, "sessionId": "s-claude"})
+        }
+        6 => {
+            let mut v = base("user", json!(t));
+            v["isCompactSummary"] = json!(true);
+            v
+        }
+        7 => json!({"type": "summary", "summary": t, "leafUuid": "u0"}),
+        8 => json!({"type": "file-history-snapshot", "messageId": uuid, "snapshot": {"text": t}}),
+        _ => {
+            json!({"type": "attachment", "uuid": uuid, "parentUuid": parent, "attachment": {"text": t}})
+        }
+    };
+    value.to_string()
+}
+
+/// One Codex rollout item: its kind and a text.
+fn codex_line(i: usize, kind: u8, text: &str, call: u8) -> String {
+    let call = format!("call_{call}");
+    let ts = format!("2026-01-01T00:00:{:02}Z", i % 60);
+    let item =
+        |payload: Value| json!({"timestamp": ts, "type": "response_item", "payload": payload});
+    let message = |role: &str, part: &str| {
+        item(json!({"type": "message", "role": role, "content": [{"type": part, "text": text}]}))
+    };
+    let value = match kind {
+        0 => message("user", "input_text"),
+        1 => message("assistant", "output_text"),
+        2 => message("developer", "input_text"),
+        3 => item(
+            json!({"type": "function_call", "name": "shell", "call_id": call,
+                         "arguments": json!({"command": [text]}).to_string()}),
+        ),
+        4 => item(json!({"type": "function_call_output", "call_id": call, "output": text})),
+        5 => item(
+            json!({"type": "custom_tool_call", "name": "apply_patch", "call_id": call, "input": text}),
+        ),
+        6 => item(
+            json!({"type": "local_shell_call", "call_id": call, "action": {"command": [text]}}),
+        ),
+        7 => {
+            item(json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": text}]}))
+        }
+        8 => {
+            json!({"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": text}})
+        }
+        9 => {
+            json!({"timestamp": ts, "type": "event_msg", "payload": {"type": "agent_message", "message": text}})
+        }
+        10 => json!({"timestamp": ts, "type": "compacted", "payload": {"message": text}}),
+        11 => {
+            json!({"timestamp": ts, "type": "session_meta", "payload": {"id": format!("s-{i}"), "cwd": text}})
+        }
+        _ => json!({"timestamp": ts, "type": "turn_context", "payload": {"cwd": text}}),
+    };
+    value.to_string()
+}
+
+fn codex_records() -> impl Strategy<Value = Vec<(u8, String, u8)>> {
+    prop::collection::vec((0u8..13, text(), 0u8..4), 0..30)
+}
+
+/// Replaces one field of a record with a value of any type, or garbles the line.
+fn garble(line: String, how: u8, field: &str, value: &Value) -> String {
+    match how {
+        0 => line,
+        1 => {
+            let mut half = line.len() / 2;
+            while !line.is_char_boundary(half) {
+                half -= 1;
+            }
+            line[..half].to_string()
+        }
+        2 => {
+            let mut record: Value = serde_json::from_str(&line).unwrap_or(json!({}));
+            if let Some(object) = record.as_object_mut() {
+                object.insert(field.to_string(), value.clone());
+            }
+            record.to_string()
+        }
+        3 => {
+            let mut record: Value = serde_json::from_str(&line).unwrap_or(json!({}));
+            if let Some(payload) = record.get_mut("payload").and_then(Value::as_object_mut) {
+                payload.insert(field.to_string(), value.clone());
+            } else if let Some(message) = record.get_mut("message").and_then(Value::as_object_mut) {
+                message.insert(field.to_string(), value.clone());
+            }
+            record.to_string()
+        }
+        _ => format!("{line}{line}"),
+    }
+}
+
+fn field() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "type",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "sessionId",
+        "isSidechain",
+        "agentId",
+        "content",
+        "message",
+        "payload",
+        "call_id",
+        "arguments",
+        "output",
+        "role",
+        "name",
+        "input",
+        "id",
+        "timestamp",
+        "summary",
+        "isCompactSummary",
+        "isMeta",
+    ])
+    .prop_map(String::from)
+}
+
+/// `(seq, role, head)` of every event of the branch ending at `leaf`: a tool event's head is its
+/// document before the output (a call answered later gains an output, nothing else changes).
+fn events(session: &Session, leaf: &Leaf) -> Vec<(u64, String, String)> {
+    let Ok(history) = History::project(session, leaf, None) else {
+        return Vec::new();
+    };
+    history
+        .events()
+        .iter()
+        .map(|event| {
+            let document = history.document(event);
+            let head = document
+                .split_once(OUTPUT_MARKER)
+                .map_or(document.as_str(), |(head, _)| head);
+            (event.seq, event.role.as_str().to_string(), head.to_string())
+        })
+        .collect()
+}
+
+/// Every event of a prefix cut at `cut` has the same seq, role and head in the whole file,
+/// on the branch ending at the prefix's leaf.
+fn check_prefix(bytes: &[u8], cut: usize) -> Result<(), TestCaseError> {
+    let full = Session::from_bytes(bytes.to_vec());
+    let prefix = Session::from_bytes(bytes[..cut.min(bytes.len())].to_vec());
+    prop_assert_eq!(prefix.harness, full.harness.min_with(prefix.harness));
+    let Some(leaf) = prefix
+        .entries
+        .last()
+        .map(|e| prefix.entry_id(&e.id).into_owned())
+    else {
+        return Ok(());
+    };
+    let before = events(&prefix, &Leaf::Last);
+    let after = events(&full, &Leaf::Id(leaf));
+    prop_assert_eq!(before, after);
+    Ok(())
+}
+
+/// The harness a prefix was read as is the whole file's, or Pi's when the prefix held no
+/// decisive record yet.
+trait SameHarness {
+    fn min_with(self, prefix: Harness) -> Harness;
+}
+
+impl SameHarness for Harness {
+    fn min_with(self, prefix: Harness) -> Harness {
+        if prefix == Harness::Pi {
+            Harness::Pi
+        } else {
+            self
+        }
+    }
+}
+
+fn survive(bytes: Vec<u8>) {
+    let session = Session::from_bytes(bytes);
+    for leaf in [Leaf::Last, Leaf::None] {
+        let history = History::project(&session, &leaf, None).expect("a leaf of the file");
+        for event in history.events() {
+            let document = history.document(event);
+            assert_eq!(history.total_chars(event), document.chars().count());
+        }
+        let _ = history.windows();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn claude_lines_never_panic_the_reader(
+        records in claude_records(),
+        garbles in prop::collection::vec((0u8..5, field(), any_value()), 30),
+        noise in "\\PC{0,80}",
+    ) {
+        let mut lines: Vec<String> = records.iter().enumerate().map(|(i, r)| claude_line(i, r)).collect();
+        for (line, (how, field, value)) in lines.iter_mut().zip(&garbles) {
+            *line = garble(std::mem::take(line), *how, field, value);
+        }
+        lines.insert(lines.len() / 2, noise);
+        let bytes = format!("{{\"type\":\"user\",\"uuid\":\"first\",\"message\":{{\"content\":\"hi\"}}}}\n{}", lines.join("\n"));
+        prop_assert_eq!(detect(bytes.as_bytes()), Harness::Claude);
+        survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn codex_lines_never_panic_the_reader(
+        records in codex_records(),
+        garbles in prop::collection::vec((0u8..5, field(), any_value()), 30),
+        noise in "\\PC{0,80}",
+    ) {
+        let mut lines: Vec<String> = records.iter().enumerate().map(|(i, (k, t, c))| codex_line(i, *k, t, *c)).collect();
+        for (line, (how, field, value)) in lines.iter_mut().zip(&garbles) {
+            *line = garble(std::mem::take(line), *how, field, value);
+        }
+        lines.insert(lines.len() / 2, noise);
+        let bytes = format!("{{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{{}}}}\n{}", lines.join("\n"));
+        prop_assert_eq!(detect(bytes.as_bytes()), Harness::Codex);
+        survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn claude_seqs_are_stable_under_append(records in claude_records(), cut in any::<prop::sample::Index>()) {
+        let lines: Vec<String> = records.iter().enumerate().map(|(i, r)| claude_line(i, r)).collect();
+        let bytes = format!("{}\n", lines.join("\n")).into_bytes();
+        check_prefix(&bytes, cut.index(bytes.len() + 1))?;
+    }
+
+    #[test]
+    fn codex_seqs_are_stable_under_append(records in codex_records(), cut in any::<prop::sample::Index>()) {
+        let lines: Vec<String> = records.iter().enumerate().map(|(i, (k, t, c))| codex_line(i, *k, t, *c)).collect();
+        let bytes = format!("{}\n", lines.join("\n")).into_bytes();
+        check_prefix(&bytes, cut.index(bytes.len() + 1))?;
+    }
+}
+
+// ----- hostile files ---------------------------------------------------------------------------
+
+#[test]
+fn a_binary_file_named_jsonl_is_an_empty_session_with_skipped_lines() {
+    let env = TestEnv::new();
+    let mut bytes: Vec<u8> = (0..=255u8).cycle().take(64 << 10).collect();
+    bytes.extend_from_slice(b"\n\xff\xfe{\"type\":\"user\"}\n\x00\x00\n");
+    let path = env
+        .work()
+        .join("rollout-2026-01-01T00-00-00-0199aaaa-0000-7000-8000-000000000000.jsonl");
+    std::fs::write(&path, &bytes).unwrap();
+    let run = history(&env, &path, &["windows", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let windows = run.json();
+    assert_eq!(windows["windows"][0]["item_count"], 0);
+    assert!(windows["skipped_lines"].as_u64().unwrap() >= 3, "{windows}");
+    let search = history(&env, &path, &["search", "user", "--json"]);
+    assert_eq!(search.code, 1, "{}", search.stderr);
+}
+
+#[test]
+fn a_truncated_last_line_is_skipped_until_it_is_whole() {
+    let env = TestEnv::new();
+    let whole = concat!(
+        r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s1234567","message":{"role":"user","content":"first"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"b","parentUuid":"a","sessionId":"s1234567","message":{"role":"assistant","content":[{"type":"text","text":"second"}]}}"#,
+        "\n"
+    );
+    let path = env.work().join("claude.jsonl");
+    std::fs::write(&path, &whole[..whole.len() - 20]).unwrap();
+    let cut = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&cut), [1]);
+    assert_eq!(cut["skipped_lines"], 1);
+    std::fs::write(&path, whole).unwrap();
+    let full = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&full), [1, 2]);
+    assert!(full.get("skipped_lines").is_none());
+}
+
+#[test]
+fn a_50_mb_tool_output_line_lists_and_searches() {
+    let env = TestEnv::new();
+    // Written as JSON text directly: serializing 50 MB through serde_json in a debug build
+    // would take longer than the reads under test.
+    let big = format!(
+        "{}needle-at-the-end",
+        "0123456789abcdef\\n".repeat((50 << 20) / 18)
+    );
+    let text = [
+        r#"{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s-big-line","message":{"role":"user","content":"run it"}}"#.to_string(),
+        r#"{"type":"assistant","uuid":"b","parentUuid":"a","sessionId":"s-big-line","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"yes"}}]}}"#.to_string(),
+        format!(r#"{{"type":"user","uuid":"c","parentUuid":"b","sessionId":"s-big-line","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"{big}"}}]}}}}"#),
+    ]
+    .join("\n");
+    assert!(text.len() > 50 << 20);
+    let path = env.work().join("big.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let list = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&list), [1, 2]);
+    let search = history(&env, &path, &["search", "needle-at-the-end", "--json"]);
+    assert_eq!(search.code, 0, "{}", search.stderr);
+    let hit = &search.json()["items"][0];
+    assert_eq!(hit["seq"], 2);
+    assert!(hit["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("needle-at-the-end"));
+}
