@@ -32,7 +32,7 @@ fn session<'a>(result: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{id} not in {result}"))
 }
 
-fn subagent<'a>(result: &'a Value) -> &'a Value {
+fn subagent(result: &Value) -> &Value {
     result["sessions"]
         .as_array()
         .expect("sessions")
