@@ -198,3 +198,82 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     }
     Ok((file, metadata))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "{}\n").unwrap();
+    }
+
+    fn names(discovery: &Discovery, root: &Path) -> Vec<String> {
+        discovery
+            .files
+            .iter()
+            .map(|f| f.path.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn each_harness_is_read_in_its_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude");
+        let codex = dir.path().join("codex");
+        for file in [
+            "-w-p/s1.jsonl",
+            "-w-p/agent-old.jsonl",
+            "-w-p/s1/subagents/agent-a.jsonl",
+            "-w-p/s1/tool-results/x.jsonl",
+            "-w-p/deep/er/s2.jsonl",
+        ] {
+            touch(&claude.join(file));
+        }
+        for file in [
+            "sessions/2026/02/28/rollout-a.jsonl",
+            "sessions/2026/02/28/other.jsonl",
+            "sessions/2026/02/rollout-shallow.jsonl",
+            "archived_sessions/rollout-b.jsonl",
+            "history.jsonl",
+        ] {
+            touch(&codex.join(file));
+        }
+        let found = discover(&[Root::new(Harness::Claude, &claude)]);
+        assert_eq!(
+            names(&found, &claude),
+            [
+                "-w-p/agent-old.jsonl",
+                "-w-p/s1.jsonl",
+                "-w-p/s1/subagents/agent-a.jsonl"
+            ]
+        );
+        let found = discover(&[Root::new(Harness::Codex, &codex)]);
+        assert_eq!(
+            names(&found, &codex),
+            [
+                "sessions/2026/02/28/rollout-a.jsonl",
+                "archived_sessions/rollout-b.jsonl"
+            ]
+        );
+    }
+
+    #[test]
+    fn links_that_loop_are_read_once_and_never_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("projects");
+        touch(&root.join("-w-p/s1.jsonl"));
+        touch(&root.join("-w-p/s1/subagents/agent-a.jsonl"));
+        std::os::unix::fs::symlink("subagents", root.join("-w-p/s1/subagents/subagents")).unwrap();
+        fs::create_dir_all(root.join("-w-p/s2")).unwrap();
+        std::os::unix::fs::symlink("subagents", root.join("-w-p/s2/subagents")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("-w-p/s3")).unwrap();
+        std::os::unix::fs::symlink(".", root.join("-w-p/s1/subagents/again")).unwrap();
+        let found = discover(&[Root::new(Harness::Claude, &root)]);
+        assert_eq!(
+            names(&found, &root),
+            ["-w-p/s1.jsonl", "-w-p/s1/subagents/agent-a.jsonl"]
+        );
+        assert_eq!(found.unreadable, 0);
+    }
+}
