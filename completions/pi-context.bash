@@ -2345,7 +2345,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__index)
-            opts="-h --rebuild --sessions-dir --json --color --help"
+            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2356,6 +2356,24 @@ _pi__context() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o plusdirs
                     fi
+                    return 0
+                    ;;
+                --claude-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --codex-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2370,7 +2388,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__list)
-            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --json --color --help"
+            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2406,6 +2424,24 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --claude-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --codex-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2418,7 +2454,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__search)
-            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --json --color --help"
+            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2472,6 +2508,24 @@ _pi__context() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o plusdirs
                     fi
+                    return 0
+                    ;;
+                --claude-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --codex-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --harness)
+                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -23,9 +23,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand history 'Read a Pi session: context windows, events, full text, search'
+            cand history 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
-            cand sessions 'Find and search every past Pi session: list, ranked search, index'
+            cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
@@ -45,8 +45,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;history;windows'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -56,8 +56,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;list'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -75,8 +75,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;read'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -88,8 +88,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;search'= {
-            cand -s 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
-            cand --session 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi''s session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -339,7 +339,10 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --since 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date'
             cand -n 'At most this many sessions'
             cand --limit 'At most this many sessions'
-            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --sessions-dir 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi''s, Claude Code''s and Codex''s session dirs]'
+            cand --claude-dir 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
+            cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]'
+            cand --harness 'Only the sessions of this agent (repeatable)'
             cand --color 'When to color human output'
             cand --all 'Every project''s sessions (the current project''s rank higher)'
             cand --json 'Print JSON instead of text'
@@ -357,7 +360,10 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --limit 'At most this many sessions'
             cand --hits 'At most this many hits per session'
             cand --max-chars 'Code points of preview per hit'
-            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --sessions-dir 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi''s, Claude Code''s and Codex''s session dirs]'
+            cand --claude-dir 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
+            cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]'
+            cand --harness 'Only the sessions of this agent (repeatable)'
             cand --color 'When to color human output'
             cand --all 'Every project''s sessions (the current project''s rank higher)'
             cand --json 'Print JSON instead of text'
@@ -365,7 +371,10 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;sessions;index'= {
-            cand --sessions-dir 'Look for sessions only in this directory (repeatable) [default: Pi''s session dirs]'
+            cand --sessions-dir 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi''s, Claude Code''s and Codex''s session dirs]'
+            cand --claude-dir 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
+            cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]'
+            cand --harness 'Only the sessions of this agent (repeatable)'
             cand --color 'When to color human output'
             cand --rebuild 'Start from an empty index'
             cand --json 'Print JSON instead of text'
@@ -479,9 +488,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;help'= {
-            cand history 'Read a Pi session: context windows, events, full text, search'
+            cand history 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
-            cand sessions 'Find and search every past Pi session: list, ranked search, index'
+            cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'

@@ -43,7 +43,7 @@ fn snapshot(env: &TestEnv, name: &str, text: &str) {
     // Project keys end in the first 8 hex digits of a SHA-1 of a temp path.
     settings.add_filter(r"-[0-9a-f]{8}\b", "-[HASH]");
     // Session sizes include the temp paths written into them.
-    settings.add_filter(r", [0-9.]+ (B|KiB|MiB)\)", ", [SIZE])");
+    settings.add_filter(r", [0-9.]+ (B|KB|MB|KiB|MiB)\)", ", [SIZE])");
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 
@@ -167,6 +167,22 @@ fn sessions() {
         text.push_str(&run(&env, &project, &args, ""));
     }
     snapshot(&env, "sessions", &text);
+}
+
+/// Sessions of Claude Code and Codex beside Pi's: each tagged with its agent, a subagent with
+/// its parent's id.
+#[test]
+fn sessions_of_other_agents() {
+    let env = TestEnv::new();
+    let project = common::other_agents::three_agents(&env);
+    let mut text = String::new();
+    for args in [
+        vec!["sessions", "list"],
+        vec!["sessions", "search", "flamingo adapter"],
+    ] {
+        text.push_str(&run(&env, &project, &args, ""));
+    }
+    snapshot(&env, "sessions_of_other_agents", &text);
 }
 
 #[test]

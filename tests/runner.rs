@@ -56,6 +56,7 @@ mod props_projection;
 mod props_session;
 mod query_limits;
 mod sessions_faults;
+mod sessions_harnesses;
 mod sessions_list;
 mod sessions_refresh;
 mod sessions_search;

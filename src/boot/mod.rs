@@ -23,6 +23,7 @@ pub use request::{prepare, BootError, Rendered, Request};
 
 use crate::checkpoint::{self, Found, Origin};
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Location, Query, Store};
+use crate::recall::{harness_label, Harness};
 use crate::text::char_len;
 
 /// A `MAP.md` body longer than this many code points is cut, with a notice naming the note.
@@ -210,6 +211,8 @@ pub const SESSION_TITLE_CHARS: usize = 80;
 pub struct RecentSession {
     /// The id's shortest unique prefix (at least 8 characters).
     pub short_id: String,
+    /// The agent that wrote it: named when it is not Pi.
+    pub harness: Harness,
     pub updated_at: Option<Timestamp>,
     /// The session's name, else its first user message.
     pub title: Option<String>,
@@ -327,7 +330,14 @@ fn render_sessions(out: &mut String, boot: &Boot) {
             .map(|t| one_line(t, SESSION_TITLE_CHARS))
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "(no prompt)".to_string());
-        out.push_str(&format!("\n- {when} | {} | {title}", session.short_id));
+        let agent = match session.harness {
+            Harness::Pi => String::new(),
+            other => format!(" ({})", harness_label(other)),
+        };
+        out.push_str(&format!(
+            "\n- {when} | {}{agent} | {title}",
+            session.short_id
+        ));
     }
     out.push_str(
         "\nsessions_search finds anything said in them (and in every other session); \

@@ -14,7 +14,7 @@ use crate::checkpoint::{self, OnBranch};
 use crate::environment::{Environment, EnvironmentError, Inputs, Vars};
 use crate::history::{Leaf, SessionInput};
 use crate::notes::Store;
-use crate::recall::ListedSession;
+use crate::recall::{Harness, ListedSession};
 
 /// The boot request (see `pi-context boot --help`); unknown fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
@@ -127,6 +127,8 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
         agent: non_empty(request.agent),
         model: non_empty(request.model),
         sessions_dirs: Vec::new(),
+        claude_dirs: Vec::new(),
+        codex_dirs: Vec::new(),
         live_session_dir: request.session_dir,
     };
     // A session id that is not a safe directory name leaves the session home unusable, not the
@@ -183,6 +185,7 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
         .take(super::RECENT_SESSIONS)
         .map(|s| RecentSession {
             short_id: s.short_id,
+            harness: s.harness,
             updated_at: s.updated_at.and_then(|t| t.parse().ok()),
             title: s.name.or(s.first_user_preview),
         })
@@ -250,7 +253,8 @@ fn live_checkpoints(
 /// session of the project that has one, labelled with that session.
 fn inherited_checkpoint(env: &Environment, others: &[ListedSession]) -> Option<BootCheckpoint> {
     let options = env.session_open_options();
-    others.iter().take(INHERIT_CANDIDATES).find_map(|session| {
+    let pi_sessions = others.iter().filter(|s| s.harness == Harness::Pi);
+    pi_sessions.take(INHERIT_CANDIDATES).find_map(|session| {
         let path = std::path::Path::new(&session.session_file);
         let found = checkpoint::latest_in_file(path, &options).ok()?.latest?;
         Some(BootCheckpoint {

@@ -19,7 +19,7 @@
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | recall's settling time (hidden, for tests) | — | `PI_CONTEXT_SETTLE_MS` | 2 s |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
-//! | session roots | `--sessions-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR` | docs/recall.md, "Where sessions are" |
+//! | session roots | `--sessions-dir`, `--claude-dir`, `--codex-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` | docs/recall.md, "Where sessions are" |
 //! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
 //!
 //! Every variable is declared once, with its meaning and default, in [`vars`]; `Vars` reads
@@ -38,7 +38,7 @@ use crate::clock::Clock;
 use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
 use crate::notes::migrate::{self, Migration};
 use crate::notes::{Identity, NotesError, Store};
-use crate::recall::{self, RootsInput};
+use crate::recall::{self, Root, RootsInput};
 use crate::session::OpenOptions;
 use crate::settings::{self, Settings};
 use vars::EnvVar;
@@ -100,8 +100,11 @@ pub struct Inputs {
     pub cwd: Option<PathBuf>,
     pub agent: Option<String>,
     pub model: Option<String>,
-    /// `--sessions-dir`: when given, the only session roots (plus the live session's directory).
+    /// `--sessions-dir`, `--claude-dir`, `--codex-dir`: when any is given, the only session
+    /// roots (plus the live session's directory).
     pub sessions_dirs: Vec<PathBuf>,
+    pub claude_dirs: Vec<PathBuf>,
+    pub codex_dirs: Vec<PathBuf>,
     /// Pi's `getSessionDir()` of the live session (tool calls and boots).
     pub live_session_dir: Option<PathBuf>,
 }
@@ -140,6 +143,8 @@ pub struct Environment {
     pub model: String,
     pub clock: Clock,
     sessions_dirs: Vec<PathBuf>,
+    claude_dirs: Vec<PathBuf>,
+    codex_dirs: Vec<PathBuf>,
     live_session_dir: Option<PathBuf>,
     project_keys: OnceCell<ProjectKeys>,
     migration: OnceCell<Option<Result<Migration, NotesError>>>,
@@ -204,6 +209,8 @@ impl Environment {
             model,
             clock,
             sessions_dirs: inputs.sessions_dirs,
+            claude_dirs: inputs.claude_dirs,
+            codex_dirs: inputs.codex_dirs,
             live_session_dir: non_empty_path(inputs.live_session_dir),
             project_keys: OnceCell::new(),
             migration: OnceCell::new(),
@@ -314,11 +321,15 @@ impl Environment {
     }
 
     /// The session roots (docs/recall.md, "Where sessions are"), in order.
-    pub fn sessions_roots(&self) -> Vec<PathBuf> {
+    pub fn sessions_roots(&self) -> Vec<Root> {
         recall::session_roots(&RootsInput {
             explicit: self.sessions_dirs.clone(),
+            explicit_claude: self.claude_dirs.clone(),
+            explicit_codex: self.codex_dirs.clone(),
             env_session_dir: self.vars.path(vars::PI_CODING_AGENT_SESSION_DIR),
             agent_dir: self.pi_agent_dir(),
+            claude_config_dir: self.vars.path(vars::CLAUDE_CONFIG_DIR),
+            codex_home: self.vars.path(vars::CODEX_HOME),
             cwd: self.cwd.clone(),
             home: self.user_home.clone(),
             live_session_dir: self.live_session_dir.clone(),
@@ -381,6 +392,7 @@ impl Environment {
             session_options: self.session_open_options(),
             now_ms: self.now().as_millisecond(),
             settle: self.settle_time(),
+            harnesses: Vec::new(),
         })
     }
 

@@ -37,7 +37,7 @@ const fn hidden(name: &'static str, meaning: &'static str) -> EnvVar {
 
 pub const HOME: EnvVar = var(
     "HOME",
-    "The user's home; the default notes home, cache and Pi agent directory are below it.",
+    "The user's home; the default notes home, cache, Pi agent directory and Claude Code's and Codex's directories are below it.",
     "none: without it there is no default notes home, cache or Pi agent directory (an error names what to set)",
 );
 pub const PI_NOTES_HOME: EnvVar = var(
@@ -95,6 +95,16 @@ pub const PI_CODING_AGENT_SESSION_DIR: EnvVar = var(
     "Where Pi keeps sessions, when not in its settings' sessionDir (`--sessions-dir` wins).",
     "the sessionDir setting, and always <agent dir>/sessions",
 );
+pub const CLAUDE_CONFIG_DIR: EnvVar = var(
+    "CLAUDE_CONFIG_DIR",
+    "Claude Code's configuration directory: its sessions are in projects/ below it (`--claude-dir` wins).",
+    "$HOME/.claude",
+);
+pub const CODEX_HOME: EnvVar = var(
+    "CODEX_HOME",
+    "Codex's home: its sessions are in sessions/ and archived_sessions/ below it (`--codex-dir` wins).",
+    "$HOME/.codex",
+);
 pub const PI_CONTEXT_NOTES_HISTORY: EnvVar = var(
     "PI_CONTEXT_NOTES_HISTORY",
     "`off` (`0`, `false`, `no`) stops committing every notes change; `on` commits even when the notesHistory setting is false.",
@@ -147,6 +157,8 @@ pub const ALL: &[EnvVar] = &[
     PI_CONTEXT_CACHE_MIN_BYTES,
     PI_CODING_AGENT_DIR,
     PI_CODING_AGENT_SESSION_DIR,
+    CLAUDE_CONFIG_DIR,
+    CODEX_HOME,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
     PI_CONTEXT_PI,

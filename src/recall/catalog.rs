@@ -12,15 +12,21 @@ use serde::{Deserialize, Serialize};
 
 use super::directory::BatchSyncDirectory;
 use super::discover::Stat;
+use super::roots::Harness;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
-/// is rebuilt (format 3 added the change time to a file's stamp).
-pub const FORMAT: u32 = 3;
+/// is rebuilt (format 3 added the change time to a file's stamp; format 4 each session's
+/// harness and parent session).
+pub const FORMAT: u32 = 4;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionInfo {
     pub session_id: String,
+    /// The agent that wrote the session, recognized from the file's content.
+    pub harness: Harness,
+    /// The session that started this one (a Claude Code subagent's parent).
+    pub parent_session_id: Option<String>,
     pub cwd: Option<String>,
     pub project_key: Option<String>,
     pub name: Option<String>,

@@ -1,7 +1,6 @@
 //! Finding session files under the roots, and opening them safely.
 //!
-//! A root holds `*.jsonl` files directly (a custom session dir) or one directory below (Pi's
-//! `--<encoded cwd>--/` layout). Anything that is not a regular file once opened (a FIFO, a
+//! Each root is read in its harness's layout ([`discover`]). Anything that is not a regular file once opened (a FIFO, a
 //! socket, a dangling symlink, a directory named `*.jsonl`) or cannot be opened is skipped and
 //! counted as unreadable. Files are opened with `O_NONBLOCK`, so a FIFO never blocks the reader.
 
@@ -10,6 +9,8 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use super::roots::{Harness, Root};
 
 /// A session file found under a root, with its metadata at discovery time.
 #[derive(Debug, Clone)]
@@ -71,60 +72,110 @@ pub struct Discovery {
     pub unreadable: usize,
 }
 
-pub fn discover(roots: &[PathBuf]) -> Discovery {
-    let mut discovery = Discovery::default();
-    let mut seen = rustc_hash::FxHashSet::default();
+/// The session files under `roots`, each read in its harness's layout (docs/recall.md):
+/// - Pi: `*.jsonl` in the root and one directory below it;
+/// - Claude Code: `*.jsonl` in the root and one directory below it (`<encoded cwd>/`), and
+///   subagents in `<that directory>/<session>/subagents/*.jsonl`;
+/// - Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
+///
+/// Every pattern has a fixed depth, so a directory link that loops back is read at most once
+/// per pattern and never walked into; a link that fails to resolve is skipped.
+pub fn discover(roots: &[Root]) -> Discovery {
+    let mut walk = Walk::default();
     for root in roots {
-        let Ok(entries) = fs::read_dir(root) else {
-            continue;
-        };
-        let mut names: Vec<(PathBuf, bool)> = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if is_jsonl(&path) {
-                names.push((path, false));
-            } else if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-                names.push((path, true));
-            }
-        }
-        names.sort();
-        for (path, is_dir) in names {
-            if is_dir {
-                let Ok(inner) = fs::read_dir(&path) else {
-                    continue;
-                };
-                let mut files: Vec<PathBuf> = inner
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| is_jsonl(p))
-                    .collect();
-                files.sort();
-                for file in files {
-                    consider(&mut discovery, &mut seen, file);
-                }
-            } else {
-                consider(&mut discovery, &mut seen, path);
-            }
+        match root.harness {
+            Harness::Pi => walk.pi(&root.path),
+            Harness::Claude => walk.claude(&root.path),
+            Harness::Codex => walk.codex(&root.path),
         }
     }
-    discovery
+    walk.discovery
 }
 
-fn consider(
-    discovery: &mut Discovery,
-    seen: &mut rustc_hash::FxHashSet<(u64, u64)>,
-    path: PathBuf,
-) {
-    match fs::metadata(&path) {
-        Ok(metadata) if metadata.is_file() => {
-            let stat = Stat::of(&metadata);
-            if seen.insert((stat.dev, stat.ino)) {
-                discovery.files.push(Found { path, stat });
+#[derive(Default)]
+struct Walk {
+    discovery: Discovery,
+    seen: rustc_hash::FxHashSet<(u64, u64)>,
+}
+
+impl Walk {
+    fn pi(&mut self, root: &Path) {
+        self.files(root, is_jsonl);
+        for dir in subdirs(root) {
+            self.files(&dir, is_jsonl);
+        }
+    }
+
+    fn claude(&mut self, root: &Path) {
+        for dir in std::iter::once(root.to_path_buf()).chain(subdirs(root)) {
+            self.files(&dir, is_jsonl);
+            for session in subdirs(&dir) {
+                self.files(&session.join("subagents"), is_jsonl);
             }
         }
-        // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
-        _ => discovery.unreadable += 1,
     }
+
+    fn codex(&mut self, root: &Path) {
+        for year in subdirs(&root.join("sessions")) {
+            for month in subdirs(&year) {
+                for day in subdirs(&month) {
+                    self.files(&day, is_rollout);
+                }
+            }
+        }
+        self.files(&root.join("archived_sessions"), is_rollout);
+    }
+
+    /// The files of `dir` whose names `wanted` accepts, in name order.
+    fn files(&mut self, dir: &Path, wanted: fn(&Path) -> bool) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| wanted(p))
+            .collect();
+        files.sort();
+        for file in files {
+            self.consider(file);
+        }
+    }
+
+    fn consider(&mut self, path: PathBuf) {
+        match fs::metadata(&path) {
+            Ok(metadata) if metadata.is_file() => {
+                let stat = Stat::of(&metadata);
+                if self.seen.insert((stat.dev, stat.ino)) {
+                    self.discovery.files.push(Found { path, stat });
+                }
+            }
+            // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
+            _ => self.discovery.unreadable += 1,
+        }
+    }
+}
+
+/// The directories in `dir` (links to directories included), in name order; nothing when
+/// `dir` cannot be read.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !is_jsonl(p) && fs::metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn is_rollout(path: &Path) -> bool {
+    is_jsonl(path)
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
 }
 
 fn is_jsonl(path: &Path) -> bool {
@@ -148,25 +199,81 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     Ok((file, metadata))
 }
 
-/// The first line of a session file (its header, as Pi writes it), read without loading the
-/// file; `None` past `limit` bytes.
-pub fn first_line(path: &Path, limit: usize) -> io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let (mut file, _) = open_regular(path)?;
-    let mut line = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while line.len() < limit {
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if let Some(end) = memchr::memchr(b'\n', &chunk[..n]) {
-            line.extend_from_slice(&chunk[..end]);
-            return Ok(Some(line));
-        }
-        line.extend_from_slice(&chunk[..n]);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "{}\n").unwrap();
     }
-    Ok((line.len() <= limit).then_some(line))
+
+    fn names(discovery: &Discovery, root: &Path) -> Vec<String> {
+        discovery
+            .files
+            .iter()
+            .map(|f| f.path.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn each_harness_is_read_in_its_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("claude");
+        let codex = dir.path().join("codex");
+        for file in [
+            "-w-p/s1.jsonl",
+            "-w-p/agent-old.jsonl",
+            "-w-p/s1/subagents/agent-a.jsonl",
+            "-w-p/s1/tool-results/x.jsonl",
+            "-w-p/deep/er/s2.jsonl",
+        ] {
+            touch(&claude.join(file));
+        }
+        for file in [
+            "sessions/2026/02/28/rollout-a.jsonl",
+            "sessions/2026/02/28/other.jsonl",
+            "sessions/2026/02/rollout-shallow.jsonl",
+            "archived_sessions/rollout-b.jsonl",
+            "history.jsonl",
+        ] {
+            touch(&codex.join(file));
+        }
+        let found = discover(&[Root::new(Harness::Claude, &claude)]);
+        assert_eq!(
+            names(&found, &claude),
+            [
+                "-w-p/agent-old.jsonl",
+                "-w-p/s1.jsonl",
+                "-w-p/s1/subagents/agent-a.jsonl"
+            ]
+        );
+        let found = discover(&[Root::new(Harness::Codex, &codex)]);
+        assert_eq!(
+            names(&found, &codex),
+            [
+                "sessions/2026/02/28/rollout-a.jsonl",
+                "archived_sessions/rollout-b.jsonl"
+            ]
+        );
+    }
+
+    #[test]
+    fn links_that_loop_are_read_once_and_never_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("projects");
+        touch(&root.join("-w-p/s1.jsonl"));
+        touch(&root.join("-w-p/s1/subagents/agent-a.jsonl"));
+        std::os::unix::fs::symlink("subagents", root.join("-w-p/s1/subagents/subagents")).unwrap();
+        fs::create_dir_all(root.join("-w-p/s2")).unwrap();
+        std::os::unix::fs::symlink("subagents", root.join("-w-p/s2/subagents")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("-w-p/s3")).unwrap();
+        std::os::unix::fs::symlink(".", root.join("-w-p/s1/subagents/again")).unwrap();
+        let found = discover(&[Root::new(Harness::Claude, &root)]);
+        assert_eq!(
+            names(&found, &root),
+            ["-w-p/s1.jsonl", "-w-p/s1/subagents/agent-a.jsonl"]
+        );
+        assert_eq!(found.unreadable, 0);
+    }
 }

@@ -100,7 +100,6 @@ pub(super) fn open_hits(
     params: &SearchParams,
 ) -> Option<SessionHits> {
     let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
-    let harness = preview::harness_of(&file);
     let mut hits = Vec::new();
     for candidate in candidates {
         if hits.len() == params.hits {
@@ -115,7 +114,7 @@ pub(super) fn open_hits(
             result: stored.result,
             line: stored.line,
             version: record.version,
-            harness,
+            harness: record.info.harness,
         };
         let Some(rebuilt) = preview::rebuild(&file, &located) else {
             continue;
@@ -156,6 +155,8 @@ pub(super) fn open_hits(
     let info = &record.info;
     Some(SessionHits {
         session_id: info.session_id.clone(),
+        harness: info.harness,
+        parent_session_id: info.parent_session_id.clone(),
         session_file: record.path.clone(),
         cwd: info.cwd.clone(),
         project_key: info.project_key.clone(),
@@ -165,6 +166,7 @@ pub(super) fn open_hits(
         hits,
         first_user_preview: info.first_user_preview.clone(),
         short_id: info.session_id.clone(),
+        short_parent_id: None,
         session_arg: record.path.clone(),
     })
 }

@@ -33,7 +33,7 @@ pub use catalog::SessionInfo;
 pub use error::RecallError;
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
-pub use roots::{session_roots, settings_session_dir, RootsInput};
+pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Root, RootsInput};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
 use crate::history::Role;
@@ -55,7 +55,7 @@ pub const DEFAULT_PREVIEW_CHARS: usize = 400;
 pub struct Recall {
     /// `<cache>/recall`.
     pub dir: PathBuf,
-    pub roots: Vec<PathBuf>,
+    pub roots: Vec<Root>,
     /// How session files are opened (the shared session cache).
     pub session_options: OpenOptions,
     /// Now, in Unix milliseconds (recency and `--since` are measured from it).
@@ -63,6 +63,8 @@ pub struct Recall {
     /// How long a file must be left alone before its stamp is trusted and its last line
     /// without a newline is indexed (measured on the system clock, never `now_ms`).
     pub settle: Duration,
+    /// Only sessions of these harnesses (empty: every harness); see [`Recall::only`].
+    pub harnesses: Vec<Harness>,
 }
 
 /// The settling time unless the environment says otherwise.
@@ -100,6 +102,9 @@ pub struct SearchParams {
 #[derive(Debug, Clone, Serialize)]
 pub struct ListedSession {
     pub session_id: String,
+    #[serde(serialize_with = "roots::serialize_harness")]
+    pub harness: Harness,
+    pub parent_session_id: Option<String>,
     pub session_file: String,
     pub cwd: Option<String>,
     pub project_key: Option<String>,
@@ -112,6 +117,9 @@ pub struct ListedSession {
     /// The id's shortest unique prefix among every indexed session (at least 8 characters).
     #[serde(skip)]
     pub short_id: String,
+    /// The parent's id shown the same way.
+    #[serde(skip)]
+    pub short_parent_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -146,6 +154,9 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionHits {
     pub session_id: String,
+    #[serde(serialize_with = "roots::serialize_harness")]
+    pub harness: Harness,
+    pub parent_session_id: Option<String>,
     pub session_file: String,
     pub cwd: Option<String>,
     pub project_key: Option<String>,
@@ -159,6 +170,9 @@ pub struct SessionHits {
     /// The id's shortest unique prefix among every indexed session (at least 8 characters).
     #[serde(skip)]
     pub short_id: String,
+    /// The parent's id shown the same way.
+    #[serde(skip)]
+    pub short_parent_id: Option<String>,
     /// What `history read --session` opens this session by: `short_id` when that names this
     /// file alone, else the file's path.
     #[serde(skip)]
@@ -196,6 +210,17 @@ struct View {
 }
 
 impl Recall {
+    /// This recall narrowed to the sessions of `harnesses` (none: every harness): only their
+    /// roots are looked in, and a file of another harness found there (the format is
+    /// recognized from the content, not the root) is left out of every result.
+    pub fn only(mut self, harnesses: &[Harness]) -> Recall {
+        if !harnesses.is_empty() {
+            self.roots.retain(|root| harnesses.contains(&root.harness));
+            self.harnesses = harnesses.to_vec();
+        }
+        self
+    }
+
     /// `sessions index`: brings the index up to date (`rebuild`: from nothing).
     pub fn index(
         &self,
@@ -206,7 +231,7 @@ impl Recall {
         let (view, refreshed) = self.refresh(rebuild, true, progress)?;
         let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
         let files: Vec<&FileRecord> = catalog
-            .map(|c| c.files.iter().filter(|r| self.under_roots(r)).collect())
+            .map(|c| c.files.iter().filter(|r| self.covers(r)).collect())
             .unwrap_or_default();
         Ok(IndexResult {
             sessions: files.len(),
@@ -226,7 +251,7 @@ impl Recall {
         let mut files: Vec<&FileRecord> = catalog
             .files
             .iter()
-            .filter(|r| self.under_roots(r) && in_scope(r, &params.scope))
+            .filter(|r| self.covers(r) && in_scope(r, &params.scope))
             .filter(|r| params.since_ms.is_none_or(|s| r.info.updated_ms >= s))
             .collect();
         files.sort_by(|a, b| {
@@ -318,9 +343,11 @@ impl Recall {
         let prefixes = short_ids(catalog);
         let shared = shared_ids(catalog);
         for session in &mut sessions {
-            if let Some(short) = prefixes.get(&session.session_id) {
-                session.short_id = short.clone();
-            }
+            session.short_id = short_id(&prefixes, &session.session_id);
+            session.short_parent_id = session
+                .parent_session_id
+                .as_deref()
+                .map(|parent| short_id(&prefixes, parent));
             session.session_arg = if shared.contains(session.session_id.as_str())
                 || !names_a_session(&session.short_id)
             {
@@ -340,8 +367,9 @@ impl Recall {
     }
 
     /// The most recently updated sessions of a project other than `exclude`, for the boot
-    /// block. The index is refreshed only when that costs little (at most `max_refresh_bytes`
-    /// to read); otherwise the last commit answers. No index yet: none.
+    /// block, of every harness but without subagents (their work is their parent session's).
+    /// The index is refreshed only when that costs little (at most `max_refresh_bytes` to read);
+    /// otherwise the last commit answers. No index yet: none.
     pub fn recent_sessions(
         &self,
         project_key: &str,
@@ -360,9 +388,10 @@ impl Recall {
         let mut files: Vec<&FileRecord> = catalog
             .files
             .iter()
-            .filter(|r| self.under_roots(r))
+            .filter(|r| self.covers(r))
             .filter(|r| r.info.project_key.as_deref() == Some(project_key))
             .filter(|r| Some(r.info.session_id.as_str()) != exclude)
+            .filter(|r| r.info.parent_session_id.is_none())
             .collect();
         files.sort_by_key(|r| std::cmp::Reverse(r.info.updated_ms));
         Ok(files
@@ -372,9 +401,13 @@ impl Recall {
             .collect())
     }
 
-    fn under_roots(&self, record: &FileRecord) -> bool {
+    /// Whether a record is one of this recall's sessions: a file under its roots, of one of its
+    /// harnesses.
+    fn covers(&self, record: &FileRecord) -> bool {
         let path = Path::new(&record.path);
-        self.roots.iter().any(|root| path.starts_with(root))
+        let harness_kept =
+            self.harnesses.is_empty() || self.harnesses.contains(&record.info.harness);
+        harness_kept && self.roots.iter().any(|root| path.starts_with(&root.path))
     }
 
     fn filter(&self, catalog: &Catalog, params: &SearchParams) -> search::Filter {
@@ -392,7 +425,7 @@ impl Recall {
         };
         for record in &catalog.files {
             let id = record.file_id as usize;
-            files[id] = self.under_roots(record) && in_scope(record, &params.scope);
+            files[id] = self.covers(record) && in_scope(record, &params.scope);
             boosted[id] = current.is_some() && record.info.project_key.as_deref() == current;
         }
         search::Filter {
@@ -686,6 +719,8 @@ fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>)
     let info = &record.info;
     ListedSession {
         session_id: info.session_id.clone(),
+        harness: info.harness,
+        parent_session_id: info.parent_session_id.clone(),
         session_file: record.path.clone(),
         cwd: info.cwd.clone(),
         project_key: info.project_key.clone(),
@@ -695,11 +730,21 @@ fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>)
         entries: info.entries,
         bytes: info.bytes,
         first_user_preview: info.first_user_preview.clone(),
-        short_id: prefixes
-            .get(&info.session_id)
-            .cloned()
-            .unwrap_or_else(|| info.session_id.clone()),
+        short_id: short_id(prefixes, &info.session_id),
+        short_parent_id: info
+            .parent_session_id
+            .as_deref()
+            .map(|parent| short_id(prefixes, parent)),
     }
+}
+
+/// An id's shortest unique prefix; an id that is not indexed (a subagent's parent whose file
+/// is gone) by its first [`resolve::MIN_PREFIX_CHARS`] characters.
+fn short_id(prefixes: &rustc_hash::FxHashMap<String, String>, id: &str) -> String {
+    prefixes
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| id.chars().take(resolve::MIN_PREFIX_CHARS).collect())
 }
 
 /// `--since`: `30m`, `12h`, `7d`, `4w` before now, or an RFC 3339 date-time, or a date

@@ -9,7 +9,7 @@ use std::os::unix::fs::FileExt;
 use super::query::{token_spans, Alternative};
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
-use crate::session::{self, Entry, EntryKind, Harness, Message, Session};
+use crate::session::{Entry, EntryKind, Harness, Message, Session};
 use crate::text;
 
 /// Where an indexed event's lines are in its file, and how its document is built.
@@ -20,7 +20,8 @@ pub struct Located {
     pub result: Option<(u64, u64)>,
     pub line: u64,
     pub version: Option<u64>,
-    /// The file's harness, which reads the lines.
+    /// The file's harness (the catalog's, recognized when it was indexed), which reads the
+    /// lines.
     pub harness: Harness,
 }
 
@@ -67,14 +68,6 @@ pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
         entry_id,
         created_at: session.timestamp(entry),
     })
-}
-
-/// The harness of an open session file, from its first bytes.
-pub fn harness_of(file: &File) -> Harness {
-    let mut head = vec![0u8; session::DETECT_BYTES];
-    let read = read_up_to(file, &mut head, 0).unwrap_or(0);
-    head.truncate(read);
-    session::detect(&head)
 }
 
 fn read_line(file: &File, (start, len): (u64, u64)) -> Option<String> {

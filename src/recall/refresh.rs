@@ -10,7 +10,7 @@
 //! deleted file is dropped. A torn last line is not indexed until it is complete, or has
 //! settled and parses. All of it is one commit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
@@ -23,6 +23,7 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
+use super::roots::Root;
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
@@ -72,7 +73,7 @@ enum Change {
 
 /// The files under `roots` whose state differs from the catalog's, and the catalog's files
 /// that are gone.
-pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[PathBuf]) -> Vec<ChangeRef> {
+pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[Root]) -> Vec<ChangeRef> {
     let by_path: FxHashMap<&str, &FileRecord> =
         catalog.files.iter().map(|r| (r.path.as_str(), r)).collect();
     let mut changes = Vec::new();
@@ -94,7 +95,7 @@ pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[PathBuf]) -> Vec<
             continue;
         }
         let path = Path::new(&record.path);
-        let under_root = roots.iter().any(|root| path.starts_with(root));
+        let under_root = roots.iter().any(|root| path.starts_with(&root.path));
         if under_root || std::fs::metadata(path).is_err() {
             changes.push(ChangeRef::Drop(record.file_id));
         }
@@ -629,9 +630,11 @@ fn session_info(
         .find_map(|e| session.timestamp(e));
     SessionInfo {
         session_id: session_id.to_string(),
+        harness: session.harness,
+        parent_session_id: session.parent_session_id().map(str::to_string),
         cwd,
         project_key,
-        name: session_name(session, entries),
+        name: session_name(session, entries).or_else(|| session.name().map(str::to_string)),
         created_at: header.and_then(|h| h.timestamp.clone()),
         updated_ms: updated_at.as_deref().and_then(parse_ms).unwrap_or(0),
         updated_at,
@@ -683,6 +686,7 @@ pub fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Harness;
 
     fn record_of(bytes: &[u8], stat: Stat, racy: bool) -> FileRecord {
         let (head_check, tail_check) = checks(bytes);
@@ -699,6 +703,8 @@ mod tests {
             events: 1,
             info: SessionInfo {
                 session_id: "s".into(),
+                harness: Harness::Pi,
+                parent_session_id: None,
                 cwd: None,
                 project_key: None,
                 name: None,

@@ -7,13 +7,17 @@ use serde::Deserialize;
 
 use super::discover;
 use super::error::RecallError;
+use super::roots::Root;
+use crate::session::{self, Harness, Session};
 
 /// The shortest prefix a person may type, and that human output shows.
 pub const MIN_PREFIX_CHARS: usize = 8;
 /// Candidates listed when a prefix is ambiguous.
 const MAX_CANDIDATES: usize = 5;
-/// Header lines longer than this are not read.
-const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// How much of a file is read first for its id, and at most (a Pi header line, or the first
+/// records of another harness, longer than that give none).
+const FIRST_HEAD_BYTES: usize = 16 * 1024;
+const MAX_HEAD_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRef {
@@ -23,7 +27,7 @@ pub struct SessionRef {
 
 /// Finds the session whose id is `query`, or starts with it, under the roots. An exact id wins
 /// over longer ids it prefixes.
-pub fn resolve_session(roots: &[PathBuf], query: &str) -> Result<SessionRef, RecallError> {
+pub fn resolve_session(roots: &[Root], query: &str) -> Result<SessionRef, RecallError> {
     let sessions: Vec<SessionRef> = discover::discover(roots)
         .files
         .into_iter()
@@ -66,28 +70,86 @@ fn pick(sessions: Vec<SessionRef>, query: &str) -> Result<SessionRef, RecallErro
     }
 }
 
-/// The session id in a file's header, else the one its name carries (`<timestamp>_<id>.jsonl`).
+/// The session id a file gives: a Pi file's header line; another harness's first records
+/// (read as its reader reads them: Claude Code's `sessionId`, or a subagent's `agentId`;
+/// Codex's `session_meta`); else the one its name carries.
 fn header_id(path: &Path) -> Option<String> {
+    let head = head_with_id(path).ok()?;
+    head.or_else(|| file_name_id(path))
+}
+
+/// The id in the file's first records, reading more of the file (up to [`MAX_HEAD_BYTES`])
+/// while its complete lines do not give one.
+fn head_with_id(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    let (file, _) = discover::open_regular(path)?;
+    let mut reader = file.take(MAX_HEAD_BYTES as u64);
+    let mut head: Vec<u8> = Vec::new();
+    let mut want = FIRST_HEAD_BYTES;
+    loop {
+        let before = head.len();
+        (&mut reader)
+            .take((want - before) as u64)
+            .read_to_end(&mut head)?;
+        let at_end = head.len() < want;
+        let complete = if at_end {
+            head.len()
+        } else {
+            memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1)
+        };
+        if let Some(id) = id_in(&head[..complete]) {
+            return Ok(Some(id));
+        }
+        if at_end || want >= MAX_HEAD_BYTES {
+            return Ok(None);
+        }
+        want = (want * 4).min(MAX_HEAD_BYTES);
+    }
+}
+
+/// The session id complete lines give, as the file's reader reads them.
+fn id_in(lines: &[u8]) -> Option<String> {
+    if lines.is_empty() {
+        return None;
+    }
+    if session::detect(lines) == Harness::Pi {
+        // Only the header line names a Pi session: no need to parse the rest.
+        let first = &lines[..memchr::memchr(b'\n', lines).unwrap_or(lines.len())];
+        return pi_header_id(first);
+    }
+    Session::from_bytes(lines.to_vec())
+        .id()
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
+fn pi_header_id(line: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
     struct Header {
         #[serde(rename = "type")]
         kind: Option<String>,
         id: Option<serde_json::Value>,
     }
-    let line = discover::first_line(path, MAX_HEADER_BYTES).ok()?;
-    let from_header = line
-        .and_then(|l| serde_json::from_slice::<Header>(&l).ok())
+    serde_json::from_slice::<Header>(line)
+        .ok()
         .filter(|h| h.kind.as_deref() == Some("session"))
         .and_then(|h| match h.id {
             Some(serde_json::Value::String(id)) if !id.is_empty() => Some(id),
             _ => None,
-        });
-    from_header.or_else(|| {
-        let stem = path.file_stem()?.to_string_lossy().into_owned();
-        Some(match stem.rsplit_once('_') {
-            Some((_, id)) if !id.is_empty() => id.to_string(),
-            _ => stem,
         })
+}
+
+/// The id a file's name carries: the uuid ending a Codex `rollout-<time>-<uuid>.jsonl`, the
+/// part after Pi's `<timestamp>_`, else the whole name without `.jsonl`.
+fn file_name_id(path: &Path) -> Option<String> {
+    const UUID_CHARS: usize = 36;
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    if stem.starts_with("rollout-") && stem.len() > "rollout-".len() + UUID_CHARS {
+        return stem.get(stem.len() - UUID_CHARS..).map(str::to_string);
+    }
+    Some(match stem.rsplit_once('_') {
+        Some((_, id)) if !id.is_empty() => id.to_string(),
+        _ => stem,
     })
 }
 

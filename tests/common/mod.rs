@@ -5,6 +5,7 @@
 pub mod dream;
 pub mod harness;
 pub mod notes;
+pub mod other_agents;
 pub mod pi;
 pub mod recall;
 pub mod session;

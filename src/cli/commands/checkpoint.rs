@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueHint};
 use pi_context::checkpoint::{self, Shown};
 use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::history::{Leaf, SessionInput};
+use pi_context::recall::Harness;
 
 use crate::cli::error::{exit, CommandError, Outcome};
 use crate::cli::printer;
@@ -79,8 +80,10 @@ fn session_path(args: &ShowArgs, env: &Environment) -> Result<PathBuf, CommandEr
     if let Some(id) = &env.session_id {
         return Ok(pi_context::recall::resolve_session(&env.sessions_roots(), id)?.path);
     }
+    // Only Pi sessions hold checkpoints.
     let latest = env
         .recall()?
+        .only(&[Harness::Pi])
         .recent_sessions(env.project_key(), None, 1, u64::MAX)?
         .into_iter()
         .next();

@@ -237,6 +237,8 @@ impl Call<'_> {
                 agent: c.agent.clone(),
                 model: c.model.clone(),
                 sessions_dirs: Vec::new(),
+                claude_dirs: Vec::new(),
+                codex_dirs: Vec::new(),
                 live_session_dir: path(&c.session_dir),
             },
             self.vars,

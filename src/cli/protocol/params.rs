@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use pi_context::history::{Role, UnknownRole};
+use pi_context::session::{Harness, UnknownHarness};
 
 use super::Refusal;
 
@@ -114,6 +115,24 @@ impl<'a> Params<'a> {
             .map(|name| {
                 name.parse()
                     .map_err(|e: UnknownRole| invalid(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// A non-empty array of harness names (`pi`, `claude`, `codex`).
+    pub fn harnesses(&self, key: &str) -> Result<Option<Vec<Harness>>, Refusal> {
+        let Some(names) = self.string_array(key)? else {
+            return Ok(None);
+        };
+        if names.is_empty() {
+            return Err(invalid(format!("{key} must not be empty")));
+        }
+        names
+            .iter()
+            .map(|name| {
+                name.parse()
+                    .map_err(|e: UnknownHarness| invalid(e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)

@@ -39,6 +39,15 @@ pub fn query_property(what: &str) -> Value {
 }
 
 /// `roles`: a non-empty subset of the four history roles.
+pub fn harnesses_property(description: &str) -> Value {
+    json!({
+        "type": "array",
+        "minItems": 1,
+        "items": {"type": "string", "enum": pi_context::recall::Harness::NAMES},
+        "description": description
+    })
+}
+
 pub fn roles_property(description: &str) -> Value {
     json!({
         "type": "array",

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use pi_context::recall::{
-    self, ListParams, ListResult, Recall, Scope, SearchParams, SearchResult, SessionHits,
+    self, Harness, ListParams, ListResult, Recall, Scope, SearchParams, SearchResult, SessionHits,
     DEFAULT_HITS, DEFAULT_LIST_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_SEARCH_LIMIT,
 };
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
@@ -13,16 +13,17 @@ use pi_context::environment::Environment;
 
 use super::history::queries;
 use super::registry::{Mode, Tool, EVERY_DOOR};
-use super::schema::{into_map, object, query_property, roles_property};
+use super::schema::{harnesses_property, into_map, object, query_property, roles_property};
 use super::{Call, Params, Refusal, ToolResponse};
 
 pub const TOOLS: [Tool; 2] = [
     Tool {
         name: "sessions_list",
         label: "Sessions list",
-        description: "List past Pi sessions, most recently updated first: id, file, project, name, dates, size and the first user message. \
+        description: "List past sessions of Pi, Claude Code and Codex (this agent's and the other coding agents' on this machine), most recently updated first: \
+id, harness (pi, claude, codex), parent session of a subagent, file, project, name, dates, size and the first user message. \
 Use it when this session is fresh and needs earlier work, or when the user refers to \"last time\" or another session. \
-scope \"project\" (default) is this project's sessions; \"all\" is every project. Open one with history_list / history_read and its session_id.",
+scope \"project\" (default) is this project's sessions; \"all\" is every project; harness narrows to some agents. Open one with history_list / history_read and its session_id.",
         parameters: list_parameters,
         mode: Mode::Parallel,
         answer: list,
@@ -33,11 +34,11 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
     Tool {
         name: "sessions_search",
         label: "Sessions search",
-        description: "Search everything said in past Pi sessions (user, assistant, tool calls with output, summaries) by words, ranked: \
+        description: "Search everything said in past sessions of Pi, Claude Code and Codex (user, assistant, tool calls with output, summaries) by words, ranked: \
 use it when the user asks about earlier work (\"where did we fix…\", \"last time\", \"what did we decide about…\") or when a fresh session needs \
 what an earlier one found. Words match case- and accent-insensitively; a query in double quotes is a phrase; an array of queries means any of them. \
 Sessions holding every word rank first; each hit has session_id, seq, leaf_id and a preview starting shortly before the match at offset_chars. \
-Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. scope \"project\" (default) or \"all\"; branches \"all\" also searches abandoned branches.",
+Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. scope \"project\" (default) or \"all\"; harness narrows to some agents; branches \"all\" also searches abandoned branches.",
         parameters: search_parameters,
         mode: Mode::Parallel,
         answer: search,
@@ -47,7 +48,7 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
     },
 ];
 
-const SCOPE_KEYS: [&str; 3] = ["scope", "since", "limit"];
+const SCOPE_KEYS: [&str; 4] = ["scope", "since", "limit", "harness"];
 
 fn scope(params: &Params, env: &Environment) -> Result<Scope, Refusal> {
     let current = pi_context::project::project_key_of(&env.cwd);
@@ -61,6 +62,11 @@ fn scope(params: &Params, env: &Environment) -> Result<Scope, Refusal> {
             format!("unknown scope {other:?}; scopes are project, all"),
         )),
     }
+}
+
+/// The `harness` param: the harnesses kept (empty: all).
+fn harnesses(params: &Params) -> Result<Vec<Harness>, Refusal> {
+    Ok(params.harnesses("harness")?.unwrap_or_default())
 }
 
 fn since(params: &Params, recall: &Recall) -> Result<Option<i64>, Refusal> {
@@ -78,7 +84,7 @@ fn list(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let limit = params
         .positive("limit")?
         .map_or(DEFAULT_LIST_LIMIT, |n| n.min(10_000) as usize);
-    let recall = env.recall()?;
+    let recall = env.recall()?.only(&harnesses(params)?);
     let params = ListParams {
         scope,
         since_ms: since(params, &recall)?,
@@ -119,7 +125,7 @@ fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let hits = params
         .positive("hits_per_session")?
         .map_or(DEFAULT_HITS, |n| n.min(100) as usize);
-    let recall = env.recall()?;
+    let recall = env.recall()?.only(&harnesses(params)?);
     let params = SearchParams {
         queries,
         scope,
@@ -207,7 +213,8 @@ fn fit_search(result: &mut SearchResult) {
 fn scope_properties() -> serde_json::Map<String, Value> {
     into_map(json!({
         "scope": {"type": "string", "enum": ["project", "all"], "description": "\"project\" (default): this project's sessions; \"all\": every project's, this project's ranked higher."},
-        "since": {"type": "string", "minLength": 1, "description": "Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date."}
+        "since": {"type": "string", "minLength": 1, "description": "Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date."},
+        "harness": harnesses_property("Only the sessions of these agents: pi, claude (Claude Code), codex (default: all).")
     }))
 }
 

@@ -18,7 +18,7 @@ use crate::cli::printer::{self, HistoryPrinter};
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
 
-/// Read a Pi session: context windows, events, full text, search.
+/// Read a session of Pi, Claude Code or Codex: context windows, events, full text, search.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     #[command(subcommand)]
@@ -45,8 +45,9 @@ pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
 /// Which session and branch to read, and how to print.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    /// The Pi session JSONL file (a missing file is an empty session), or a session id or
-    /// unique prefix of at least 8 characters, found under Pi's session dirs
+    /// The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session),
+    /// or a session id or unique prefix of at least 8 characters, found under the three agents'
+    /// session dirs
     #[arg(long, short = 's', value_name = "FILE|ID", value_hint = ValueHint::FilePath)]
     session: PathBuf,
     /// The entry id that ends the branch, or `none` for an empty branch [default: the last entry]

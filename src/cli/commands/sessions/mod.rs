@@ -7,14 +7,14 @@ mod search;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueHint};
-use pi_context::recall::{self, Recall, Scope};
+use pi_context::recall::{self, Harness, Recall, Scope};
 
 use crate::cli::error::CommandError;
 use crate::cli::printer::{self, SessionsPrinter};
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
 
-/// Find and search every past Pi session: list, ranked search, index.
+/// Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index.
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
     #[command(subcommand)]
@@ -39,9 +39,21 @@ pub fn run(args: SessionsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, crate::cl
 /// Where sessions are and how to print.
 #[derive(Debug, Args)]
 pub struct RootArgs {
-    /// Look for sessions only in this directory (repeatable) [default: Pi's session dirs]
+    /// Look for Pi sessions in this directory (repeatable); any root flag names the only
+    /// places looked in [default: Pi's, Claude Code's and Codex's session dirs]
     #[arg(long = "sessions-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     sessions_dirs: Vec<PathBuf>,
+    /// Look for Claude Code sessions in this `projects` directory (repeatable)
+    /// [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]
+    #[arg(long = "claude-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    claude_dirs: Vec<PathBuf>,
+    /// Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else
+    /// ~/.codex]
+    #[arg(long = "codex-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
+    codex_dirs: Vec<PathBuf>,
+    /// Only the sessions of this agent (repeatable)
+    #[arg(long = "harness", value_name = "HARNESS", value_parser = harness_parser())]
+    harnesses: Vec<Harness>,
     /// Print JSON instead of text
     #[arg(long)]
     json: bool,
@@ -53,6 +65,8 @@ impl RootArgs {
         Ok(Environment::resolve(
             Inputs {
                 sessions_dirs: self.sessions_dirs.clone(),
+                claude_dirs: self.claude_dirs.clone(),
+                codex_dirs: self.codex_dirs.clone(),
                 cwd,
                 ..Inputs::default()
             },
@@ -61,12 +75,20 @@ impl RootArgs {
     }
 
     fn recall(&self, env: &Environment) -> Result<Recall, CommandError> {
-        Ok(env.recall()?)
+        Ok(env.recall()?.only(&self.harnesses))
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn SessionsPrinter> {
         printer::sessions(self.json, ui.color)
     }
+}
+
+/// `--harness NAME`: `pi`, `claude` or `codex`.
+fn harness_parser() -> impl clap::builder::TypedValueParser<Value = Harness> {
+    clap::builder::TypedValueParser::try_map(
+        clap::builder::PossibleValuesParser::new(Harness::NAMES),
+        |name| name.parse::<Harness>(),
+    )
 }
 
 /// Which sessions: the current project (default), another project, or all.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
-use pi_context::recall::{Hit, IndexResult, ListResult, SearchResult, SessionHits};
+use pi_context::recall::{Harness, Hit, IndexResult, ListResult, SearchResult, SessionHits};
 
 use super::HumanPrinter;
 use crate::cli::printer::SessionsPrinter;
@@ -149,6 +149,15 @@ fn title(name: Option<&str>, first_prompt: Option<&str>) -> String {
     }
 }
 
+/// The harness that wrote a session (`pi`, `claude`, `codex`), and for a subagent the id of
+/// the session that started it: `claude subagent of 7f3a9c21`.
+fn origin(harness: Harness, parent: Option<&str>) -> String {
+    match parent {
+        Some(parent) => format!("{harness} subagent of {parent}"),
+        None => harness.to_string(),
+    }
+}
+
 fn size(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / (1 << 20) as f64),
@@ -165,9 +174,12 @@ impl SessionsPrinter for HumanPrinter {
         for s in &result.sessions {
             writeln!(
                 out,
-                "{}  {}  {}  {}  {}",
+                "{}  {}  {}  {}  {}  {}",
                 local_time(s.updated_at.as_deref()),
                 self.paint(&s.short_id, |t| t.bold().to_string()),
+                self.paint(&origin(s.harness, s.short_parent_id.as_deref()), |t| t
+                    .magenta()
+                    .to_string()),
                 self.paint(s.project_key.as_deref().unwrap_or("-"), |t| t
                     .cyan()
                     .to_string()),
@@ -201,9 +213,13 @@ impl SessionsPrinter for HumanPrinter {
             }
             writeln!(
                 out,
-                "{} {}  {}  {}  {}",
+                "{} {}  {}  {}  {}  {}",
                 self.paint(&format!("{}.", rank + 1), |t| t.bold().to_string()),
                 local_time(session.updated_at.as_deref()),
+                self.paint(
+                    &origin(session.harness, session.short_parent_id.as_deref()),
+                    |t| t.magenta().to_string()
+                ),
                 self.paint(session.project_key.as_deref().unwrap_or("-"), |t| t
                     .cyan()
                     .to_string()),
