@@ -56,6 +56,7 @@ mod sessions_faults;
 mod sessions_list;
 mod sessions_refresh;
 mod sessions_search;
+mod sessions_secrets;
 mod sessions_tools;
 mod tool_facts;
 

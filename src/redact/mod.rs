@@ -123,12 +123,7 @@ pub fn find(text: &str) -> Vec<Secret> {
             let overlaps = found
                 .iter()
                 .any(|s| s.whole.start < whole.end() && whole.start() < s.whole.end);
-            if overlaps
-                || !rules::passes(
-                    rule.spec.check,
-                    &text[..whole.start()],
-                    secret.as_str(),
-                )
+            if overlaps || !rules::passes(rule.spec.check, &text[..whole.start()], secret.as_str())
             {
                 continue;
             }

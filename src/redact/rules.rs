@@ -158,7 +158,10 @@ pub const SPECS: &[RuleSpec] = &[
     RuleSpec {
         kind: "http_auth",
         triggers: &["bearer", "basic"],
-        pattern: concat!(b!(), r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+([A-Za-z0-9\-._~+/]{16,}=*)"),
+        pattern: concat!(
+            b!(),
+            r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+([A-Za-z0-9\-._~+/]{16,}=*)"
+        ),
         secret: 1,
         check: Check::Random,
     },

@@ -5,7 +5,11 @@ use proptest::prelude::*;
 /// change a `*`, and masking again changes nothing.
 fn masked(text: &str) -> String {
     let out = mask(text).into_owned();
-    assert_eq!(out.chars().count(), text.chars().count(), "length of {text:?}");
+    assert_eq!(
+        out.chars().count(),
+        text.chars().count(),
+        "length of {text:?}"
+    );
     for (a, b) in text.chars().zip(out.chars()) {
         assert!(a == b || b == '*', "{a:?} became {b:?} in {text:?}");
     }
@@ -16,7 +20,10 @@ fn masked(text: &str) -> String {
 /// `secret` is masked after `prefix` inside `context`, the rest of the text unchanged.
 fn assert_masks(context: &str, prefix: &str, secret: &str) {
     let text = context.replace("{}", &format!("{prefix}{secret}"));
-    let expected = context.replace("{}", &format!("{prefix}{}", "*".repeat(secret.chars().count())));
+    let expected = context.replace(
+        "{}",
+        &format!("{prefix}{}", "*".repeat(secret.chars().count())),
+    );
     assert_eq!(masked(&text), expected, "in {text:?}");
 }
 
@@ -73,7 +80,11 @@ fn model_provider_keys() {
 
 #[test]
 fn chat_and_payment_tokens() {
-    assert_masks("SLACK {}", "xoxb-", "1234567890-0987654321-Xk9fQ2mZ7pL4vR8t");
+    assert_masks(
+        "SLACK {}",
+        "xoxb-",
+        "1234567890-0987654321-Xk9fQ2mZ7pL4vR8t",
+    );
     assert_masks("stripe {}", "sk_live_", &b62(24));
     assert_masks("stripe {}", "rk_live_", &b62(24));
     assert_masks("stripe {}", "sk_test_", &b62(24));
@@ -101,7 +112,8 @@ fn private_key_blocks_keep_their_lines() {
 
 #[test]
 fn jwts_urls_and_http_auth() {
-    let jwt_rest = "hbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let jwt_rest =
+        "hbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
     assert_masks("Cookie: session={}", "eyJ", jwt_rest);
     assert_masks("postgres://app:{}@db.internal:5432/app", "", "s3cr3t-Pa55");
     assert_masks("Authorization: Bearer {}", "", &b62(40));
@@ -161,7 +173,10 @@ fn text_without_triggers_is_borrowed() {
         mask("nothing to see in this sentence"),
         Cow::Borrowed(_)
     ));
-    assert!(matches!(Masking::Off.apply("AKIAQ3ZXN5TL7WJ2RB4M"), Cow::Borrowed(_)));
+    assert!(matches!(
+        Masking::Off.apply("AKIAQ3ZXN5TL7WJ2RB4M"),
+        Cow::Borrowed(_)
+    ));
 }
 
 #[test]
