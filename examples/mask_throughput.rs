@@ -19,7 +19,10 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut every: Option<usize> = None;
     if let Some(at) = args.iter().position(|a| a == "--secret-every") {
-        every = args.get(at + 1).and_then(|n| n.parse().ok()).filter(|&n| n > 0);
+        every = args
+            .get(at + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0);
         args.drain(at..(at + 2).min(args.len()));
     }
     let secret_line = format!(
