@@ -1165,7 +1165,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__history__subcmd__list)
-            opts="-s -n -r -h --session --leaf --session-id --max-bytes --json --limit --role --before --after --window --max-chars --color --help"
+            opts="-s -n -r -h --session --leaf --session-id --max-bytes --json --redact --limit --role --before --after --window --max-chars --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1257,7 +1257,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__history__subcmd__read)
-            opts="-s -h --session --leaf --session-id --max-bytes --json --offset --limit --color --help"
+            opts="-s -h --session --leaf --session-id --max-bytes --json --redact --offset --limit --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1325,7 +1325,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__history__subcmd__search)
-            opts="-s -n -r -h --session --leaf --session-id --max-bytes --json --limit --role --before --after --window --max-chars --color --help"
+            opts="-s -n -r -h --session --leaf --session-id --max-bytes --json --redact --limit --role --before --after --window --max-chars --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1417,7 +1417,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__history__subcmd__windows)
-            opts="-s -h --session --leaf --session-id --max-bytes --json --color --help"
+            opts="-s -h --session --leaf --session-id --max-bytes --json --redact --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -52,6 +52,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
             cand --color 'When to color human output'
             cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand --redact 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -71,6 +72,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --max-chars 'Code points of preview per row'
             cand --color 'When to color human output'
             cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand --redact 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -84,6 +86,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --limit 'Code points to read (at most 50000)'
             cand --color 'When to color human output'
             cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand --redact 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -103,6 +106,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --max-chars 'Code points of preview per row'
             cand --color 'When to color human output'
             cand --json 'Print JSON (the tool protocol''s result object) instead of text'
+            cand --redact 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

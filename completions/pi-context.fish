@@ -56,6 +56,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
@@ -74,6 +75,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
@@ -85,6 +87,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
@@ -103,6 +106,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'

@@ -22,6 +22,8 @@
 //! - [`project`]: the project key of a directory, from its `origin` remote or its path.
 //! - [`readwindow`]: the READ WINDOW block shared by history and notes reads.
 //! - [`recall`]: every past session: discovery, the full-text index, refresh and ranked search.
+//! - [`redact`]: secrets masked (length-preserving) before text is indexed or shown from
+//!   another session.
 //! - [`session`]: reading a Pi session file (guarded map, tolerant parser, on-disk index).
 //! - [`settings`]: pi-context's keys in Pi's settings files.
 //! - [`sync`]: `notes sync`, the notes home's history exchanged with a git remote.
@@ -42,6 +44,7 @@ pub mod notes;
 pub mod project;
 pub mod readwindow;
 pub mod recall;
+pub mod redact;
 pub mod session;
 pub mod settings;
 pub mod sync;

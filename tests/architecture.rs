@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// `(room, rooms it never imports)`. A room is a top-level module of the library.
 const NEVER: &[(&str, &[&str])] = &[
     ("beneath", &["*"]),
+    ("redact", &["*"]),
     (
         "text",
         &[

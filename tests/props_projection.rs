@@ -260,6 +260,7 @@ fn command_answers(path: &Path, options: &OpenOptions, leaf: &Leaf) -> Vec<Strin
         let branch = Branch {
             leaf,
             session_id: Some("fallback"),
+            masking: pi_context::redact::Masking::Off,
         };
         let input = SessionInput::File { path, options };
         let answer = with_history(

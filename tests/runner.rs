@@ -60,6 +60,7 @@ mod sessions_harnesses;
 mod sessions_list;
 mod sessions_refresh;
 mod sessions_search;
+mod sessions_secrets;
 mod sessions_tools;
 mod tool_facts;
 

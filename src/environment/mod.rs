@@ -17,6 +17,7 @@
 //! | clock | — | `PI_CONTEXT_NOW` (RFC 3339) | the system clock |
 //! | cache | — | `PI_CONTEXT_CACHE_DIR`, `XDG_CACHE_HOME` | `$HOME/.cache/pi-context` |
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
+//! | secrets masked (docs/recall.md, "Secrets") | — | `PI_CONTEXT_REDACT=off` (unsafe) | on |
 //! | recall's settling time (hidden, for tests) | — | `PI_CONTEXT_SETTLE_MS` | 2 s |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `--claude-dir`, `--codex-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` | docs/recall.md, "Where sessions are" |
@@ -393,7 +394,22 @@ impl Environment {
             now_ms: self.now().as_millisecond(),
             settle: self.settle_time(),
             harnesses: Vec::new(),
+            masking: self.masking(),
         })
+    }
+
+    /// Whether secrets are masked in the recall index, its previews and reads of other
+    /// sessions: on unless `PI_CONTEXT_REDACT=off` (docs/recall.md, "Secrets").
+    pub fn masking(&self) -> crate::redact::Masking {
+        let off = self
+            .vars
+            .text(vars::PI_CONTEXT_REDACT)
+            .is_some_and(|v| matches!(v.trim(), "off" | "0" | "false" | "no"));
+        if off {
+            crate::redact::Masking::Off
+        } else {
+            crate::redact::Masking::On
+        }
     }
 
     /// How long a file must be left alone before a record trusts what its stamp says (recall's

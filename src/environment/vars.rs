@@ -115,6 +115,11 @@ pub const PI_CONTEXT_NOTES_LIST_CACHE: EnvVar = var(
     "`off` makes `notes list` read every note instead of trusting its record of unchanged ones.",
     "on",
 );
+pub const PI_CONTEXT_REDACT: EnvVar = var(
+    "PI_CONTEXT_REDACT",
+    "`off` (`0`, `false`, `no`) stops masking secrets in the recall index, its previews and other sessions' history reads. Unsafe: API keys and passwords from transcripts then sit in the index and are shown. The index is rebuilt when it changes.",
+    "on",
+);
 pub const PI_CONTEXT_PI: EnvVar = var(
     "PI_CONTEXT_PI",
     "The `pi` executable a dream runs (`--pi` wins).",
@@ -161,6 +166,7 @@ pub const ALL: &[EnvVar] = &[
     CODEX_HOME,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
+    PI_CONTEXT_REDACT,
     PI_CONTEXT_PI,
     PI_CONTEXT_BIN,
     NO_COLOR,

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::stored::ProjectionStore;
 use super::{HistoryError, Role};
+use crate::redact::Masking;
 use crate::session::{Atom, Entry, EntryKind, Message, Session, Span};
 use crate::text;
 
@@ -105,6 +106,9 @@ pub struct History<'s> {
     pub(super) branch: Vec<usize>,
     /// Whether the projection was a stored one, extended (see [`ProjectionStore`]).
     pub(super) from_store: bool,
+    /// Whether documents are shown with their secrets masked (another session's, read by a
+    /// tool; `history --redact`).
+    pub(super) masking: Masking,
 }
 
 /// Seqs an entry takes: 1 for every event-bearing entry, plus one per tool call.
@@ -239,6 +243,7 @@ impl<'s> History<'s> {
             entries: count,
             branch: Vec::new(),
             from_store: false,
+            masking: Masking::Off,
         };
         let items = history.raw_items(&branch, &seq_starts, 0);
         history.pair(items, &[]);
@@ -626,9 +631,17 @@ pub(super) struct ToolFacts {
 }
 
 impl<'s> History<'s> {
-    /// The event's document: the single text that previews, search offsets and reads address.
+    /// The event's document: the single text that previews, search offsets and reads address
+    /// (masked when the history is; masking keeps every offset).
     pub fn document(&self, event: &Event) -> String {
-        event_document(self.session, event.entry, &event.source)
+        self.masking
+            .apply_owned(event_document(self.session, event.entry, &event.source))
+    }
+
+    /// The same history with its documents masked as `masking` says.
+    pub fn with_masking(mut self, masking: Masking) -> Self {
+        self.masking = masking;
+        self
     }
 
     /// Whether the document is empty, decided without decoding where possible.

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::prefilter::{RawScan, Scanner};
 use super::{History, HistoryError, Leaf, ProjectionStore};
+use crate::redact::Masking;
 use crate::session::{self, OpenOptions, Session};
 
 /// Where a history operation's session comes from.
@@ -30,6 +31,8 @@ pub struct Branch<'a> {
     pub leaf: &'a Leaf,
     /// Names the root window when the session has no header id.
     pub session_id: Option<&'a str>,
+    /// How documents are shown: masked for another session's reads (docs/recall.md, "Secrets").
+    pub masking: Masking,
 }
 
 /// Runs `op` on the projected branch. With `scan_for`, the raw bytes are scanned for those
@@ -60,7 +63,8 @@ pub fn with_history<T>(
                     store.as_ref(),
                     branch.leaf,
                     branch.session_id,
-                )?;
+                )?
+                .with_masking(branch.masking);
                 let scan = pending.and_then(|handle| handle.join().ok());
                 let result = op(&history, scan.as_ref());
                 if !session.index_damaged() {
@@ -71,13 +75,15 @@ pub fn with_history<T>(
                 // branch projected afresh.
                 drop(history);
                 let session = file.session(options);
-                let history = History::project(&session, branch.leaf, branch.session_id)?;
+                let history = History::project(&session, branch.leaf, branch.session_id)?
+                    .with_masking(branch.masking);
                 op(&history, scan.as_ref())
             })
         }),
         SessionInput::Lines(lines) => {
             let session = Session::from_lines(lines);
-            let history = History::project(&session, branch.leaf, branch.session_id)?;
+            let history = History::project(&session, branch.leaf, branch.session_id)?
+                .with_masking(branch.masking);
             let scan = scanner.map(|scanner| scanner.scan(session.bytes()));
             op(&history, scan.as_ref())
         }

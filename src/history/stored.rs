@@ -260,6 +260,7 @@ fn extend<'s>(
         entries,
         branch: Vec::new(),
         from_store: true,
+        masking: crate::redact::Masking::Off,
     };
     if !new_path.is_empty() {
         let open_calls: Vec<usize> = history

@@ -126,11 +126,15 @@ pub fn remove_others(directory: &BatchSyncDirectory, keep: &str) {
     }
 }
 
-/// The commit payload: the format and the catalog file it goes with.
+/// The commit payload: the format, the catalog file it goes with, and the masking its
+/// documents were built with ([`crate::redact::Masking::stamp`]: the rules' version, or `off`).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Payload {
     pub format: u32,
     pub catalog: String,
+    /// Absent in indexes built before secrets were masked: those are rebuilt.
+    #[serde(default)]
+    pub masking: String,
 }
 
 impl Payload {

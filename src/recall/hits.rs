@@ -9,6 +9,7 @@ use tantivy::DocAddress;
 use super::catalog::FileRecord;
 use super::error::RecallError;
 use super::{discover, preview, query, schema, search, Hit, SearchParams, SessionHits};
+use crate::redact::Masking;
 
 /// Fast-field access to what opening a hit needs.
 pub(super) struct HitReader {
@@ -98,6 +99,7 @@ pub(super) fn open_hits(
     reader: &HitReader,
     alternatives: &[query::Alternative],
     params: &SearchParams,
+    masking: Masking,
 ) -> Option<SessionHits> {
     let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
     let mut hits = Vec::new();
@@ -116,7 +118,7 @@ pub(super) fn open_hits(
             version: record.version,
             harness: record.info.harness,
         };
-        let Some(rebuilt) = preview::rebuild(&file, &located) else {
+        let Some(rebuilt) = preview::rebuild(&file, &located, masking) else {
             continue;
         };
         let Some(found) = preview::find(&rebuilt.document, alternatives) else {

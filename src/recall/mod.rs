@@ -37,6 +37,7 @@ pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Roo
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
 use crate::history::Role;
+use crate::redact::Masking;
 use crate::session::OpenOptions;
 use catalog::{Catalog, FileRecord};
 use store::{Snapshot, Store};
@@ -65,6 +66,8 @@ pub struct Recall {
     pub settle: Duration,
     /// Only sessions of these harnesses (empty: every harness); see [`Recall::only`].
     pub harnesses: Vec<Harness>,
+    /// Whether secrets are masked before indexing and in previews (docs/recall.md, "Secrets").
+    pub masking: Masking,
 }
 
 /// The settling time unless the environment says otherwise.
@@ -334,9 +337,14 @@ impl Recall {
             let Some(record) = records.get(&file_id) else {
                 continue;
             };
-            if let Some(session) =
-                hits::open_hits(record, &candidates, &reader, &alternatives, params)
-            {
+            if let Some(session) = hits::open_hits(
+                record,
+                &candidates,
+                &reader,
+                &alternatives,
+                params,
+                self.masking,
+            ) {
                 sessions.push(session);
             }
         }
@@ -530,6 +538,7 @@ impl Recall {
                 refresh::Reading {
                     session_options: &self.session_options,
                     settled_before,
+                    masking: self.masking,
                 },
                 progress,
             )?;
@@ -573,6 +582,8 @@ impl Recall {
                 Ok((store, snapshot))
             });
             match opened {
+                // Built with other rules, or masking switched: as good as none (rebuilt).
+                Ok((_, snapshot)) if !self.built_alike(&snapshot) => return Ok(None),
                 Ok(opened) => return Ok(Some(opened)),
                 Err(RecallError::Corrupt(_)) => failed = Some(name),
                 Err(e) => return Err(e),
@@ -591,14 +602,28 @@ impl Recall {
     ) -> Result<(Store, bool), RecallError> {
         if !rebuild {
             if let Some(name) = store::current(&self.dir) {
-                match Store::open(&self.dir, &name).and_then(|s| s.snapshot().map(|_| s)) {
-                    Ok(store) => return Ok((store, false)),
+                let opened = Store::open(&self.dir, &name)
+                    .and_then(|s| s.snapshot().map(|snapshot| (s, snapshot)));
+                match opened {
+                    Ok((store, snapshot)) if self.built_alike(&snapshot) => {
+                        return Ok((store, false))
+                    }
+                    Ok(_) => {}
                     Err(RecallError::Corrupt(_)) => {}
                     Err(e) => return Err(e),
                 }
             }
         }
         Ok((Store::create(&self.dir, lock)?, true))
+    }
+
+    /// Whether a commit's documents were built with this masking (the same rules' version, or
+    /// off both times); an index without a commit yet holds no document.
+    fn built_alike(&self, snapshot: &Snapshot) -> bool {
+        snapshot
+            .masking
+            .as_ref()
+            .is_none_or(|stamp| *stamp == self.masking.stamp())
     }
 
     /// The changes to make, and how many new files are unreadable (those are not changes).

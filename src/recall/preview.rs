@@ -9,6 +9,7 @@ use std::os::unix::fs::FileExt;
 use super::query::{token_spans, Alternative};
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
+use crate::redact::Masking;
 use crate::session::{Entry, EntryKind, Harness, Message, Session};
 use crate::text;
 
@@ -35,7 +36,9 @@ pub struct Rebuilt {
 /// Lines longer than this are not read back for a preview.
 const MAX_LINE_BYTES: u64 = 256 << 20;
 
-pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
+/// The event's document as indexed: masked as `masking` says, so a preview shows what the
+/// index holds.
+pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebuilt> {
     let entry_line = read_line(file, located.entry)?;
     let result_line = match located.result {
         Some(span) => Some(read_line(file, span)?),
@@ -64,7 +67,7 @@ pub fn rebuild(file: &File, located: &Located) -> Option<Rebuilt> {
         id => id.into_owned(),
     };
     Some(Rebuilt {
-        document: event_document(&session, index, &source),
+        document: masking.apply_owned(event_document(&session, index, &source)),
         entry_id,
         created_at: session.timestamp(entry),
     })

@@ -4,7 +4,8 @@
 //! double-quoted phrases and the words around them; words are the analyzer's tokens (Unicode
 //! alphanumeric runs, lowercased, diacritics folded), so `AND`, `:`, `*` or `(` are ordinary
 //! text: punctuation separates words and `and` is just a word. An unbalanced quote is ordinary
-//! text too.
+//! text too. A secret in a query (`ghp_…`, `token=…`: what masking would hide) is searched as a
+//! phrase of its words, so its kept prefix alone (`ghp`) does not make it match.
 
 use super::error::RecallError;
 use super::schema;
@@ -61,11 +62,13 @@ fn parse_one(query: &str) -> Alternative {
         phrases: Vec::new(),
     };
     let add_words = |alternative: &mut Alternative, text: &str| {
-        for word in tokens(text) {
-            if !alternative.words.contains(&word) {
-                alternative.words.push(word);
-            }
+        let mut at = 0;
+        for secret in crate::redact::find(text) {
+            add_plain_words(alternative, &text[at..secret.whole.start]);
+            add_phrase(alternative, tokens(&text[secret.whole.clone()]));
+            at = secret.whole.end;
         }
+        add_plain_words(alternative, &text[at..]);
     };
     let mut rest = query;
     while let Some(open) = rest.find('"') {
@@ -73,20 +76,37 @@ fn parse_one(query: &str) -> Alternative {
             break;
         };
         add_words(&mut alternative, &rest[..open]);
-        let phrase = tokens(&rest[open + 1..open + 1 + close]);
-        match phrase.len() {
-            0 => {}
-            1 => add_words(&mut alternative, &phrase[0]),
-            _ => {
-                if !alternative.phrases.contains(&phrase) {
-                    alternative.phrases.push(phrase);
-                }
-            }
-        }
+        add_phrase(&mut alternative, tokens(&rest[open + 1..open + 1 + close]));
         rest = &rest[open + 1 + close + 1..];
     }
     add_words(&mut alternative, rest);
     alternative
+}
+
+fn add_plain_words(alternative: &mut Alternative, text: &str) {
+    for word in tokens(text) {
+        if !alternative.words.contains(&word) {
+            alternative.words.push(word);
+        }
+    }
+}
+
+/// A phrase's words: one word is a word, two or more a phrase.
+fn add_phrase(alternative: &mut Alternative, mut phrase: Vec<String>) {
+    match phrase.len() {
+        0 => {}
+        1 => {
+            let word = phrase.remove(0);
+            if !alternative.words.contains(&word) {
+                alternative.words.push(word);
+            }
+        }
+        _ => {
+            if !alternative.phrases.contains(&phrase) {
+                alternative.phrases.push(phrase);
+            }
+        }
+    }
 }
 
 /// The analyzer's tokens of `text`.
@@ -131,6 +151,17 @@ mod tests {
         let a = one(r#"title:foo AND (bar* OR "baz"#);
         assert_eq!(a.words, ["title", "foo", "and", "bar", "or", "baz"]);
         assert!(a.phrases.is_empty());
+    }
+
+    #[test]
+    fn a_secret_is_one_phrase() {
+        let a = one("deploy ghp_Xk9fQ2mZ7pL4vR8tW1yBn3Hc5Jd6Ge0Ks8Uq failed");
+        assert_eq!(a.words, ["deploy", "failed"]);
+        assert_eq!(
+            a.phrases,
+            [vec!["ghp", "xk9fq2mz7pl4vr8tw1ybn3hc5jd6ge0ks8uq"]]
+        );
+        assert_eq!(one("ghp_short").words, ["ghp", "short"]);
     }
 
     #[test]

@@ -27,6 +27,7 @@ use super::roots::Root;
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
+use crate::redact::Masking;
 use crate::session::{
     read_consistently, EntryKind, OpenOptions, Session, SessionError, SessionFile,
 };
@@ -63,6 +64,9 @@ pub struct RefreshStats {
 pub struct Reading<'a> {
     pub session_options: &'a OpenOptions,
     pub settled_before: SystemTime,
+    /// Secrets are masked in every document before it is tokenized, and in the first user
+    /// preview; the commit records which masking built it.
+    pub masking: Masking,
 }
 
 /// A file that needs work, and why.
@@ -193,18 +197,24 @@ pub fn apply(
     if let Some(p) = progress {
         p.finish();
     }
-    commit(store, writer, &catalog)?;
+    commit(store, writer, &catalog, reading.masking)?;
     stats.committed = true;
     Ok(stats)
 }
 
 /// Writes the catalog, then commits the index with a payload naming it.
-fn commit(store: &Store, writer: &mut IndexWriter, catalog: &Catalog) -> Result<(), RecallError> {
+fn commit(
+    store: &Store,
+    writer: &mut IndexWriter,
+    catalog: &Catalog,
+    masking: Masking,
+) -> Result<(), RecallError> {
     // Synced with the commit's own files, before the commit that names it.
     let name = store.save_catalog(catalog).map_err(RecallError::corrupt)?;
     let payload = serde_json::to_string(&Payload {
         format: catalog::FORMAT,
         catalog: name.clone(),
+        masking: masking.stamp(),
     })
     .map_err(RecallError::corrupt)?;
     let mut prepared = writer.prepare_commit().map_err(RecallError::corrupt)?;
@@ -299,6 +309,7 @@ fn prepare(
     let Reading {
         session_options,
         settled_before,
+        masking,
     } = reading;
     // The stamp of the version read (the caller's, taken before, covers a missing file).
     let stat = file.metadata().map_or(stat, Stat::of);
@@ -321,10 +332,10 @@ fn prepare(
     let documents = changes
         .added
         .iter()
-        .map(|event| document(&session, fields, file_id, event, created_ms))
+        .map(|event| document(&session, fields, file_id, event, created_ms, masking))
         .collect();
     let first_user = match (&changes.first_user, grown_from) {
-        (Some(event), _) => Some(first_user_preview(&session, event)),
+        (Some(event), _) => Some(first_user_preview(&session, event, masking)),
         (None, Some(r)) => r.info.first_user_preview.clone(),
         (None, None) => None,
     };
@@ -482,8 +493,8 @@ fn describe_changes(
     }
 }
 
-fn first_user_preview(session: &Session, event: &EventDesc) -> String {
-    let text = event_document(session, event.entry, &event.source);
+fn first_user_preview(session: &Session, event: &EventDesc, masking: Masking) -> String {
+    let text = masking.apply_owned(event_document(session, event.entry, &event.source));
     crate::text::char_slice(&text, 0, FIRST_USER_PREVIEW_CHARS).to_string()
 }
 
@@ -543,9 +554,10 @@ fn document(
     file_id: u64,
     event: &EventDesc,
     fallback_ms: i64,
+    masking: Masking,
 ) -> PendingDocument {
     let entry = &session.entries[event.entry];
-    let text = event_document(session, event.entry, &event.source);
+    let text = masking.apply_owned(event_document(session, event.entry, &event.source));
     let (kind, call_index) = SourceKind::of(&event.source);
     let ts = session
         .timestamp(entry)

@@ -51,6 +51,8 @@ pub struct Store {
 pub struct Snapshot {
     pub searcher: Searcher,
     pub catalog: Catalog,
+    /// The masking the commit's documents were built with; `None` before the first commit.
+    pub masking: Option<String>,
 }
 
 /// The exclusive right to change the index, held until dropped.
@@ -133,20 +135,24 @@ impl Store {
             if committed != searched {
                 continue; // a commit landed in between: look again
             }
-            let catalog = match metas.payload.as_deref() {
-                None if metas.segments.is_empty() => Catalog::empty(),
+            let (catalog, masking) = match metas.payload.as_deref() {
+                None if metas.segments.is_empty() => (Catalog::empty(), None),
                 None => return Err(RecallError::Corrupt("a commit without a catalog".into())),
                 Some(text) => {
                     let payload = Payload::parse(text)
                         .ok_or_else(|| RecallError::Corrupt("an unknown commit payload".into()))?;
                     match Catalog::load(&self.directory, &payload.catalog) {
-                        Some(catalog) => catalog,
+                        Some(catalog) => (catalog, Some(payload.masking)),
                         // Replaced by a newer commit since we read the meta: look again.
                         None => continue,
                     }
                 }
             };
-            return Ok(Snapshot { searcher, catalog });
+            return Ok(Snapshot {
+                searcher,
+                catalog,
+                masking,
+            });
         }
         Err(RecallError::Corrupt(
             "the index kept changing while it was read".into(),

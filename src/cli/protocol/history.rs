@@ -6,6 +6,7 @@ use pi_context::history::{
     with_history, Branch, History, HistoryError, Item, Leaf, ListParams, RawScan, ReadParams,
     SearchParams, SessionInput,
 };
+use pi_context::redact::Masking;
 use pi_context::wire::{
     self, QueryError, DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, DEFAULT_READ_CHARS,
     MAX_READ_CHARS, RESULT_BUDGET_BYTES,
@@ -139,6 +140,7 @@ fn answer(call: HistoryCall, target: Target, ctx: &Call) -> Result<ToolResponse,
     let branch = Branch {
         leaf: &source.leaf,
         session_id: source.session_id.as_deref(),
+        masking: source.masking,
     };
     let scan_for = match &call {
         HistoryCall::Search(params) => Some(params.queries.as_slice()),
@@ -163,6 +165,8 @@ struct Source<'c> {
     entries: Option<&'c Vec<String>>,
     leaf: Leaf,
     session_id: Option<String>,
+    /// Another session's secrets are masked (docs/recall.md, "Secrets"); this one's are not.
+    masking: Masking,
 }
 
 impl<'c> Source<'c> {
@@ -183,6 +187,7 @@ impl<'c> Source<'c> {
                 entries: context.entries.as_ref(),
                 leaf: Leaf::from_wire(leaf),
                 session_id: context.session_id.clone(),
+                masking: Masking::Off,
             });
         };
         let found = pi_context::recall::resolve_session(&env.sessions_roots(), query)?;
@@ -202,6 +207,7 @@ impl<'c> Source<'c> {
             entries: None,
             leaf,
             session_id: Some(found.session_id),
+            masking: if same { Masking::Off } else { env.masking() },
         })
     }
 }

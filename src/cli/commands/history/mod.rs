@@ -17,6 +17,7 @@ use crate::cli::error::{CommandError, Outcome};
 use crate::cli::printer::{self, HistoryPrinter};
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::redact::Masking;
 
 /// Read a session of Pi, Claude Code or Codex: context windows, events, full text, search.
 #[derive(Debug, Args)]
@@ -63,6 +64,10 @@ pub struct SessionArgs {
     /// Print JSON (the tool protocol's result object) instead of text
     #[arg(long)]
     json: bool,
+    /// Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those
+    /// of the exact text
+    #[arg(long)]
+    redact: bool,
 }
 
 impl SessionArgs {
@@ -93,6 +98,11 @@ impl SessionArgs {
         let branch = Branch {
             leaf: &Leaf::from_wire(self.leaf.as_deref()),
             session_id: env.session_id.as_deref(),
+            masking: if self.redact {
+                Masking::On
+            } else {
+                Masking::Off
+            },
         };
         let result = with_history(input, branch, scan_for, op);
         let no_file = no_file_at(&path);
