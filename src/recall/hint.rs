@@ -24,6 +24,9 @@ use super::{hits, query, search, store, Hit, Recall, Scope, SearchParams};
 pub const MIN_SCORE: f32 = 14.0;
 /// The bar: how far the best session must lead the runner-up (ratio of their best scores).
 pub const MIN_MARGIN: f32 = 1.15;
+/// The bar: the rarest matched word's inverse document frequency must reach this (a word in
+/// at most about 0.25% of the indexed events): common words alone never make a hint.
+pub const MIN_RAREST_IDF: f32 = 6.0;
 /// The bar: distinct content words of the prompt the event must hold.
 pub const MIN_MATCHED_WORDS: usize = 2;
 /// Content words searched: the rarest in the index.
@@ -77,9 +80,14 @@ pub struct Measure {
     pub score: f32,
     /// The runner-up session's best score (0 when none).
     pub runner_up: f32,
-    pub margin: f32,
+    /// `score / runner_up`; `None` when no runner-up of the same tier competes (an event
+    /// holding every word outranks one holding some, whatever their scores).
+    pub margin: Option<f32>,
     /// The content words the best event holds.
     pub matched: Vec<String>,
+    /// The highest inverse document frequency among them, `ln(1 + (N − n + 0.5) / (n + 0.5))`
+    /// for a word in n of the index's N events: how distinctive the rarest matched word is.
+    pub rarest_idf: f32,
     /// Whether it holds every content word (such events rank above the others).
     pub complete: bool,
 }
@@ -94,6 +102,8 @@ pub enum Miss {
     NoMatch,
     /// Too few content words in the best event.
     FewWords,
+    /// Every matched word is common in the index.
+    CommonWords,
     LowScore,
     SmallMargin,
     /// The best session was hinted already in this window.
@@ -259,10 +269,13 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
     if measure.matched.len() < MIN_MATCHED_WORDS {
         return Some(Miss::FewWords);
     }
+    if measure.rarest_idf < MIN_RAREST_IDF {
+        return Some(Miss::CommonWords);
+    }
     if measure.score < MIN_SCORE {
         return Some(Miss::LowScore);
     }
-    if measure.margin < MIN_MARGIN {
+    if measure.margin.is_some_and(|m| m < MIN_MARGIN) {
         return Some(Miss::SmallMargin);
     }
     if params.hinted.contains(&measure.session_id) {
@@ -284,25 +297,35 @@ fn measure(
         .cloned()
         .collect();
     let runner = runner_up.map_or(0.0, |r| r.candidate.score);
-    // An event holding every word outranks one holding some, whatever their scores.
     let margin = match runner_up {
         Some(r) if r.candidate.tier == best.candidate.tier && runner > 0.0 => {
-            best.candidate.score / runner
+            Some(round(best.candidate.score / runner))
         }
-        _ => f32::INFINITY,
+        _ => None,
     };
     Ok(Measure {
         session_id: best.record.info.session_id.clone(),
         score: round(best.candidate.score),
         runner_up: round(runner),
-        margin: if margin.is_finite() {
-            round(margin)
-        } else {
-            f32::MAX
-        },
+        margin,
         complete: matched.len() == words.len(),
+        rarest_idf: round(
+            matched
+                .iter()
+                .map(|w| idf(searcher, fields, w))
+                .fold(0.0, f32::max),
+        ),
         matched,
     })
+}
+
+/// BM25's inverse document frequency of `word` over the whole index.
+fn idf(searcher: &Searcher, fields: &Fields, word: &str) -> f32 {
+    let total = searcher.num_docs() as f32;
+    let docs = searcher
+        .doc_freq(&Term::from_field_text(fields.text, word))
+        .unwrap_or(0) as f32;
+    (1.0 + (total - docs + 0.5) / (docs + 0.5)).ln()
 }
 
 fn round(x: f32) -> f32 {
@@ -317,7 +340,11 @@ fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> b
     };
     let term = Term::from_field_text(fields.text, word);
     match index.read_postings(&term, IndexRecordOption::Basic) {
-        Ok(Some(mut postings)) => postings.seek(doc.doc_id) == doc.doc_id,
+        // `seek` may only move forward from the first posting.
+        Ok(Some(mut postings)) => {
+            postings.doc() == doc.doc_id
+                || (postings.doc() < doc.doc_id && postings.seek(doc.doc_id) == doc.doc_id)
+        }
         _ => false,
     }
 }
