@@ -100,13 +100,15 @@ def summarize(rows, split):
 
 
 # The bar as the binary applies it (src/recall/hint.rs), with its constants as parameters.
-BAR = {"min_words": 2, "min_idf": 6.0, "min_score": 8.0, "min_margin": 1.15}
+BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_score": 8.0, "min_margin": 1.15}
 
 
 def decide(measure, bar, hinted):
     if not measure:
         return None
-    if len(measure["matched"]) < bar["min_words"] or measure["rarest_idf"] < bar["min_idf"]:
+    if len(measure["matched"]) < bar["min_words"]:
+        return None
+    if measure["rarest_docs"] > max(bar["rare_floor"], int(measure["events"] * bar["rare_share"])):
         return None
     if measure["score"] < bar["min_score"]:
         return None
@@ -145,8 +147,8 @@ def curve(rows, split):
     out = []
     for min_margin in (1.0, 1.15, 1.5):
         for min_score in (0.0, 8.0, 12.0):
-            for min_idf in (0.0, 4.0, 5.0, 5.5, 6.0, 6.5, 7.0, 7.5, 8.0):
-                bar = dict(BAR, min_margin=min_margin, min_score=min_score, min_idf=min_idf)
+            for rare_share in (1.0, 0.02, 0.01, 0.005, 0.0025, 0.001):
+                bar = dict(BAR, min_margin=min_margin, min_score=min_score, rare_share=rare_share)
                 out.append(dict(bar, **point(rows, bar)))
     return out
 
@@ -180,10 +182,10 @@ def main(argv=None):
     if args.curve:
         for split in ("tune", "heldout"):
             curves[split] = curve(rows, split)
-            print("\ncurve (%s): min_margin min_score min_idf -> right session, unrelated hinted, precision" % split)
+            print("\ncurve (%s): min_margin min_score rare_share -> right session, unrelated hinted, precision" % split)
             for c in curves[split]:
-                print("  %.2f %4.1f %3.1f -> %5.1f%% %5.1f%% %5.1f%%" % (
-                    c["min_margin"], c["min_score"], c["min_idf"], 100 * c["recall"],
+                print("  %.2f %4.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
+                    c["min_margin"], c["min_score"], c["rare_share"], 100 * c["recall"],
                     100 * c["false_share"], 100 * c["precision"]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -96,6 +96,17 @@ export interface LifecycleState {
   /** Distinct warnings already shown (settings, conflicts, incomplete notes index). */
   readonly shownWarnings: Set<string>;
   conflictScanDone: boolean;
+  /** The last recall hint given in this process (`/pi-context` status shows it). */
+  lastHint: LastHint | undefined;
+}
+
+/** A recall hint given with a prompt (hint.ts). */
+export interface LastHint {
+  sessionId: string;
+  shortId: string;
+  seq: number;
+  /** When it was given (ISO 8601). */
+  at: string;
 }
 
 export function createState(pi: ExtensionAPI, options: LifecycleOptions): LifecycleState {
@@ -124,6 +135,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     checkpointRefusals: new Set(),
     shownWarnings: new Set(),
     conflictScanDone: false,
+    lastHint: undefined,
   };
 }
 

@@ -24,9 +24,10 @@ use super::{hits, query, search, store, Hit, Recall, Scope, SearchParams};
 pub const MIN_SCORE: f32 = 14.0;
 /// The bar: how far the best session must lead the runner-up (ratio of their best scores).
 pub const MIN_MARGIN: f32 = 1.15;
-/// The bar: the rarest matched word's inverse document frequency must reach this (a word in
-/// at most about 0.25% of the indexed events): common words alone never make a hint.
-pub const MIN_RAREST_IDF: f32 = 6.0;
+/// The bar: some matched word must be rare, in at most this share of the indexed events (or
+/// [`RARE_DOCS_FLOOR`] events, in a small index): common words alone never make a hint.
+pub const RARE_SHARE: f64 = 0.0025;
+pub const RARE_DOCS_FLOOR: u64 = 5;
 /// The bar: distinct content words of the prompt the event must hold.
 pub const MIN_MATCHED_WORDS: usize = 2;
 /// Content words searched: the rarest in the index.
@@ -85,9 +86,10 @@ pub struct Measure {
     pub margin: Option<f32>,
     /// The content words the best event holds.
     pub matched: Vec<String>,
-    /// The highest inverse document frequency among them, `ln(1 + (N − n + 0.5) / (n + 0.5))`
-    /// for a word in n of the index's N events: how distinctive the rarest matched word is.
-    pub rarest_idf: f32,
+    /// In how many indexed events the rarest of them occurs: how distinctive the match is.
+    pub rarest_docs: u64,
+    /// Events in the index (all projects).
+    pub events: u64,
     /// Whether it holds every content word (such events rank above the others).
     pub complete: bool,
 }
@@ -269,7 +271,7 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
     if measure.matched.len() < MIN_MATCHED_WORDS {
         return Some(Miss::FewWords);
     }
-    if measure.rarest_idf < MIN_RAREST_IDF {
+    if !is_rare(measure.rarest_docs, measure.events) {
         return Some(Miss::CommonWords);
     }
     if measure.score < MIN_SCORE {
@@ -309,23 +311,26 @@ fn measure(
         runner_up: round(runner),
         margin,
         complete: matched.len() == words.len(),
-        rarest_idf: round(
-            matched
-                .iter()
-                .map(|w| idf(searcher, fields, w))
-                .fold(0.0, f32::max),
-        ),
+        rarest_docs: matched
+            .iter()
+            .map(|w| doc_freq(searcher, fields, w))
+            .min()
+            .unwrap_or(0),
+        events: searcher.num_docs(),
         matched,
     })
 }
 
-/// BM25's inverse document frequency of `word` over the whole index.
-fn idf(searcher: &Searcher, fields: &Fields, word: &str) -> f32 {
-    let total = searcher.num_docs() as f32;
-    let docs = searcher
+/// In how many indexed events `word` occurs.
+fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
+    searcher
         .doc_freq(&Term::from_field_text(fields.text, word))
-        .unwrap_or(0) as f32;
-    (1.0 + (total - docs + 0.5) / (docs + 0.5)).ln()
+        .unwrap_or(0)
+}
+
+/// Whether a word in `docs` of `events` indexed events is rare enough to make a hint.
+pub fn is_rare(docs: u64, events: u64) -> bool {
+    docs <= RARE_DOCS_FLOOR.max((events as f64 * RARE_SHARE) as u64)
 }
 
 fn round(x: f32) -> f32 {
