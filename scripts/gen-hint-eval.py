@@ -17,7 +17,8 @@ turns. DIR/labels.json lists the prompts:
 Continuing prompts paraphrase a planted fact (other word order, some words replaced by
 synonyms, never the planted sentence); `session_id` is the session that holds it. Unrelated
 prompts expect no hint: other topics in the corpus's common words, prompts that share one of
-the corpus's words, and continuations of facts planted in the *other* project. Facts (and so
+the corpus's words, continuations of facts planted in the *other* project, and other tasks in
+the area (billing, media…) of a planted fact. Facts (and so
 their prompts) are split half for tuning, half held out; unrelated prompts alternate. `window`
 groups prompts asked in one context window (a fact's prompts and unrelated ones, in order), so
 the bench can count repeats. Same --seed, same bytes. Python 3.9+, standard library only.
@@ -332,10 +333,10 @@ class Eval:
             facts.append(f)
         return facts
 
-    def unrelated(self, n, other_facts):
+    def unrelated(self, n, other_facts, mine):
         out = []
         for i in range(n):
-            cls = ("novel", "novel", "shared-word", "other-project")[i % 4]
+            cls = ("novel", "shared-word", "other-project", "near-miss")[i % 4]
             if cls == "novel":
                 topic = self.r.sample(NOVEL_TOPICS, 2)
                 text = self.r.choice([
@@ -353,9 +354,19 @@ class Eval:
                     "write docs for the %s config option and its default value",
                 ]) % t
                 out.append(("shared-word", text))
-            else:
+            elif cls == "other-project":
                 f = other_facts[(i // 4) % len(other_facts)]
                 out.append(("other-project", f["prompts"][self.r.randrange(len(f["prompts"]))]))
+            else:
+                # The area of a planted fact (shared by a few facts), with another task.
+                area = self.r.choice(mine)["area"]
+                t = self.r.choice(FILLER_TOPICS)
+                text = self.r.choice([
+                    "add a %s banner to the %s page",
+                    "rename the %s %s setting and update the docs",
+                    "the %s screen needs a %s, can you sketch one",
+                ]) % ((t, area) if self.r.random() < 0.5 else (area, t))
+                out.append(("near-miss", text))
         return out
 
     def run(self):
@@ -376,7 +387,8 @@ class Eval:
 
         prompts = []
         window = 0
-        unrelated = self.unrelated(2 * len(mine), other)
+        unrelated = self.unrelated(2 * len(mine), other, mine)
+        self.r.shuffle(unrelated)  # every class in both splits
         for i, f in enumerate(mine):
             split = "tune" if i % 2 == 0 else "heldout"
             window += 1

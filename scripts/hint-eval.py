@@ -100,7 +100,7 @@ def summarize(rows, split):
 
 
 # The bar as the binary applies it (src/recall/hint.rs), with its constants as parameters.
-BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_score": 8.0, "min_margin": 1.15}
+BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_coverage": 0.4, "min_margin": 1.25}
 
 
 def decide(measure, bar, hinted):
@@ -110,7 +110,7 @@ def decide(measure, bar, hinted):
         return None
     if measure["rarest_docs"] > max(bar["rare_floor"], int(measure["events"] * bar["rare_share"])):
         return None
-    if measure["score"] < bar["min_score"]:
+    if measure["coverage"] < bar["min_coverage"]:
         return None
     if measure["margin"] is not None and measure["margin"] < bar["min_margin"]:
         return None
@@ -125,14 +125,14 @@ def point(rows, bar):
     for r in rows:
         q = r["q"]
         window = hinted.setdefault(q["window"], [])
-        got = decide(r["measure"], bar, window)
+        clears = decide(r["measure"], bar, [])
+        got = clears if clears not in window else None
         if got:
             window.append(got)
         if q["kind"] == "continuing":
             cont += 1
             # The right session hinted now, or earlier in this window (the agent has it).
-            right += got == q["session_id"] or (not got and q["session_id"] in window
-                                                 and r["measure"]["session_id"] == q["session_id"])
+            right += clears == q["session_id"]
             wrong += bool(got) and got != q["session_id"]
         else:
             unrel += 1
@@ -145,10 +145,10 @@ def point(rows, bar):
 def curve(rows, split):
     rows = [r for r in rows if r["q"]["split"] == split]
     out = []
-    for min_margin in (1.0, 1.15, 1.5):
-        for min_score in (0.0, 8.0, 12.0):
-            for rare_share in (1.0, 0.02, 0.01, 0.005, 0.0025, 0.001):
-                bar = dict(BAR, min_margin=min_margin, min_score=min_score, rare_share=rare_share)
+    for min_margin in (1.0, 1.15, 1.25, 1.5):
+        for min_coverage in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            for rare_share in (1.0, 0.01, 0.0025):
+                bar = dict(BAR, min_margin=min_margin, min_coverage=min_coverage, rare_share=rare_share)
                 out.append(dict(bar, **point(rows, bar)))
     return out
 
@@ -182,10 +182,10 @@ def main(argv=None):
     if args.curve:
         for split in ("tune", "heldout"):
             curves[split] = curve(rows, split)
-            print("\ncurve (%s): min_margin min_score rare_share -> right session, unrelated hinted, precision" % split)
+            print("\ncurve (%s): min_margin min_coverage rare_share -> right session, unrelated hinted, precision" % split)
             for c in curves[split]:
-                print("  %.2f %4.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
-                    c["min_margin"], c["min_score"], c["rare_share"], 100 * c["recall"],
+                print("  %.2f %.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
+                    c["min_margin"], c["min_coverage"], c["rare_share"], 100 * c["recall"],
                     100 * c["false_share"], 100 * c["precision"]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

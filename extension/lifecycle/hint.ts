@@ -48,8 +48,13 @@ export async function hintFor(s: LifecycleState, event: BeforeAgentStartEvent, c
     const windowId = windowOf(s, ctx);
     const hinted = hintedInWindow(s, ctx);
     const request = { params: { prompt, hinted }, context: callContext(ctx, s.env, false) };
-    const result = await run(s.bin, ["tool", "sessions_hint"], JSON.stringify(request), undefined, HINT_DEADLINE_MS);
-    if (result.error || result.code !== 0) return undefined;
+    // The run kills the binary at the deadline; the race also covers a child that keeps its
+    // output open after the kill.
+    const result = await Promise.race([
+      run(s.bin, ["tool", "sessions_hint"], JSON.stringify(request), undefined, HINT_DEADLINE_MS),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), HINT_DEADLINE_MS + 20).unref()),
+    ]);
+    if (!result || result.error || result.code !== 0) return undefined;
     const answer = JSON.parse(result.stdout) as { text?: unknown; details?: HintDetails; is_error?: unknown };
     const d = answer.details ?? {};
     if (answer.is_error === true || d.hint !== true || typeof answer.text !== "string" || answer.text === "") return undefined;

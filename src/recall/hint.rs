@@ -19,11 +19,12 @@ use super::error::RecallError;
 use super::schema::Fields;
 use super::{hits, query, search, store, Hit, Recall, Scope, SearchParams};
 
-/// The bar: the least score (BM25 × role × recency) the best event must reach. Measured on the
-/// labelled set (docs/benchmarks.md, "Recall at the prompt").
-pub const MIN_SCORE: f32 = 14.0;
+/// The bar's score: the least [`Measure::coverage`] the best event must reach. Measured on the
+/// labelled set (docs/benchmarks.md, "Recall at the prompt"). Raw BM25 is not used: it grows
+/// with the size of the index, so one threshold would silence a small history.
+pub const MIN_COVERAGE: f32 = 0.4;
 /// The bar: how far the best session must lead the runner-up (ratio of their best scores).
-pub const MIN_MARGIN: f32 = 1.15;
+pub const MIN_MARGIN: f32 = 1.25;
 /// The bar: some matched word must be rare, in at most this share of the indexed events (or
 /// [`RARE_DOCS_FLOOR`] events, in a small index): common words alone never make a hint.
 pub const RARE_SHARE: f64 = 0.0025;
@@ -32,6 +33,8 @@ pub const RARE_DOCS_FLOOR: u64 = 5;
 pub const MIN_MATCHED_WORDS: usize = 2;
 /// Content words searched: the rarest in the index.
 pub const MAX_QUERY_WORDS: usize = 24;
+/// Content words of a prompt considered at all.
+pub const MAX_PROMPT_WORDS: usize = 64;
 /// Only the first this many bytes of a prompt are read (a pasted log adds nothing but cost).
 pub const MAX_PROMPT_BYTES: usize = 8192;
 /// The refresh a hint may make before answering (other sessions that grew); more, and it
@@ -90,6 +93,10 @@ pub struct Measure {
     pub rarest_docs: u64,
     /// Events in the index (all projects).
     pub events: u64,
+    /// The share of the prompt's information the event holds: the inverse document frequencies
+    /// of the matched words over those of all the prompt's content words (a word the index has
+    /// never seen counts, at the highest): 1 when it holds every word.
+    pub coverage: f32,
     /// Whether it holds every content word (such events rank above the others).
     pub complete: bool,
 }
@@ -106,7 +113,8 @@ pub enum Miss {
     FewWords,
     /// Every matched word is common in the index.
     CommonWords,
-    LowScore,
+    /// The event holds too little of the prompt's information.
+    LowCoverage,
     SmallMargin,
     /// The best session was hinted already in this window.
     AlreadyHinted,
@@ -165,7 +173,8 @@ impl Recall {
         };
         let searcher = &snapshot.searcher;
         let fields = &store.fields;
-        let words = content_words(searcher, fields, &params.prompt);
+        let prompt_words = content_words(searcher, fields, &params.prompt);
+        let words = query_words(&prompt_words);
         if words.is_empty() {
             return Ok(HintOutcome::miss(Miss::NoWords, words, None, view.stale));
         }
@@ -212,7 +221,14 @@ impl Recall {
         let Some(best) = ranked.first().copied() else {
             return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
         };
-        let measure = measure(searcher, fields, &words, best, ranked.get(1).copied())?;
+        let measure = measure(
+            searcher,
+            fields,
+            &prompt_words,
+            &words,
+            best,
+            ranked.get(1).copied(),
+        )?;
         if let Some(miss) = below_bar(&measure, params) {
             return Ok(HintOutcome::miss(miss, words, Some(measure), view.stale));
         }
@@ -274,8 +290,8 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
     if !is_rare(measure.rarest_docs, measure.events) {
         return Some(Miss::CommonWords);
     }
-    if measure.score < MIN_SCORE {
-        return Some(Miss::LowScore);
+    if measure.coverage < MIN_COVERAGE {
+        return Some(Miss::LowCoverage);
     }
     if measure.margin.is_some_and(|m| m < MIN_MARGIN) {
         return Some(Miss::SmallMargin);
@@ -289,6 +305,7 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
 fn measure(
     searcher: &Searcher,
     fields: &Fields,
+    prompt_words: &[Word],
     words: &[String],
     best: Best,
     runner_up: Option<Best>,
@@ -317,6 +334,7 @@ fn measure(
             .min()
             .unwrap_or(0),
         events: searcher.num_docs(),
+        coverage: coverage(prompt_words, &matched, searcher.num_docs()),
         matched,
     })
 }
@@ -326,6 +344,20 @@ fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
     searcher
         .doc_freq(&Term::from_field_text(fields.text, word))
         .unwrap_or(0)
+}
+
+fn coverage(prompt_words: &[Word], matched: &[String], events: u64) -> f32 {
+    let total: f64 = prompt_words.iter().map(|w| idf(w.docs, events)).sum();
+    let held: f64 = prompt_words
+        .iter()
+        .filter(|w| matched.contains(&w.text))
+        .map(|w| idf(w.docs, events))
+        .sum();
+    if total > 0.0 {
+        round((held / total) as f32)
+    } else {
+        0.0
+    }
 }
 
 /// Whether a word in `docs` of `events` indexed events is rare enough to make a hint.
@@ -354,39 +386,54 @@ fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> b
     }
 }
 
-/// The prompt's content words: distinct tokens that are not stop words, not one character,
-/// not a number of fewer than three digits, and known to the index; the rarest
-/// [`MAX_QUERY_WORDS`] of them, in prompt order.
-fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<String> {
+/// A content word of the prompt and in how many indexed events it occurs (0: none).
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    docs: u64,
+}
+
+/// The prompt's content words: distinct tokens that are not stop words, not one character and
+/// not a number of fewer than three digits, at most [`MAX_PROMPT_WORDS`], in prompt order.
+fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<Word> {
     let mut end = prompt.len().min(MAX_PROMPT_BYTES);
     while !prompt.is_char_boundary(end) {
         end -= 1;
     }
-    let prompt = &prompt[..end];
-    let mut words: Vec<(String, u64)> = Vec::new();
-    for token in query::tokens(prompt) {
-        if !is_content_word(&token) || words.iter().any(|(w, _)| *w == token) {
-            continue;
+    let mut words: Vec<Word> = Vec::new();
+    for token in query::tokens(&prompt[..end]) {
+        if words.len() == MAX_PROMPT_WORDS {
+            break;
         }
-        let freq = searcher
-            .doc_freq(&Term::from_field_text(fields.text, &token))
-            .unwrap_or(0);
-        if freq > 0 {
-            words.push((token, freq));
+        if is_content_word(&token) && !words.iter().any(|w| w.text == token) {
+            let docs = doc_freq(searcher, fields, &token);
+            words.push(Word { text: token, docs });
         }
     }
-    if words.len() > MAX_QUERY_WORDS {
-        let mut by_rarity: Vec<u64> = words.iter().map(|(_, f)| *f).collect();
-        by_rarity.sort_unstable();
-        let cut = by_rarity[MAX_QUERY_WORDS - 1];
+    words
+}
+
+/// The words searched: the rarest [`MAX_QUERY_WORDS`] of those the index holds, in prompt order.
+fn query_words(words: &[Word]) -> Vec<String> {
+    let mut known: Vec<&Word> = words.iter().filter(|w| w.docs > 0).collect();
+    if known.len() > MAX_QUERY_WORDS {
+        let mut docs: Vec<u64> = known.iter().map(|w| w.docs).collect();
+        docs.sort_unstable();
+        let cut = docs[MAX_QUERY_WORDS - 1];
         let mut kept = 0;
-        words.retain(|(_, f)| {
-            let keep = *f <= cut && kept < MAX_QUERY_WORDS;
+        known.retain(|w| {
+            let keep = w.docs <= cut && kept < MAX_QUERY_WORDS;
             kept += usize::from(keep);
             keep
         });
     }
-    words.into_iter().map(|(w, _)| w).collect()
+    known.into_iter().map(|w| w.text.clone()).collect()
+}
+
+/// BM25's inverse document frequency of a word in `docs` of `events` events.
+fn idf(docs: u64, events: u64) -> f64 {
+    let (n, total) = (docs as f64, events as f64);
+    (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
 }
 
 fn is_content_word(token: &str) -> bool {
@@ -397,22 +444,183 @@ fn is_content_word(token: &str) -> bool {
     !(token.bytes().all(|b| b.is_ascii_digit()) && chars < 3)
 }
 
-/// English function words and the fillers of a request to an agent: they say nothing about
-/// which earlier work a prompt continues. Sorted (binary search).
+/// English function words and the fillers of a request to an agent ("remind me what we
+/// changed last time"): they say nothing about which earlier work a prompt continues. Sorted
+/// (binary search).
 const STOP_WORDS: &[&str] = &[
-    "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are",
-    "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "else",
-    "etc", "even", "ever", "few", "for", "from", "further", "get", "go", "going", "got", "had",
-    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "if", "in", "into",
-    "is", "it", "its", "itself", "just", "know", "let", "like", "look", "make", "me", "might",
-    "more", "most", "much", "must", "my", "need", "no", "nor", "not", "now", "of", "off", "ok",
-    "okay", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own",
-    "please", "same", "see", "she", "should", "so", "some", "still", "such", "sure", "take",
-    "than", "thank", "thanks", "that", "the", "their", "theirs", "them", "then", "there", "these",
-    "they", "thing", "things", "think", "this", "those", "through", "to", "too", "try", "under",
-    "until", "up", "us", "use", "very", "want", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "whom", "why", "will", "with", "would", "yes", "yet", "you", "your",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "back",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "change",
+    "changed",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "down",
+    "during",
+    "each",
+    "earlier",
+    "else",
+    "etc",
+    "even",
+    "ever",
+    "few",
+    "find",
+    "for",
+    "from",
+    "further",
+    "get",
+    "go",
+    "going",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "help",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "know",
+    "last",
+    "let",
+    "like",
+    "look",
+    "make",
+    "me",
+    "mean",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "need",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "ok",
+    "okay",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "please",
+    "previous",
+    "previously",
+    "recall",
+    "remember",
+    "remind",
+    "same",
+    "see",
+    "she",
+    "should",
+    "show",
+    "so",
+    "some",
+    "still",
+    "such",
+    "sure",
+    "take",
+    "tell",
+    "than",
+    "thank",
+    "thanks",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "think",
+    "this",
+    "those",
+    "through",
+    "time",
+    "times",
+    "to",
+    "today",
+    "too",
+    "try",
+    "under",
+    "until",
+    "up",
+    "us",
+    "use",
+    "very",
+    "want",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yes",
+    "yesterday",
+    "yet",
+    "you",
+    "your",
     "yours",
 ];
 
