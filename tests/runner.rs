@@ -53,6 +53,7 @@ mod props_projection;
 mod props_session;
 mod query_limits;
 mod sessions_faults;
+mod sessions_hint;
 mod sessions_list;
 mod sessions_refresh;
 mod sessions_search;
