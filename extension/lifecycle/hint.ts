@@ -42,7 +42,7 @@ export function registerHint(s: LifecycleState): void {
 /** The hint message for a user prompt, or nothing. Never throws. */
 export async function hintFor(s: LifecycleState, event: BeforeAgentStartEvent, ctx: ExtensionContext): Promise<BeforeAgentStartEventResult | undefined> {
   try {
-    if (event.messageType !== "user" || !s.active || !s.binaryTools) return undefined;
+    if (event.messageType !== "user" || !s.active || !s.hints) return undefined;
     const prompt = event.prompt.trim();
     if (prompt === "" || !policyOf(s, ctx).autoRecall) return undefined;
     const windowId = windowOf(s, ctx);
@@ -87,6 +87,7 @@ function hintedInWindow(s: LifecycleState, ctx: ExtensionContext): string[] {
 
 /** `/pi-context` status: the last hint, or why there is none. */
 export function hintStatus(s: LifecycleState, ctx: ExtensionContext): string {
+  if (!s.hints) return "no recall hints (the binary has no sessions_hint)";
   if (!policyOf(s, ctx).autoRecall) return "recall hints off (autoRecall: false)";
   const last = s.lastHint;
   if (!last) return "no recall hint yet";

@@ -19,6 +19,8 @@ export interface LifecycleOptions {
   facts: Facts;
   /** Whether the binary's tools are registered (false: it could not describe them at load). */
   binaryTools: boolean;
+  /** Whether the binary answers `sessions_hint` (its `--schemas` lists it; an older one does not). */
+  hints?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Random source for window ids (tests). */
   random?: () => string;
@@ -53,6 +55,8 @@ export interface LifecycleState {
   readonly win: Windows;
   /** Whether the binary's tools are registered: without them the fallback boot says so. */
   readonly binaryTools: boolean;
+  /** Whether the binary answers `sessions_hint` (hint.ts). */
+  readonly hints: boolean;
   /** Read at every boot (`PI_NOTES_AGENT`, `PI_NOTES_HOME`). */
   readonly env: NodeJS.ProcessEnv;
   /** Random source for window ids. */
@@ -116,6 +120,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     facts: options.facts,
     win: windowsOf(options.facts),
     binaryTools: options.binaryTools,
+    hints: options.hints ?? false,
     env: options.env ?? process.env,
     random: options.random ?? (() => randomUUID().replaceAll("-", "")),
     enabled: true,
