@@ -44,7 +44,7 @@ function inMemoryEntries(ctx: ExtensionContext): string[] {
  * The live context sent with every call (docs/protocol.md, "Request"). Environment is read at
  * call time.
  */
-export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env): ToolCallContext {
+export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = process.env, withEntries = true): ToolCallContext {
   const sm = ctx.sessionManager;
   const file = sm.getSessionFile();
   // Pi writes the session file lazily; until it exists the binary reads the entries we send.
@@ -59,6 +59,6 @@ export function callContext(ctx: ExtensionContext, env: NodeJS.ProcessEnv = proc
     notes_home: nonEmpty(env.PI_NOTES_HOME),
     session_dir: nonEmpty(typeof sm.getSessionDir === "function" ? sm.getSessionDir() : undefined),
   };
-  if (!onDisk) context.entries = inMemoryEntries(ctx);
+  if (!onDisk && withEntries) context.entries = inMemoryEntries(ctx);
   return context;
 }

@@ -15,6 +15,8 @@ export interface Facts {
   /** Custom types of the hidden messages pi-context writes. */
   boot_type: string;
   continuation_type: string;
+  /** The hidden recall hint given with a user prompt (never indexed). */
+  hint_type: string;
   guidance_type: string;
   warning_type: string;
   manual_wipe_type: string;
@@ -36,6 +38,8 @@ export interface Facts {
   settings_section: string;
   reminder_margin_setting: string;
   dreamer_setting: string;
+  /** `false` turns off the recall hint at each prompt. */
+  auto_recall_setting: string;
   default_reminder_margin_tokens: number;
   /** The binary's tools whose failed result is a failed notes save (wipe_memory refuses once after one). */
   notes_save_tools: readonly string[];
@@ -45,6 +49,7 @@ export const FALLBACK_FACTS: Readonly<Facts> = Object.freeze({
   marker_type: "pi-context/reset-marker",
   boot_type: "pi-context/boot",
   continuation_type: "pi-context/continuation",
+  hint_type: "pi-context/hint",
   guidance_type: "pi-context/guidance",
   warning_type: "pi-context/warning",
   manual_wipe_type: "pi-context/manual-wipe",
@@ -62,6 +67,7 @@ export const FALLBACK_FACTS: Readonly<Facts> = Object.freeze({
   settings_section: "pi-context",
   reminder_margin_setting: "reminderMarginTokens",
   dreamer_setting: "dreamer",
+  auto_recall_setting: "autoRecall",
   default_reminder_margin_tokens: 24_576,
   notes_save_tools: Object.freeze(["notes_write", "notes_edit"]),
 });

@@ -42,6 +42,9 @@ export const UNAVAILABLE_TOOL = "pi_context_unavailable";
 
 const SCHEMAS_TIMEOUT_MS = 15_000;
 
+/** The binary's tool the extension calls on each prompt (lifecycle/hint.ts), offered to no model. */
+const HINT_TOOL = "sessions_hint";
+
 /** One entry of `pi-context tool --schemas`. */
 export interface ToolSchema {
   name: string;
@@ -240,7 +243,8 @@ export default async function piContext(pi: ExtensionAPI): Promise<void> {
   // The lifecycle needs the facts, not the tools: wipe_memory, get_context_remaining and the
   // commands work (and the boot falls back to a minimal one) even when the binary is missing.
   const facts = loaded.ok ? loaded.facts : { ...FALLBACK_FACTS };
-  registerLifecycle(pi, { bin, facts, binaryTools: loaded.ok });
+  const hints = loaded.ok && loaded.tools.some((t) => t.name === HINT_TOOL);
+  registerLifecycle(pi, { bin, facts, binaryTools: loaded.ok, hints });
   const warning = loaded.ok
     ? loaded.factsWarning
     : `pi-context: the history and notes tools are unavailable in this session. ${loaded.reason}`;

@@ -10,6 +10,8 @@ use serde_json::Value;
 pub const SECTION: &str = "pi-context";
 pub const REMINDER_MARGIN_KEY: &str = "reminderMarginTokens";
 pub const DREAMER_KEY: &str = "dreamer";
+/// `false` turns off the recall hint at each prompt (read by the extension).
+pub const AUTO_RECALL_KEY: &str = "autoRecall";
 /// `false` turns off the notes history (a git commit per notes write); like
 /// `PI_CONTEXT_NOTES_HISTORY=off`.
 pub const NOTES_HISTORY_KEY: &str = "notesHistory";

@@ -57,6 +57,7 @@ mod props_session;
 mod query_limits;
 mod sessions_faults;
 mod sessions_harnesses;
+mod sessions_hint;
 mod sessions_list;
 mod sessions_refresh;
 mod sessions_search;

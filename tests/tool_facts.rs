@@ -43,7 +43,7 @@ fn every_fact_is_a_non_empty_string_a_positive_number_or_a_list_of_strings() {
     let env = TestEnv::new();
     let facts = facts(&env);
     let object = facts.as_object().expect("facts is an object");
-    assert_eq!(object.len(), 22, "{facts}");
+    assert_eq!(object.len(), 24, "{facts}");
     let non_empty = |v: &Value| v.as_str().is_some_and(|s| !s.is_empty());
     for (key, value) in object {
         let ok = non_empty(value)

@@ -5,6 +5,7 @@ import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/
 import { ensureHead } from "./repair.ts";
 import { remaining } from "./budget.ts";
 import { checkpointStatus, requestCheckpoint } from "./freshness.ts";
+import { hintStatus } from "./hint.ts";
 import { notify } from "./notify.ts";
 import { policyOf, switchOff, switchOn } from "./policy.ts";
 import { requestManualWipe } from "./reset.ts";
@@ -44,7 +45,7 @@ export function registerCommands(s: LifecycleState): void {
   });
 }
 
-/** `pi-context: on · window <id> · <n> tokens before the reset line · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
+/** `pi-context: on · window <id> · <n> tokens before the reset line · last recall hint: … · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
   const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
@@ -53,6 +54,7 @@ function status(s: LifecycleState, ctx: ExtensionContext): string {
     const left = remaining(s, ctx);
     if (left !== null) parts.push(`${Math.max(0, left - policyOf(s, ctx).reserve)} tokens before the reset line`);
   }
+  parts.push(hintStatus(s, ctx));
   parts.push(checkpointStatus(s, ctx));
   return parts.join(" · ");
 }

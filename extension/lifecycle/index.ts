@@ -11,6 +11,7 @@
  * - overflow.ts a request too long for the context window: the reset that retries it, bounded
  * - guards.ts   fail-closed head checks, compaction and `/tree` guards, loop safety, conflicts
  * - freshness.ts whether the checkpoint is dirty, and its nudges (budget ask, wipe refusal, `/checkpoint`)
+ * - hint.ts     recall pushed at the prompt: at most one hint per user prompt, within a deadline
  * - commands.ts `/wipe-memory`, `/checkpoint` and `/pi-context`
  * - texts.ts    the fixed texts the model and the person read; notify.ts how notices are shown
  */
@@ -20,6 +21,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { ensureHead } from "./repair.ts";
 import { notifyWarnings, onContext, registerContextRemaining } from "./budget.ts";
 import { registerCommands } from "./commands.ts";
+import { registerHint } from "./hint.ts";
 import { failClosed, holdOffCompaction, notifyCleared, scanConflicts, skipTreeSummary } from "./guards.ts";
 import { policyOf } from "./policy.ts";
 import { onAgentBeforeSettle, onTurnEnd, registerWipeMemory, trackNotesSave } from "./reset.ts";
@@ -34,6 +36,7 @@ export function registerLifecycle(pi: ExtensionAPI, options: LifecycleOptions): 
   registerContextRemaining(s);
   pi.on("tool_execution_end", (event, ctx) => trackNotesSave(s, event, ctx));
   registerCommands(s);
+  registerHint(s);
 
   // -- session transitions ---------------------------------------------------------------------
 

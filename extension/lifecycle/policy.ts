@@ -19,6 +19,8 @@ export interface Policy {
   automatic: boolean;
   /** `pi-context.reminderMarginTokens` (section and key are facts). */
   margin: number;
+  /** `pi-context.autoRecall` (default true): a recall hint with each user prompt (hint.ts). */
+  autoRecall: boolean;
   warnings: string[];
 }
 
@@ -50,6 +52,7 @@ export function resolvePolicy(facts: Facts, settings: unknown, model: { provider
   }
 
   let margin = facts.default_reminder_margin_tokens;
+  let autoRecall = true;
   const section = facts.settings_section;
   const ours = s[section];
   if (ours !== undefined) {
@@ -62,13 +65,18 @@ export function resolvePolicy(facts: Facts, settings: unknown, model: { provider
         if (isPositiveInteger(marginValue)) margin = marginValue;
         else warnings.push(`pi-context: ${section}.${facts.reminder_margin_setting} must be a positive integer; using the default reminder margin.`);
       }
+      const recall = o[facts.auto_recall_setting];
+      if (recall !== undefined) {
+        if (typeof recall === "boolean") autoRecall = recall;
+        else warnings.push(`pi-context: ${section}.${facts.auto_recall_setting} must be true or false; recall hints stay on.`);
+      }
       const dreamer = o[facts.dreamer_setting];
       if (dreamer !== undefined && !(typeof dreamer === "string" && dreamer.trim() !== "")) {
         warnings.push(`pi-context: ${section}.${facts.dreamer_setting} must be a non-empty string; ignoring it.`);
       }
     }
   }
-  return { reserve, automatic, margin, warnings };
+  return { reserve, automatic, margin, autoRecall, warnings };
 }
 
 function modelKey(ctx: ExtensionContext): { provider: string; id: string } | undefined {

@@ -19,6 +19,8 @@ export interface LifecycleOptions {
   facts: Facts;
   /** Whether the binary's tools are registered (false: it could not describe them at load). */
   binaryTools: boolean;
+  /** Whether the binary answers `sessions_hint` (its `--schemas` lists it; an older one does not). */
+  hints?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Random source for window ids (tests). */
   random?: () => string;
@@ -53,6 +55,8 @@ export interface LifecycleState {
   readonly win: Windows;
   /** Whether the binary's tools are registered: without them the fallback boot says so. */
   readonly binaryTools: boolean;
+  /** Whether the binary answers `sessions_hint` (hint.ts). */
+  readonly hints: boolean;
   /** Read at every boot (`PI_NOTES_AGENT`, `PI_NOTES_HOME`). */
   readonly env: NodeJS.ProcessEnv;
   /** Random source for window ids. */
@@ -96,6 +100,17 @@ export interface LifecycleState {
   /** Distinct warnings already shown (settings, conflicts, incomplete notes index). */
   readonly shownWarnings: Set<string>;
   conflictScanDone: boolean;
+  /** The last recall hint given in this process (`/pi-context` status shows it). */
+  lastHint: LastHint | undefined;
+}
+
+/** A recall hint given with a prompt (hint.ts). */
+export interface LastHint {
+  sessionId: string;
+  shortId: string;
+  seq: number;
+  /** When it was given (ISO 8601). */
+  at: string;
 }
 
 export function createState(pi: ExtensionAPI, options: LifecycleOptions): LifecycleState {
@@ -105,6 +120,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     facts: options.facts,
     win: windowsOf(options.facts),
     binaryTools: options.binaryTools,
+    hints: options.hints ?? false,
     env: options.env ?? process.env,
     random: options.random ?? (() => randomUUID().replaceAll("-", "")),
     enabled: true,
@@ -124,6 +140,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     checkpointRefusals: new Set(),
     shownWarnings: new Set(),
     conflictScanDone: false,
+    lastHint: undefined,
   };
 }
 

@@ -128,7 +128,9 @@ test("a failing --schemas at load: the unavailable tool surfaces the failure and
 
 test("aborting the run kills the binary and ends the call", async () => {
   const pidFile = join(tempDir("abort"), "pid");
+  // The recall hint before the prompt is not the call under test.
   const bin = script(`if [ "$2" = "--schemas" ]; then exec '${BIN}' "$@"; fi
+if [ "$2" = "sessions_hint" ]; then exit 1; fi
 echo $$ > '${pidFile}'
 exec sleep 30`);
   const { session, faux, events, dispose } = await createSession({ bin });

@@ -248,7 +248,7 @@ export async function schemas() {
   return JSON.parse(execFileSync(BIN, ["tool", "--schemas"], { encoding: "utf8" }));
 }
 
-/** The names of the tools `--schemas` lists for the real binary. */
+/** The names of the tools `--schemas` offers to Pi's model (door "pi"); a tool without a door, like `sessions_hint`, the extension calls itself. */
 export async function schemaNames() {
-  return (await schemas()).tools.map((t) => t.name);
+  return (await schemas()).tools.filter((t) => t.doors.includes("pi")).map((t) => t.name);
 }

@@ -137,16 +137,19 @@ test("the root projection: system first, only this session's boot at the first b
 });
 
 test("resolvePolicy: defaults, per-key values, model overrides, one warning per invalid value", () => {
-  assert.deepEqual(life.resolvePolicy(facts, {}, undefined), { reserve: 16_384, automatic: true, margin: 24_576, warnings: [] });
+  assert.deepEqual(life.resolvePolicy(facts, {}, undefined), { reserve: 16_384, automatic: true, margin: 24_576, autoRecall: true, warnings: [] });
   const p = life.resolvePolicy(
     facts,
     {
       compaction: { enabled: false, reserveTokens: 1000, modelOverrides: { "a/b": { reserveTokens: 500 } } },
-      "pi-context": { reminderMarginTokens: 2000, dreamer: "x/y" },
+      "pi-context": { reminderMarginTokens: 2000, dreamer: "x/y", autoRecall: false },
     },
     { provider: "a", id: "b" },
   );
-  assert.deepEqual(p, { reserve: 500, automatic: false, margin: 2000, warnings: [] });
+  assert.deepEqual(p, { reserve: 500, automatic: false, margin: 2000, autoRecall: false, warnings: [] });
+  const recall = life.resolvePolicy(facts, { "pi-context": { autoRecall: "no" } }, undefined);
+  assert.equal(recall.autoRecall, true, "an invalid autoRecall keeps hints on");
+  assert.deepEqual(recall.warnings, ["pi-context: pi-context.autoRecall must be true or false; recall hints stay on."]);
   for (const bad of [0, -1, 1.5, "12", null]) {
     const q = life.resolvePolicy(facts, { "pi-context": { reminderMarginTokens: bad } }, undefined);
     assert.equal(q.margin, 24_576);

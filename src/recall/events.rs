@@ -7,8 +7,13 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::history::{EventSource, History, ProjectionStore, Role};
 use crate::session::{EntryKind, Session};
 
-/// Custom messages that repeat notes and protocol rather than conversation: not indexed.
-const NOT_INDEXED: [&str; 2] = ["pi-context/boot", "pi-context/continuation"];
+/// Custom messages that repeat notes, protocol or earlier sessions rather than conversation:
+/// not indexed.
+const NOT_INDEXED: [&str; 3] = [
+    "pi-context/boot",
+    "pi-context/continuation",
+    "pi-context/hint",
+];
 
 /// One event as the index records it. Two descriptions compare equal exactly when the indexed
 /// document, its branch flag, window and leaf are the same (the file's prefix being unchanged).

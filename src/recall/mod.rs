@@ -14,6 +14,7 @@ mod directory;
 mod discover;
 mod error;
 mod events;
+mod hint;
 mod hits;
 mod preview;
 mod query;
@@ -31,6 +32,7 @@ use serde::Serialize;
 
 pub use catalog::SessionInfo;
 pub use error::RecallError;
+pub use hint::{Hint, HintOutcome, HintParams};
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
 pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Root, RootsInput};
@@ -386,7 +388,7 @@ impl Recall {
         max_refresh_bytes: u64,
     ) -> Result<Vec<ListedSession>, RecallError> {
         let (view, _) = store::with_private_umask(|| {
-            self.refresh_private(false, false, Some(max_refresh_bytes), None)
+            self.refresh_private(false, false, Some(max_refresh_bytes), None, None)
         })?;
         let Some(snapshot) = view.snapshot else {
             return Ok(Vec::new());
@@ -455,25 +457,36 @@ impl Recall {
         wait: bool,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
-        store::with_private_umask(|| self.refresh_private(rebuild, wait, None, progress))
+        store::with_private_umask(|| self.refresh_private(rebuild, wait, None, None, progress))
     }
 
+    /// `max_bytes`: answer from the last commit when the refresh would read more. `skip`: a
+    /// file left as the last commit has it (the live session, for a hint).
     fn refresh_private(
         &self,
         rebuild: bool,
         wait: bool,
         max_bytes: Option<u64>,
+        skip: Option<&Path>,
         progress: Option<&mut dyn Progress>,
     ) -> Result<(View, usize), RecallError> {
         let settled_before = SystemTime::now()
             .checked_sub(self.settle)
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let discovery = discover::discover(&self.roots);
+        let skip = skip.and_then(|p| std::fs::metadata(p).ok());
+        let plan = |catalog: &Catalog| {
+            let (mut changes, skipped) = self.plan(catalog, &discovery);
+            if let Some(skip) = &skip {
+                changes.retain(|change| !is_file(change, &discovery, skip));
+            }
+            (changes, skipped)
+        };
         let mut unreadable = discovery.unreadable;
         let opened = self.open_current()?;
         let nothing = Catalog::empty();
         let catalog = opened.as_ref().map_or(&nothing, |(_, s)| &s.catalog);
-        let (changes, skipped) = self.plan(catalog, &discovery);
+        let (changes, skipped) = plan(catalog);
         // Without an index, everything is to be read: too much for a caller with a limit.
         let too_much =
             max_bytes.is_some_and(|max| change_bytes(&changes, &discovery, catalog) > max);
@@ -517,7 +530,7 @@ impl Recall {
         drop(opened);
         let (store, fresh) = self.writable_store(rebuild, &lock)?;
         let snapshot = store.snapshot()?;
-        let (changes, skipped) = self.plan(&snapshot.catalog, &discovery);
+        let (changes, skipped) = plan(&snapshot.catalog);
         unreadable += skipped;
         let mut refreshed = 0;
         if !changes.is_empty() {
@@ -681,6 +694,22 @@ fn change_bytes(
             refresh::ChangeRef::Drop(_) => 0,
         })
         .sum()
+}
+
+/// Whether a change indexes the file `metadata` describes (by device and inode).
+fn is_file(
+    change: &refresh::ChangeRef,
+    discovery: &discover::Discovery,
+    metadata: &std::fs::Metadata,
+) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match change {
+        refresh::ChangeRef::Index(i) => {
+            let stat = &discovery.files[*i].stat;
+            stat.dev == metadata.dev() && stat.ino == metadata.ino()
+        }
+        refresh::ChangeRef::Drop(_) => false,
+    }
 }
 
 /// A refresh indexing more than this runs the writer with two threads and lets segments merge.

@@ -45,6 +45,8 @@ pub const RESET_MARKER_TYPE: &str = "pi-context/reset-marker";
 pub const BOOT_MESSAGE_TYPE: &str = "pi-context/boot";
 /// The hidden "your memory was just wiped" message after a reset boot.
 pub const CONTINUATION_MESSAGE_TYPE: &str = "pi-context/continuation";
+/// The hidden recall hint given with a user prompt (not indexed: it repeats another session).
+pub const HINT_MESSAGE_TYPE: &str = "pi-context/hint";
 /// The hidden budget reminder.
 pub const GUIDANCE_MESSAGE_TYPE: &str = "pi-context/guidance";
 /// The hidden close-out warning.

@@ -17,6 +17,7 @@ pub fn all() -> Value {
         "marker_type": session::RESET_MARKER_TYPE,
         "boot_type": session::BOOT_MESSAGE_TYPE,
         "continuation_type": session::CONTINUATION_MESSAGE_TYPE,
+        "hint_type": session::HINT_MESSAGE_TYPE,
         "guidance_type": session::GUIDANCE_MESSAGE_TYPE,
         "warning_type": session::WARNING_MESSAGE_TYPE,
         "manual_wipe_type": session::MANUAL_WIPE_MESSAGE_TYPE,
@@ -34,6 +35,7 @@ pub fn all() -> Value {
         "settings_section": settings::SECTION,
         "reminder_margin_setting": settings::REMINDER_MARGIN_KEY,
         "dreamer_setting": settings::DREAMER_KEY,
+        "auto_recall_setting": settings::AUTO_RECALL_KEY,
         "default_reminder_margin_tokens": settings::DEFAULT_REMINDER_MARGIN_TOKENS,
         "notes_save_tools": super::registry::save_tool_names(),
     })

@@ -8,6 +8,7 @@
 
 mod checkpoint;
 pub mod facts;
+mod hint;
 mod history;
 mod notes;
 mod notes_history;

@@ -72,6 +72,7 @@ pub fn tools() -> impl Iterator<Item = &'static Tool> {
     super::history::TOOLS
         .iter()
         .chain(super::sessions::TOOLS.iter())
+        .chain(super::hint::TOOLS.iter())
         .chain(super::notes::TOOLS.iter())
         .chain(super::notes_history::TOOLS.iter())
         .chain(super::checkpoint::TOOLS.iter())

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Score the recall hint (`pi-context tool sessions_hint`) on the labelled set that
+scripts/gen-hint-eval.py writes.
+
+    python3 scripts/hint-eval.py --bin target/release/pi-context --dir DIR [--cache DIR]
+                                 [--curve] [--json OUT]
+
+Each prompt is asked as the extension asks it: one process per prompt, in the prompt's project,
+from a fresh session per context window (`window` in labels.json), with the sessions already
+hinted in that window passed as `hinted`. Prints, per split (tune, heldout): the share of
+continuing prompts hinted with the right session (and with a wrong one), the share of unrelated
+prompts hinted at all, repeats per window, and the added latency per prompt (whole process,
+p50/p90, index warm). With --curve, also the bar's precision/recall curve over MIN_SCORE and
+MIN_MARGIN, computed from the `measure` every answer carries (what the bar saw), the window rule
+applied as the binary applies it. Python 3.9+, standard library only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+
+
+def env_for(args, labels):
+    env = dict(os.environ)
+    env.update({
+        "HOME": args.dir,
+        "PI_CODING_AGENT_DIR": os.path.join(args.dir, "agent"),
+        "PI_CONTEXT_CACHE_DIR": args.cache,
+        "PI_CONTEXT_NOW": labels["now"],
+    })
+    for k in ("PI_CODING_AGENT_SESSION_DIR", "PI_NOTES_HOME", "XDG_CACHE_HOME"):
+        env.pop(k, None)
+    return env
+
+
+def ask(args, env, cwd, session_id, prompt, hinted):
+    request = {"params": {"prompt": prompt, "hinted": hinted},
+               "context": {"cwd": cwd, "session_id": session_id, "session_file": None}}
+    started = time.perf_counter()
+    out = subprocess.run([args.bin, "tool", "sessions_hint"], input=json.dumps(request).encode(),
+                         capture_output=True, env=env, cwd=cwd, check=True)
+    elapsed = (time.perf_counter() - started) * 1000
+    answer = json.loads(out.stdout)
+    if answer.get("is_error"):
+        sys.exit("sessions_hint refused: %s" % answer["text"])
+    return answer, elapsed
+
+
+def run_all(args, labels, env):
+    windows = {}
+    for q in labels["prompts"]:
+        windows.setdefault(q["window"], []).append(q)
+    rows = []
+    for name, prompts in windows.items():
+        session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+        hinted = []
+        for q in prompts:
+            cwd = labels["projects"][q["project"]]
+            answer, ms = ask(args, env, cwd, session_id, q["prompt"], list(hinted))
+            d = answer["details"]
+            got = d.get("session_id") if d.get("hint") else None
+            if got:
+                if len(answer["text"].encode()) > 600:
+                    sys.exit("hint over 600 bytes for %s" % q["id"])
+                hinted.append(got)
+            rows.append({"q": q, "got": got, "ms": ms, "measure": d.get("measure"), "miss": d.get("miss"),
+                         "words": d.get("words")})
+    return rows
+
+
+def summarize(rows, split):
+    rows = [r for r in rows if r["q"]["split"] == split]
+    cont = [r for r in rows if r["q"]["kind"] == "continuing"]
+    unrel = [r for r in rows if r["q"]["kind"] == "unrelated"]
+    right = sum(1 for r in cont if r["got"] == r["q"]["session_id"]
+                or (r["miss"] == "already_hinted" and r["measure"]["session_id"] == r["q"]["session_id"]))
+    wrong = sum(1 for r in cont if r["got"] and r["got"] != r["q"]["session_id"])
+    false = sum(1 for r in unrel if r["got"])
+    repeats, seen = 0, {}
+    for r in rows:
+        if r["got"]:
+            key = (r["q"]["window"], r["got"])
+            repeats += key in seen
+            seen[key] = True
+    suppressed = sum(1 for r in rows if r["miss"] == "already_hinted")
+    windows = len({r["q"]["window"] for r in rows})
+    ms = sorted(r["ms"] for r in rows)
+    return {
+        "split": split, "continuing": len(cont), "unrelated": len(unrel),
+        "right": right, "right_share": right / max(1, len(cont)),
+        "wrong": wrong, "false": false, "false_share": false / max(1, len(unrel)),
+        "windows": windows, "repeats": repeats, "repeats_per_window": repeats / max(1, windows),
+        "suppressed_repeats": suppressed,
+        "p50_ms": statistics.median(ms), "p90_ms": ms[int(0.9 * (len(ms) - 1))],
+    }
+
+
+# The bar as the binary applies it (src/recall/hint.rs), with its constants as parameters.
+BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_coverage": 0.4, "min_margin": 1.25}
+
+
+def decide(measure, bar, hinted):
+    if not measure:
+        return None
+    if len(measure["matched"]) < bar["min_words"]:
+        return None
+    if measure["rarest_docs"] > max(bar["rare_floor"], int(measure["events"] * bar["rare_share"])):
+        return None
+    if measure["coverage"] < bar["min_coverage"]:
+        return None
+    if measure["margin"] is not None and measure["margin"] < bar["min_margin"]:
+        return None
+    if measure["session_id"] in hinted:
+        return None
+    return measure["session_id"]
+
+
+def point(rows, bar):
+    right = wrong = false = cont = unrel = 0
+    hinted = {}
+    for r in rows:
+        q = r["q"]
+        window = hinted.setdefault(q["window"], [])
+        clears = decide(r["measure"], bar, [])
+        got = clears if clears not in window else None
+        if got:
+            window.append(got)
+        if q["kind"] == "continuing":
+            cont += 1
+            # The right session hinted now, or earlier in this window (the agent has it).
+            right += clears == q["session_id"]
+            wrong += bool(got) and got != q["session_id"]
+        else:
+            unrel += 1
+            false += bool(got)
+    hints = right + wrong + false
+    return {"recall": right / max(1, cont), "false_share": false / max(1, unrel),
+            "precision": right / hints if hints else 1.0}
+
+
+def curve(rows, split):
+    rows = [r for r in rows if r["q"]["split"] == split]
+    out = []
+    for min_margin in (1.0, 1.15, 1.25, 1.5):
+        for min_coverage in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            for rare_share in (1.0, 0.01, 0.0025):
+                bar = dict(BAR, min_margin=min_margin, min_coverage=min_coverage, rare_share=rare_share)
+                out.append(dict(bar, **point(rows, bar)))
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", required=True)
+    p.add_argument("--dir", required=True, help="what gen-hint-eval.py wrote")
+    p.add_argument("--cache", help="the recall cache (default DIR/cache)")
+    p.add_argument("--curve", action="store_true")
+    p.add_argument("--json", help="also write every answer and the summary here")
+    args = p.parse_args(argv)
+    args.dir = os.path.abspath(args.dir)
+    args.bin = os.path.abspath(args.bin)
+    args.cache = os.path.abspath(args.cache or os.path.join(args.dir, "cache"))
+    with open(os.path.join(args.dir, "labels.json"), encoding="utf-8") as f:
+        labels = json.load(f)
+    env = env_for(args, labels)
+    subprocess.run([args.bin, "sessions", "index"], env=env, cwd=labels["projects"]["shopfront"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rows = run_all(args, labels, env)
+    summary = [summarize(rows, s) for s in ("tune", "heldout")]
+    for s in summary:
+        print("%-8s right session %3d/%-3d = %5.1f%% (target >= 70%%), wrong session %d; "
+              "unrelated hinted %2d/%-3d = %4.1f%% (target <= 5%%); repeats per window %.2f (%d suppressed); "
+              "latency p50 %.1f ms, p90 %.1f ms (target p50 <= 30 ms)"
+              % (s["split"], s["right"], s["continuing"], 100 * s["right_share"], s["wrong"], s["false"],
+                 s["unrelated"], 100 * s["false_share"], s["repeats_per_window"], s["suppressed_repeats"],
+                 s["p50_ms"], s["p90_ms"]))
+    curves = {}
+    if args.curve:
+        for split in ("tune", "heldout"):
+            curves[split] = curve(rows, split)
+            print("\ncurve (%s): min_margin min_coverage rare_share -> right session, unrelated hinted, precision" % split)
+            for c in curves[split]:
+                print("  %.2f %.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
+                    c["min_margin"], c["min_coverage"], c["rare_share"], 100 * c["recall"],
+                    100 * c["false_share"], 100 * c["precision"]))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"summary": summary, "curves": curves, "rows": rows}, f, indent=1, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,735 @@
+//! Recall pushed at the prompt (docs/recall.md, "The hint"): from a user's prompt, at most one
+//! earlier event of the project's other sessions, and only when it clears the relevance bar.
+//!
+//! The prompt's content words (its tokens minus stop words, short tokens and words the index
+//! has never seen, the rarest [`MAX_QUERY_WORDS`] kept) are searched as one alternative in the
+//! current project, without the live session. The best event of each session competes; the
+//! best session's event is hinted when it holds at least [`MIN_MATCHED_WORDS`] of those words,
+//! its score reaches [`MIN_SCORE`], and it leads the runner-up session by [`MIN_MARGIN`].
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use tantivy::schema::IndexRecordOption;
+use tantivy::DocSet;
+use tantivy::{DocAddress, Searcher, Term};
+
+use super::catalog::FileRecord;
+use super::error::RecallError;
+use super::schema::Fields;
+use super::{hits, query, search, store, Hit, Recall, Scope, SearchParams};
+
+/// The bar's score: the least [`Measure::coverage`] the best event must reach. Measured on the
+/// labelled set (docs/benchmarks.md, "Recall at the prompt"). Raw BM25 is not used: it grows
+/// with the size of the index, so one threshold would silence a small history.
+pub const MIN_COVERAGE: f32 = 0.4;
+/// The bar: how far the best session must lead the runner-up (ratio of their best scores).
+pub const MIN_MARGIN: f32 = 1.25;
+/// The bar: some matched word must be rare, in at most this share of the indexed events (or
+/// [`RARE_DOCS_FLOOR`] events, in a small index): common words alone never make a hint.
+pub const RARE_SHARE: f64 = 0.0025;
+pub const RARE_DOCS_FLOOR: u64 = 5;
+/// The bar: distinct content words of the prompt the event must hold.
+pub const MIN_MATCHED_WORDS: usize = 2;
+/// Content words searched: the rarest in the index.
+pub const MAX_QUERY_WORDS: usize = 24;
+/// Content words of a prompt considered at all.
+pub const MAX_PROMPT_WORDS: usize = 64;
+/// Only the first this many bytes of a prompt are read (a pasted log adds nothing but cost).
+pub const MAX_PROMPT_BYTES: usize = 8192;
+/// The refresh a hint may make before answering (other sessions that grew); more, and it
+/// answers from the last commit.
+pub const MAX_REFRESH_BYTES: u64 = 2 << 20;
+/// The hint block's size, in bytes.
+pub const MAX_HINT_BYTES: usize = 600;
+/// The snippet's length, in code points.
+pub const SNIPPET_CHARS: usize = 200;
+/// The session's name or first prompt, in code points.
+pub const TITLE_CHARS: usize = 80;
+
+/// The tags around the hint block.
+pub const HINT_OPEN: &str = "<recall_hint>";
+pub const HINT_CLOSE: &str = "</recall_hint>";
+
+/// What a hint is asked with.
+#[derive(Debug, Clone)]
+pub struct HintParams {
+    pub prompt: String,
+    /// The current project.
+    pub project_key: String,
+    /// The live session: never hinted, and its file is not refreshed for the hint.
+    pub session_id: Option<String>,
+    pub session_file: Option<PathBuf>,
+    /// Sessions already hinted in this context window: when the best is one of them, no hint.
+    pub hinted: Vec<String>,
+}
+
+/// The hint: where the earlier work is, and the block the agent reads.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hint {
+    pub text: String,
+    pub session_id: String,
+    pub short_id: String,
+    pub seq: u64,
+    pub leaf_id: Option<String>,
+    pub entry_id: String,
+    pub created_at: Option<String>,
+    pub snippet: String,
+}
+
+/// How the best candidate measured against the bar (present whenever some session matched).
+#[derive(Debug, Clone, Serialize)]
+pub struct Measure {
+    pub session_id: String,
+    pub score: f32,
+    /// The runner-up session's best score (0 when none).
+    pub runner_up: f32,
+    /// `score / runner_up`; `None` when no runner-up of the same tier competes (an event
+    /// holding every word outranks one holding some, whatever their scores).
+    pub margin: Option<f32>,
+    /// The content words the best event holds.
+    pub matched: Vec<String>,
+    /// In how many indexed events the rarest of them occurs: how distinctive the match is.
+    pub rarest_docs: u64,
+    /// Events in the index (all projects).
+    pub events: u64,
+    /// The share of the prompt's information the event holds: the inverse document frequencies
+    /// of the matched words over those of all the prompt's content words (a word the index has
+    /// never seen counts, at the highest): 1 when it holds every word.
+    pub coverage: f32,
+    /// Whether it holds every content word (such events rank above the others).
+    pub complete: bool,
+}
+
+/// Why no hint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Miss {
+    /// The prompt has no content word the index knows.
+    NoWords,
+    /// No other session of the project matches.
+    NoMatch,
+    /// Too few content words in the best event.
+    FewWords,
+    /// Every matched word is common in the index.
+    CommonWords,
+    /// The event holds too little of the prompt's information.
+    LowCoverage,
+    SmallMargin,
+    /// The best session was hinted already in this window.
+    AlreadyHinted,
+    /// The event could not be read back from its file.
+    Unreadable,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HintOutcome {
+    pub hint: Option<Hint>,
+    pub miss: Option<Miss>,
+    /// The content words searched.
+    pub words: Vec<String>,
+    pub measure: Option<Measure>,
+    pub stale: bool,
+}
+
+impl HintOutcome {
+    fn miss(miss: Miss, words: Vec<String>, measure: Option<Measure>, stale: bool) -> Self {
+        HintOutcome {
+            hint: None,
+            miss: Some(miss),
+            words,
+            measure,
+            stale,
+        }
+    }
+}
+
+/// The best event of one session.
+#[derive(Clone, Copy)]
+struct Best<'a> {
+    record: &'a FileRecord,
+    candidate: search::Candidate,
+}
+
+impl Recall {
+    /// At most one hint for `params.prompt` (docs/recall.md, "The hint").
+    pub fn hint(&self, params: &HintParams) -> Result<HintOutcome, RecallError> {
+        let (view, _) = store::with_private_umask(|| {
+            self.refresh_private(
+                false,
+                false,
+                Some(MAX_REFRESH_BYTES),
+                params.session_file.as_deref(),
+                None,
+            )
+        })?;
+        let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
+            return Ok(HintOutcome::miss(
+                Miss::NoMatch,
+                Vec::new(),
+                None,
+                view.stale,
+            ));
+        };
+        let searcher = &snapshot.searcher;
+        let fields = &store.fields;
+        let prompt_words = content_words(searcher, fields, &params.prompt);
+        let words = query_words(&prompt_words);
+        if words.is_empty() {
+            return Ok(HintOutcome::miss(Miss::NoWords, words, None, view.stale));
+        }
+        let alternatives = vec![query::Alternative {
+            words: words.clone(),
+            phrases: Vec::new(),
+        }];
+        let search_params = SearchParams {
+            queries: Vec::new(),
+            scope: Scope::Project(params.project_key.clone()),
+            since_ms: None,
+            roles: None,
+            all_branches: false,
+            limit: 1,
+            hits: 1,
+            preview_chars: SNIPPET_CHARS,
+        };
+        let catalog = &snapshot.catalog;
+        let mut filter = self.filter(catalog, &search_params);
+        for record in &catalog.files {
+            if is_live(record, params) {
+                filter.files[record.file_id as usize] = false;
+            }
+        }
+        let by_file = search::candidates(searcher, fields, &alternatives, &filter, 1)?;
+        let records: rustc_hash::FxHashMap<u64, &FileRecord> =
+            catalog.files.iter().map(|r| (r.file_id, r)).collect();
+        let mut ranked: Vec<Best> = by_file
+            .iter()
+            .filter_map(|(file, list)| {
+                Some(Best {
+                    record: records.get(file)?,
+                    candidate: *list.first()?,
+                })
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            let key = |x: &Best| (x.candidate.tier, x.candidate.score);
+            key(b)
+                .partial_cmp(&key(a))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| b.record.info.updated_ms.cmp(&a.record.info.updated_ms))
+        });
+        let Some(best) = ranked.first().copied() else {
+            return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
+        };
+        let measure = measure(
+            searcher,
+            fields,
+            &prompt_words,
+            &words,
+            best,
+            ranked.get(1).copied(),
+        )?;
+        if let Some(miss) = below_bar(&measure, params) {
+            return Ok(HintOutcome::miss(miss, words, Some(measure), view.stale));
+        }
+        let reader = hits::HitReader::new(searcher, fields)?;
+        let opened = hits::open_hits(
+            best.record,
+            &[best.candidate],
+            &reader,
+            &alternatives,
+            &search_params,
+        );
+        let Some(hit) = opened.and_then(|s| s.hits.into_iter().next()) else {
+            return Ok(HintOutcome::miss(
+                Miss::Unreadable,
+                words,
+                Some(measure),
+                view.stale,
+            ));
+        };
+        let short_id = super::short_ids(catalog)
+            .remove(&best.record.info.session_id)
+            .unwrap_or_else(|| best.record.info.session_id.clone());
+        let hint = render(best.record, &short_id, hit);
+        Ok(HintOutcome {
+            hint: Some(hint),
+            miss: None,
+            words,
+            measure: Some(measure),
+            stale: view.stale,
+        })
+    }
+}
+
+/// Whether a record is the live session (by id, or by file).
+fn is_live(record: &FileRecord, params: &HintParams) -> bool {
+    params.session_id.as_deref() == Some(record.info.session_id.as_str())
+        || params
+            .session_file
+            .as_ref()
+            .is_some_and(|f| same_file(f, &record.path))
+}
+
+fn same_file(a: &std::path::Path, b: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == std::path::Path::new(b) {
+        return true;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// The first failed test of the bar, or `None` when the best candidate clears it.
+fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
+    if measure.matched.len() < MIN_MATCHED_WORDS {
+        return Some(Miss::FewWords);
+    }
+    if !is_rare(measure.rarest_docs, measure.events) {
+        return Some(Miss::CommonWords);
+    }
+    if measure.coverage < MIN_COVERAGE {
+        return Some(Miss::LowCoverage);
+    }
+    if measure.margin.is_some_and(|m| m < MIN_MARGIN) {
+        return Some(Miss::SmallMargin);
+    }
+    if params.hinted.contains(&measure.session_id) {
+        return Some(Miss::AlreadyHinted);
+    }
+    None
+}
+
+fn measure(
+    searcher: &Searcher,
+    fields: &Fields,
+    prompt_words: &[Word],
+    words: &[String],
+    best: Best,
+    runner_up: Option<Best>,
+) -> Result<Measure, RecallError> {
+    let matched: Vec<String> = words
+        .iter()
+        .filter(|w| holds(searcher, fields, best.candidate.doc, w))
+        .cloned()
+        .collect();
+    let runner = runner_up.map_or(0.0, |r| r.candidate.score);
+    let margin = match runner_up {
+        Some(r) if r.candidate.tier == best.candidate.tier && runner > 0.0 => {
+            Some(round(best.candidate.score / runner))
+        }
+        _ => None,
+    };
+    Ok(Measure {
+        session_id: best.record.info.session_id.clone(),
+        score: round(best.candidate.score),
+        runner_up: round(runner),
+        margin,
+        complete: matched.len() == words.len(),
+        rarest_docs: matched
+            .iter()
+            .map(|w| doc_freq(searcher, fields, w))
+            .min()
+            .unwrap_or(0),
+        events: searcher.num_docs(),
+        coverage: coverage(prompt_words, &matched, searcher.num_docs()),
+        matched,
+    })
+}
+
+/// In how many indexed events `word` occurs.
+fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
+    searcher
+        .doc_freq(&Term::from_field_text(fields.text, word))
+        .unwrap_or(0)
+}
+
+fn coverage(prompt_words: &[Word], matched: &[String], events: u64) -> f32 {
+    let total: f64 = prompt_words.iter().map(|w| idf(w.docs, events)).sum();
+    let held: f64 = prompt_words
+        .iter()
+        .filter(|w| matched.contains(&w.text))
+        .map(|w| idf(w.docs, events))
+        .sum();
+    if total > 0.0 {
+        round((held / total) as f32)
+    } else {
+        0.0
+    }
+}
+
+/// Whether a word in `docs` of `events` indexed events is rare enough to make a hint.
+pub fn is_rare(docs: u64, events: u64) -> bool {
+    docs <= RARE_DOCS_FLOOR.max((events as f64 * RARE_SHARE) as u64)
+}
+
+fn round(x: f32) -> f32 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Whether the indexed document holds `word`.
+fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> bool {
+    let segment = searcher.segment_reader(doc.segment_ord);
+    let Ok(index) = segment.inverted_index(fields.text) else {
+        return false;
+    };
+    let term = Term::from_field_text(fields.text, word);
+    match index.read_postings(&term, IndexRecordOption::Basic) {
+        // `seek` may only move forward from the first posting.
+        Ok(Some(mut postings)) => {
+            postings.doc() == doc.doc_id
+                || (postings.doc() < doc.doc_id && postings.seek(doc.doc_id) == doc.doc_id)
+        }
+        _ => false,
+    }
+}
+
+/// A content word of the prompt and in how many indexed events it occurs (0: none).
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    docs: u64,
+}
+
+/// The prompt's content words: distinct tokens that are not stop words, not one character and
+/// not a number of fewer than three digits, at most [`MAX_PROMPT_WORDS`], in prompt order.
+fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<Word> {
+    let mut end = prompt.len().min(MAX_PROMPT_BYTES);
+    while !prompt.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut words: Vec<Word> = Vec::new();
+    for token in query::tokens(&prompt[..end]) {
+        if words.len() == MAX_PROMPT_WORDS {
+            break;
+        }
+        if is_content_word(&token) && !words.iter().any(|w| w.text == token) {
+            let docs = doc_freq(searcher, fields, &token);
+            words.push(Word { text: token, docs });
+        }
+    }
+    words
+}
+
+/// The words searched: the rarest [`MAX_QUERY_WORDS`] of those the index holds, in prompt order.
+fn query_words(words: &[Word]) -> Vec<String> {
+    let mut known: Vec<&Word> = words.iter().filter(|w| w.docs > 0).collect();
+    if known.len() > MAX_QUERY_WORDS {
+        let mut docs: Vec<u64> = known.iter().map(|w| w.docs).collect();
+        docs.sort_unstable();
+        let cut = docs[MAX_QUERY_WORDS - 1];
+        let mut kept = 0;
+        known.retain(|w| {
+            let keep = w.docs <= cut && kept < MAX_QUERY_WORDS;
+            kept += usize::from(keep);
+            keep
+        });
+    }
+    known.into_iter().map(|w| w.text.clone()).collect()
+}
+
+/// BM25's inverse document frequency of a word in `docs` of `events` events.
+fn idf(docs: u64, events: u64) -> f64 {
+    let (n, total) = (docs as f64, events as f64);
+    (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
+}
+
+fn is_content_word(token: &str) -> bool {
+    let chars = token.chars().count();
+    if chars < 2 || STOP_WORDS.binary_search(&token).is_ok() {
+        return false;
+    }
+    !(token.bytes().all(|b| b.is_ascii_digit()) && chars < 3)
+}
+
+/// English function words and the fillers of a request to an agent ("remind me what we
+/// changed last time"): they say nothing about which earlier work a prompt continues. Sorted
+/// (binary search).
+const STOP_WORDS: &[&str] = &[
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "back",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "change",
+    "changed",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "down",
+    "during",
+    "each",
+    "earlier",
+    "else",
+    "etc",
+    "even",
+    "ever",
+    "few",
+    "find",
+    "for",
+    "from",
+    "further",
+    "get",
+    "go",
+    "going",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "help",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "know",
+    "last",
+    "let",
+    "like",
+    "look",
+    "make",
+    "me",
+    "mean",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "need",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "ok",
+    "okay",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "please",
+    "previous",
+    "previously",
+    "recall",
+    "remember",
+    "remind",
+    "same",
+    "see",
+    "she",
+    "should",
+    "show",
+    "so",
+    "some",
+    "still",
+    "such",
+    "sure",
+    "take",
+    "tell",
+    "than",
+    "thank",
+    "thanks",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "think",
+    "this",
+    "those",
+    "through",
+    "time",
+    "times",
+    "to",
+    "today",
+    "too",
+    "try",
+    "under",
+    "until",
+    "up",
+    "us",
+    "use",
+    "very",
+    "want",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yes",
+    "yesterday",
+    "yet",
+    "you",
+    "your",
+    "yours",
+];
+
+/// The block the agent reads, at most [`MAX_HINT_BYTES`]: date, title, id prefix, a snippet,
+/// and the `history_read` call that opens the event.
+fn render(record: &FileRecord, short_id: &str, hit: Hit) -> Hint {
+    let info = &record.info;
+    let date = hit
+        .created_at
+        .as_deref()
+        .or(info.updated_at.as_deref())
+        .map_or("an earlier day", |d| d.get(..10).unwrap_or(d))
+        .to_string();
+    let title = info
+        .name
+        .as_deref()
+        .or(info.first_user_preview.as_deref())
+        .map(|t| one_line(t, TITLE_CHARS))
+        .unwrap_or_default();
+    let call = serde_json::json!({
+        "session_id": info.session_id,
+        "seq": hit.seq,
+        "leaf_id": hit.leaf_id,
+    });
+    let mut snippet = one_line(&hit.content, SNIPPET_CHARS);
+    if hit.offset_chars > 0 && !snippet.is_empty() {
+        snippet = format!(
+            "…{}",
+            crate::text::char_slice(&snippet, 0, SNIPPET_CHARS - 1)
+        );
+    }
+    let block = |title: &str, snippet: &str| {
+        let titled = if title.is_empty() {
+            String::new()
+        } else {
+            format!(" \"{title}\"")
+        };
+        format!(
+            "{HINT_OPEN}\nThis prompt may continue earlier work: session {short_id} of {date}{titled} ({} said):\n{snippet}\nTo read it: history_read {call}\n{HINT_CLOSE}",
+            hit.role.as_str()
+        )
+    };
+    let mut title = title;
+    let mut text = block(&title, &snippet);
+    while text.len() > MAX_HINT_BYTES && !snippet.is_empty() {
+        let chars = crate::text::char_len(&snippet);
+        snippet = crate::text::char_slice(&snippet, 0, chars.saturating_sub(8)).to_string();
+        text = block(&title, &snippet);
+    }
+    while text.len() > MAX_HINT_BYTES && !title.is_empty() {
+        let chars = crate::text::char_len(&title);
+        title = crate::text::char_slice(&title, 0, chars.saturating_sub(8)).to_string();
+        text = block(&title, &snippet);
+    }
+    Hint {
+        text,
+        session_id: info.session_id.clone(),
+        short_id: short_id.to_string(),
+        seq: hit.seq,
+        leaf_id: hit.leaf_id,
+        entry_id: hit.entry_id,
+        created_at: hit.created_at,
+        snippet,
+    }
+}
+
+/// Whitespace runs and control characters as one space, trimmed, at most `max` code points.
+fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| c.is_whitespace() || c.is_control()) {
+        if word.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > max * 4 {
+            break;
+        }
+    }
+    crate::text::char_slice(&out, 0, max).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_and_lowercase() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]), "sorted");
+        assert!(STOP_WORDS
+            .iter()
+            .all(|w| query::tokens(w) == [w.to_string()]));
+    }
+
+    #[test]
+    fn content_words_skip_fillers_and_short_tokens() {
+        assert!(!is_content_word("the"));
+        assert!(!is_content_word("please"));
+        assert!(!is_content_word("x"));
+        assert!(!is_content_word("42"));
+        assert!(is_content_word("137"));
+        assert!(is_content_word("retry"));
+    }
+
+    #[test]
+    fn one_line_folds_whitespace_and_cuts_in_code_points() {
+        assert_eq!(one_line("  a\n\tb\u{7}c  ", 10), "a b c");
+        assert_eq!(one_line(&"é".repeat(300), 200).chars().count(), 200);
+    }
+}

@@ -1,0 +1,235 @@
+//! `sessions_hint`: at most one hint for a prompt, from the project's other sessions, only over
+//! the relevance bar (docs/recall.md, "The hint"); never the live session, never a boot,
+//! continuation or hint block; at most once per session per window (`hinted`).
+
+use crate::common;
+
+use std::path::Path;
+
+use common::recall::{project_dir, session_id, write_pi_session};
+use common::session::{read_text, SessionBuilder};
+use common::TestEnv;
+use serde_json::{json, Value};
+
+fn session(n: u32, cwd: &Path) -> SessionBuilder {
+    SessionBuilder::with_id(&session_id(n)).cwd(&cwd.to_string_lossy())
+}
+
+fn context(cwd: &Path, live: &str) -> Value {
+    json!({"session_file": null, "leaf_id": null, "session_id": live, "cwd": cwd})
+}
+
+/// Asks for a hint from a new session `live` of the project in `cwd`.
+fn hint(env: &TestEnv, cwd: &Path, live: &str, prompt: &str, hinted: &[String]) -> Value {
+    let response = env.tool(
+        "sessions_hint",
+        &json!({"params": {"prompt": prompt, "hinted": hinted}, "context": context(cwd, live)}),
+    );
+    assert_eq!(response["is_error"], false, "{response}");
+    response
+}
+
+const FACT_ASK: &str = "The thumbnailer crashes on CMYK jpegs during the nightly media import.";
+const FACT_ANSWER: &str = "Fixed in src/media/thumbnailer.rs: the decoder assumed three channels, \
+so CMYK images are now converted to RGB before decoding.";
+
+/// A project with one session holding the planted fact, and filler sessions that share the
+/// common words of the work (build, server, tests…).
+fn project_with_fact(env: &TestEnv) -> std::path::PathBuf {
+    let project = project_dir(env, "shop");
+    let mut planted = session(1, &project);
+    planted.user("Can you look at the checkout page layout first?");
+    planted.assistant("The checkout page layout looks fine on the server build.");
+    planted.user(FACT_ASK);
+    planted.assistant(FACT_ANSWER);
+    write_pi_session(env, &project, &planted);
+    for n in 2..=9 {
+        let mut filler = session(n, &project);
+        filler.user("the build failed on the server again, please check the tests");
+        filler.assistant("The server build failed because a test timed out; I reran the tests.");
+        filler.user("update the readme with the build steps for the server");
+        filler.assistant("Done: the readme lists the build steps and the server config.");
+        write_pi_session(env, &project, &filler);
+    }
+    project
+}
+
+#[test]
+fn a_continuing_prompt_gets_one_hint_whose_call_opens_the_fact() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let response = hint(
+        &env,
+        &project,
+        "live-session",
+        "the CMYK thumbnailer crash is back, what did we change last time?",
+        &[],
+    );
+    let text = response["text"].as_str().unwrap();
+    let details = &response["details"];
+    assert_eq!(details["hint"], true, "{response}");
+    assert_eq!(details["session_id"], session_id(1));
+    assert!(text.starts_with("<recall_hint>\n") && text.ends_with("\n</recall_hint>"));
+    assert!(text.len() <= 600, "{} bytes", text.len());
+    assert!(
+        text.contains(&session_id(1)[..8]),
+        "the id prefix is shown: {text}"
+    );
+    assert!(text.contains("2026-03-01"), "the date: {text}");
+    let call = format!(
+        "history_read {}",
+        json!({"session_id": session_id(1), "seq": details["seq"], "leaf_id": null})
+    );
+    assert!(text.contains(&call), "{text}\nlacks {call}");
+    assert!(
+        details["snippet"].as_str().unwrap().contains("thumbnailer"),
+        "{details}"
+    );
+    let matched = details["measure"]["matched"].as_array().unwrap();
+    assert!(matched.len() >= 2, "{details}");
+    assert!(!matched.contains(&json!("the")), "stop words never count");
+
+    // The call, run as given, opens the planted event.
+    let read = env.tool(
+        "history_read",
+        &json!({"params": {"session_id": session_id(1), "seq": details["seq"], "leaf_id": null},
+                "context": context(&project, "live-session")}),
+    );
+    let read = read_text(&read);
+    assert!(read.contains("thumbnailer"), "{read}");
+}
+
+#[test]
+fn prompts_of_common_or_unknown_words_get_no_hint() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let common_words = hint(
+        &env,
+        &project,
+        "live",
+        "the server build failed, check the tests and the readme",
+        &[],
+    );
+    assert_eq!(common_words["text"], "");
+    assert_eq!(common_words["details"]["hint"], false);
+    assert_eq!(common_words["details"]["miss"], "common_words");
+
+    let unknown = hint(
+        &env,
+        &project,
+        "live",
+        "add a dark mode toggle to the settings screen",
+        &[],
+    );
+    assert_eq!(unknown["text"], "");
+    assert_eq!(unknown["details"]["miss"], "no_words");
+
+    let stop_words_only = hint(&env, &project, "live", "can you do that again please?", &[]);
+    assert_eq!(stop_words_only["details"]["miss"], "no_words");
+}
+
+#[test]
+fn never_the_live_session_nor_another_project() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let prompt = "the CMYK thumbnailer crash is back";
+    let own = hint(&env, &project, &session_id(1), prompt, &[]);
+    assert_eq!(own["details"]["hint"], false, "{own}");
+    assert_ne!(own["details"]["measure"]["session_id"], session_id(1));
+
+    let elsewhere = project_dir(&env, "other");
+    let other = hint(&env, &elsewhere, "live", prompt, &[]);
+    assert_eq!(other["details"]["hint"], false, "{other}");
+}
+
+#[test]
+fn a_session_already_hinted_in_the_window_is_not_hinted_again() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let prompt = "the CMYK thumbnailer crash is back";
+    let first = hint(&env, &project, "live", prompt, &[]);
+    assert_eq!(first["details"]["hint"], true, "{first}");
+    let again = hint(&env, &project, "live", prompt, &[session_id(1)]);
+    assert_eq!(again["text"], "");
+    assert_eq!(again["details"]["miss"], "already_hinted");
+}
+
+#[test]
+fn two_sessions_holding_the_same_work_split_the_evidence() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let mut twin = session(20, &project);
+    twin.user(FACT_ASK);
+    twin.assistant(FACT_ANSWER);
+    write_pi_session(&env, &project, &twin);
+    let response = hint(
+        &env,
+        &project,
+        "live",
+        "the CMYK thumbnailer crash is back",
+        &[],
+    );
+    assert_eq!(response["details"]["miss"], "small_margin", "{response}");
+}
+
+#[test]
+fn boot_continuation_and_hint_blocks_are_never_indexed() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let mut s = session(30, &project);
+    s.custom_message("pi-context/boot", "zanzibar quokka boot notes");
+    s.custom_message("pi-context/continuation", "zanzibar quokka continuation");
+    s.custom_message(
+        "pi-context/hint",
+        "<recall_hint>\nzanzibar quokka earlier work\n</recall_hint>",
+    );
+    s.user("hello there");
+    write_pi_session(&env, &project, &s);
+    let response = hint(&env, &project, "live", "zanzibar quokka", &[]);
+    assert_eq!(response["details"]["miss"], "no_words", "{response}");
+    let found = env.tool(
+        "sessions_search",
+        &json!({"params": {"query": "zanzibar quokka"}, "context": context(&project, "live")}),
+    );
+    let found: Value = serde_json::from_str(found["text"].as_str().unwrap()).unwrap();
+    assert_eq!(found["sessions"], json!([]), "{found}");
+}
+
+#[test]
+fn the_block_fits_600_bytes_whatever_the_name_and_event() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "wide");
+    let mut s = session(1, &project);
+    s.entry("session_info", json!({"name": "𝔑".repeat(200)}));
+    let long = format!(
+        "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 {} the gryphon ledger overflowed in ledger.rs {}",
+        "𓀀".repeat(300),
+        "𝔷".repeat(300)
+    );
+    s.user(&long);
+    s.assistant("the gryphon ledger overflow is fixed");
+    write_pi_session(&env, &project, &s);
+    let response = hint(&env, &project, "live", "gryphon ledger overflow again", &[]);
+    let text = response["text"].as_str().unwrap();
+    assert_eq!(response["details"]["hint"], true, "{response}");
+    assert!(text.len() <= 600, "{} bytes: {text}", text.len());
+    let snippet = response["details"]["snippet"].as_str().unwrap();
+    assert!(snippet.chars().count() <= 200);
+    assert!(!snippet.contains('\n'));
+}
+
+#[test]
+fn sessions_hint_is_offered_to_no_model() {
+    let env = TestEnv::new();
+    let schemas = env.tool_schemas();
+    let tool = schemas["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "sessions_hint")
+        .expect("sessions_hint is listed");
+    assert_eq!(tool["doors"], json!([]));
+    assert_eq!(tool["parameters"]["required"], json!(["prompt"]));
+    assert_eq!(schemas["facts"]["hint_type"], "pi-context/hint");
+    assert_eq!(schemas["facts"]["auto_recall_setting"], "autoRecall");
+}
