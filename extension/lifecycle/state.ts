@@ -19,6 +19,8 @@ export interface LifecycleOptions {
   facts: Facts;
   /** Whether the binary's tools are registered (false: it could not describe them at load). */
   binaryTools: boolean;
+  /** Which binary that is and where it came from, for `/pi-context` (locate.mjs's label). */
+  binary?: string;
   env?: NodeJS.ProcessEnv;
   /** Random source for window ids (tests). */
   random?: () => string;
@@ -53,6 +55,8 @@ export interface LifecycleState {
   readonly win: Windows;
   /** Whether the binary's tools are registered: without them the fallback boot says so. */
   readonly binaryTools: boolean;
+  /** Which binary runs, for `/pi-context`. */
+  readonly binary: string;
   /** Read at every boot (`PI_NOTES_AGENT`, `PI_NOTES_HOME`). */
   readonly env: NodeJS.ProcessEnv;
   /** Random source for window ids. */
@@ -105,6 +109,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     facts: options.facts,
     win: windowsOf(options.facts),
     binaryTools: options.binaryTools,
+    binary: options.binary ?? options.bin,
     env: options.env ?? process.env,
     random: options.random ?? (() => randomUUID().replaceAll("-", "")),
     enabled: true,
