@@ -47,6 +47,7 @@ mod notes_search;
 mod notes_sync;
 mod notes_tools;
 mod notes_write;
+mod package;
 mod project_keys;
 mod props_notes;
 mod props_projection;
