@@ -150,6 +150,8 @@ export function missingMessage(key, pkg, searchedPath) {
     ...(searchedPath ? ["there is no pi-context on PATH"] : []),
   ];
   const prefix = npmPrefix();
+  // The launcher never looks on PATH: a cargo-installed binary is run by its own name instead.
+  const cargoThen = searchedPath ? "puts pi-context on PATH" : "then run that pi-context instead of this launcher";
   const installs = [
     ...(pkg
       ? [
@@ -159,9 +161,9 @@ export function missingMessage(key, pkg, searchedPath) {
         ]
       : []),
     ...(prefix === undefined && existsSync(join(PACKAGE_ROOT, "..", "Cargo.toml"))
-      ? [`\`cargo install --locked --path ${JSON.stringify(dirname(PACKAGE_ROOT))}\` (this checkout's binary, put on PATH)`]
+      ? [`\`cargo install --locked --path ${JSON.stringify(dirname(PACKAGE_ROOT))}\` (this checkout's binary, ${cargoThen})`]
       : []),
-    `\`cargo install --locked pi-context@${VERSION}\` (puts pi-context on PATH)`,
+    `\`cargo install --locked pi-context@${VERSION}\` (${cargoThen})`,
     "set PI_CONTEXT_BIN to a pi-context binary",
   ];
   return `No pi-context binary found: ${looked.join(", ")}. Install one: ${installs.join("; or ")}.`;
