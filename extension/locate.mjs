@@ -37,8 +37,16 @@ export function binaryName(platform = process.platform) {
 /** Whether this Linux runs on musl: Node's report names the glibc it runs on, and none on musl. */
 export function isMusl() {
   if (process.platform !== "linux") return false;
-  const report = /** @type {{ header?: { glibcVersionRuntime?: string } }} */ (process.report.getReport());
-  return !report.header?.glibcVersionRuntime;
+  // Without the network section the report takes half the time (about 12 ms).
+  const reports = /** @type {NodeJS.ProcessReport & { excludeNetwork?: boolean }} */ (process.report);
+  const excluded = reports.excludeNetwork;
+  reports.excludeNetwork = true;
+  try {
+    const report = /** @type {{ header?: { glibcVersionRuntime?: string } }} */ (reports.getReport());
+    return !report.header?.glibcVersionRuntime;
+  } finally {
+    reports.excludeNetwork = excluded;
+  }
 }
 
 /**
