@@ -6,9 +6,15 @@
 
 import { spawn } from "node:child_process";
 
+import { type Found, locateBinary, type Missing, VERSION } from "./locate.mjs";
+
+export { locateBinary, VERSION };
+export type { Found, Missing };
+
 /** How to get the binary, named in every "missing binary" error. */
 export const INSTALL_HINT =
-  "Install it with `cargo install --path .` in a checkout of the pi-context repository " +
+  "Install it with `pi install npm:pi-context` (its platform package holds the binary), " +
+  "`cargo install --locked pi-context`, or `cargo install --path .` in a checkout of the pi-context repository " +
   "(or set PI_CONTEXT_BIN to the path of the binary), then restart pi.";
 
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -23,10 +29,27 @@ export interface RunResult {
   error?: NodeJS.ErrnoException;
 }
 
-/** The binary to run: `PI_CONTEXT_BIN` when set and non-empty, else `pi-context` on PATH. */
+/**
+ * The binary to run: `PI_CONTEXT_BIN` when set and non-empty, else this platform's package's
+ * binary, else `pi-context` (looked up on PATH when it is spawned).
+ */
 export function binaryPath(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.PI_CONTEXT_BIN?.trim();
-  return configured ? configured : "pi-context";
+  const found = locateBinary({ env, searchPath: false });
+  return "path" in found ? found.path : "pi-context";
+}
+
+/**
+ * Why a binary is refused, or undefined when the version `tool --schemas` printed is this
+ * extension's: the tool schemas and facts of another version may not be the ones it speaks.
+ */
+export function versionRefusal(found: string, printed: unknown): string | undefined {
+  if (printed === VERSION) return undefined;
+  const theirs = typeof printed === "string" ? `version ${printed}` : "of a version that prints none (older than the version handshake)";
+  return (
+    `The pi-context binary ${found} is ${theirs}, but this extension is version ${VERSION}; it is not used. ` +
+    `Install pi-context ${VERSION} (\`pi install npm:pi-context@${VERSION}\` brings its binary, or \`cargo install --locked pi-context@${VERSION}\`), ` +
+    "or point PI_CONTEXT_BIN at a binary of that version, then restart pi."
+  );
 }
 
 /** Runs the binary with `input` on stdin; never rejects. */

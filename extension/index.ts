@@ -17,7 +17,8 @@
  * (docs/lifecycle.md).
  *
  * Environment:
- *   PI_CONTEXT_BIN   the binary to run (default: `pi-context` on PATH)
+ *   PI_CONTEXT_BIN   the binary to run (default: this platform's package's, else `pi-context` on
+ *                    PATH; locate.mjs), refused unless its version is this package's
  *   PI_NOTES_HOME    notes home, passed to the binary as context.notes_home
  *   PI_NOTES_AGENT   agent name, passed to the binary as context.agent
  */
@@ -25,13 +26,13 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 
-import { binaryPath, clip, failure, INSTALL_HINT, run } from "./binary.ts";
+import { binaryPath, clip, failure, INSTALL_HINT, locateBinary, run, versionRefusal } from "./binary.ts";
 import { freshnessOf } from "./checkpoint.ts";
 import { callContext } from "./context.ts";
 import { FALLBACK_FACTS, type Facts, readFacts } from "./facts.ts";
 import { registerLifecycle } from "./lifecycle/index.ts";
 
-export { binaryPath, INSTALL_HINT } from "./binary.ts";
+export { binaryPath, INSTALL_HINT, locateBinary, VERSION } from "./binary.ts";
 export { callContext, type ToolCallContext } from "./context.ts";
 
 /**
@@ -85,8 +86,8 @@ export interface CallOptions {
  */
 export type SchemaLoad = { ok: true; tools: ToolSchema[]; facts: Facts; factsWarning?: string } | { ok: false; reason: string };
 
-/** Runs `<bin> tool --schemas` and checks the answer's shape. */
-export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoad> {
+/** Runs `<bin> tool --schemas` and checks the answer's shape and version (`label` names the binary). */
+export async function loadSchemas(bin: string = binaryPath(), label: string = bin): Promise<SchemaLoad> {
   const result = await run(bin, ["tool", "--schemas"], "", undefined, SCHEMAS_TIMEOUT_MS);
   const failed = failure(bin, `\`${bin} tool --schemas\``, result);
   if (failed) return { ok: false, reason: failed };
@@ -96,6 +97,8 @@ export async function loadSchemas(bin: string = binaryPath()): Promise<SchemaLoa
   } catch {
     return { ok: false, reason: `\`${bin} tool --schemas\` did not print JSON: ${clip(result.stdout, 300)}` };
   }
+  const refused = versionRefusal(label, (parsed as { version?: unknown })?.version);
+  if (refused) return { ok: false, reason: refused };
   const tools = (parsed as { tools?: unknown })?.tools;
   if (!Array.isArray(tools)) return { ok: false, reason: `\`${bin} tool --schemas\` printed no "tools" array.` };
   const valid = tools.filter(
@@ -223,7 +226,7 @@ function register(pi: ExtensionAPI, tool: ToolSchema, facts: Facts): void {
  */
 function registerUnavailable(pi: ExtensionAPI, reason: string): void {
   const text = `The pi-context binary could not be loaded, so the history and notes tools are missing from this session. ${reason}` +
-    (reason.includes(INSTALL_HINT) ? "" : `\n${INSTALL_HINT}`);
+    (reason.includes(INSTALL_HINT) || reason.endsWith("restart pi.") ? "" : `\n${INSTALL_HINT}`);
   pi.registerTool({
     name: UNAVAILABLE_TOOL,
     label: "pi-context unavailable",
@@ -238,13 +241,15 @@ function registerUnavailable(pi: ExtensionAPI, reason: string): void {
 }
 
 export default async function piContext(pi: ExtensionAPI): Promise<void> {
-  const bin = binaryPath();
-  const loaded = await loadSchemas(bin);
+  const found = locateBinary();
+  const bin = "path" in found ? found.path : "pi-context";
+  const loaded: SchemaLoad = "path" in found ? await loadSchemas(bin, found.label) : { ok: false, reason: `${found.missing} Then restart pi.` };
   // The lifecycle needs the facts, not the tools: wipe_memory, get_context_remaining and the
   // commands work (and the boot falls back to a minimal one) even when the binary is missing.
   const facts = loaded.ok ? loaded.facts : { ...FALLBACK_FACTS };
   const hints = loaded.ok && loaded.tools.some((t) => t.name === HINT_TOOL);
-  registerLifecycle(pi, { bin, facts, binaryTools: loaded.ok, hints });
+  const binary = "path" in found ? `${found.label}${loaded.ok ? "" : ", not used (see the warning)"}` : "none found";
+  registerLifecycle(pi, { bin, facts, binaryTools: loaded.ok, hints, binary });
   const warning = loaded.ok
     ? loaded.factsWarning
     : `pi-context: the history and notes tools are unavailable in this session. ${loaded.reason}`;

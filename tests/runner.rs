@@ -49,6 +49,7 @@ mod notes_search;
 mod notes_sync;
 mod notes_tools;
 mod notes_write;
+mod package;
 mod project_keys;
 mod props_harness;
 mod props_notes;

@@ -39,6 +39,26 @@ fn root_window(facts: &Value, session_id: &str) -> String {
 }
 
 #[test]
+fn schemas_name_the_binarys_version_the_one_cargo_and_the_npm_package_carry() {
+    let env = TestEnv::new();
+    let version = env.tool_schemas()["version"].clone();
+    assert_eq!(version, json!(env!("CARGO_PKG_VERSION")));
+    let printed = env.cmd().arg("--version").output().expect("run --version");
+    let printed = String::from_utf8(printed.stdout).expect("utf-8");
+    assert_eq!(
+        printed.trim(),
+        format!("pi-context {}", version.as_str().unwrap())
+    );
+    // The extension compares this with its package.json: scripts/package refuses to pack two
+    // versions, and this keeps the checkout honest between releases.
+    let package: Value = serde_json::from_str(include_str!("../extension/package.json")).unwrap();
+    assert_eq!(
+        package["version"], version,
+        "extension/package.json and Cargo.toml disagree"
+    );
+}
+
+#[test]
 fn every_fact_is_a_non_empty_string_a_positive_number_or_a_list_of_strings() {
     let env = TestEnv::new();
     let facts = facts(&env);

@@ -45,7 +45,7 @@ export function registerCommands(s: LifecycleState): void {
   });
 }
 
-/** `pi-context: on · window <id> · <n> tokens before the reset line · last recall hint: … · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
+/** `pi-context: on · window <id> · <n> tokens before the reset line · last recall hint: … · checkpoint generation <g>, saved <age>, clean|dirty (<why>) · binary <which>`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
   const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
@@ -56,5 +56,6 @@ function status(s: LifecycleState, ctx: ExtensionContext): string {
   }
   parts.push(hintStatus(s, ctx));
   parts.push(checkpointStatus(s, ctx));
+  parts.push(`binary ${s.binary}`);
   return parts.join(" · ");
 }

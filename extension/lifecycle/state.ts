@@ -21,6 +21,8 @@ export interface LifecycleOptions {
   binaryTools: boolean;
   /** Whether the binary answers `sessions_hint` (its `--schemas` lists it; an older one does not). */
   hints?: boolean;
+  /** Which binary that is and where it came from, for `/pi-context` (locate.mjs's label). */
+  binary?: string;
   env?: NodeJS.ProcessEnv;
   /** Random source for window ids (tests). */
   random?: () => string;
@@ -57,6 +59,8 @@ export interface LifecycleState {
   readonly binaryTools: boolean;
   /** Whether the binary answers `sessions_hint` (hint.ts). */
   readonly hints: boolean;
+  /** Which binary runs, for `/pi-context`. */
+  readonly binary: string;
   /** Read at every boot (`PI_NOTES_AGENT`, `PI_NOTES_HOME`). */
   readonly env: NodeJS.ProcessEnv;
   /** Random source for window ids. */
@@ -121,6 +125,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     win: windowsOf(options.facts),
     binaryTools: options.binaryTools,
     hints: options.hints ?? false,
+    binary: options.binary ?? options.bin,
     env: options.env ?? process.env,
     random: options.random ?? (() => randomUUID().replaceAll("-", "")),
     enabled: true,

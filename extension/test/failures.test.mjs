@@ -19,6 +19,8 @@ import {
   tempDir,
 } from "./harness.mjs";
 
+const { VERSION } = await import("../locate.mjs");
+
 const { UNAVAILABLE_TOOL } = await import("../index.ts");
 
 /** Runs one scripted call of `tool` and returns what the model received. */
@@ -64,8 +66,9 @@ test("pi-context missing from PATH: the unavailable tool says so and how to inst
     try {
       const r = await callOnce(session, faux, UNAVAILABLE_TOOL, {});
       assert.equal(r.isError, true);
-      assert.match(r.text, /not found on PATH/);
-      assert.match(r.text, /cargo install --path \./);
+      assert.match(r.text, /there is no pi-context on PATH/);
+      assert.match(r.text, /cargo install --locked --path "[^"]+"/);
+      assert.match(r.text, /Then restart pi\.$/);
     } finally {
       dispose();
     }
@@ -168,6 +171,7 @@ exec sleep 30`);
 test("execution_mode from --schemas: sequential tools never overlap, parallel ones may", async () => {
   const dir = tempDir("modes");
   const schemas = JSON.stringify({
+    version: VERSION,
     tools: [
       { name: "slow_seq", label: "Slow seq", description: "Sleeps.", parameters: { type: "object", properties: { n: { type: "integer" } } }, execution_mode: "sequential" },
       { name: "slow_par", label: "Slow par", description: "Sleeps.", parameters: { type: "object", properties: { n: { type: "integer" } } }, execution_mode: "parallel" },

@@ -100,7 +100,8 @@ pub fn save_tool_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// `pi-context tool --schemas`: every tool, and the facts the extension shares with the binary.
+/// `pi-context tool --schemas`: the binary's version (the extension refuses another), every
+/// tool, and the facts the extension shares with the binary.
 pub fn schemas() -> Value {
     let tools: Vec<Value> = tools()
         .map(|t| {
@@ -118,7 +119,11 @@ pub fn schemas() -> Value {
             entry
         })
         .collect();
-    json!({ "tools": tools, "facts": super::facts::all() })
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "tools": tools,
+        "facts": super::facts::all(),
+    })
 }
 
 #[cfg(test)]
