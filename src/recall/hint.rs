@@ -239,6 +239,7 @@ impl Recall {
             &reader,
             &alternatives,
             &search_params,
+            self.masking,
         );
         let Some(hit) = opened.and_then(|s| s.hits.into_iter().next()) else {
             return Ok(HintOutcome::miss(
