@@ -116,9 +116,11 @@ fn every_history_tool_is_described_with_a_strict_object_schema() {
                 "label",
                 "description",
                 "parameters",
-                "execution_mode"
+                "execution_mode",
+                "doors"
             ]
         );
+        assert_eq!(t["doors"], serde_json::json!(["pi", "mcp"]), "{name}");
     }
 }
 
