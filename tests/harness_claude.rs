@@ -289,3 +289,35 @@ fn the_session_index_reads_what_a_plain_read_reads_and_follows_appends() {
     assert!(grown.contains("\"seq\":22"), "{grown}");
     assert!(std::fs::read_dir(&cache).is_ok_and(|mut d| d.next().is_some()));
 }
+
+#[test]
+fn recall_indexes_the_events_and_shows_their_previews() {
+    let env = TestEnv::new();
+    let dir = common::recall::sessions_root(&env).join("claude-copies");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(harness_fixture(MAIN), dir.join("main.jsonl")).unwrap();
+    let result = common::recall::search_all(&env, &["nameerror"]);
+    let mut hits = common::recall::hits(&result);
+    hits.sort();
+    assert_eq!(
+        hits,
+        [(SESSION_ID.to_string(), 11), (SESSION_ID.to_string(), 15)]
+    );
+    // Each preview was rebuilt from the lines by the Claude reader (the Bash call's result is
+    // the second of its record).
+    let bash = result["sessions"][0]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|hit| hit["seq"] == 11)
+        .expect("the Bash call's hit");
+    assert!(
+        bash["content"]
+            .as_str()
+            .unwrap()
+            .contains("FAILED (errors=1)\nNameError"),
+        "{bash}"
+    );
+    let thinking = common::recall::search_all(&env, &["quietly"]);
+    assert!(common::recall::hits(&thinking).is_empty(), "{thinking}");
+}

@@ -223,3 +223,34 @@ fn the_session_index_reads_what_a_plain_read_reads_and_follows_appends() {
     );
     assert!(!grown.contains("duplicate"), "{grown}");
 }
+
+#[test]
+fn recall_indexes_the_events_once_and_shows_their_previews() {
+    let env = TestEnv::new();
+    let dir = common::recall::sessions_root(&env).join("codex-copies");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(harness_fixture(ROLLOUT), dir.join("rollout.jsonl")).unwrap();
+    let result = common::recall::search_all(&env, &["discount", "--hits", "10"]);
+    let mut hits = common::recall::hits(&result);
+    hits.sort();
+    let id = "0199c0de-1111-7222-8333-944455556666".to_string();
+    assert_eq!(
+        hits,
+        [(id.clone(), 4), (id.clone(), 7), (id.clone(), 11), (id, 12)]
+    );
+    let patch = result["sessions"][0]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|hit| hit["seq"] == 7)
+        .expect("the patch's hit");
+    assert!(
+        patch["content"]
+            .as_str()
+            .unwrap()
+            .contains("DISCOUNT = 0.1"),
+        "{patch}"
+    );
+    let reasoning = common::recall::search_all(&env, &["private"]);
+    assert!(common::recall::hits(&reasoning).is_empty(), "{reasoning}");
+}
