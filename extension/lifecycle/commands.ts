@@ -44,7 +44,7 @@ export function registerCommands(s: LifecycleState): void {
   });
 }
 
-/** `pi-context: on · window <id> · <n> tokens before the reset line · checkpoint generation <g>, saved <age>, clean|dirty (<why>) · binary <which>`. */
+/** `pi-context: on · window <id> · <n> tokens before the reset line · binary <which> · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
   const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
@@ -53,7 +53,7 @@ function status(s: LifecycleState, ctx: ExtensionContext): string {
     const left = remaining(s, ctx);
     if (left !== null) parts.push(`${Math.max(0, left - policyOf(s, ctx).reserve)} tokens before the reset line`);
   }
-  parts.push(checkpointStatus(s, ctx));
   parts.push(`binary ${s.binary}`);
+  parts.push(checkpointStatus(s, ctx));
   return parts.join(" · ");
 }
