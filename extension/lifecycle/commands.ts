@@ -45,7 +45,7 @@ export function registerCommands(s: LifecycleState): void {
   });
 }
 
-/** `pi-context: on · window <id> · <n> tokens before the reset line · last recall hint: … · checkpoint generation <g>, saved <age>, clean|dirty (<why>) · binary <which>`. */
+/** `pi-context: on · window <id> · <n> tokens before the reset line · last recall hint: … · binary <which> · checkpoint generation <g>, saved <age>, clean|dirty (<why>)`. */
 function status(s: LifecycleState, ctx: ExtensionContext): string {
   const windowId = windowOf(s, ctx);
   const parts = [`pi-context: ${s.enabled ? "on" : "off"}`, `window ${windowId}`];
@@ -55,7 +55,7 @@ function status(s: LifecycleState, ctx: ExtensionContext): string {
     if (left !== null) parts.push(`${Math.max(0, left - policyOf(s, ctx).reserve)} tokens before the reset line`);
   }
   parts.push(hintStatus(s, ctx));
-  parts.push(checkpointStatus(s, ctx));
   parts.push(`binary ${s.binary}`);
+  parts.push(checkpointStatus(s, ctx));
   return parts.join(" · ");
 }

@@ -115,7 +115,7 @@ test("/pi-context status names the binary in use, or that none is used", async (
   const ok = await createSession();
   try {
     await ok.session.prompt("/pi-context");
-    assert.ok(ok.notices.at(-1).message.endsWith(` · binary PI_CONTEXT_BIN=${BIN}`), ok.notices.at(-1).message);
+    assert.ok(ok.notices.at(-1).message.includes(` · binary PI_CONTEXT_BIN=${BIN} · `), ok.notices.at(-1).message);
   } finally {
     ok.dispose();
   }
@@ -123,7 +123,7 @@ test("/pi-context status names the binary in use, or that none is used", async (
   const bad = await createSession({ bin: missing });
   try {
     await bad.session.prompt("/pi-context");
-    assert.ok(bad.notices.at(-1).message.endsWith(` · binary PI_CONTEXT_BIN=${missing}, not used (see the warning)`), bad.notices.at(-1).message);
+    assert.ok(bad.notices.at(-1).message.includes(` · binary PI_CONTEXT_BIN=${missing}, not used (see the warning) · `), bad.notices.at(-1).message);
   } finally {
     bad.dispose();
   }
