@@ -116,7 +116,8 @@ fn every_history_tool_is_described_with_a_strict_object_schema() {
                 "label",
                 "description",
                 "parameters",
-                "execution_mode"
+                "execution_mode",
+                "doors"
             ]
         );
     }
