@@ -1,11 +1,12 @@
 //! Recall pushed at the prompt (docs/recall.md, "The hint"): from a user's prompt, at most one
 //! earlier event of the project's other sessions, and only when it clears the relevance bar.
 //!
-//! The prompt's content words (its tokens minus stop words, short tokens and words the index
-//! has never seen, the rarest [`MAX_QUERY_WORDS`] kept) are searched as one alternative in the
-//! current project, without the live session. The best event of each session competes; the
-//! best session's event is hinted when it holds at least [`MIN_MATCHED_WORDS`] of those words,
-//! its score reaches [`MIN_SCORE`], and it leads the runner-up session by [`MIN_MARGIN`].
+//! The prompt's content words (its tokens minus stop words and short tokens) that the index
+//! holds, the rarest [`MAX_QUERY_WORDS`] of them, are searched as one alternative in the current
+//! project, without the live session. The best event of each session competes; the best
+//! session's event is hinted when it holds at least [`MIN_MATCHED_WORDS`] of the words, one of
+//! them rare ([`RARE_SHARE`]), its coverage of the prompt reaches [`MIN_COVERAGE`], and its
+//! session leads the runner-up by [`MIN_MARGIN`].
 
 use std::path::PathBuf;
 
