@@ -33,6 +33,7 @@ complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d '
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -357,6 +358,16 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "doctor" -d 'Check the notes store without changing it (exit 0 clean, 1 issues found)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "undo" -d 'Revert one dream\'s changes as a new commit (exit 0 undone, 1 refused, 75 locked)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand dream; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l notes-home -d 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l session-id -d 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID] [default: a new id each start, printed on stderr]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l cwd -d 'The project\'s directory, for @project/ and sessions\' default scope [default: the current directory]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l agent -d 'The agent whose home is @self/ and who signs the notes commits (slugified) [default: the client\'s name]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l model -d 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -s s -l session -d 'The Pi session history_* tools read when no session_id is given: a session file, or a session id or unique prefix of at least 8 characters' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -390,16 +401,17 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream boot checkpoint tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
