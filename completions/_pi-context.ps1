@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the notes, sessions and history tools to any MCP client over stdio')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'The task-state checkpoint of a Pi session''s branch')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -499,6 +500,19 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
         'pi-context;dream;help;help' {
             break
         }
+        'pi-context;mcp' {
+            [CompletionResult]::new('--notes-home', '--notes-home', [CompletionResultType]::ParameterName, 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]')
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID] [default: a new id each start, printed on stderr]')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project''s directory, for @project/ and sessions'' default scope [default: the current directory]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent whose home is @self/ and who signs the notes commits (slugified) [default: the client''s name]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The Pi session history_* tools read when no session_id is given: a session file, or a session id or unique prefix of at least 8 characters')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The Pi session history_* tools read when no session_id is given: a session file, or a session id or unique prefix of at least 8 characters')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pi-context;boot' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text')
@@ -559,6 +573,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the notes, sessions and history tools to any MCP client over stdio')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'The task-state checkpoint of a Pi session''s branch')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -653,6 +668,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;dream;undo' {
+            break
+        }
+        'pi-context;help;mcp' {
             break
         }
         'pi-context;help;boot' {

@@ -27,6 +27,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+            cand mcp 'Serve the notes, sessions and history tools to any MCP client over stdio'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -445,6 +446,18 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         }
         &'pi-context;dream;help;help'= {
         }
+        &'pi-context;mcp'= {
+            cand --notes-home 'The notes home [env: PI_NOTES_HOME] [default: ~/.agents/notes]'
+            cand --session-id 'The session whose notes bare addresses name [env: PI_CONTEXT_SESSION_ID] [default: a new id each start, printed on stderr]'
+            cand --cwd 'The project''s directory, for @project/ and sessions'' default scope [default: the current directory]'
+            cand --agent 'The agent whose home is @self/ and who signs the notes commits (slugified) [default: the client''s name]'
+            cand --model 'The model whose home is @model/; `provider/id` uses `id`, slugified [env: PI_CONTEXT_MODEL] [default: default]'
+            cand -s 'The Pi session history_* tools read when no session_id is given: a session file, or a session id or unique prefix of at least 8 characters'
+            cand --session 'The Pi session history_* tools read when no session_id is given: a session file, or a session id or unique prefix of at least 8 characters'
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pi-context;boot'= {
             cand --color 'When to color human output'
             cand --json 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text'
@@ -496,6 +509,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+            cand mcp 'Serve the notes, sessions and history tools to any MCP client over stdio'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -567,6 +581,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;dream;doctor'= {
         }
         &'pi-context;help;dream;undo'= {
+        }
+        &'pi-context;help;mcp'= {
         }
         &'pi-context;help;boot'= {
         }

@@ -31,6 +31,7 @@ mod history_search;
 mod history_special_files;
 mod history_windows;
 mod human_output;
+mod mcp;
 mod notes_addresses;
 mod notes_concurrency;
 mod notes_edit;

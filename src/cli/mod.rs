@@ -5,6 +5,7 @@
 
 mod commands;
 mod error;
+mod mcp;
 mod printer;
 mod protocol;
 mod ui;
@@ -54,6 +55,7 @@ enum Command {
     Notes(commands::notes::NotesArgs),
     Sessions(commands::sessions::SessionsArgs),
     Dream(commands::dream::DreamArgs),
+    Mcp(commands::mcp::McpArgs),
     Boot(commands::boot::BootArgs),
     Checkpoint(commands::checkpoint::CheckpointArgs),
     Tool(commands::tool::ToolArgs),
@@ -121,6 +123,7 @@ fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         Command::Notes(args) => commands::notes::run(args, ui, vars),
         Command::Sessions(args) => commands::sessions::run(args, ui, vars),
         Command::Dream(args) => commands::dream::run(args, ui, vars),
+        Command::Mcp(args) => commands::mcp::run(args, ui, vars),
         Command::Boot(args) => commands::boot::run(args, ui, vars),
         Command::Checkpoint(args) => commands::checkpoint::run(args, ui, vars),
         Command::Tool(args) => commands::tool::run(args, ui, vars),

@@ -4,6 +4,7 @@ pub mod completions;
 pub mod dream;
 pub mod history;
 pub mod man;
+pub mod mcp;
 pub mod notes;
 pub mod sessions;
 pub mod tool;

@@ -40,6 +40,8 @@ real progress, before wipe_memory, and when asked.",
     activity: true,
     saves_notes: false,
     doors: PI_ONLY,
+    read_only: false,
+    live_session: false,
     answer: save,
 }];
 

@@ -28,6 +28,8 @@ Every wipe_memory starts a new window; everything said before stays readable wit
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: true,
     },
     Tool {
         name: "history_list",
@@ -43,6 +45,8 @@ Rows show a preview; use history_read with a seq for the full text.",
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: true,
     },
     Tool {
         name: "history_search",
@@ -56,6 +60,8 @@ pass that seq and offset to history_read to read on from the match. Paging and f
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: true,
     },
     Tool {
         name: "history_read",
@@ -69,6 +75,8 @@ the windows concatenate to the exact text. Reading a tool result's seq shows the
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: true,
     },
 ];
 

@@ -29,6 +29,8 @@ wastebasket. Addresses are not file paths: use the notes tools on them, not file
         activity: false,
         saves_notes: true,
         doors: EVERY_DOOR,
+        read_only: false,
+        live_session: false,
     },
     Tool {
         name: "notes_edit",
@@ -43,6 +45,8 @@ notes_search), crumpled:false brings it back; origin relabels who wrote it. Retu
         activity: false,
         saves_notes: true,
         doors: EVERY_DOOR,
+        read_only: false,
+        live_session: false,
     },
     Tool {
         name: "notes_move",
@@ -58,6 +62,8 @@ yours.",
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: false,
+        live_session: false,
     },
     Tool {
         name: "notes_read",
@@ -72,6 +78,8 @@ Reading records an access on the note.",
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
     },
     Tool {
         name: "notes_list",
@@ -87,6 +95,8 @@ narrow the pattern to reach them.",
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
     },
     Tool {
         name: "notes_search",
@@ -100,6 +110,8 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
     },
 ];
 

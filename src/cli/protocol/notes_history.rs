@@ -27,6 +27,8 @@ when, and to find the commit to give notes_restore.",
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
         answer: log,
     },
     Tool {
@@ -40,6 +42,8 @@ that is gone is recreated. Use it to undo your own mistaken write or edit: take 
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: false,
+        live_session: false,
         answer: restore,
     },
 ];

@@ -63,6 +63,13 @@ pub struct Tool {
     /// Where the tool is offered to a model. Empty: a tool the extension calls itself and no
     /// model sees.
     pub doors: &'static [Door],
+    /// Whether the tool leaves what the model sees unchanged: it reads notes or sessions (a
+    /// read's access counters and recall's index are bookkeeping, not content). The MCP
+    /// server announces it as `readOnlyHint`.
+    pub read_only: bool,
+    /// Whether the tool reads the live session unless told another (`session_id`): outside
+    /// Pi, a door with no live session needs that parameter.
+    pub live_session: bool,
     /// Checks the parameters (before anything is read or written) and answers the call.
     pub answer: fn(&Value, &Call) -> Result<ToolResponse, Refusal>,
 }
@@ -87,7 +94,6 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The tools a door offers to its model, in registry order.
-#[cfg_attr(not(test), allow(dead_code))] // The MCP server's list; until it lands, tests only.
 pub fn offered_by(door: Door) -> impl Iterator<Item = &'static Tool> {
     tools().filter(move |tool| tool.doors.contains(&door))
 }

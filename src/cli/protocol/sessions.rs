@@ -30,6 +30,8 @@ scope \"project\" (default) is this project's sessions; \"all\" is every project
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
     },
     Tool {
         name: "sessions_search",
@@ -45,6 +47,8 @@ Read a hit in full with history_read {session_id, seq, leaf_id, offset_chars}. s
         activity: false,
         saves_notes: false,
         doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
     },
 ];
 

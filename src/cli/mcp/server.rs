@@ -1,0 +1,240 @@
+//! The MCP door onto the tool registry: `tools/list` is `offered_by(Door::Mcp)`, `tools/call`
+//! is the same dispatch as `pi-context tool <name>`, with the server's identity as the context.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+use tokio::sync::{Mutex, RwLock};
+
+use crate::cli::protocol::registry::{self, Door, Mode, Tool};
+use crate::cli::protocol::{self, Refusal, ToolContext, ToolRequest, ToolResponse};
+use pi_context::environment::Vars;
+
+/// Who the server writes as and what it reads by default, fixed at start (docs/mcp.md).
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub notes_home: Option<PathBuf>,
+    /// The id bare (session) note addresses use.
+    pub session_id: String,
+    /// The project's directory, absolute.
+    pub cwd: PathBuf,
+    /// `--agent`; without it, each call's client name.
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    /// `--session`: the Pi session `history_*` read when no `session_id` is given.
+    pub session_file: Option<PathBuf>,
+}
+
+pub struct Server {
+    identity: Identity,
+    vars: Vars,
+    tools: Vec<McpTool>,
+    /// Held by every call of a sequential tool (notes writes): they never overlap, as in Pi.
+    sequential: Mutex<()>,
+    /// Held (shared) by every call while its work runs on a blocking thread, also when the
+    /// request was cancelled meanwhile: [`Server::finish`] waits for them all.
+    running: Arc<RwLock<()>>,
+}
+
+impl Server {
+    pub fn new(identity: Identity, vars: Vars) -> Self {
+        let tools = registry::offered_by(Door::Mcp)
+            .map(|tool| listed(tool, identity.session_file.is_none()))
+            .collect();
+        Server {
+            identity,
+            vars,
+            tools,
+            sequential: Mutex::new(()),
+            running: Arc::new(RwLock::new(())),
+        }
+    }
+
+    /// A handle that resolves once no call is running (see [`Server::running`]).
+    pub fn calls_running(&self) -> Arc<RwLock<()>> {
+        Arc::clone(&self.running)
+    }
+
+    fn context(&self, client: Option<&Implementation>) -> ToolContext {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let client_name = client.and_then(|c| agent_of_client(&c.name));
+        ToolContext {
+            session_file: path(&self.identity.session_file),
+            session_id: Some(self.identity.session_id.clone()),
+            cwd: Some(self.identity.cwd.to_string_lossy().into_owned()),
+            agent: self.identity.agent.clone().or(client_name),
+            model: self.identity.model.clone(),
+            notes_home: path(&self.identity.notes_home),
+            ..ToolContext::default()
+        }
+    }
+
+    async fn call(
+        &self,
+        tool: &'static Tool,
+        params: Value,
+        context: ToolContext,
+    ) -> Result<ToolResponse, ErrorData> {
+        if let Some(refusal) = self.missing_session(tool, &params) {
+            return Ok(ToolResponse::refusal(refusal));
+        }
+        let _one_at_a_time = match tool.mode {
+            Mode::Sequential => Some(self.sequential.lock().await),
+            Mode::Parallel => None,
+        };
+        let running = Arc::clone(&self.running).read_owned().await;
+        let vars = self.vars.clone();
+        let work = tokio::task::spawn_blocking(move || {
+            let _running = running;
+            let request = ToolRequest { params, context };
+            protocol::answer(tool.name, &request, &vars)
+        });
+        match work.await {
+            Ok(Some(response)) => Ok(response),
+            Ok(None) => Err(unknown_tool(tool.name)),
+            Err(e) => Err(ErrorData::internal_error(
+                format!("internal error: the {} call failed: {e}", tool.name),
+                None,
+            )),
+        }
+    }
+
+    /// A tool that reads the live session by default has none here without `--session`.
+    fn missing_session(&self, tool: &Tool, params: &Value) -> Option<Refusal> {
+        let named = params.get("session_id").is_some_and(|v| !v.is_null());
+        (tool.live_session && self.identity.session_file.is_none() && !named).then(|| {
+            Refusal::new(
+                "invalid_params",
+                format!(
+                    "{} needs session_id here: this MCP server reads no live session (find one with sessions_search or sessions_list, or start the server with --session FILE|ID)",
+                    tool.name
+                ),
+            )
+        })
+    }
+}
+
+/// The agent a client's name (`clientInfo.name`) stands for: slugified, without the
+/// `-mcp-client` some clients append (Codex sends `codex-mcp-client`: it writes as `codex`).
+fn agent_of_client(name: &str) -> Option<String> {
+    let slug = pi_context::text::slugify(name);
+    let agent = slug.strip_suffix("-mcp-client").unwrap_or(&slug);
+    (!name.trim().is_empty()).then(|| agent.to_string())
+}
+
+/// A registry tool as MCP lists it: the same name, description and schema; `readOnlyHint`
+/// from the registry; `session_id` required where no session is read by default.
+fn listed(tool: &Tool, no_live_session: bool) -> McpTool {
+    let mut schema = match (tool.parameters)() {
+        Value::Object(schema) => schema,
+        _ => Map::new(),
+    };
+    if tool.live_session && no_live_session {
+        require(&mut schema, "session_id");
+    }
+    let mut listed = McpTool::new(tool.name, tool.description, schema);
+    listed.title = Some(tool.label.to_string());
+    listed.annotations = Some(
+        ToolAnnotations::with_title(tool.label)
+            .read_only(tool.read_only)
+            .destructive(false)
+            .open_world(false),
+    );
+    listed
+}
+
+fn require(schema: &mut Map<String, Value>, key: &str) {
+    let required = schema
+        .entry("required")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(keys) = required {
+        if !keys.iter().any(|k| k == key) {
+            keys.push(json!(key));
+        }
+    }
+}
+
+fn unknown_tool(name: &str) -> ErrorData {
+    let offered: Vec<&str> = registry::offered_by(Door::Mcp).map(|t| t.name).collect();
+    ErrorData::invalid_params(
+        format!("Unknown tool: {name}"),
+        Some(json!({ "tools": offered })),
+    )
+}
+
+/// The registry's answer as an MCP tool result: the same text, a refusal as `isError`.
+fn result(response: ToolResponse) -> CallToolResult {
+    let content = vec![ContentBlock::text(response.text)];
+    if response.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+const INSTRUCTIONS: &str = "pi-context: durable memory shared by every coding agent on this machine. \
+Markdown notes (notes_*) in five homes: bare paths for this session, @project/ for this project, @human/ for what the human wants \
+kept, @self/ for you across projects, @model/ for your model. Every past session of Pi (and other agents) is searchable \
+with sessions_search; read a hit with history_read and its session_id.";
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("pi-context", env!("CARGO_PKG_VERSION"))
+                    .with_title("pi-context"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = registry::offered_by(Door::Mcp).find(|t| t.name == request.name) else {
+            return Err(unknown_tool(&request.name));
+        };
+        let params = Value::Object(request.arguments.unwrap_or_default());
+        let client = context.client_info();
+        let response = self
+            .call(tool, params, self.context(client.as_ref()))
+            .await?;
+        Ok(result(response).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_names_become_agent_slugs() {
+        let agent = |name: &str| agent_of_client(name);
+        assert_eq!(agent("claude-code").as_deref(), Some("claude-code"));
+        assert_eq!(agent("Claude Code").as_deref(), Some("claude-code"));
+        assert_eq!(agent("codex-mcp-client").as_deref(), Some("codex"));
+        assert_eq!(
+            agent("gemini-cli-mcp-client").as_deref(),
+            Some("gemini-cli")
+        );
+        assert_eq!(agent("mcp-client").as_deref(), Some("mcp-client"));
+        assert_eq!(agent("  "), None);
+    }
+}
