@@ -658,6 +658,11 @@ fn session_info(
 
 /// The name of the last `session_info` entry (`/name`), if it has one.
 fn session_name(session: &Session, entries: usize) -> Option<String> {
+    pi_session_name(session, entries).or_else(|| session.name().map(str::to_string))
+}
+
+/// The name of a Pi session's last `session_info` entry.
+fn pi_session_name(session: &Session, entries: usize) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Info {
         #[serde(rename = "type")]

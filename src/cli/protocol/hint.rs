@@ -21,6 +21,8 @@ Called by the Pi extension before each prompt; not offered to models.",
     activity: false,
     saves_notes: false,
     doors: &[],
+    read_only: true,
+    live_session: false,
 }];
 
 fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
