@@ -19,18 +19,24 @@ if ("missing" in found) {
   process.exit(127);
 }
 
-const child = spawn(found.path, process.argv.slice(2), { stdio: "inherit" });
-
+// The handlers are in place before the binary starts: a signal sent once the binary is running
+// (even before this process is scheduled again after the spawn) must reach it, not end the
+// launcher with the default action and leave the binary orphaned. Handlers run from the event
+// loop, so after `child` is set below.
+/** @type {import("node:child_process").ChildProcess | undefined} */
+let child;
 /** @type {Map<NodeJS.Signals, () => void>} */
 const handlers = new Map();
 for (const signal of FORWARDED) {
   if (process.platform === "win32" && signal !== "SIGINT") continue;
   const forward = () => {
-    child.kill(signal);
+    child?.kill(signal);
   };
   handlers.set(signal, forward);
   process.on(signal, forward);
 }
+
+child = spawn(found.path, process.argv.slice(2), { stdio: "inherit" });
 
 child.on("error", (error) => {
   const code = /** @type {NodeJS.ErrnoException} */ (error).code;
