@@ -29,9 +29,9 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d 'Print version'
-complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
@@ -49,7 +49,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not _
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -57,8 +57,9 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -75,8 +76,9 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -86,8 +88,9 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The Pi session JSONL file (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under Pi\'s session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -104,6 +107,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fis
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
@@ -286,7 +290,12 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cwd -d 'The sessions of the project holding this directory [default: the current directory]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l since -d 'Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -s n -l limit -d 'At most this many sessions' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -305,14 +314,24 @@ all\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s n -l limit -d 'At most this many sessions' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l hits -d 'At most this many hits per session' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l max-chars -d 'Code points of preview per hit' -r
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l all -d 'Every project\'s sessions (the current project\'s rank higher)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l json -d 'Print JSON instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for sessions only in this directory (repeatable) [default: Pi\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for Pi sessions in this directory (repeatable); any root flag names the only places looked in [default: Pi\'s, Claude Code\'s and Codex\'s session dirs]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l claude-dir -d 'Look for Claude Code sessions in this `projects` directory (repeatable) [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
+claude\t''
+codex\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -401,9 +420,9 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "history" -d 'Read a Pi session: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past Pi session: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
