@@ -28,6 +28,7 @@ import datetime as dt
 import json
 import os
 import random
+import subprocess
 import uuid
 
 NOW = dt.datetime(2026, 11, 20, 12, 0, 0, tzinfo=dt.timezone.utc)
@@ -198,6 +199,9 @@ class Eval:
         for name, d in PROJECTS.items():
             cwd = os.path.join(self.root, "projects", d)
             os.makedirs(cwd, exist_ok=True)
+            # Each project its own repository: written inside a checkout (target/bench/ of this
+            # one), the two would otherwise share the checkout's project key and be one scope.
+            subprocess.run(["git", "init", "-q", cwd], check=True)
             self.cwds[name] = cwd
 
     # -- text --------------------------------------------------------------------------------
