@@ -104,24 +104,21 @@ impl<'a> Params<'a> {
 
     /// A non-empty list of history roles.
     pub fn roles(&self, key: &str) -> Result<Option<Vec<Role>>, Refusal> {
-        let Some(names) = self.string_array(key)? else {
-            return Ok(None);
-        };
-        if names.is_empty() {
-            return Err(invalid(format!("{key} must not be empty")));
-        }
-        names
-            .iter()
-            .map(|name| {
-                name.parse()
-                    .map_err(|e: UnknownRole| invalid(e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some)
+        self.parsed_names::<Role, UnknownRole>(key)
     }
 
     /// A non-empty array of harness names (`pi`, `claude`, `codex`).
     pub fn harnesses(&self, key: &str) -> Result<Option<Vec<Harness>>, Refusal> {
+        self.parsed_names::<Harness, UnknownHarness>(key)
+    }
+
+    /// A non-empty array of strings, each parsed as `T`; a name `T` does not know is refused
+    /// with its parse error.
+    fn parsed_names<T, E>(&self, key: &str) -> Result<Option<Vec<T>>, Refusal>
+    where
+        T: std::str::FromStr<Err = E>,
+        E: std::fmt::Display,
+    {
         let Some(names) = self.string_array(key)? else {
             return Ok(None);
         };
@@ -130,10 +127,7 @@ impl<'a> Params<'a> {
         }
         names
             .iter()
-            .map(|name| {
-                name.parse()
-                    .map_err(|e: UnknownHarness| invalid(e.to_string()))
-            })
+            .map(|name| name.parse().map_err(|e: E| invalid(e.to_string())))
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
     }
