@@ -6,7 +6,8 @@
 A minimal JSON-RPC client on the standard library only (no SDK in the measured path): it starts
 one server, says hello (initialize, 2025-11-25), warms up, then times each request from the
 write of its line to the read of its answer, one request at a time. Prints one JSON object:
-{"<tool>": {"p50_ms", "p90_ms", "p99_ms", "runs"}, ...}. Every answer must be a success.
+{"<tool>": {"p50_ms", "p90_ms", "p99_ms", "runs"}, ..., "commits drained after a burst":
+{"writes", "drain_ms"}}. Every answer must be a success.
 """
 
 import argparse
@@ -76,8 +77,17 @@ def main():
         quantile = lambda q: times[min(len(times) - 1, int(q * len(times)))]
         results[name] = {"p50_ms": round(statistics.median(times), 3), "p90_ms": round(quantile(0.9), 3),
                          "p99_ms": round(quantile(0.99), 3), "runs": len(times)}
+    # The server answers a write before its commit (docs/mcp.md): how long the commits trail
+    # behind a burst of back-to-back writes, from the last write's answer until the server,
+    # told to stop, has made every queued commit and exited.
+    burst = args.runs
+    for i in range(burst):
+        call("notes_write", {"address": NOTE, "content": f"# Latency\n\nburst {i}\n"})
+    stopped = time.perf_counter()
     server.stdin.close()
-    code = server.wait(timeout=30)
+    code = server.wait(timeout=60)
+    results["commits drained after a burst"] = {
+        "writes": burst, "drain_ms": round((time.perf_counter() - stopped) * 1000, 1)}
     if code != 0:
         sys.exit(f"mcp-latency: the server exited with {code}")
     print(json.dumps(results))

@@ -400,6 +400,9 @@ fn twenty_concurrent_edits_through_one_server_lose_nothing() {
         while let Some(edited) = edits.join_next().await {
             assert_eq!(edited.expect("an edit task")["applied"], 1);
         }
+        // Closed as clients close it: the server makes its queued commits, then exits.
+        let client = std::sync::Arc::try_unwrap(client).expect("the only client handle");
+        client.cancel().await.expect("close");
     });
     let body = notes_ok(&env, &["read", "@human/log"]);
     for i in 0..EDITS {
@@ -422,6 +425,7 @@ fn twenty_concurrent_edits_through_one_server_lose_nothing() {
         1 + EDITS + 5,
         "{log}"
     );
+    assert_history_matches_disk(&env);
 }
 
 /// A server driven by raw lines: what no SDK client would send.
@@ -563,5 +567,87 @@ fn a_made_session_id_is_printed_on_stderr_and_used_for_bare_addresses() {
             .join(format!("pi/session/{id}/scratch.md"))
             .is_file(),
         "{stderr}"
+    );
+}
+
+/// `git <args>` in the notes home; its stdout.
+fn git(env: &TestEnv, args: &[&str]) -> String {
+    let out = env
+        .process_of(Some(std::path::Path::new("git")))
+        .args(args)
+        .current_dir(env.notes_home())
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every note under `human/` is in HEAD's tree as on disk (but for the access counters that
+/// reads move without a commit), no change waits for its commit, and the repository is sound.
+fn assert_history_matches_disk(env: &TestEnv) {
+    let without_counters = |text: &str| {
+        (text.lines())
+            .filter(|l| !l.starts_with("accessCount:") && !l.starts_with("lastAccessed:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let home = env.notes_home();
+    for entry in std::fs::read_dir(home.join("human")).expect("human/") {
+        let name = entry.expect("entry").file_name().into_string().unwrap();
+        let disk = std::fs::read_to_string(home.join("human").join(&name)).unwrap();
+        let head = git(env, &["show", &format!("HEAD:human/{name}")]);
+        assert_eq!(without_counters(&head), without_counters(&disk), "{name}");
+    }
+    let marks: Vec<String> =
+        std::fs::read_dir(home.join(".locks/pending")).map_or(Vec::new(), |d| {
+            d.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+                .collect()
+        });
+    assert_eq!(
+        marks,
+        Vec::<String>::new(),
+        "changes still marked as uncommitted"
+    );
+    git(env, &["fsck", "--strict"]);
+}
+
+#[test]
+fn writes_answer_before_their_commits_and_a_kill_with_commits_queued_loses_none() {
+    const WRITES: usize = 40;
+    let env = TestEnv::new();
+    write_note(&env, "@human/first", "first");
+    // Git's lock on the branch, held: every commit through the server waits in its queue.
+    let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+    std::fs::write(&ref_lock, "").expect("ref lock");
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    let body = "x".repeat(16 << 10);
+    for i in 0..WRITES {
+        let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {
+            "name": "notes_write",
+            "arguments": {"address": format!("@human/n{i}"), "content": format!("note {i}\n{body}")},
+        }});
+        server.send(format!("{call}\n").as_bytes());
+    }
+    for _ in 0..WRITES {
+        let answer = server.receive();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    assert_eq!(
+        git(&env, &["rev-list", "--count", "HEAD"]).trim(),
+        "1",
+        "the writes answered before any of their commits"
+    );
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().expect("reaped");
+    std::fs::remove_file(&ref_lock).expect("ref lock");
+    // The next writer anywhere adopts what the killed server marked.
+    notes_ok(&env, &["write", "@human/after", "--content", "after"]);
+    assert_history_matches_disk(&env);
+    let recovered = git(&env, &["log", "-1", "--format=%B"]);
+    assert_eq!(
+        recovered.matches("Recovered: human/n").count(),
+        WRITES,
+        "{recovered}"
     );
 }

@@ -28,6 +28,9 @@ pub enum Recorded {
     /// The repository's tree already held this change: nothing to commit.
     Unchanged,
     Committed(Oid),
+    /// The change is on disk and its commit is queued: a long-lived process commits it after
+    /// answering ([`super::committer`]).
+    Queued,
     /// The change is on disk, but the commit failed (the note is not lost: the next commit of
     /// the note, or the next dream, records it).
     Failed {
@@ -42,6 +45,11 @@ impl Recorded {
             Recorded::Committed(oid) => Some(oid.to_string()),
             _ => None,
         }
+    }
+
+    /// Whether the history now holds the change (committed, or already there).
+    pub fn holds_change(&self) -> bool {
+        matches!(self, Recorded::Committed(_) | Recorded::Unchanged)
     }
 
     /// Why the change has no commit, when that is a failure.

@@ -252,7 +252,7 @@ fn move_batch(
                 content: text.as_deref().map(str::as_bytes),
             })
             .collect();
-        migration.history.push(store.record(
+        migration.history.push(store.record_now(
             root,
             &history::Operation {
                 name: "migrate",

@@ -6,6 +6,7 @@
 
 pub mod address;
 pub mod clock;
+mod committer;
 mod edits;
 mod error;
 pub(crate) mod files;
@@ -23,6 +24,7 @@ mod store;
 pub(crate) mod walk;
 
 pub use address::{Address, Home, HomeSpec, Location, Pattern, MAX_PATH_BYTES};
+pub use committer::{Committer, Reporter};
 pub use edits::{edits_from_json, EditsShapeError};
 pub use error::NotesError;
 pub use history::{Log, LogEntry, NoteDiff, Recorded};

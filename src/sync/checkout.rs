@@ -460,7 +460,7 @@ fn commit_paths(
     );
     match recorded {
         Recorded::Committed(oid) => Ok(Some(oid)),
-        Recorded::Unchanged | Recorded::Off => Ok(None),
+        Recorded::Unchanged | Recorded::Off | Recorded::Queued => Ok(None),
         Recorded::Failed { .. } => {
             Err(NotesError::History(recorded.failure().unwrap_or_default()).into())
         }

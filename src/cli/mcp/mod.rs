@@ -5,6 +5,7 @@
 mod server;
 mod transport;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::service::{serve_server_with_ct, ServerInitializeError};
@@ -12,6 +13,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
 use pi_context::environment::Vars;
+use pi_context::notes::Committer;
 
 pub use server::Identity;
 
@@ -19,20 +21,25 @@ pub use server::Identity;
 /// stuck lock holder is not waited for forever).
 const FINISH_CALLS_WITHIN: Duration = Duration::from_secs(30);
 
-/// Serves until stdin ends or a SIGTERM/SIGINT arrives; calls under way finish first.
+/// Serves until stdin ends or a SIGTERM/SIGINT arrives; calls under way finish first, then
+/// the commits of their notes changes are made.
 pub fn serve(identity: Identity, vars: Vars) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("pi-context-mcp")
         .build()?;
-    let served = runtime.block_on(run(identity, vars));
+    let committer = Committer::start(Box::new(|failure| {
+        eprintln!("pi-context mcp: warning: {failure}");
+    }));
+    let served = runtime.block_on(run(identity, vars, Arc::clone(&committer)));
     // Nothing runs any more but stdin's reader thread, which would block until input comes.
     runtime.shutdown_background();
+    committer.finish();
     served
 }
 
-async fn run(identity: Identity, vars: Vars) -> std::io::Result<()> {
-    let server = server::Server::new(identity, vars);
+async fn run(identity: Identity, vars: Vars, committer: Arc<Committer>) -> std::io::Result<()> {
+    let server = server::Server::new(identity, vars, committer);
     let calls = server.calls_running();
     let stop = CancellationToken::new();
     let mut terminate = signal(SignalKind::terminate())?;

@@ -17,6 +17,7 @@ use tokio::sync::{Mutex, RwLock};
 use crate::cli::protocol::registry::{self, Door, Mode, Tool};
 use crate::cli::protocol::{self, Refusal, ToolContext, ToolRequest, ToolResponse};
 use pi_context::environment::Vars;
+use pi_context::notes::Committer;
 
 /// Who the server writes as and what it reads by default, fixed at start (docs/mcp.md).
 #[derive(Debug, Clone)]
@@ -42,10 +43,12 @@ pub struct Server {
     /// Held (shared) by every call while its work runs on a blocking thread, also when the
     /// request was cancelled meanwhile: [`Server::finish`] waits for them all.
     running: Arc<RwLock<()>>,
+    /// Commits notes changes after their answers (docs/mcp.md, "Latency").
+    committer: Arc<Committer>,
 }
 
 impl Server {
-    pub fn new(identity: Identity, vars: Vars) -> Self {
+    pub fn new(identity: Identity, vars: Vars, committer: Arc<Committer>) -> Self {
         let tools = registry::offered_by(Door::Mcp)
             .map(|tool| listed(tool, identity.session_file.is_none()))
             .collect();
@@ -55,6 +58,7 @@ impl Server {
             tools,
             sequential: Mutex::new(()),
             running: Arc::new(RwLock::new(())),
+            committer,
         }
     }
 
@@ -92,10 +96,11 @@ impl Server {
         };
         let running = Arc::clone(&self.running).read_owned().await;
         let vars = self.vars.clone();
+        let committer = Arc::clone(&self.committer);
         let work = tokio::task::spawn_blocking(move || {
             let _running = running;
             let request = ToolRequest { params, context };
-            protocol::answer(tool.name, &request, &vars)
+            protocol::answer_with(tool.name, &request, &vars, Some(&committer))
         });
         match work.await {
             Ok(Some(response)) => Ok(response),

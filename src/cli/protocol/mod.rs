@@ -20,7 +20,10 @@ mod sessions;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use std::sync::Arc;
+
 use pi_context::environment::{Environment, EnvironmentError, Inputs, Vars};
+use pi_context::notes::Committer;
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
 pub use params::Params;
@@ -221,6 +224,8 @@ fn merged(error: &Map<String, Value>, details: &Map<String, Value>) -> Value {
 pub struct Call<'a> {
     pub context: &'a ToolContext,
     pub vars: &'a Vars,
+    /// Where notes changes are committed after the answer (the MCP server); `None`: before.
+    pub committer: Option<&'a Arc<Committer>>,
 }
 
 impl Call<'_> {
@@ -249,10 +254,21 @@ impl Call<'_> {
 
 /// Answers one tool call; `None` for a tool this binary does not have.
 pub fn answer(name: &str, request: &ToolRequest, vars: &Vars) -> Option<ToolResponse> {
+    answer_with(name, request, vars, None)
+}
+
+/// [`answer`], committing notes changes through `committer` (after answering) when given.
+pub fn answer_with(
+    name: &str,
+    request: &ToolRequest,
+    vars: &Vars,
+    committer: Option<&Arc<Committer>>,
+) -> Option<ToolResponse> {
     let tool = registry::find(name)?;
     let call = Call {
         context: &request.context,
         vars,
+        committer,
     };
     Some((tool.answer)(&request.params, &call).unwrap_or_else(ToolResponse::refusal))
 }

@@ -120,7 +120,8 @@ to read on from there. Homes, pattern, wastebasket, limit and more work as in no
 pub(super) fn store(call: &Call) -> Result<Store, Refusal> {
     let env = call.environment()?;
     env.migrate_project_notes();
-    env.notes_store().map_err(Refusal::from)
+    let store = env.notes_store().map_err(Refusal::from)?;
+    Ok(store.with_committer(call.committer.cloned()))
 }
 
 /// The details of a change name its commit, or why it has none: the result text stays as

@@ -18,7 +18,7 @@ impl Store {
         let path = self.note_path(&location);
         self.precheck(self.open_root()?.as_ref(), &path)?;
         let root = files::create_root(&self.identity.home)?;
-        let _lock = lock::lock(&root, &path.relative)?;
+        let lock = self.lock_note(&root, &path.relative)?;
         let existing = self.load(&root, &path)?;
         let (mut doc, outcome, mode) = match &existing {
             Some(disk) => {
@@ -50,7 +50,7 @@ impl Store {
             existing.as_ref().map(|d| d.text.as_str()),
             &doc,
             mode,
-            true,
+            Saving::Change { capped: true },
         )?;
         let address = location.address();
         let history = self.record(
@@ -64,6 +64,7 @@ impl Store {
                     content: Some(text.as_bytes()),
                 }],
             ),
+            vec![lock],
         );
         Ok(WriteResult {
             meta: Meta::of(&doc, &now_iso),
@@ -141,8 +142,8 @@ impl Store {
         } else {
             (&target, &source)
         };
-        let _first = lock::lock(&root, &first.relative)?;
-        let _second = lock::lock(&root, &second.relative)?;
+        let first = self.lock_note(&root, &first.relative)?;
+        let second = self.lock_note(&root, &second.relative)?;
         let disk = self.load(&root, &source)?.ok_or_else(not_found)?;
         let replaced = match self.load(&root, &target)? {
             Some(existing)
@@ -212,6 +213,7 @@ impl Store {
                     },
                 ],
             ),
+            vec![first, second],
         );
         Ok(MoveResult {
             meta: Meta::of(&doc, &now_iso),
@@ -235,6 +237,7 @@ impl Store {
                 history::LogFilter::Path(self.note_path(&location).relative)
             }
         };
+        self.flush_commits();
         history::log(&self.identity, &filter, limit)
     }
 
@@ -243,6 +246,7 @@ impl Store {
     pub fn diff(&self, address: &str, rev: Option<&str>) -> Result<history::NoteDiff, NotesError> {
         let location = self.locate(address)?;
         let path = self.note_path(&location);
+        self.flush_commits();
         let root = self.open_root()?;
         let now = match &root {
             Some(root) if self.precheck(Some(root), &path)? => self.load(root, &path)?,
@@ -263,6 +267,7 @@ impl Store {
     pub fn restore(&self, address: &str, rev: &str) -> Result<RestoreResult, NotesError> {
         let location = self.locate_writable(address)?;
         let path = self.note_path(&location);
+        self.flush_commits();
         let repo = history::open(&self.identity.home)?.ok_or_else(|| {
             NotesError::InvalidRevision(format!("{rev:?}: the notes home has no history yet"))
         })?;
@@ -283,7 +288,7 @@ impl Store {
         let now_iso = clock::local_iso(self.clock.now());
         self.precheck(self.open_root()?.as_ref(), &path)?;
         let root = files::create_root(&self.identity.home)?;
-        let _lock = lock::lock(&root, &path.relative)?;
+        let lock = self.lock_note(&root, &path.relative)?;
         let existing = self.load(&root, &path)?;
         let mut doc = Document::parse(&past);
         if let Some(current) = existing.as_ref().map(|d| Document::parse(&d.text)) {
@@ -315,7 +320,7 @@ impl Store {
             existing.as_ref().map(|d| d.text.as_str()),
             &doc,
             existing.as_ref().map(|d| d.mode),
-            false,
+            Saving::Change { capped: false },
         )?;
         let address = location.address();
         let history = self.record(
@@ -329,6 +334,7 @@ impl Store {
                     content: Some(text.as_bytes()),
                 }],
             ),
+            vec![lock],
         );
         Ok(RestoreResult {
             location,
@@ -359,7 +365,7 @@ impl Store {
             return Err(not_found());
         }
         let root = root.ok_or_else(not_found)?;
-        let _lock = lock::lock(&root, &path.relative)?;
+        let lock = self.lock_note(&root, &path.relative)?;
         let disk = self.load(&root, &path)?.ok_or_else(not_found)?;
         let mut doc = Document::parse(&disk.text);
         let before_block = doc.frontmatter_text();
@@ -415,7 +421,14 @@ impl Store {
         let history = if kind == ChangeKind::None {
             Recorded::Unchanged
         } else {
-            let text = self.save(&root, &path, Some(&disk.text), &doc, Some(disk.mode), true)?;
+            let text = self.save(
+                &root,
+                &path,
+                Some(&disk.text),
+                &doc,
+                Some(disk.mode),
+                Saving::Change { capped: true },
+            )?;
             self.record(
                 &root,
                 &history::Operation::on_note(
@@ -427,6 +440,7 @@ impl Store {
                         content: Some(text.as_bytes()),
                     }],
                 ),
+                vec![lock],
             )
         };
         Ok(EditResult {

@@ -13,16 +13,17 @@ mod read;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use jiff::Timestamp;
 use serde::Serialize;
 
 use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_BYTES};
+use super::committer::{self, Committer, Held};
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
-use super::history::RECOVERED;
 use super::history::{self, Recorded};
 use super::identity::{is_slug, Identity};
 use super::list_cache::{self, ListCache};
@@ -418,6 +419,18 @@ pub struct Store {
     /// The running dream's token when this process is its dreamer: its own changes are not a
     /// live agent's, so the dream's journal leaves them out ([`journal::record`]).
     dreamer_token: Option<String>,
+    /// Commits after the answer, in a process that lives on ([`committer`]).
+    committer: Option<Arc<Committer>>,
+}
+
+/// What [`Store::save`] writes.
+#[derive(Clone, Copy)]
+enum Saving {
+    /// A change for the history: marked as pending until its commit; held to the size cap
+    /// when `capped` (content a caller gave; a restore puts back what was there).
+    Change { capped: bool },
+    /// A read's access counters, which ride along in the note's next change uncommitted.
+    Counters,
 }
 
 /// Where a note lives on disk.
@@ -449,6 +462,7 @@ impl Store {
             history: false,
             list_cache: None,
             dreamer_token: None,
+            committer: None,
             settle: list_cache::SETTLED,
         }
     }
@@ -487,39 +501,60 @@ impl Store {
         }
     }
 
-    /// Commits a change just made (the caller still holds the notes' locks, so the commits of
-    /// one note are in the order of its changes), together with the changes that earlier
-    /// writers saved but could not commit ([`pending`]); once committed, their marks go.
-    pub(super) fn record(&self, root: &Dir, operation: &history::Operation) -> Recorded {
+    /// Commits a change just made, whose notes' locks `held` are (so the commits of one note
+    /// are in the order of its changes), together with the changes that earlier writers saved
+    /// but could not commit ([`pending`]); once committed, their marks go. With a
+    /// [`Committer`], the commit is queued instead and the locks go with it.
+    pub(super) fn record(
+        &self,
+        root: &Dir,
+        operation: &history::Operation,
+        held: Vec<Held>,
+    ) -> Recorded {
+        match &self.committer {
+            Some(committer) if self.history => {
+                let job = committer::Job::of(&self.identity, self.clock.now(), operation);
+                committer.queue(root, job, held)
+            }
+            _ => self.record_now(root, operation),
+        }
+    }
+
+    /// [`Store::record`] before answering, whatever the store's committer: for a caller that
+    /// holds its notes' locks itself.
+    pub(super) fn record_now(&self, root: &Dir, operation: &history::Operation) -> Recorded {
         if !self.history {
             return Recorded::Off;
         }
-        let own: Vec<&str> = operation.changes.iter().map(|c| c.path).collect();
-        let adopted = pending::adopt(root, &own);
-        let recorded = if adopted.is_empty() {
-            history::record(&self.identity, self.clock.now(), operation)
-        } else {
-            let mut changes = operation.changes.to_vec();
-            changes.extend(adopted.iter().map(|a| PathChange {
-                path: &a.relative,
-                content: a.content.as_deref(),
-            }));
-            let mut extra = operation.extra.to_vec();
-            extra.extend(adopted.iter().map(|a| (RECOVERED, a.relative.as_str())));
-            let with_adopted = history::Operation {
-                changes: &changes,
-                extra: &extra,
-                ..*operation
-            };
-            history::record(&self.identity, self.clock.now(), &with_adopted)
-        };
-        if matches!(recorded, Recorded::Committed(_) | Recorded::Unchanged) {
-            let adopted_paths = adopted.iter().map(|a| a.relative.as_str());
-            for path in own.iter().copied().chain(adopted_paths) {
-                pending::clear(root, path);
+        let recorded =
+            committer::record_with_adopted(root, &self.identity, self.clock.now(), operation);
+        if recorded.holds_change() {
+            for change in operation.changes {
+                pending::clear(root, change.path);
             }
         }
         recorded
+    }
+
+    /// The lock of the note at `relative`, held until its change is committed ([`record`]).
+    pub(super) fn lock_note(&self, root: &Dir, relative: &str) -> Result<Held, LockError> {
+        match &self.committer {
+            Some(committer) if self.history => committer.lock(root, &self.identity.home, relative),
+            _ => lock::lock(root, relative).map(|lock| Held::own(relative, lock)),
+        }
+    }
+
+    /// Waits for the commits this process has queued, before the history is read.
+    pub(super) fn flush_commits(&self) {
+        if let Some(committer) = &self.committer {
+            committer.flush();
+        }
+    }
+
+    /// This store, committing its changes through `committer` (after answering) instead of
+    /// before answering.
+    pub fn with_committer(self, committer: Option<Arc<Committer>>) -> Store {
+        Store { committer, ..self }
     }
 
     /// Marks the note at `relative` as changed on disk and not yet committed, before it is
@@ -601,17 +636,19 @@ impl Store {
         before: Option<&str>,
         doc: &Document,
         mode: Option<u32>,
-        capped: bool,
+        saving: Saving,
     ) -> Result<String, NotesError> {
         let text = doc.render();
-        if capped && text.len() > MAX_NOTE_BYTES {
+        if matches!(saving, Saving::Change { capped: true }) && text.len() > MAX_NOTE_BYTES {
             return Err(NotesError::NoteTooLarge {
                 actual: text.len(),
                 limit: MAX_NOTE_BYTES,
             });
         }
         let dir = files::create_dirs(root, &path.dir_refs())?;
-        self.mark_pending(root, &path.relative)?;
+        if matches!(saving, Saving::Change { .. }) {
+            self.mark_pending(root, &path.relative)?;
+        }
         files::write_atomic(&dir, &path.file_name, text.as_bytes(), mode)?;
         journal::record(
             root,

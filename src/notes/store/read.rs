@@ -19,7 +19,7 @@ impl Store {
         }
         let root = root.ok_or_else(not_found)?;
         let now_iso = clock::local_iso(self.clock.now());
-        let lock = match lock::lock(&root, &path.relative) {
+        let lock = match self.lock_note(&root, &path.relative) {
             Ok(lock) => Ok(lock),
             Err(LockError::Unwritable { reason, .. }) => Err(reason),
             Err(LockError::Failed(error)) => return Err(error),
@@ -41,7 +41,7 @@ impl Store {
                     Some(&disk.text),
                     &bumped,
                     Some(disk.mode),
-                    false,
+                    Saving::Counters,
                 ) {
                     Ok(_) => {
                         doc = bumped;

@@ -1,0 +1,596 @@
+//! Commits made after the answer, for a process that lives on (`pi-context mcp`).
+//!
+//! A notes change is saved first and committed second ([`super::history`]). A process that
+//! runs one call and exits must commit before it exits; a long-lived one can answer as soon as
+//! the note is safely on disk and leave the commit to a worker thread. The history stays what
+//! it would have been:
+//!
+//! - **One commit per change, in the order of the changes.** Jobs are committed one at a time,
+//!   first in first out, each with the bytes its change wrote and its own identity.
+//! - **No other writer in between.** The notes' locks pass from the change to the job and are
+//!   held until the job's commit is made: another process that wants the note waits, exactly
+//!   as it waits for a writer that commits before it answers. Calls of this process borrow a
+//!   lock the queue holds instead of waiting for it, one call at a time per note, and their
+//!   jobs queue behind the earlier ones.
+//! - **Nothing lost to a kill.** Each change leaves its pending mark ([`super::pending`])
+//!   before it writes, and the mark goes only when the last queued job of the note is
+//!   committed. A process killed with jobs queued leaves marks; the next commit of any writer
+//!   adopts them, as it adopts the marks of any writer that died before its commit.
+//!
+//! Reading the history ([`Committer::flush`]) first waits for the queue, so this process reads
+//! its own commits; another process sees them once they are made (milliseconds later).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use jiff::Timestamp;
+
+use super::files;
+use super::history::{self, Recorded};
+use super::identity::Identity;
+use super::lock::{self, LockError, NoteLock};
+use super::pending;
+use crate::beneath::Dir;
+use crate::home::repo::PathChange;
+
+/// Jobs queued at most; a change waits for room beyond this (the queue never grows without
+/// bound when changes come faster than commits).
+const MAX_JOBS: usize = 1024;
+/// Bytes of queued changes at most, for the same reason.
+const MAX_QUEUED_BYTES: usize = 64 << 20;
+
+/// What the worker says about a commit that failed (the change is on disk and marked: the
+/// next commit records it).
+pub type Reporter = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The worker and its queue; shared by every store of the process that commits through it.
+pub struct Committer {
+    shared: Arc<Shared>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    report: Reporter,
+}
+
+#[derive(Default)]
+struct State {
+    jobs: VecDeque<Job>,
+    queued_bytes: usize,
+    /// A job taken by the worker and not done yet.
+    committing: bool,
+    stopping: bool,
+    /// The worker has stopped (after the last queued job): changes commit themselves.
+    worker_gone: bool,
+    /// The notes whose locks the queue holds, or that a call of this process has borrowed.
+    held: HashMap<NoteKey, Holding>,
+}
+
+/// A note: its notes home and its home-relative path.
+type NoteKey = (PathBuf, String);
+
+struct Holding {
+    /// The process's lock on the note.
+    _lock: NoteLock,
+    /// Queued jobs that changed the note and are not committed yet.
+    jobs: usize,
+    /// A call of this process is changing or reading the note now, under the queue's lock.
+    borrowed: bool,
+}
+
+/// One change to commit: the operation, owned, as [`history::Operation`] describes it.
+pub(super) struct Job {
+    pub identity: Identity,
+    pub now: Timestamp,
+    pub name: String,
+    pub target: String,
+    pub on_note: bool,
+    pub extra: Vec<(String, String)>,
+    pub changes: Vec<(String, Option<Vec<u8>>)>,
+}
+
+impl Job {
+    pub fn of(identity: &Identity, now: Timestamp, operation: &history::Operation) -> Job {
+        Job {
+            identity: identity.clone(),
+            now,
+            name: operation.name.to_string(),
+            target: operation.target.to_string(),
+            on_note: operation.on_note,
+            extra: (operation.extra.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            changes: (operation.changes.iter())
+                .map(|c| (c.path.to_string(), c.content.map(<[u8]>::to_vec)))
+                .collect(),
+        }
+    }
+
+    /// Commits the job with the changes dead writers left marked; the marks of the job's own
+    /// notes are the caller's to clear.
+    fn commit(&self, root: &Dir) -> Recorded {
+        let changes: Vec<PathChange> = (self.changes.iter())
+            .map(|(path, content)| PathChange {
+                path,
+                content: content.as_deref(),
+            })
+            .collect();
+        let extra: Vec<(&str, &str)> = (self.extra.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let operation = history::Operation {
+            name: &self.name,
+            target: &self.target,
+            on_note: self.on_note,
+            extra: &extra,
+            changes: &changes,
+        };
+        record_with_adopted(root, &self.identity, self.now, &operation)
+    }
+
+    fn bytes(&self) -> usize {
+        (self.changes.iter())
+            .map(|(path, content)| path.len() + content.as_ref().map_or(0, Vec::len))
+            .sum()
+    }
+
+    fn keys(&self) -> impl Iterator<Item = NoteKey> + '_ {
+        (self.changes.iter()).map(|(path, _)| (self.identity.home.clone(), path.clone()))
+    }
+}
+
+/// The lock of one note, held by a change until its commit: the process's own, or the one the
+/// queue already holds for earlier changes of the note (borrowed, given back when dropped).
+pub struct Held {
+    /// Home-relative.
+    relative: String,
+    kind: HeldKind,
+}
+
+enum HeldKind {
+    Own(NoteLock),
+    Borrowed(Borrow),
+}
+
+impl Held {
+    pub(super) fn own(relative: &str, lock: NoteLock) -> Held {
+        Held {
+            relative: relative.to_string(),
+            kind: HeldKind::Own(lock),
+        }
+    }
+}
+
+struct Borrow {
+    shared: Arc<Shared>,
+    /// `None` once the borrow has passed to a queued job.
+    key: Option<NoteKey>,
+}
+
+impl Drop for Borrow {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            let mut state = self.shared.lock();
+            if let Some(holding) = state.held.get_mut(&key) {
+                holding.borrowed = false;
+                if holding.jobs == 0 {
+                    state.held.remove(&key);
+                }
+            }
+            self.shared.changed.notify_all();
+        }
+    }
+}
+
+impl Committer {
+    /// Starts the worker; `report` hears of commits that failed.
+    pub fn start(report: Reporter) -> Arc<Committer> {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            report,
+        });
+        let worker = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("pi-context-commits".into())
+                .spawn(move || shared.work())
+                .expect("cannot start the notes commit thread")
+        };
+        Arc::new(Committer {
+            shared,
+            worker: Mutex::new(Some(worker)),
+        })
+    }
+
+    /// The lock of the note at `relative` in `home` (`root`): borrowed from the queue when it
+    /// holds it (waiting while another call of this process has it), else taken.
+    pub(super) fn lock(
+        &self,
+        root: &Dir,
+        home: &std::path::Path,
+        relative: &str,
+    ) -> Result<Held, LockError> {
+        let key = (home.to_path_buf(), relative.to_string());
+        let mut state = self.shared.lock();
+        loop {
+            match state.held.get_mut(&key) {
+                Some(holding) if !holding.borrowed => {
+                    holding.borrowed = true;
+                    return Ok(Held {
+                        relative: relative.to_string(),
+                        kind: HeldKind::Borrowed(Borrow {
+                            shared: Arc::clone(&self.shared),
+                            key: Some(key),
+                        }),
+                    });
+                }
+                Some(_) => state = self.shared.wait(state),
+                None => break,
+            }
+        }
+        drop(state);
+        // Not held by the queue: the lock is taken as any writer takes it. Once this process
+        // has it, the queue cannot hold it too (a lock is the queue's only once a job of this
+        // process hands it over), so there is nothing to look up again.
+        lock::lock(root, relative).map(|lock| Held::own(relative, lock))
+    }
+
+    /// Queues the commit of `job`, whose change holds `held` (the lock of every path it
+    /// changed); the locks stay held until the job is committed. Once the worker has stopped,
+    /// commits it now instead and says how that went.
+    pub(super) fn queue(&self, root: &Dir, job: Job, held: Vec<Held>) -> Recorded {
+        let mut state = self.shared.lock();
+        while !state.worker_gone
+            && (state.jobs.len() >= MAX_JOBS || state.queued_bytes >= MAX_QUEUED_BYTES)
+        {
+            state = self.shared.wait(state);
+        }
+        if state.worker_gone {
+            // Stopped, and every earlier job is committed: this one commits now, in order.
+            drop(state);
+            let recorded = job.commit(root);
+            if recorded.holds_change() {
+                for (path, _) in &job.changes {
+                    pending::clear(root, path);
+                }
+            }
+            drop(held);
+            return recorded;
+        }
+        let home = job.identity.home.clone();
+        for held in held {
+            let key = (home.clone(), held.relative);
+            match held.kind {
+                HeldKind::Own(lock) => {
+                    let holding = state.held.entry(key).or_insert(Holding {
+                        _lock: lock,
+                        jobs: 0,
+                        borrowed: false,
+                    });
+                    holding.jobs += 1;
+                }
+                HeldKind::Borrowed(mut borrow) => {
+                    borrow.key = None;
+                    if let Some(holding) = state.held.get_mut(&key) {
+                        holding.borrowed = false;
+                        holding.jobs += 1;
+                    }
+                }
+            }
+        }
+        state.queued_bytes += job.bytes();
+        state.jobs.push_back(job);
+        self.shared.changed.notify_all();
+        Recorded::Queued
+    }
+
+    /// Waits until every change queued so far is committed (or its commit failed).
+    pub fn flush(&self) {
+        let mut state = self.shared.lock();
+        while !state.jobs.is_empty() || state.committing {
+            state = self.shared.wait(state);
+        }
+    }
+
+    /// Commits what is queued, then stops the worker; changes after this commit before they
+    /// answer.
+    pub fn finish(&self) {
+        self.shared.lock().stopping = true;
+        self.shared.changed.notify_all();
+        let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(worker) = worker {
+            let _ = worker.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for Committer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.shared.lock();
+        f.debug_struct("Committer")
+            .field("queued", &state.jobs.len())
+            .field("committing", &state.committing)
+            .finish()
+    }
+}
+
+impl Drop for Committer {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(&self, state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed.wait(state).unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn work(&self) {
+        loop {
+            let job = {
+                let mut state = self.lock();
+                loop {
+                    if let Some(job) = state.jobs.pop_front() {
+                        state.committing = true;
+                        break job;
+                    }
+                    if state.stopping {
+                        state.worker_gone = true;
+                        return;
+                    }
+                    state = self.wait(state);
+                }
+            };
+            let root = files::create_root(&job.identity.home);
+            let recorded = match &root {
+                Ok(root) => job.commit(root),
+                Err(e) => Recorded::Failed {
+                    message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {e}"),
+                    hint: None,
+                },
+            };
+            self.done(&job, root.ok().as_ref(), &recorded);
+            self.report_failure(&recorded);
+        }
+    }
+
+    /// Releases what `job` held: a note whose last queued job this was loses its pending mark
+    /// (when the commit holds its change) and, unless a call borrows it, its lock.
+    fn done(&self, job: &Job, root: Option<&Dir>, recorded: &Recorded) {
+        let committed = recorded.holds_change();
+        let mut state = self.lock();
+        for key in job.keys() {
+            let Some(holding) = state.held.get_mut(&key) else {
+                continue;
+            };
+            holding.jobs -= 1;
+            if holding.jobs > 0 || holding.borrowed {
+                continue;
+            }
+            if let (true, Some(root)) = (committed, root) {
+                pending::clear(root, &key.1);
+            }
+            state.held.remove(&key);
+        }
+        state.queued_bytes -= job.bytes();
+        state.committing = false;
+        self.changed.notify_all();
+    }
+
+    fn report_failure(&self, recorded: &Recorded) {
+        if let Some(failure) = recorded.failure() {
+            (self.report)(&failure);
+        }
+    }
+}
+
+/// Commits `operation` with the marked changes of dead writers ([`pending::adopt`]) and, when
+/// the commit holds them, clears the adopted marks (the operation's own marks are the
+/// caller's to clear).
+pub(super) fn record_with_adopted(
+    root: &Dir,
+    identity: &Identity,
+    now: Timestamp,
+    operation: &history::Operation,
+) -> Recorded {
+    let own: Vec<&str> = operation.changes.iter().map(|c| c.path).collect();
+    let adopted = pending::adopt(root, &own);
+    let recorded = if adopted.is_empty() {
+        history::record(identity, now, operation)
+    } else {
+        let mut changes = operation.changes.to_vec();
+        changes.extend(adopted.iter().map(|a| PathChange {
+            path: &a.relative,
+            content: a.content.as_deref(),
+        }));
+        let mut extra = operation.extra.to_vec();
+        extra.extend((adopted.iter()).map(|a| (history::RECOVERED, a.relative.as_str())));
+        let with_adopted = history::Operation {
+            changes: &changes,
+            extra: &extra,
+            ..*operation
+        };
+        history::record(identity, now, &with_adopted)
+    };
+    if recorded.holds_change() {
+        for adopted in &adopted {
+            pending::clear(root, &adopted.relative);
+        }
+    }
+    recorded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notes::{EditRequest, Store};
+
+    fn identity(home: &std::path::Path, agent: &str) -> Identity {
+        Identity {
+            home: home.to_path_buf(),
+            session_id: Some("s1".into()),
+            project_key: "p-0123abcd".into(),
+            agent: agent.into(),
+            model: "m".into(),
+        }
+    }
+
+    fn store(home: &std::path::Path, committer: &Arc<Committer>) -> Store {
+        Store::new(identity(home, "mcp"))
+            .with_history(true)
+            .with_committer(Some(Arc::clone(committer)))
+    }
+
+    fn committer() -> Arc<Committer> {
+        Committer::start(Box::new(|failure| panic!("a commit failed: {failure}")))
+    }
+
+    /// The note at `relative` in HEAD's tree, and on disk.
+    fn head_and_disk(home: &std::path::Path, relative: &str) -> (Option<String>, String) {
+        let repo = git2::Repository::open(home).unwrap();
+        let tree = repo.head().unwrap().peel_to_tree().unwrap();
+        let head = tree
+            .get_path(std::path::Path::new(relative))
+            .ok()
+            .map(|entry| {
+                let blob = repo.find_blob(entry.id()).unwrap();
+                String::from_utf8(blob.content().to_vec()).unwrap()
+            });
+        (head, std::fs::read_to_string(home.join(relative)).unwrap())
+    }
+
+    fn pending_marks(home: &std::path::Path) -> usize {
+        std::fs::read_dir(home.join(".locks/pending")).map_or(0, |d| d.count())
+    }
+
+    #[test]
+    fn queued_changes_are_committed_one_each_in_order_with_their_own_bytes() {
+        let home = tempfile::tempdir().unwrap();
+        let committer = committer();
+        let store = store(home.path(), &committer);
+        for i in 0..30 {
+            let written = store.write("plan", &format!("step {i}"), None).unwrap();
+            assert_eq!(written.history, Recorded::Queued);
+        }
+        // The log flushes the queue first: this process reads its own commits.
+        let log = store.log(Some("plan"), 100).unwrap();
+        assert_eq!(log.entries.len(), 30);
+        let repo = git2::Repository::open(home.path()).unwrap();
+        for (i, entry) in log.entries.iter().rev().enumerate() {
+            let commit = repo
+                .revparse_single(&entry.commit)
+                .unwrap()
+                .peel_to_commit()
+                .unwrap();
+            let blob = commit
+                .tree()
+                .unwrap()
+                .get_path("pi/session/s1/plan.md".as_ref())
+                .unwrap();
+            let text =
+                String::from_utf8(repo.find_blob(blob.id()).unwrap().content().to_vec()).unwrap();
+            assert!(text.ends_with(&format!("step {i}")), "commit {i}: {text}");
+            assert_eq!(entry.agent.as_deref(), Some("mcp"));
+        }
+        let (head, disk) = head_and_disk(home.path(), "pi/session/s1/plan.md");
+        assert_eq!(head.as_deref(), Some(disk.as_str()));
+        assert_eq!(pending_marks(home.path()), 0);
+    }
+
+    #[test]
+    fn another_writer_gets_the_note_only_after_its_queued_commits() {
+        let home = tempfile::tempdir().unwrap();
+        let committer = committer();
+        let store = store(home.path(), &committer);
+        store.write("@human/a", "one", None).unwrap();
+        committer.flush();
+        // Git's own lock on the branch: the queued commit of "two" waits for it (a lock is
+        // stale only after 5 s).
+        let ref_lock = home.path().join(".git/refs/heads/main.lock");
+        std::fs::write(&ref_lock, "").unwrap();
+        store.write("@human/a", "two", None).unwrap();
+        let other = {
+            let home = home.path().to_path_buf();
+            std::thread::spawn(move || {
+                // Another process's store: no committer, it waits for the note's lock.
+                let edit = crate::notes::Edit {
+                    old_text: "two".into(),
+                    new_text: "three".into(),
+                };
+                let request = EditRequest {
+                    edits: vec![edit],
+                    ..EditRequest::default()
+                };
+                let other = Store::new(identity(&home, "cli")).with_history(true);
+                other.edit("@human/a", &request).unwrap();
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            !other.is_finished(),
+            "the other writer did not wait for the queued commit"
+        );
+        std::fs::remove_file(&ref_lock).unwrap();
+        other.join().unwrap();
+        let log = store.log(Some("@human/a"), 10).unwrap();
+        let agents: Vec<_> = log
+            .entries
+            .iter()
+            .map(|e| e.agent.clone().unwrap())
+            .collect();
+        assert_eq!(agents, ["cli", "mcp", "mcp"]);
+        let (head, disk) = head_and_disk(home.path(), "human/a.md");
+        assert_eq!(head.as_deref(), Some(disk.as_str()));
+        assert!(disk.ends_with("three"), "{disk}");
+        assert_eq!(pending_marks(home.path()), 0);
+    }
+
+    #[test]
+    fn calls_of_the_same_process_borrow_the_queued_lock_instead_of_waiting() {
+        let home = tempfile::tempdir().unwrap();
+        let committer = committer();
+        let store = store(home.path(), &committer);
+        store.write("@human/a", "one", None).unwrap();
+        committer.flush();
+        let lock = home.path().join(".git/refs/heads/main.lock");
+        std::fs::write(&lock, "").unwrap();
+        // The commit of "two" waits for the ref lock; the next write and read go on.
+        store.write("@human/a", "two", None).unwrap();
+        store.write("@human/a", "three", None).unwrap();
+        assert!(store.read("@human/a").unwrap().body.ends_with("three"));
+        // They answered while both commits still wait: the history has the first change only.
+        let repo = git2::Repository::open(home.path()).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        assert_eq!(walk.count(), 1);
+        assert_eq!(pending_marks(home.path()), 1);
+        std::fs::remove_file(&lock).unwrap();
+        let log = store.log(Some("@human/a"), 10).unwrap();
+        assert_eq!(log.entries.len(), 3);
+        assert_eq!(pending_marks(home.path()), 0);
+    }
+
+    #[test]
+    fn after_finish_changes_commit_before_they_answer() {
+        let home = tempfile::tempdir().unwrap();
+        let committer = committer();
+        let store = store(home.path(), &committer);
+        store.write("plan", "queued", None).unwrap();
+        committer.finish();
+        assert_eq!(store.log(None, 10).unwrap().entries.len(), 1);
+        let after = store.write("plan", "after", None).unwrap().history;
+        assert!(after.commit().is_some(), "{after:?}");
+        assert_eq!(store.log(None, 10).unwrap().entries.len(), 2);
+        let (head, disk) = head_and_disk(home.path(), "pi/session/s1/plan.md");
+        assert_eq!(head.as_deref(), Some(disk.as_str()));
+    }
+}
