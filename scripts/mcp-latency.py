@@ -67,6 +67,9 @@ def main():
     }
     results = {}
     for name, run in calls.items():
+        # Each tool is timed on a settled server: notes_log first waits for the commits the
+        # previous tool's writes left queued (docs/mcp.md, "Commits after the answer").
+        call("notes_log", {"limit": 1})
         if name == "notes_edit":
             call("notes_write", {"address": NOTE, "content": "# Latency\n\nalpha beta gamma\n"})
         for i in range(args.warmup):
