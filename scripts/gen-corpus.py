@@ -111,8 +111,9 @@ def generate(gen, args, r, mix):
         argv = ["--size-mb", "%.3f" % size_mb, "--out", tmp, "--seed", str(args.seed * 100000 + n), "--cwd", cwd]
         if harness != "pi":
             argv += ["--harness", harness]
+        generator = {"pi": gen.Generator, "claude": gen.ClaudeGenerator, "codex": gen.CodexGenerator}[harness]
         with open(tmp, "wb", buffering=1 << 20) as out:
-            manifest = gen.Generator(gen.parse_args(argv), out).run()
+            manifest = generator(gen.parse_args(argv), out).run()
         session_id, started = identity(harness, tmp)
         path = place(args.out, harness, cwd, session_id, started)
         os.makedirs(os.path.dirname(path), exist_ok=True)
