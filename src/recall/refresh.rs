@@ -361,7 +361,7 @@ fn prepare(
             head_check,
             tail_check,
             racy_check: (!stat.changed_before(settled_before))
-                .then(|| Sha1::digest(&bytes[..indexed_len]).into()),
+                .then(|| crc32fast::hash(&bytes[..indexed_len])),
             version,
             events: changes.total,
             info,
@@ -405,7 +405,7 @@ fn still_holds(
     }
     let prefix = &bytes[..old_len];
     let unchanged = match record.racy_check {
-        Some(check) if record.stat == *stat => <[u8; 20]>::from(Sha1::digest(prefix)) == check,
+        Some(check) if record.stat == *stat => crc32fast::hash(prefix) == check,
         _ => stat.size > record.stat.size,
     };
     let line_kept = old_len == 0
@@ -715,7 +715,7 @@ mod tests {
             indexed_entries: 1,
             head_check,
             tail_check,
-            racy_check: racy.then(|| Sha1::digest(bytes).into()),
+            racy_check: racy.then(|| crc32fast::hash(bytes)),
             version: Some(3),
             events: 1,
             info: SessionInfo {
