@@ -352,7 +352,14 @@ impl Shared {
             };
             let root = files::create_root(&job.identity.home);
             let recorded = match &root {
-                Ok(root) => job.commit(root),
+                // A panic must not take the worker down with the queue's locks held.
+                Ok(root) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    job.commit(root)
+                }))
+                .unwrap_or_else(|_| Recorded::Failed {
+                    message: "the change is saved but not in the notes history yet (the next change that can commit records it): its commit panicked".into(),
+                    hint: None,
+                }),
                 Err(e) => Recorded::Failed {
                     message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {e}"),
                     hint: None,
