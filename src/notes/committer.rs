@@ -110,9 +110,8 @@ impl Job {
         }
     }
 
-    /// Commits the job with the changes dead writers left marked; the marks of the job's own
-    /// notes are the caller's to clear.
-    fn commit(&self, root: &Dir) -> Recorded {
+    /// `f` of the job as the [`history::Operation`] it was queued from.
+    fn with_operation<R>(&self, f: impl FnOnce(&history::Operation) -> R) -> R {
         let changes: Vec<PathChange> = (self.changes.iter())
             .map(|(path, content)| PathChange {
                 path,
@@ -122,14 +121,13 @@ impl Job {
         let extra: Vec<(&str, &str)> = (self.extra.iter())
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let operation = history::Operation {
+        f(&history::Operation {
             name: &self.name,
             target: &self.target,
             on_note: self.on_note,
             extra: &extra,
             changes: &changes,
-        };
-        record_with_adopted(root, &self.identity, self.now, &operation)
+        })
     }
 
     fn bytes(&self) -> usize {
@@ -253,12 +251,8 @@ impl Committer {
         if state.worker_gone {
             // Stopped, and every earlier job is committed: this one commits now, in order.
             drop(state);
-            let recorded = job.commit(root);
-            if recorded.holds_change() {
-                for (path, _) in &job.changes {
-                    pending::clear(root, path);
-                }
-            }
+            let recorded =
+                job.with_operation(|operation| record_now(root, &job.identity, job.now, operation));
             drop(held);
             return recorded;
         }
@@ -354,16 +348,12 @@ impl Shared {
             let recorded = match &root {
                 // A panic must not take the worker down with the queue's locks held.
                 Ok(root) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    job.commit(root)
+                    job.with_operation(|operation| {
+                        record_with_adopted(root, &job.identity, job.now, operation)
+                    })
                 }))
-                .unwrap_or_else(|_| Recorded::Failed {
-                    message: "the change is saved but not in the notes history yet (the next change that can commit records it): its commit panicked".into(),
-                    hint: None,
-                }),
-                Err(e) => Recorded::Failed {
-                    message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {e}"),
-                    hint: None,
-                },
+                .unwrap_or_else(|_| Recorded::unrecorded(&"its commit panicked", None)),
+                Err(e) => Recorded::unrecorded(e, None),
             };
             self.done(&job, root.ok().as_ref(), &recorded);
             self.report_failure(&recorded);
@@ -400,10 +390,27 @@ impl Shared {
     }
 }
 
+/// Commits `operation` before answering: [`record_with_adopted`], then the operation's own
+/// marks go once the history holds its change.
+pub(super) fn record_now(
+    root: &Dir,
+    identity: &Identity,
+    now: Timestamp,
+    operation: &history::Operation,
+) -> Recorded {
+    let recorded = record_with_adopted(root, identity, now, operation);
+    if recorded.holds_change() {
+        for change in operation.changes {
+            pending::clear(root, change.path);
+        }
+    }
+    recorded
+}
+
 /// Commits `operation` with the marked changes of dead writers ([`pending::adopt`]) and, when
 /// the commit holds them, clears the adopted marks (the operation's own marks are the
 /// caller's to clear).
-pub(super) fn record_with_adopted(
+fn record_with_adopted(
     root: &Dir,
     identity: &Identity,
     now: Timestamp,

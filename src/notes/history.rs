@@ -47,6 +47,14 @@ impl Recorded {
         }
     }
 
+    /// The change is on disk, its commit failed for `cause`.
+    pub fn unrecorded(cause: &dyn std::fmt::Display, hint: Option<String>) -> Recorded {
+        Recorded::Failed {
+            message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {cause}"),
+            hint,
+        }
+    }
+
     /// Whether the history now holds the change (committed, or already there).
     pub fn holds_change(&self) -> bool {
         matches!(self, Recorded::Committed(_) | Recorded::Unchanged)
@@ -111,10 +119,7 @@ pub fn record(identity: &Identity, now: Timestamp, operation: &Operation) -> Rec
     match commit(identity, now, operation) {
         Ok(Some(oid)) => Recorded::Committed(oid),
         Ok(None) => Recorded::Unchanged,
-        Err(e) => Recorded::Failed {
-            message: format!("the change is saved but not in the notes history yet (the next change that can commit records it): {e}"),
-            hint: e.hint(),
-        },
+        Err(e) => Recorded::unrecorded(&e, e.hint()),
     }
 }
 

@@ -526,14 +526,7 @@ impl Store {
         if !self.history {
             return Recorded::Off;
         }
-        let recorded =
-            committer::record_with_adopted(root, &self.identity, self.clock.now(), operation);
-        if recorded.holds_change() {
-            for change in operation.changes {
-                pending::clear(root, change.path);
-            }
-        }
-        recorded
+        committer::record_now(root, &self.identity, self.clock.now(), operation)
     }
 
     /// The lock of the note at `relative`, held until its change is committed ([`record`]).
