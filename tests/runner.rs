@@ -61,6 +61,7 @@ mod sessions_faults;
 mod sessions_harnesses;
 mod sessions_hint;
 mod sessions_list;
+mod sessions_ranking;
 mod sessions_refresh;
 mod sessions_search;
 mod sessions_secrets;

@@ -200,10 +200,12 @@ impl Recall {
                 filter.files[record.file_id as usize] = false;
             }
         }
-        let by_file = search::candidates(searcher, fields, &alternatives, &filter, 1)?;
+        // The best session, and the runner-up the bar compares it with.
+        let segments = search::Segments::new(searcher, fields);
+        let top = search::top_files(&segments, &alternatives, &filter, 2, 1)?;
         let records: rustc_hash::FxHashMap<u64, &FileRecord> =
             catalog.files.iter().map(|r| (r.file_id, r)).collect();
-        let mut ranked: Vec<Best> = by_file
+        let ranked: Vec<Best> = top
             .iter()
             .filter_map(|(file, list)| {
                 Some(Best {
@@ -212,13 +214,6 @@ impl Recall {
                 })
             })
             .collect();
-        ranked.sort_by(|a, b| {
-            let key = |x: &Best| (x.candidate.tier, x.candidate.score);
-            key(b)
-                .partial_cmp(&key(a))
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| b.record.info.updated_ms.cmp(&a.record.info.updated_ms))
-        });
         let Some(best) = ranked.first().copied() else {
             return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
         };
@@ -233,7 +228,7 @@ impl Recall {
         if let Some(miss) = below_bar(&measure, params) {
             return Ok(HintOutcome::miss(miss, words, Some(measure), view.stale));
         }
-        let reader = hits::HitReader::new(searcher, fields)?;
+        let reader = hits::HitReader::new(searcher, fields);
         let opened = hits::open_hits(
             best.record,
             &[best.candidate],
@@ -241,7 +236,7 @@ impl Recall {
             &alternatives,
             &search_params,
             self.masking,
-        );
+        )?;
         let Some(hit) = opened.and_then(|s| s.hits.into_iter().next()) else {
             return Ok(HintOutcome::miss(
                 Miss::Unreadable,

@@ -1,6 +1,7 @@
 //! Opening the best candidates of a session as hits: their stored fields, the event rebuilt
 //! from its lines (`preview`), the match found again, and the preview cut around it.
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use tantivy::columnar::{Column, StrColumn};
@@ -11,9 +12,13 @@ use super::error::RecallError;
 use super::{discover, preview, query, schema, search, Hit, SearchParams, SessionHits};
 use crate::redact::Masking;
 
-/// Fast-field access to what opening a hit needs.
-pub(super) struct HitReader {
-    segments: Vec<SegmentColumns>,
+/// Fast-field access to what opening a hit needs. A segment's columns are opened when a hit
+/// first needs them: opening a column reads its block index, and a search opens the hits of a
+/// few sessions, which sit in a few of the segments.
+pub(super) struct HitReader<'a> {
+    searcher: &'a tantivy::Searcher,
+    fields: schema::Fields,
+    segments: Vec<OnceCell<SegmentColumns>>,
 }
 
 struct SegmentColumns {
@@ -28,38 +33,60 @@ struct SegmentColumns {
     leaf: Option<StrColumn>,
 }
 
-impl HitReader {
-    pub(super) fn new(
-        searcher: &tantivy::Searcher,
-        fields: &schema::Fields,
-    ) -> Result<HitReader, RecallError> {
-        let schema = searcher.schema();
-        let name = |f| schema.get_field_name(f).to_string();
+impl<'a> HitReader<'a> {
+    pub(super) fn new(searcher: &'a tantivy::Searcher, fields: &schema::Fields) -> HitReader<'a> {
         let segments = searcher
             .segment_readers()
             .iter()
-            .map(|reader| {
-                let fast = reader.fast_fields();
-                Ok(SegmentColumns {
-                    seq: fast.u64(&name(fields.seq))?,
-                    flags: fast.u64(&name(fields.flags))?,
-                    entry_start: fast.u64(&name(fields.entry_start))?,
-                    entry_len: fast.u64(&name(fields.entry_len))?,
-                    result_start: fast.u64(&name(fields.result_start))?,
-                    result_len: fast.u64(&name(fields.result_len))?,
-                    line: fast.u64(&name(fields.line))?,
-                    window: fast.str(&name(fields.window))?,
-                    leaf: fast.str(&name(fields.leaf))?,
-                })
-            })
-            .collect::<tantivy::Result<Vec<_>>>()
-            .map_err(RecallError::corrupt)?;
-        Ok(HitReader { segments })
+            .map(|_| OnceCell::new())
+            .collect();
+        HitReader {
+            searcher,
+            fields: *fields,
+            segments,
+        }
     }
 
-    fn read(&self, doc: DocAddress) -> Option<StoredHit> {
-        let columns = self.segments.get(doc.segment_ord as usize)?;
-        let d = doc.doc_id;
+    fn columns(&self, segment: usize) -> Result<Option<&SegmentColumns>, RecallError> {
+        let (Some(cell), Some(reader)) = (
+            self.segments.get(segment),
+            self.searcher.segment_readers().get(segment),
+        ) else {
+            return Ok(None);
+        };
+        if let Some(columns) = cell.get() {
+            return Ok(Some(columns));
+        }
+        let opened = self.open(reader).map_err(RecallError::corrupt)?;
+        Ok(Some(cell.get_or_init(|| opened)))
+    }
+
+    fn open(&self, reader: &tantivy::SegmentReader) -> tantivy::Result<SegmentColumns> {
+        let schema = self.searcher.schema();
+        let name = |f| schema.get_field_name(f).to_string();
+        let fast = reader.fast_fields();
+        let fields = &self.fields;
+        Ok(SegmentColumns {
+            seq: fast.u64(&name(fields.seq))?,
+            flags: fast.u64(&name(fields.flags))?,
+            entry_start: fast.u64(&name(fields.entry_start))?,
+            entry_len: fast.u64(&name(fields.entry_len))?,
+            result_start: fast.u64(&name(fields.result_start))?,
+            result_len: fast.u64(&name(fields.result_len))?,
+            line: fast.u64(&name(fields.line))?,
+            window: fast.str(&name(fields.window))?,
+            leaf: fast.str(&name(fields.leaf))?,
+        })
+    }
+
+    fn read(&self, doc: DocAddress) -> Result<Option<StoredHit>, RecallError> {
+        let Some(columns) = self.columns(doc.segment_ord as usize)? else {
+            return Ok(None);
+        };
+        Ok(Self::stored(columns, doc.doc_id))
+    }
+
+    fn stored(columns: &SegmentColumns, d: tantivy::DocId) -> Option<StoredHit> {
         let string = |column: &Option<StrColumn>| {
             let column = column.as_ref()?;
             let ord = column.term_ords(d).next()?;
@@ -100,14 +127,16 @@ pub(super) fn open_hits(
     alternatives: &[query::Alternative],
     params: &SearchParams,
     masking: Masking,
-) -> Option<SessionHits> {
-    let (file, _) = discover::open_regular(Path::new(&record.path)).ok()?;
+) -> Result<Option<SessionHits>, RecallError> {
+    let Ok((file, _)) = discover::open_regular(Path::new(&record.path)) else {
+        return Ok(None);
+    };
     let mut hits = Vec::new();
     for candidate in candidates {
         if hits.len() == params.hits {
             break;
         }
-        let Some(stored) = reader.read(candidate.doc) else {
+        let Some(stored) = reader.read(candidate.doc)? else {
             continue;
         };
         let located = preview::Located {
@@ -153,9 +182,11 @@ pub(super) fn open_hits(
             highlights,
         });
     }
-    let best = hits.first()?.score;
+    let Some(best) = hits.first().map(|h| h.score) else {
+        return Ok(None);
+    };
     let info = &record.info;
-    Some(SessionHits {
+    Ok(Some(SessionHits {
         session_id: info.session_id.clone(),
         harness: info.harness,
         parent_session_id: info.parent_session_id.clone(),
@@ -170,7 +201,7 @@ pub(super) fn open_hits(
         short_id: info.session_id.clone(),
         short_parent_id: None,
         session_arg: record.path.clone(),
-    })
+    }))
 }
 
 fn round_score(score: f32) -> f32 {

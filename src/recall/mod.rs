@@ -306,50 +306,23 @@ impl Recall {
         };
         let catalog = &snapshot.catalog;
         let filter = self.filter(catalog, params);
-        let per_file = params.hits + 2;
-        let by_file = search::candidates(
-            &snapshot.searcher,
-            &store.fields,
-            &alternatives,
-            &filter,
-            per_file,
-        )?;
+        let searcher = &snapshot.searcher;
+        let fields = &store.fields;
         let records: rustc_hash::FxHashMap<u64, &FileRecord> =
             catalog.files.iter().map(|r| (r.file_id, r)).collect();
-        let updated = |file: &u64| records.get(file).map_or(0, |r| r.info.updated_ms);
-        let mut ranked: Vec<(u64, Vec<search::Candidate>)> = by_file
-            .into_iter()
-            .filter(|(_, candidates)| !candidates.is_empty())
-            .collect();
-        ranked.sort_by(|(fa, a), (fb, b)| {
-            let (a, b) = (a[0], b[0]);
-            (b.tier, b.score)
-                .partial_cmp(&(a.tier, a.score))
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| updated(fb).cmp(&updated(fa)))
-                .then(fa.cmp(fb))
+        let segments = search::Segments::new(searcher, fields);
+        // Counting every matching session reads each matching document, where finding the
+        // best ones skips most: the count runs beside the rest of the search.
+        let (sessions, matching) = std::thread::scope(|scope| {
+            let counting =
+                scope.spawn(|| search::matching_files(&segments, &alternatives, &filter));
+            let shown = self.best_sessions(&segments, &records, &alternatives, &filter, params);
+            let matching = counting
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (shown, matching)
         });
-        let matching = ranked.len();
-        let mut sessions = Vec::new();
-        let reader = hits::HitReader::new(&snapshot.searcher, &store.fields)?;
-        for (file_id, candidates) in ranked {
-            if sessions.len() == params.limit {
-                break;
-            }
-            let Some(record) = records.get(&file_id) else {
-                continue;
-            };
-            if let Some(session) = hits::open_hits(
-                record,
-                &candidates,
-                &reader,
-                &alternatives,
-                params,
-                self.masking,
-            ) {
-                sessions.push(session);
-            }
-        }
+        let (mut sessions, matching) = (sessions?, matching?);
         let prefixes = short_ids(catalog);
         let shared = shared_ids(catalog);
         for session in &mut sessions {
@@ -374,6 +347,45 @@ impl Recall {
             stale: view.stale,
             unreadable: view.unreadable,
         })
+    }
+
+    /// The best `params.limit` sessions that can be shown, best first, with their hits. A
+    /// file that cannot be shown (gone, or its match no longer found) leaves its place to the
+    /// next best.
+    fn best_sessions(
+        &self,
+        segments: &search::Segments,
+        records: &rustc_hash::FxHashMap<u64, &FileRecord>,
+        alternatives: &[query::Alternative],
+        filter: &search::Filter,
+        params: &SearchParams,
+    ) -> Result<Vec<SessionHits>, RecallError> {
+        let reader = hits::HitReader::new(segments.searcher(), segments.fields());
+        let mut sessions = Vec::new();
+        let mut left = filter.clone();
+        while sessions.len() < params.limit {
+            let wanted = params.limit - sessions.len();
+            let ranked = search::top_files(segments, alternatives, &left, wanted, params.hits + 2)?;
+            if ranked.is_empty() {
+                break;
+            }
+            for (file_id, candidates) in &ranked {
+                let Some(record) = records.get(file_id) else {
+                    continue;
+                };
+                let opened = hits::open_hits(
+                    record,
+                    candidates,
+                    &reader,
+                    alternatives,
+                    params,
+                    self.masking,
+                )?;
+                sessions.extend(opened);
+            }
+            left = left.without(ranked.iter().map(|(file, _)| *file));
+        }
+        Ok(sessions)
     }
 
     /// The most recently updated sessions of a project other than `exclude`, for the boot
@@ -414,10 +426,9 @@ impl Recall {
     /// Whether a record is one of this recall's sessions: a file under its roots, of one of its
     /// harnesses.
     fn covers(&self, record: &FileRecord) -> bool {
-        let path = Path::new(&record.path);
         let harness_kept =
             self.harnesses.is_empty() || self.harnesses.contains(&record.info.harness);
-        harness_kept && self.roots.iter().any(|root| path.starts_with(&root.path))
+        harness_kept && self.roots.iter().any(|root| root.holds(&record.path))
     }
 
     fn filter(&self, catalog: &Catalog, params: &SearchParams) -> search::Filter {
@@ -429,6 +440,7 @@ impl Recall {
             .unwrap_or(0);
         let mut files = vec![false; size];
         let mut boosted = vec![false; size];
+        let mut updated_ms = vec![0; size];
         let current = match &params.scope {
             Scope::All { current } => current.as_deref(),
             Scope::Project(_) => None,
@@ -437,10 +449,12 @@ impl Recall {
             let id = record.file_id as usize;
             files[id] = self.covers(record) && in_scope(record, &params.scope);
             boosted[id] = current.is_some() && record.info.project_key.as_deref() == current;
+            updated_ms[id] = record.info.updated_ms;
         }
         search::Filter {
             files,
             boosted,
+            updated_ms,
             roles: params.roles.clone(),
             all_branches: params.all_branches,
             since_ms: params.since_ms,
@@ -473,7 +487,17 @@ impl Recall {
         let settled_before = SystemTime::now()
             .checked_sub(self.settle)
             .unwrap_or(SystemTime::UNIX_EPOCH);
-        let discovery = discover::discover(&self.roots);
+        // Finding the session files (a stat of each) and opening the index are independent,
+        // and each is a good part of a search on a large corpus: side by side.
+        let (discovery, opened) = std::thread::scope(|scope| {
+            let finding = scope.spawn(|| discover::discover(&self.roots));
+            let opened = self.open_current();
+            let discovery = finding
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (discovery, opened)
+        });
+        let opened = opened?;
         let skip = skip.and_then(|p| std::fs::metadata(p).ok());
         let plan = |catalog: &Catalog| {
             let (mut changes, skipped) = self.plan(catalog, &discovery);
@@ -483,7 +507,6 @@ impl Recall {
             (changes, skipped)
         };
         let mut unreadable = discovery.unreadable;
-        let opened = self.open_current()?;
         let nothing = Catalog::empty();
         let catalog = opened.as_ref().map_or(&nothing, |(_, s)| &s.catalog);
         let (changes, skipped) = plan(catalog);

@@ -32,11 +32,23 @@ pub struct Root {
 }
 
 impl Root {
+    /// The path is kept in normal form (no `.`, no repeated or trailing `/`), so the paths
+    /// found under it begin with its bytes ([`Root::holds`]).
     pub fn new(harness: Harness, path: impl Into<PathBuf>) -> Root {
         Root {
             harness,
-            path: path.into(),
+            path: path.into().components().collect(),
         }
+    }
+
+    /// Whether `path`, as discovery spells the files under this root, is under it: a byte
+    /// comparison, where [`Path::starts_with`] parses both into components (every search asks
+    /// this of every indexed file).
+    pub fn holds(&self, path: &str) -> bool {
+        let root = self.path.as_os_str().as_encoded_bytes();
+        path.as_bytes()
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest[0] == b'/' || root.last() == Some(&b'/'))
     }
 }
 
@@ -207,6 +219,18 @@ mod tests {
 
     fn pi(path: PathBuf) -> Root {
         Root::new(Harness::Pi, path)
+    }
+
+    #[test]
+    fn a_root_holds_the_paths_under_it_by_their_bytes() {
+        let root = Root::new(Harness::Pi, "/home/u/./sessions//");
+        assert_eq!(root.path, PathBuf::from("/home/u/sessions"));
+        assert!(root.holds("/home/u/sessions/--x--/a.jsonl"));
+        assert!(root.holds("/home/u/sessions"));
+        assert!(!root.holds("/home/u/sessions-old/a.jsonl"));
+        assert!(!root.holds("/home/u/session"));
+        let slash = Root::new(Harness::Pi, "/");
+        assert!(slash.holds("/a.jsonl"));
     }
 
     #[test]

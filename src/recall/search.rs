@@ -1,16 +1,23 @@
 //! Matching and ranking: BM25 from the engine × a role boost × a recency factor (× a project
 //! boost), hits grouped by session, sessions ranked by their best hit.
 //!
-//! A search runs the engine twice at most: once for documents that hold every word (and
-//! phrase) of some alternative, once — only for alternatives of several words — for documents
-//! that hold some of them. Hits of the first kind always rank above hits of the second.
+//! Documents that hold every word (and phrase) of some alternative rank above all documents
+//! that hold only some of them (searched only for alternatives of several words, and only when
+//! the first kind fills fewer sessions than asked for).
 
 use rustc_hash::FxHashMap;
-use tantivy::collector::{Collector, SegmentCollector};
+use std::sync::OnceLock;
+
 use tantivy::columnar::Column;
-use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::Weight;
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader, Term};
+use tantivy::{
+    DocAddress, DocId, DocSet, Score, Searcher, SegmentOrdinal, SegmentReader, Term,
+    COLLECT_BLOCK_BUFFER_LEN, TERMINATED,
+};
 
 use super::error::RecallError;
 use super::query::Alternative;
@@ -44,10 +51,95 @@ pub struct Filter {
     pub files: Vec<bool>,
     /// Indexed by file id: whether the file gets [`PROJECT_BOOST`].
     pub boosted: Vec<bool>,
+    /// Indexed by file id: when the session was last updated (ties rank the newer first).
+    pub updated_ms: Vec<i64>,
     pub roles: Option<Vec<Role>>,
     pub all_branches: bool,
     pub since_ms: Option<i64>,
     pub now_ms: i64,
+}
+
+impl Filter {
+    fn in_scope(&self, file: u64) -> bool {
+        self.files.get(file as usize).copied().unwrap_or(false)
+    }
+
+    pub fn without(&self, files: impl IntoIterator<Item = u64>) -> Filter {
+        let mut filter = self.clone();
+        for file in files {
+            if let Some(kept) = filter.files.get_mut(file as usize) {
+                *kept = false;
+            }
+        }
+        filter
+    }
+
+    /// A document's file and final score, when it counts.
+    fn weigh(&self, columns: &Columns, doc: DocId, bm25: Score) -> Option<(u64, f32)> {
+        let file = columns.file.first(doc)?;
+        if !self.in_scope(file) {
+            return None;
+        }
+        let (role, ts) = self.admitted(columns, doc)?;
+        let mut score = bm25 * role_boost(role) * recency(self.now_ms - ts);
+        if self.boosted.get(file as usize).copied().unwrap_or(false) {
+            score *= PROJECT_BOOST;
+        }
+        Some((file, score))
+    }
+
+    /// Whether the branch, role and date filters admit a document: its role and timestamp.
+    fn admitted(&self, columns: &Columns, doc: DocId) -> Option<(Role, i64)> {
+        let flags = columns.flags.first(doc).unwrap_or(0);
+        let role = Flags::role_of(flags);
+        if !self.all_branches && !Flags::on_branch_of(flags) {
+            return None;
+        }
+        if self
+            .roles
+            .as_ref()
+            .is_some_and(|roles| !roles.contains(&role))
+        {
+            return None;
+        }
+        let ts = columns.ts.first(doc).unwrap_or(0);
+        if self.since_ms.is_some_and(|since| ts < since) {
+            return None;
+        }
+        Some((role, ts))
+    }
+
+    /// The most a document's BM25 score can be multiplied by.
+    fn weight_bound(&self) -> WeightBound {
+        let role = match &self.roles {
+            Some(roles) => roles.iter().map(|r| role_boost(*r)).fold(0.0, f32::max),
+            None => role_boost(Role::User),
+        };
+        let project = if self.boosted.iter().any(|b| *b) {
+            PROJECT_BOOST
+        } else {
+            1.0
+        };
+        WeightBound {
+            role_and_project: role * project,
+            now_ms: self.now_ms,
+        }
+    }
+}
+
+/// The largest role and project weight a document can get, to bound its final score by.
+#[derive(Debug, Clone, Copy)]
+struct WeightBound {
+    role_and_project: f32,
+    now_ms: i64,
+}
+
+impl WeightBound {
+    /// The bound in a segment whose newest event is from `newest_ts` (recency only falls with
+    /// age).
+    fn at(&self, newest_ts: i64) -> f32 {
+        self.role_and_project * recency(self.now_ms - newest_ts)
+    }
 }
 
 /// A document that matched, with its rank key.
@@ -68,36 +160,126 @@ impl Candidate {
 /// The best candidates of every matching file, best first.
 pub type ByFile = FxHashMap<u64, Vec<Candidate>>;
 
-/// Runs the search and returns up to `per_file` candidates per matching file.
-pub fn candidates(
-    searcher: &Searcher,
-    fields: &Fields,
+/// The sessions a search shows, best first: the `limit` files whose best candidate ranks
+/// highest (ties: the more recently updated session, then the lower file id), each with up to
+/// `per_file` of its best candidates.
+///
+/// Finding them skips what cannot enter the top: the engine's block-max pruning runs on a
+/// bound of each document's final score (its BM25 score times the largest role, recency and
+/// project weight it could get), so a common word does not score every document that holds it.
+/// Only then are the chosen files' candidates collected, each file's documents alone.
+pub fn top_files(
+    segments: &Segments,
     alternatives: &[Alternative],
     filter: &Filter,
+    limit: usize,
     per_file: usize,
-) -> Result<ByFile, RecallError> {
-    let full: Vec<Box<dyn Query>> = alternatives.iter().map(|a| full_query(fields, a)).collect();
+) -> Result<Vec<(u64, Vec<Candidate>)>, RecallError> {
+    let fields = &segments.fields;
+    let full = either(alternatives.iter().map(|a| full_query(fields, a)).collect());
     let partial: Vec<Box<dyn Query>> = alternatives
         .iter()
         .filter_map(|a| partial_query(fields, a))
         .collect();
-    let mut by_file = run(searcher, fields, either(full), 1, filter, per_file)?;
-    if !partial.is_empty() {
-        let more = run(searcher, fields, either(partial), 0, filter, per_file)?;
-        for (file, candidates) in more {
-            let list = by_file.entry(file).or_default();
-            for candidate in candidates {
-                if !list.iter().any(|c| c.doc == candidate.doc) {
-                    list.push(candidate);
+    let partial = (!partial.is_empty()).then(|| either(partial));
+    let mut best = best_files(segments, full.as_ref(), 1, filter, limit)?;
+    if let Some(partial) = &partial {
+        if best.len() < limit {
+            // Every file with a document of the first kind is in `best`: the rest rank below.
+            let rest = filter.without(best.iter().map(|b| b.file));
+            let more = best_files(segments, partial.as_ref(), 0, &rest, limit - best.len())?;
+            best.extend(more);
+        }
+    }
+    let chosen: Vec<u64> = best.iter().map(|b| b.file).collect();
+    if chosen.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut by_file = run(segments, only(full, fields, &chosen), 1, filter, per_file)?;
+    if let Some(partial) = partial {
+        let query = only(partial, fields, &chosen);
+        merge(
+            &mut by_file,
+            run(segments, query, 0, filter, per_file)?,
+            per_file,
+        );
+    }
+    Ok(chosen
+        .into_iter()
+        .map(|file| (file, by_file.remove(&file).unwrap_or_default()))
+        .collect())
+}
+
+/// How many files hold a document that counts, of either kind.
+///
+/// Each word is counted on its own (a union's merging costs more than the words' lists
+/// apart), a file is weighed only until it counts once, and the count stops as soon as every
+/// file in scope is counted.
+pub fn matching_files(
+    segments: &Segments,
+    alternatives: &[Alternative],
+    filter: &Filter,
+) -> Result<usize, RecallError> {
+    let mut counted = vec![false; filter.files.len()];
+    let in_scope = filter.files.iter().filter(|f| **f).count();
+    let mut count = 0;
+    for query in any_queries(&segments.fields, alternatives) {
+        let weight = segments.weight(query.as_ref(), false)?;
+        for found in segments.matching(weight.as_ref()) {
+            if count == in_scope {
+                return Ok(count);
+            }
+            let (_, reader, columns) = found?;
+            let alive = reader.alive_bitset();
+            let mut docs = weight.scorer(reader, 1.0).map_err(RecallError::corrupt)?;
+            let mut buffer = [0; COLLECT_BLOCK_BUFFER_LEN];
+            let mut files = [None; COLLECT_BLOCK_BUFFER_LEN];
+            loop {
+                let filled = docs.fill_buffer(&mut buffer);
+                let batch = &buffer[..filled];
+                columns.file.first_vals(batch, &mut files[..filled]);
+                for (&doc, file) in batch.iter().zip(&files) {
+                    let Some(file) = *file else {
+                        continue;
+                    };
+                    let seen = counted.get(file as usize).copied().unwrap_or(true);
+                    if seen
+                        || !filter.in_scope(file)
+                        || alive.is_some_and(|a| a.is_deleted(doc))
+                        || filter.admitted(columns, doc).is_none()
+                    {
+                        continue;
+                    }
+                    counted[file as usize] = true;
+                    count += 1;
+                }
+                if filled < COLLECT_BLOCK_BUFFER_LEN || count == in_scope {
+                    break;
                 }
             }
         }
-        for list in by_file.values_mut() {
-            sort_best_first(list);
-            list.truncate(per_file);
+    }
+    Ok(count)
+}
+
+/// Queries whose matches together are the documents that hold all or some of an
+/// alternative: each word of an alternative without phrases, else its phrases (its words are
+/// then optional).
+fn any_queries(fields: &Fields, alternatives: &[Alternative]) -> Vec<Box<dyn Query>> {
+    let mut queries: Vec<Box<dyn Query>> = Vec::new();
+    for alternative in alternatives {
+        if alternative.phrases.is_empty() {
+            queries.extend(alternative.words.iter().map(|w| term_query(fields, w)));
+        } else {
+            let phrases = alternative.phrases.iter();
+            queries.push(Box::new(BooleanQuery::new(
+                phrases
+                    .map(|p| (Occur::Must, phrase_query(fields, p)))
+                    .collect(),
+            )));
         }
     }
-    Ok(by_file)
+    queries
 }
 
 pub fn sort_best_first(list: &mut [Candidate]) {
@@ -108,6 +290,19 @@ pub fn sort_best_first(list: &mut [Candidate]) {
     });
 }
 
+fn merge(into: &mut ByFile, more: ByFile, per_file: usize) {
+    for (file, candidates) in more {
+        let list = into.entry(file).or_default();
+        for candidate in candidates {
+            if !list.iter().any(|c| c.doc == candidate.doc) {
+                list.push(candidate);
+            }
+        }
+        sort_best_first(list);
+        list.truncate(per_file);
+    }
+}
+
 fn either(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     if queries.len() == 1 {
         return queries.remove(0);
@@ -115,6 +310,25 @@ fn either(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     Box::new(BooleanQuery::new(
         queries.into_iter().map(|q| (Occur::Should, q)).collect(),
     ))
+}
+
+/// `query` restricted to the documents of `files`, scored as `query` alone.
+fn only(query: Box<dyn Query>, fields: &Fields, files: &[u64]) -> Box<dyn Query> {
+    let files = either(
+        files
+            .iter()
+            .map(|f| -> Box<dyn Query> {
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(fields.file, *f),
+                    IndexRecordOption::Basic,
+                ))
+            })
+            .collect(),
+    );
+    Box::new(BooleanQuery::new(vec![
+        (Occur::Must, query),
+        (Occur::Must, Box::new(ConstScoreQuery::new(files, 0.0))),
+    ]))
 }
 
 fn term_query(fields: &Fields, word: &str) -> Box<dyn Query> {
@@ -173,153 +387,250 @@ fn partial_query(fields: &Fields, alternative: &Alternative) -> Option<Box<dyn Q
     Some(Box::new(BooleanQuery::new(clauses)))
 }
 
+/// A file's best candidate.
+#[derive(Debug, Clone, Copy)]
+struct FileBest {
+    file: u64,
+    candidate: Candidate,
+}
+
+/// The best `limit` files for one query, by their best document (block-max pruning).
+fn best_files(
+    segments: &Segments,
+    query: &dyn Query,
+    tier: u8,
+    filter: &Filter,
+    limit: usize,
+) -> Result<Vec<FileBest>, RecallError> {
+    let weight = segments.weight(query, true)?;
+    let mut top = TopFiles::new(limit, &filter.updated_ms);
+    let bound = filter.weight_bound();
+    for found in segments.matching(weight.as_ref()) {
+        let (ord, reader, columns) = found?;
+        let most = bound.at(columns.ts.max_value());
+        let alive = reader.alive_bitset();
+        weight
+            .for_each_pruning(top.bm25_threshold(most), reader, &mut |doc, bm25| {
+                if alive.is_some_and(|a| a.is_deleted(doc)) {
+                    return top.bm25_threshold(most);
+                }
+                if let Some((file, score)) = filter.weigh(columns, doc, bm25) {
+                    let doc = DocAddress::new(ord, doc);
+                    top.offer(FileBest {
+                        file,
+                        candidate: Candidate { doc, tier, score },
+                    });
+                }
+                top.bm25_threshold(most)
+            })
+            .map_err(RecallError::corrupt)?;
+    }
+    Ok(top.into_best())
+}
+
+/// The best `limit` files seen so far, best first, and each file's best candidate.
+struct TopFiles<'a> {
+    limit: usize,
+    updated_ms: &'a [i64],
+    best: FxHashMap<u64, Candidate>,
+    top: Vec<FileBest>,
+}
+
+impl<'a> TopFiles<'a> {
+    fn new(limit: usize, updated_ms: &'a [i64]) -> TopFiles<'a> {
+        TopFiles {
+            limit,
+            updated_ms,
+            best: FxHashMap::default(),
+            top: Vec::with_capacity(limit + 1),
+        }
+    }
+
+    fn offer(&mut self, offered: FileBest) {
+        let best = self.best.entry(offered.file).or_insert(offered.candidate);
+        if offered.candidate.better_than(best) {
+            *best = offered.candidate;
+        } else if *best != offered.candidate {
+            return;
+        }
+        let offered = FileBest {
+            file: offered.file,
+            candidate: *best,
+        };
+        match self.top.iter_mut().find(|t| t.file == offered.file) {
+            Some(kept) => *kept = offered,
+            None => self.top.push(offered),
+        }
+        let updated = |file: u64| self.updated_ms.get(file as usize).copied().unwrap_or(0);
+        self.top.sort_by(|a, b| {
+            (b.candidate.tier, b.candidate.score)
+                .partial_cmp(&(a.candidate.tier, a.candidate.score))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| updated(b.file).cmp(&updated(a.file)))
+                .then(a.file.cmp(&b.file))
+        });
+        self.top.truncate(self.limit);
+    }
+
+    /// The BM25 score a document must pass to be able to enter the top, when its weight is at
+    /// most `most`. Slightly under the exact bound: a tie with the last file may still win on
+    /// its date.
+    fn bm25_threshold(&self, most: f32) -> Score {
+        if self.top.len() < self.limit {
+            return Score::MIN;
+        }
+        let last = self.top[self.top.len() - 1].candidate.score;
+        last / most * (1.0 - 1e-4)
+    }
+
+    fn into_best(self) -> Vec<FileBest> {
+        self.top
+    }
+}
+
+/// A search's view of the index: the searcher, and each segment's fast fields, opened once
+/// and only for segments where a query matches (opening a column reads its block index).
+pub struct Segments<'a> {
+    searcher: &'a Searcher,
+    fields: Fields,
+    columns: Vec<OnceLock<Columns>>,
+}
+
+struct Columns {
+    file: Column<u64>,
+    flags: Column<u64>,
+    ts: Column<i64>,
+}
+
+impl<'a> Segments<'a> {
+    pub fn new(searcher: &'a Searcher, fields: &Fields) -> Segments<'a> {
+        Segments {
+            searcher,
+            fields: *fields,
+            columns: searcher
+                .segment_readers()
+                .iter()
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    pub fn searcher(&self) -> &'a Searcher {
+        self.searcher
+    }
+
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    fn weight(&self, query: &dyn Query, scoring: bool) -> Result<Box<dyn Weight>, RecallError> {
+        let scoring = if scoring {
+            EnableScoring::enabled_from_searcher(self.searcher)
+        } else {
+            EnableScoring::disabled_from_searcher(self.searcher)
+        };
+        query.weight(scoring).map_err(RecallError::corrupt)
+    }
+
+    /// The segments where `weight` matches some document, with their columns.
+    fn matching<'s>(
+        &'s self,
+        weight: &'s dyn Weight,
+    ) -> impl Iterator<Item = Result<(SegmentOrdinal, &'s SegmentReader, &'s Columns), RecallError>> + 's
+    {
+        self.searcher
+            .segment_readers()
+            .iter()
+            .enumerate()
+            .filter_map(move |(ord, reader)| {
+                let found = weight
+                    .scorer(reader, 1.0)
+                    .map(|scorer| scorer.doc() != TERMINATED)
+                    .and_then(|found| Ok(found.then_some(self.columns(ord, reader)?)))
+                    .map_err(RecallError::corrupt);
+                match found {
+                    Ok(Some(columns)) => Some(Ok((ord as SegmentOrdinal, reader, columns))),
+                    Ok(None) => None,
+                    Err(e) => Some(Err(e)),
+                }
+            })
+    }
+
+    fn columns(&self, ord: usize, reader: &SegmentReader) -> tantivy::Result<&Columns> {
+        let cell = &self.columns[ord];
+        if let Some(columns) = cell.get() {
+            return Ok(columns);
+        }
+        let opened = Columns::open(reader, &self.fields)?;
+        Ok(cell.get_or_init(|| opened))
+    }
+}
+
+impl Columns {
+    fn open(reader: &SegmentReader, fields: &Fields) -> tantivy::Result<Columns> {
+        let schema = reader.schema();
+        let name = |f| schema.get_field_name(f).to_string();
+        let fast = reader.fast_fields();
+        Ok(Columns {
+            file: fast.u64(&name(fields.file))?,
+            flags: fast.u64(&name(fields.flags))?,
+            ts: fast.i64(&name(fields.ts))?,
+        })
+    }
+}
+
+/// Every matching document (of the few files a query is restricted to), up to `per_file` best
+/// of each file.
 fn run(
-    searcher: &Searcher,
-    fields: &Fields,
+    segments: &Segments,
     query: Box<dyn Query>,
     tier: u8,
     filter: &Filter,
     per_file: usize,
 ) -> Result<ByFile, RecallError> {
-    let collector = GroupCollector {
-        fields: *fields,
-        filter,
-        tier,
-        per_file,
-    };
-    searcher
-        .search(query.as_ref(), &collector)
-        .map_err(RecallError::corrupt)
+    let weight = segments.weight(query.as_ref(), true)?;
+    let mut by_file = ByFile::default();
+    for found in segments.matching(weight.as_ref()) {
+        let (ord, reader, columns) = found?;
+        let alive = reader.alive_bitset();
+        weight
+            .for_each(reader, &mut |doc, bm25| {
+                if alive.is_some_and(|a| a.is_deleted(doc)) {
+                    return;
+                }
+                if let Some((file, score)) = filter.weigh(columns, doc, bm25) {
+                    let doc = DocAddress::new(ord, doc);
+                    keep_best(
+                        by_file.entry(file).or_default(),
+                        Candidate { doc, tier, score },
+                        per_file,
+                    );
+                }
+            })
+            .map_err(RecallError::corrupt)?;
+    }
+    for list in by_file.values_mut() {
+        sort_best_first(list);
+    }
+    Ok(by_file)
 }
 
-struct GroupCollector<'a> {
-    fields: Fields,
-    filter: &'a Filter,
-    tier: u8,
-    per_file: usize,
-}
-
-struct GroupSegment {
-    segment: SegmentOrdinal,
-    file: Column<u64>,
-    flags: Column<u64>,
-    ts: Column<i64>,
-    filter: Filter,
-    tier: u8,
-    per_file: usize,
-    groups: ByFile,
-}
-
-impl Collector for GroupCollector<'_> {
-    type Fruit = ByFile;
-    type Child = GroupSegment;
-
-    fn for_segment(
-        &self,
-        segment: SegmentOrdinal,
-        reader: &SegmentReader,
-    ) -> tantivy::Result<GroupSegment> {
-        let schema = reader.schema();
-        let name = |f| schema.get_field_name(f).to_string();
-        let fast = reader.fast_fields();
-        Ok(GroupSegment {
-            segment,
-            file: fast.u64(&name(self.fields.file))?,
-            flags: fast.u64(&name(self.fields.flags))?,
-            ts: fast.i64(&name(self.fields.ts))?,
-            filter: self.filter.clone(),
-            tier: self.tier,
-            per_file: self.per_file,
-            groups: ByFile::default(),
-        })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        true
-    }
-
-    fn merge_fruits(&self, fruits: Vec<ByFile>) -> tantivy::Result<ByFile> {
-        let mut merged = ByFile::default();
-        for fruit in fruits {
-            for (file, mut list) in fruit {
-                let into = merged.entry(file).or_default();
-                into.append(&mut list);
-                sort_best_first(into);
-                into.truncate(self.per_file);
-            }
-        }
-        Ok(merged)
-    }
-}
-
-impl SegmentCollector for GroupSegment {
-    type Fruit = ByFile;
-
-    fn collect(&mut self, doc: DocId, score: Score) {
-        let Some(file) = self.file.first(doc) else {
-            return;
-        };
-        if !self
-            .filter
-            .files
-            .get(file as usize)
-            .copied()
-            .unwrap_or(false)
-        {
-            return;
-        }
-        let flags = self.flags.first(doc).unwrap_or(0);
-        let role = Flags::role_of(flags);
-        if !self.filter.all_branches && !Flags::on_branch_of(flags) {
-            return;
-        }
-        if let Some(roles) = &self.filter.roles {
-            if !roles.contains(&role) {
-                return;
-            }
-        }
-        let ts = self.ts.first(doc).unwrap_or(0);
-        if self.filter.since_ms.is_some_and(|since| ts < since) {
-            return;
-        }
-        let mut score = score * role_boost(role) * recency(self.filter.now_ms - ts);
-        if self
-            .filter
-            .boosted
-            .get(file as usize)
-            .copied()
-            .unwrap_or(false)
-        {
-            score *= PROJECT_BOOST;
-        }
-        let candidate = Candidate {
-            doc: DocAddress::new(self.segment, doc),
-            tier: self.tier,
-            score,
-        };
-        let list = self.groups.entry(file).or_default();
-        if list.len() < self.per_file {
-            list.push(candidate);
-            if list.len() == self.per_file {
-                sort_best_first(list);
-            }
-        } else if let Some(last) = list.last() {
-            if candidate.better_than(last) {
-                list.pop();
-                let at = list
-                    .iter()
-                    .position(|c| candidate.better_than(c))
-                    .unwrap_or(list.len());
-                list.insert(at, candidate);
-            }
-        }
-    }
-
-    fn harvest(mut self) -> ByFile {
-        for list in self.groups.values_mut() {
+/// Adds a candidate to a file's list of at most `per_file` (sorted once full).
+fn keep_best(list: &mut Vec<Candidate>, candidate: Candidate, per_file: usize) {
+    if list.len() < per_file {
+        list.push(candidate);
+        if list.len() == per_file {
             sort_best_first(list);
         }
-        self.groups
+    } else if let Some(last) = list.last() {
+        if candidate.better_than(last) {
+            list.pop();
+            let at = list
+                .iter()
+                .position(|c| candidate.better_than(c))
+                .unwrap_or(list.len());
+            list.insert(at, candidate);
+        }
     }
 }
 

@@ -120,15 +120,24 @@ impl Store {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(RecallError::corrupt)?;
-        for _ in 0..8 {
+        // The reader opened the segments of the commit it found; the meta read after it
+        // names the catalog. Opening the segments is much of a search's cost on a large index,
+        // so they are opened again only when a commit landed in between.
+        for attempt in 0..8 {
+            if attempt > 0 {
+                reader.reload().map_err(RecallError::corrupt)?;
+            }
             let metas = self.index.load_metas().map_err(RecallError::corrupt)?;
-            reader.reload().map_err(RecallError::corrupt)?;
             let searcher = reader.searcher();
-            let mut committed: Vec<_> = metas.segments.iter().map(|s| s.id()).collect();
+            let mut committed: Vec<_> = metas
+                .segments
+                .iter()
+                .map(|s| (s.id(), s.num_deleted_docs()))
+                .collect();
             let mut searched: Vec<_> = searcher
                 .segment_readers()
                 .iter()
-                .map(|r| r.segment_id())
+                .map(|r| (r.segment_id(), r.num_deleted_docs()))
                 .collect();
             committed.sort();
             searched.sort();

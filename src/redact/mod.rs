@@ -115,7 +115,7 @@ pub fn find(text: &str) -> Vec<Secret> {
         if triggered & (1 << i) == 0 {
             continue;
         }
-        for captures in rule.regex.captures_iter(text) {
+        for captures in rule.regex().captures_iter(text) {
             let (Some(whole), Some(secret)) = (captures.get(0), captures.get(rule.spec.secret))
             else {
                 continue;

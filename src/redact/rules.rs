@@ -3,6 +3,8 @@
 //! overlaps one of an earlier rule is dropped (`GITHUB_TOKEN=ghp_…` stays a GitHub token, its
 //! `ghp_` kept, rather than an assignment masked whole).
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 
 use super::random;
@@ -30,7 +32,16 @@ pub struct RuleSpec {
 
 pub struct Rule {
     pub spec: &'static RuleSpec,
-    pub regex: Regex,
+    /// Compiled when its literals first occur: most texts trigger few rules, and compiling
+    /// them all cost a search of a few hits more than masking its previews.
+    regex: OnceLock<Regex>,
+}
+
+impl Rule {
+    pub fn regex(&self) -> &Regex {
+        self.regex
+            .get_or_init(|| Regex::new(self.spec.pattern).expect("a redaction pattern compiles"))
+    }
 }
 
 /// Word boundary on ASCII only: the DFA never falls back to the slow engine on non-ASCII text.
@@ -187,7 +198,7 @@ pub fn compile() -> Vec<Rule> {
         .iter()
         .map(|spec| Rule {
             spec,
-            regex: Regex::new(spec.pattern).expect("a redaction pattern compiles"),
+            regex: OnceLock::new(),
         })
         .collect()
 }

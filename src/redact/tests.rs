@@ -243,3 +243,10 @@ proptest! {
         masked(&text);
     }
 }
+
+#[test]
+fn every_rule_compiles() {
+    for rule in super::rules::compile() {
+        assert!(!rule.regex().as_str().is_empty(), "{}", rule.spec.kind);
+    }
+}
