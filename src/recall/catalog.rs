@@ -16,8 +16,9 @@ use super::roots::Harness;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
 /// is rebuilt (format 3 added the change time to a file's stamp; format 4 each session's
-/// harness and parent session; format 5 a CRC-32 for the racy-clean check instead of SHA-1).
-pub const FORMAT: u32 = 5;
+/// harness and parent session; format 5 a CRC-32 for the racy-clean check instead of SHA-1; format 6 that CRC kept for
+/// every file and extended as it grows).
+pub const FORMAT: u32 = 6;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,13 +55,16 @@ pub struct FileRecord {
     /// SHA-1 of the first and of the last 4 KiB of the indexed prefix.
     pub head_check: [u8; 20],
     pub tail_check: [u8; 20],
-    /// CRC-32 of the whole indexed prefix, kept only while the file is "racily clean": it was
-    /// changed within the settling time before the refresh that read it, so a change in the
-    /// same tick of the file system's clock would leave its stamp as it is. The next refresh
-    /// compares the content instead of trusting the stamp. A change detector, not a seal (the
-    /// size and the SHA-1 of both ends must match too): a CRC runs at memory speed, where the
-    /// SHA-1 of a 70 MB session's prefix took 60 ms of the search after an append.
-    pub racy_check: Option<u32>,
+    /// CRC-32 of the whole indexed prefix, extended (CRCs combine) as the file grows, so
+    /// keeping it costs a read of what was appended, not of the whole file.
+    pub prefix_crc: u32,
+    /// The file is "racily clean": it was changed within the settling time before the
+    /// refresh that read it, so a change in the same tick of the file system's clock would
+    /// leave its stamp as it is. The next refresh compares the content (`prefix_crc`) instead
+    /// of trusting the stamp. A change detector, not a seal (the size and the SHA-1 of both
+    /// ends must match too): a CRC runs at memory speed, where the SHA-1 of a 70 MB session's
+    /// prefix took 60 ms of the search after an append.
+    pub racy: bool,
     /// The header's `version` (None: v1), needed to re-read single lines as the file's reader
     /// would.
     pub version: Option<u64>,

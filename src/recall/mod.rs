@@ -560,10 +560,7 @@ impl Recall {
             let big = change_bytes(&changes, &discovery, &snapshot.catalog);
             let (threads, budget) = writer_size(big);
             let mut writer = store.writer(threads, budget)?;
-            let segments = snapshot.searcher.segment_readers().len();
-            if big < LARGE_REFRESH_BYTES && segments < MAX_SEGMENTS_BEFORE_MERGE {
-                writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-            }
+            writer.set_merge_policy(merge_policy(big));
             drop(snapshot);
             let stats = refresh::apply(
                 &store,
@@ -735,10 +732,25 @@ fn is_file(
     }
 }
 
-/// A refresh indexing more than this runs the writer with two threads and lets segments merge.
+/// A refresh indexing more than this runs the writer with two threads and merges nothing.
 const LARGE_REFRESH_BYTES: u64 = 32 << 20;
-/// Past this many segments, even a small refresh merges.
-const MAX_SEGMENTS_BEFORE_MERGE: usize = 16;
+/// A small refresh merges only segments of fewer documents than this (its own, and earlier
+/// small refreshes'), eight of a size at a time.
+const SMALL_SEGMENT_DOCS: usize = 20_000;
+
+/// Which segments a refresh merges (docs/recall.md, "Segments"). A large one merges none: its
+/// segments are large already, and merging them is what made a build's throughput and peak
+/// memory fall as the corpus grew (each document merged once more, and the segments merged
+/// mapped whole). A small one merges the small segments that refreshes leave, never a large
+/// one, so the search that follows an append never waits for a large merge.
+fn merge_policy(bytes: u64) -> Box<dyn tantivy::indexer::MergePolicy> {
+    if bytes >= LARGE_REFRESH_BYTES {
+        return Box::new(tantivy::indexer::NoMergePolicy);
+    }
+    let mut policy = tantivy::indexer::LogMergePolicy::default();
+    policy.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
+    Box::new(policy)
+}
 
 fn writer_size(bytes: u64) -> (usize, usize) {
     if bytes >= LARGE_REFRESH_BYTES {

@@ -87,7 +87,7 @@ pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[Root]) -> Vec<Cha
         match by_path.get(path.as_ref()) {
             Some(record) => {
                 present.insert(record.path.as_str());
-                if record.stat != found.stat || record.racy_check.is_some() {
+                if record.stat != found.stat || record.racy {
                     changes.push(ChangeRef::Index(i));
                 }
             }
@@ -360,8 +360,8 @@ fn prepare(
             indexed_entries: entries,
             head_check,
             tail_check,
-            racy_check: (!stat.changed_before(settled_before))
-                .then(|| crc32fast::hash(&bytes[..indexed_len])),
+            prefix_crc: prefix_crc(bytes, indexed_len, grown_from),
+            racy: !stat.changed_before(settled_before),
             version,
             events: changes.total,
             info,
@@ -404,15 +404,30 @@ fn still_holds(
         return false;
     }
     let prefix = &bytes[..old_len];
-    let unchanged = match record.racy_check {
-        Some(check) if record.stat == *stat => crc32fast::hash(prefix) == check,
-        _ => stat.size > record.stat.size,
+    let unchanged = if record.racy && record.stat == *stat {
+        crc32fast::hash(prefix) == record.prefix_crc
+    } else {
+        stat.size > record.stat.size
     };
     let line_kept = old_len == 0
         || prefix[old_len - 1] == b'\n'
         || old_len == bytes.len()
         || bytes[old_len] == b'\n';
     unchanged && line_kept && checks(prefix) == (record.head_check, record.tail_check)
+}
+
+/// The CRC-32 of `bytes[..len]`: of what follows the prefix `grown_from` indexed, combined
+/// with that prefix's, when the file grew.
+fn prefix_crc(bytes: &[u8], len: usize, grown_from: Option<&FileRecord>) -> u32 {
+    let Some(record) = grown_from else {
+        return crc32fast::hash(&bytes[..len]);
+    };
+    let old_len = record.indexed_len as usize;
+    let mut whole = crc32fast::Hasher::new_with_initial_len(record.prefix_crc, old_len as u64);
+    let mut appended = crc32fast::Hasher::new();
+    appended.update(&bytes[old_len..len]);
+    whole.combine(&appended);
+    whole.finalize()
 }
 
 /// The documents a refresh of one file deletes and adds.
@@ -715,7 +730,8 @@ mod tests {
             indexed_entries: 1,
             head_check,
             tail_check,
-            racy_check: racy.then(|| crc32fast::hash(bytes)),
+            prefix_crc: crc32fast::hash(bytes),
+            racy,
             version: Some(3),
             events: 1,
             info: SessionInfo {
@@ -743,6 +759,17 @@ mod tests {
             mtime_ns: 5,
             ctime_ns,
         }
+    }
+
+    #[test]
+    fn a_grown_files_crc_extends_the_crc_of_its_indexed_prefix() {
+        let bytes = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+        let record = record_of(&bytes[..8], stat(8, 1), false);
+        assert_eq!(
+            prefix_crc(bytes, bytes.len(), Some(&record)),
+            crc32fast::hash(bytes)
+        );
+        assert_eq!(prefix_crc(bytes, 16, None), crc32fast::hash(&bytes[..16]));
     }
 
     /// A rewrite in place of the same size is never taken for an append; a racily clean
