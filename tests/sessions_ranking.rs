@@ -123,16 +123,34 @@ fn the_top_sessions_and_more_do_not_depend_on_the_limit() {
         project_dir(&env, "gamma"),
     ];
     let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
-    // Indexed in three refreshes, with sessions growing in between: several segments, and
-    // documents deleted when a grown session is indexed again.
+    // Two long sessions where one word is in thousands of events: enough matches in a segment
+    // for the count to skip counted sessions by their document ranges.
     let mut sessions: Vec<(SessionBuilder, usize)> = Vec::new();
-    for round in 0..3u32 {
-        for n in 0..16u32 {
-            let at = (n % 3) as usize;
-            sessions.push((session(&mut dice, round * 100 + n, &projects[at]), at));
+    for n in 0..2u32 {
+        let mut long = SessionBuilder::with_id(&session_id(900 + n))
+            .cwd(&projects[n as usize].to_string_lossy())
+            .time_offset(-(n as i64) * 40 * 86_400);
+        for turn in 0..2500 {
+            let asked = long.user(&format!("amber turn {turn} {}", dice.text()));
+            if turn % 7 == 0 {
+                long.assistant("an answer left behind");
+                long.branch_from(&asked);
+            }
+        }
+        sessions.push((long, n as usize));
+    }
+    // Indexed in ten refreshes, sessions growing in between: several segments (merged once
+    // there are eight small ones, which splits a grown session's documents into several
+    // ranges), and documents deleted when a grown session is indexed again.
+    for round in 0..10u32 {
+        if round < 3 {
+            for n in 0..16u32 {
+                let at = (n % 3) as usize;
+                sessions.push((session(&mut dice, round * 100 + n, &projects[at]), at));
+            }
         }
         for (i, (s, at)) in sessions.iter_mut().enumerate() {
-            if i % 4 == 0 {
+            if (i + round as usize).is_multiple_of(4) {
                 s.user(&dice.text());
                 s.assistant(&dice.text());
             }

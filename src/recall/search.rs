@@ -229,37 +229,151 @@ pub fn matching_files(
             if count == in_scope {
                 return Ok(count);
             }
-            let (_, reader, columns) = found?;
-            let alive = reader.alive_bitset();
+            let (ord, reader, columns) = found?;
             let mut docs = weight.scorer(reader, 1.0).map_err(RecallError::corrupt)?;
-            let mut buffer = [0; COLLECT_BLOCK_BUFFER_LEN];
-            let mut files = [None; COLLECT_BLOCK_BUFFER_LEN];
-            loop {
-                let filled = docs.fill_buffer(&mut buffer);
-                let batch = &buffer[..filled];
-                columns.file.first_vals(batch, &mut files[..filled]);
-                for (&doc, file) in batch.iter().zip(&files) {
-                    let Some(file) = *file else {
-                        continue;
-                    };
-                    let seen = counted.get(file as usize).copied().unwrap_or(true);
-                    if seen
-                        || !filter.in_scope(file)
-                        || alive.is_some_and(|a| a.is_deleted(doc))
-                        || filter.admitted(columns, doc).is_none()
-                    {
-                        continue;
-                    }
-                    counted[file as usize] = true;
-                    count += 1;
-                }
-                if filled < COLLECT_BLOCK_BUFFER_LEN || count == in_scope {
-                    break;
-                }
+            let mut counting = Counting {
+                filter,
+                columns,
+                reader,
+                counted: &mut counted,
+                count: &mut count,
+                in_scope,
+            };
+            if docs.size_hint() >= RANGES_WORTH_IT {
+                let ranges = segments.file_ranges(ord as usize, reader)?;
+                counting.skipping_counted_files(docs.as_mut(), ranges);
+            } else {
+                counting.doc_by_doc(docs.as_mut());
             }
         }
     }
     Ok(count)
+}
+
+/// A segment holding at least this many matches is counted with its files' document ranges
+/// (finding them costs a few microseconds per file of the segment).
+const RANGES_WORTH_IT: u32 = 4096;
+
+/// The count of matching files, through one segment's matches.
+struct Counting<'c> {
+    filter: &'c Filter,
+    columns: &'c Columns,
+    reader: &'c SegmentReader,
+    counted: &'c mut Vec<bool>,
+    count: &'c mut usize,
+    in_scope: usize,
+}
+
+impl Counting<'_> {
+    fn all_counted(&self) -> bool {
+        *self.count == self.in_scope
+    }
+
+    /// Whether `file` needs no more looking at; counts it when `doc` is a live document that
+    /// the filter admits.
+    fn settle(&mut self, file: u64, doc: DocId) -> bool {
+        let seen = self.counted.get(file as usize).copied().unwrap_or(true);
+        if seen || !self.filter.in_scope(file) {
+            return true;
+        }
+        let deleted = self
+            .reader
+            .alive_bitset()
+            .is_some_and(|a| a.is_deleted(doc));
+        if deleted || self.filter.admitted(self.columns, doc).is_none() {
+            return false;
+        }
+        self.counted[file as usize] = true;
+        *self.count += 1;
+        true
+    }
+
+    /// Every match, its file read from the fast field, 64 at a time.
+    fn doc_by_doc(&mut self, docs: &mut dyn DocSet) {
+        let mut buffer = [0; COLLECT_BLOCK_BUFFER_LEN];
+        let mut files = [None; COLLECT_BLOCK_BUFFER_LEN];
+        loop {
+            let filled = docs.fill_buffer(&mut buffer);
+            let batch = &buffer[..filled];
+            self.columns.file.first_vals(batch, &mut files[..filled]);
+            for (&doc, file) in batch.iter().zip(&files) {
+                if let Some(file) = *file {
+                    self.settle(file, doc);
+                }
+            }
+            if filled < COLLECT_BLOCK_BUFFER_LEN || self.all_counted() {
+                return;
+            }
+        }
+    }
+
+    /// The matches of files whose documents are one range: once such a file is settled, the
+    /// rest of its range is skipped (a posting list's seek), not read.
+    fn skipping_counted_files(&mut self, docs: &mut dyn DocSet, ranges: &[FileRange]) {
+        let max_doc = self.reader.max_doc();
+        let mut at = 0;
+        let mut doc = docs.doc();
+        while doc != TERMINATED && !self.all_counted() {
+            while ranges.get(at).is_some_and(|r| r.end <= doc) {
+                at += 1;
+            }
+            let range = ranges.get(at).filter(|r| r.start <= doc);
+            let file = match range {
+                Some(range) => Some(range.file),
+                None => self.columns.file.first(doc),
+            };
+            let settled = file.is_some_and(|file| self.settle(file, doc));
+            doc = match range {
+                Some(range) if settled && range.end >= max_doc => TERMINATED,
+                Some(range) if settled => docs.seek(range.end),
+                _ => docs.advance(),
+            };
+        }
+    }
+}
+
+/// The documents of one file in a segment, `start..end`, when they are all of it there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct FileRange {
+    start: DocId,
+    end: DocId,
+    file: u64,
+}
+
+/// The files of a segment whose documents are one contiguous range, by start. A segment is
+/// written file by file, so most are; a file indexed again in parts (an append) and merged can
+/// be split, and is left out (its matches are read one by one). Read from the `file` field's
+/// terms: a file's first document, and a seek to where its last would be.
+fn file_ranges(
+    reader: &SegmentReader,
+    fields: &Fields,
+    columns: &Columns,
+) -> tantivy::Result<Vec<FileRange>> {
+    let inverted = reader.inverted_index(fields.file)?;
+    let mut terms = inverted.terms().stream()?;
+    let mut ranges = Vec::new();
+    while terms.advance() {
+        let info = terms.value().clone();
+        let mut postings = inverted.read_postings_from_terminfo(&info, IndexRecordOption::Basic)?;
+        let start = postings.doc();
+        if start == TERMINATED || info.doc_freq == 0 {
+            continue;
+        }
+        let last = start + (info.doc_freq - 1);
+        let contiguous = postings.seek(last) == last && postings.advance() == TERMINATED;
+        let Some(file) = columns.file.first(start) else {
+            continue;
+        };
+        if contiguous && columns.file.first(last) == Some(file) {
+            ranges.push(FileRange {
+                start,
+                end: last + 1,
+                file,
+            });
+        }
+    }
+    ranges.sort_unstable();
+    Ok(ranges)
 }
 
 /// Queries whose matches together are the documents that hold all or some of an
@@ -494,6 +608,7 @@ pub struct Segments<'a> {
     searcher: &'a Searcher,
     fields: Fields,
     columns: Vec<OnceLock<Columns>>,
+    ranges: Vec<OnceLock<Vec<FileRange>>>,
 }
 
 struct Columns {
@@ -508,6 +623,11 @@ impl<'a> Segments<'a> {
             searcher,
             fields: *fields,
             columns: searcher
+                .segment_readers()
+                .iter()
+                .map(|_| OnceLock::new())
+                .collect(),
+            ranges: searcher
                 .segment_readers()
                 .iter()
                 .map(|_| OnceLock::new())
@@ -554,6 +674,16 @@ impl<'a> Segments<'a> {
                     Err(e) => Some(Err(e)),
                 }
             })
+    }
+
+    fn file_ranges(&self, ord: usize, reader: &SegmentReader) -> Result<&[FileRange], RecallError> {
+        let cell = &self.ranges[ord];
+        if let Some(ranges) = cell.get() {
+            return Ok(ranges);
+        }
+        let columns = self.columns(ord, reader).map_err(RecallError::corrupt)?;
+        let found = file_ranges(reader, &self.fields, columns).map_err(RecallError::corrupt)?;
+        Ok(cell.get_or_init(|| found))
     }
 
     fn columns(&self, ord: usize, reader: &SegmentReader) -> tantivy::Result<&Columns> {
