@@ -260,7 +260,7 @@ pub fn find(document: &str, alternatives: &[Alternative]) -> Option<Found> {
     }
     hits.sort_unstable();
     hits.dedup();
-    let to_chars = |byte: usize| text::char_len(&document[..byte]);
+    let to_chars = char_offsets(document, hits.iter().flat_map(|&(a, b)| [a, b]));
     let ranges: Vec<(usize, usize)> = hits
         .iter()
         .map(|&(a, b)| (to_chars(a), to_chars(b)))
@@ -270,6 +270,26 @@ pub fn find(document: &str, alternatives: &[Alternative]) -> Option<Found> {
         ranges,
         complete,
     })
+}
+
+/// The code point offsets of byte offsets of `document` (each on a char boundary), counted in
+/// one pass over the document however many there are: a document of megabytes can match
+/// tens of thousands of times.
+fn char_offsets(document: &str, bytes: impl Iterator<Item = usize>) -> impl Fn(usize) -> usize {
+    let mut offsets: Vec<usize> = bytes.collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let mut chars = Vec::with_capacity(offsets.len());
+    let (mut byte, mut char) = (0, 0);
+    for &offset in &offsets {
+        char += text::char_len(&document[byte..offset]);
+        byte = offset;
+        chars.push(char);
+    }
+    move |byte| match offsets.binary_search(&byte) {
+        Ok(i) => chars[i],
+        Err(_) => unreachable!("every offset asked for was counted"),
+    }
 }
 
 /// Code points of context shown before the first match.
@@ -307,6 +327,29 @@ mod tests {
         assert!(found.complete);
         assert_eq!(found.ranges, vec![(6, 10), (17, 27)]);
         assert!(find("exit then code", &alternatives).is_none());
+    }
+
+    /// A document that matches thousands of times, words and overlapping phrases among
+    /// multibyte text: every range is in code points, as counting from the start gives.
+    #[test]
+    fn many_matches_get_the_code_point_offsets_counting_from_the_start_gives() {
+        let alternatives = parse(&[r#"kite "kite ü""#.to_string()]).unwrap();
+        let doc = "é kite ü 😀 kite kite ü\n".repeat(2_000);
+        let found = find(&doc, &alternatives).unwrap();
+        let chars: Vec<char> = doc.chars().collect();
+        let matched: Vec<String> = found
+            .ranges
+            .iter()
+            .map(|&(a, b)| chars[a..b].iter().collect())
+            .collect();
+        assert_eq!(found.ranges.len(), 10_000);
+        assert!(found.ranges.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            matched.iter().all(|m| m == "kite" || m == "kite ü"),
+            "{:?}",
+            &matched[..10]
+        );
+        assert_eq!(found.first, 2);
     }
 
     #[test]
