@@ -532,3 +532,38 @@ fn an_appended_entry_can_take_the_id_of_a_stored_one() {
     let (b2, d) = (user("b", None, "other two"), user("d", Some("c"), "four"));
     store_then_append(&[&a, &b, &c], &[&b2, &d]);
 }
+
+/// A projection extended and stored again (once enough was appended) is the same file a fresh
+/// projection of the session stores: its id hashes are the stored ones and the appended
+/// entries' (carried over rather than computed again by decoding every entry).
+#[test]
+fn a_projection_stored_again_after_an_append_is_the_one_a_fresh_projection_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    let options = OpenOptions {
+        cache_dir: Some(dir.path().join("cache")),
+        cache_min_bytes: 0,
+    };
+    let (a, b) = (user("a", None, "one"), user("b", Some("a"), "two"));
+    std::fs::write(
+        &path,
+        format!("{{\"type\":\"session\",\"version\":3,\"id\":\"s1\"}}\n{a}\n{b}\n"),
+    )
+    .unwrap();
+    check_call(&path, &options, &Leaf::Last).unwrap();
+    let big = user("c", Some("b"), &"long output ".repeat(40_000));
+    append(&path, &[big, user("d", Some("c"), "four")]);
+    check_call(&path, &options, &Leaf::Last).unwrap();
+    let stored_file = || {
+        std::fs::read_dir(dir.path().join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "proj"))
+            .expect("a stored projection")
+    };
+    let extended = std::fs::read(stored_file()).unwrap();
+    std::fs::remove_file(stored_file()).unwrap();
+    check_call(&path, &options, &Leaf::Last).unwrap();
+    let fresh = std::fs::read(stored_file()).unwrap();
+    assert!(extended == fresh, "the stored projections differ");
+}

@@ -367,3 +367,183 @@ fn a_twenty_megabyte_tool_output_line_is_indexed_and_found() {
         assert!(content.contains(word), "{word}: {content}");
     }
 }
+
+/// `sessions search --all --json --hits 50 <query>` with the session cache used for every
+/// session (no size floor) and the index in `cache`, so that two indexes can be compared.
+fn search_cached(env: &TestEnv, cache: &std::path::Path, args: &[&str]) -> Value {
+    let output = env
+        .cmd()
+        .env("PI_CONTEXT_CACHE_DIR", cache)
+        .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
+        .args(["sessions", "search", "--all", "--json", "--hits", "50"])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "search failed with {code}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// What a search answers, but its scores, hits by seq: BM25 counts the documents a refresh
+/// deleted until their segment is merged, so an index refreshed in place scores a little
+/// differently from one built from nothing.
+fn answer(mut result: Value) -> Value {
+    for session in result["sessions"].as_array_mut().expect("sessions") {
+        session.as_object_mut().unwrap().remove("score");
+        let hits = session["hits"].as_array_mut().expect("hits");
+        for hit in hits.iter_mut() {
+            hit.as_object_mut().unwrap().remove("score");
+        }
+        hits.sort_by_key(|hit| hit["seq"].as_u64());
+    }
+    result
+}
+
+/// The words the appends below bring; each is searched after every append.
+const WORDS: [&str; 8] = [
+    "osprey", "kestrel", "harrier", "merlin", "hobby", "lanner", "saker", "booted",
+];
+
+/// A session grown by appends of every kind (calls, their results many turns later, a
+/// branch, a compaction, boot blocks, a name, outputs large enough that the session cache is
+/// rewritten several times) is indexed, append after append, through the session cache
+/// exactly as a build from nothing indexes it.
+#[test]
+fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let incremental = env.root().join("incremental");
+    let mut s = session(1, &project);
+    s.user("the osprey question");
+    s.assistant_with_calls("", &[("early", "read", r#"{"path":"osprey.md"}"#)]);
+    for turn in 0..300 {
+        s.user(&format!("turn {turn} about the kestrel"));
+        s.assistant(&format!("reply {turn}"));
+    }
+    let path = write_pi_session(&env, &project, &s);
+    search_cached(&env, &incremental, &["osprey"]);
+    let big = "harrier lines of a long build log ".repeat(50_000);
+    let mut steps = 0;
+    let check = |s: &SessionBuilder, steps: &mut usize| {
+        let before = std::fs::read_to_string(&path).unwrap();
+        append(&path, &s.text()[before.len()..]);
+        *steps += 1;
+        let fresh = env.root().join(format!("fresh-{steps}"));
+        for word in WORDS {
+            for branches in ["current", "all"] {
+                let args = [word, "--branches", branches];
+                let got = answer(search_cached(&env, &incremental, &args));
+                let expected = answer(search_cached(&env, &fresh, &args));
+                assert_eq!(got, expected, "step {steps}, {args:?}");
+            }
+        }
+    };
+    s.tool_result("early", "read", "the merlin file", false);
+    check(&s, &mut steps);
+    s.assistant_with_calls("", &[("late", "bash", r#"{"command":"make hobby"}"#)]);
+    s.custom_message("pi-context/boot", "boot notes about the lanner");
+    check(&s, &mut steps);
+    s.tool_result("late", "bash", &big, false);
+    let saker = s.user("after the saker build");
+    check(&s, &mut steps);
+    let fork = saker.clone();
+    s.assistant("an answer about the booted eagle");
+    s.entry(
+        "session_info",
+        serde_json::json!({"name": "kestrel survey"}),
+    );
+    check(&s, &mut steps);
+    s.branch_from(&fork);
+    s.compaction("summary: the lanner and the saker");
+    s.user(&big.replace("harrier", "hobby"));
+    check(&s, &mut steps);
+    for round in 0..3 {
+        s.assistant(&format!(
+            "round {round} {}",
+            big.replace("harrier", "merlin")
+        ));
+        check(&s, &mut steps);
+    }
+    let sessions = search_cached(&env, &incremental, &["kestrel"]);
+    assert_eq!(
+        sessions["sessions"][0]["name"], "kestrel survey",
+        "{sessions}"
+    );
+    // A line that repeats the id of an entry on the branch (the later line wins), so that
+    // the stored branch's parents resolve another way.
+    let leaf = s.leaf().unwrap().to_string();
+    s.raw_line(&format!(
+        r#"{{"type":"message","id":"{saker}","parentId":"{leaf}","timestamp":"2026-03-01T10:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"the saker again"}}]}}}}"#
+    ));
+    check(&s, &mut steps);
+}
+
+/// The byte offset of the first entry chunk in a session cache index (`.idx`): after the
+/// header, the meta, each entry's span (16 bytes) and shape (4 bytes), and each chunk's end
+/// (8 bytes), the last of which is the length of the chunks.
+fn first_chunk_offset(index: &[u8]) -> usize {
+    const HEADER: usize = 20;
+    let meta_len = u64::from_le_bytes(index[HEADER..HEADER + 8].try_into().unwrap()) as usize;
+    let columns = HEADER + 8 + meta_len;
+    (1..index.len() / 20)
+        .find_map(|entries| {
+            let chunks = entries.div_ceil(128);
+            let start = columns + 20 * entries + 8 * chunks;
+            let last_end = index.get(start - 8..start)?;
+            let last_end = u64::from_le_bytes(last_end.try_into().unwrap()) as usize;
+            (start + last_end == index.len()).then_some(start)
+        })
+        .expect("the layout of a session index")
+}
+
+/// The refresh reads a grown session through its session cache index, decoding only the
+/// entries it reaches. Here the index's first chunk is corrupt and the append gives a call in
+/// that chunk its result, so the refresh reaches it: it must index what a build from nothing
+/// indexes (the call's arguments and its output), never the stand-ins of a corrupt chunk.
+#[test]
+fn an_append_that_reaches_a_corrupt_chunk_of_the_session_index_indexes_the_real_entries() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let incremental = env.root().join("incremental");
+    let mut s = session(1, &project);
+    s.user("the osprey question");
+    s.assistant_with_calls("", &[("early", "read", r#"{"path":"osprey.md"}"#)]);
+    for turn in 0..300 {
+        s.user(&format!("turn {turn} about the kestrel"));
+        s.assistant(&format!("reply {turn}"));
+    }
+    let path = write_pi_session(&env, &project, &s);
+    search_cached(&env, &incremental, &["osprey"]);
+    let sessions_cache = incremental.join("sessions");
+    let index = std::fs::read_dir(&sessions_cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "idx"))
+        .expect("a session index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let first = first_chunk_offset(&bytes);
+    bytes[first..first + 24].fill(0xff);
+    std::fs::write(&index, &bytes).unwrap();
+
+    let before = s.text();
+    s.tool_result("early", "read", "the merlin file", false);
+    append(&path, &s.text()[before.len()..]);
+    for word in ["osprey", "merlin", "kestrel"] {
+        let got = answer(search_cached(&env, &incremental, &[word]));
+        let fresh = env.root().join(format!("fresh-{word}"));
+        let expected = answer(search_cached(&env, &fresh, &[word]));
+        assert_eq!(got, expected, "'{word}'");
+    }
+    let osprey = answer(search_cached(&env, &incremental, &["osprey"]));
+    let call = &osprey["sessions"][0]["hits"][1];
+    assert_eq!(call["role"], "tool", "{osprey}");
+    let document = call["content"].as_str().unwrap();
+    assert!(
+        document.contains("osprey.md") && document.contains("the merlin file"),
+        "the call's arguments and its output: {osprey}"
+    );
+}

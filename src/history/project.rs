@@ -104,8 +104,9 @@ pub struct History<'s> {
     pub(super) entries: usize,
     /// The branch's entries from the root to the leaf.
     pub(super) branch: Vec<usize>,
-    /// Whether the projection was a stored one, extended (see [`ProjectionStore`]).
-    pub(super) from_store: bool,
+    /// When the projection was a stored one, extended (see [`ProjectionStore`]): how many
+    /// entries the stored one covered. No later entry repeats the id of one of those.
+    pub(super) stored_entries: Option<usize>,
     /// Whether documents are shown with their secrets masked (another session's, read by a
     /// tool; `history --redact`).
     pub(super) masking: Masking,
@@ -242,7 +243,7 @@ impl<'s> History<'s> {
             result_aliases: Vec::new(),
             entries: count,
             branch: Vec::new(),
-            from_store: false,
+            stored_entries: None,
             masking: Masking::Off,
         };
         let items = history.raw_items(&branch, &seq_starts, 0);
@@ -264,7 +265,13 @@ impl<'s> History<'s> {
 
     /// Whether the projection is a stored one extended, rather than projected afresh.
     pub fn from_store(&self) -> bool {
-        self.from_store
+        self.stored_entries.is_some()
+    }
+
+    /// How many entries the stored projection this one extends covered (`None`: projected
+    /// afresh). No entry after them repeats the id of one of them.
+    pub fn stored_entries(&self) -> Option<usize> {
+        self.stored_entries
     }
 
     pub fn session_id(&self) -> &str {

@@ -154,17 +154,24 @@ impl<'f> ProjectionStore<'f> {
         let complete = complete_len(self.file.bytes());
         let complete_entries = session.entries.partition_point(|span| span.end < complete);
         if let Some(stored) = self.load(session) {
-            let covered_len = stored.covered_len;
+            let save =
+                complete - stored.covered_len >= self.store_after && entries == complete_entries;
+            // The stored entries' id hashes, kept for the new store: computing them again
+            // would decode every entry.
+            let known_ids = save.then(|| KnownIds {
+                entries: stored.entries,
+                hashes: stored.id_hashes.clone(),
+            });
             if let Some(history) = extend(session, stored, entries, leaf, fallback_session_id) {
-                if complete - covered_len >= self.store_after && entries == complete_entries {
-                    self.save(&history, complete);
+                if let Some(known_ids) = known_ids {
+                    self.save(&history, complete, Some(known_ids));
                 }
                 return history;
             }
         }
         let history = History::project_prefix(session, entries, leaf, fallback_session_id);
         if entries == complete_entries {
-            self.save(&history, complete);
+            self.save(&history, complete, None);
         }
         history
     }
@@ -196,8 +203,8 @@ impl<'f> ProjectionStore<'f> {
     /// Stores `history` as the projection of the bytes up to `covered_len` (complete lines),
     /// when the file did not change while it was read. Best effort: a store that cannot be
     /// written only costs speed.
-    fn save(&self, history: &History, covered_len: usize) {
-        let Some(data) = encode(self, history, covered_len) else {
+    fn save(&self, history: &History, covered_len: usize, known_ids: Option<KnownIds>) {
+        let Some(data) = encode(self, history, covered_len, known_ids) else {
             return;
         };
         if self.file.is_unchanged() {
@@ -259,7 +266,7 @@ fn extend<'s>(
         result_aliases: stored.aliases,
         entries,
         branch: Vec::new(),
-        from_store: true,
+        stored_entries: Some(old),
         masking: crate::redact::Masking::Off,
     };
     if !new_path.is_empty() {
@@ -351,11 +358,24 @@ fn id_hash_in(hashes: &[u64], id: &str) -> bool {
     hashes.binary_search(&id_hash(id)).is_ok()
 }
 
-fn encode(store: &ProjectionStore, history: &History, covered_len: usize) -> Option<Vec<u8>> {
+/// The id hashes of a stored projection's first `entries` entries, sorted and deduplicated.
+struct KnownIds {
+    entries: usize,
+    hashes: Vec<u64>,
+}
+
+fn encode(
+    store: &ProjectionStore,
+    history: &History,
+    covered_len: usize,
+    known_ids: Option<KnownIds>,
+) -> Option<Vec<u8>> {
     let session = history.session;
-    let entries = session.entries.range(0..history.entries);
+    let known_ids = known_ids.filter(|k| k.entries <= history.entries);
+    let (from, mut id_hashes) = known_ids.map_or((0, Vec::new()), |k| (k.entries, k.hashes));
+    let entries = session.entries.range(from..history.entries);
     let (head_check, tail_check) = session::checks(&store.file.bytes()[..covered_len]);
-    let mut id_hashes: Vec<u64> = entries.map(|e| id_hash(&session.entry_id(&e.id))).collect();
+    id_hashes.extend(entries.map(|e| id_hash(&session.entry_id(&e.id))));
     id_hashes.sort_unstable();
     id_hashes.dedup();
     let leaf = history.branch.last().map(|&l| l as u64);

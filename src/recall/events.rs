@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::history::{EventSource, History, ProjectionStore, Role};
-use crate::session::{EntryKind, Session};
+use crate::session::{shape, EntryKind, Session};
 
 /// Custom messages that repeat notes, protocol or earlier sessions rather than conversation:
 /// not indexed.
@@ -74,13 +74,13 @@ pub fn describe(
             events.push(desc(&default, event, true, None));
         }
     }
-    let parents = parents(session, entries);
+    let Tree { parents, shadowed } = tree(session, entries);
     mark_branch_entries(&parents, &mut on_default);
-    let tips = tips(&parents);
+    let tips = tips(&parents, &shadowed);
     // Abandoned entries grouped by the tip of their branch, the latest tip first: the first
     // branch that shows an event is the one of the last childless entry descending from it.
     let mut abandoned_tips: Vec<usize> = (0..entries)
-        .filter(|&i| !on_default[i] && yields_events(session, i))
+        .filter(|&i| !on_default[i] && !shadowed[i] && yields_events(session, i))
         .map(|i| tips[i])
         .collect::<FxHashSet<usize>>()
         .into_iter()
@@ -139,6 +139,12 @@ pub fn describe_append(
     if !path.contains(&(old_entries - 1)) || appended_on_path != entries - old_entries {
         return None;
     }
+    // An appended id that repeats an indexed entry's takes that entry off its branch. A
+    // stored projection has checked the entries it covered (decoding none of them).
+    let checked = history.stored_entries().unwrap_or(0).min(old_entries);
+    if repeats_an_id(session, checked, old_entries, entries) {
+        return None;
+    }
     let mut append = Append {
         changed: Vec::new(),
         added: Vec::new(),
@@ -178,8 +184,13 @@ fn desc(
     }
 }
 
-/// Whether an entry's event belongs in the index (boot blocks and continuations do not).
+/// Whether an entry's event belongs in the index (boot blocks and continuations do not). Only
+/// custom messages are decoded to tell: the others are known by their shape.
 fn indexed(session: &Session, entry: usize) -> bool {
+    let shape = session.entries.shape(entry).map(shape::kind);
+    if shape.is_some_and(|kind| kind != shape::CUSTOM_MESSAGE) {
+        return true;
+    }
     match &session.entries[entry].kind {
         EntryKind::CustomMessage {
             custom_type: Some(t),
@@ -220,15 +231,28 @@ fn path_to(parents: &[Option<usize>], leaf: usize) -> Vec<usize> {
     path
 }
 
-/// Each entry's parent index among the first `entries` (a repeated id: the later line wins).
-fn parents(session: &Session, entries: usize) -> Vec<Option<usize>> {
+/// The tree of the first `entries` entries.
+struct Tree {
+    /// Each entry's parent index (a repeated id: the later line wins).
+    parents: Vec<Option<usize>>,
+    /// Whether a later entry repeats the entry's id: Pi keeps only the later line, so no
+    /// branch holds this one (an id names the later line, as a parent or as a leaf).
+    shadowed: Vec<bool>,
+}
+
+fn tree(session: &Session, entries: usize) -> Tree {
     let slice = session.entries.range(0..entries);
     let mut ids: FxHashMap<std::borrow::Cow<'_, str>, usize> = FxHashMap::default();
     ids.reserve(entries);
     for (i, entry) in slice.clone().enumerate() {
         ids.insert(session.entry_id(&entry.id), i);
     }
-    slice
+    let shadowed = slice
+        .clone()
+        .enumerate()
+        .map(|(i, entry)| ids[session.entry_id(&entry.id).as_ref()] != i)
+        .collect();
+    let parents = slice
         .enumerate()
         .map(|(i, entry)| {
             entry
@@ -237,16 +261,32 @@ fn parents(session: &Session, entries: usize) -> Vec<Option<usize>> {
                 .and_then(|p| ids.get(session.entry_id(p).as_ref()).copied())
                 .filter(|&p| p != i)
         })
-        .collect()
+        .collect();
+    Tree { parents, shadowed }
+}
+
+/// Whether an entry in `from..to` repeats the id of an entry in `checked..from`, which moves
+/// the entries of that id off every branch.
+fn repeats_an_id(session: &Session, checked: usize, from: usize, to: usize) -> bool {
+    let appended: FxHashSet<std::borrow::Cow<'_, str>> = session
+        .entries
+        .range(from..to)
+        .map(|entry| session.entry_id(&entry.id))
+        .collect();
+    session
+        .entries
+        .range(checked..from)
+        .any(|entry| appended.contains(session.entry_id(&entry.id).as_ref()))
 }
 
 /// For each entry, the last entry in file order that has no children and descends from it
-/// (itself when it has none). Entries caught in a parent cycle are their own tip.
-fn tips(parents: &[Option<usize>]) -> Vec<usize> {
+/// (itself when it has none). Entries caught in a parent cycle are their own tip; a shadowed
+/// entry is no one's child.
+fn tips(parents: &[Option<usize>], shadowed: &[bool]) -> Vec<usize> {
     let entries = parents.len();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); entries];
     for (i, parent) in parents.iter().enumerate() {
-        if let Some(p) = parent {
+        if let (Some(p), false) = (parent, shadowed[i]) {
             children[*p].push(i);
         }
     }
@@ -369,6 +409,29 @@ mod tests {
             }
         }
         assert!(fast > 10, "the fast path was exercised {fast} times");
+    }
+
+    /// Pi keeps the later of two lines with one id: the earlier one is on no branch, and an
+    /// entry whose only child it was is a tip of its own.
+    #[test]
+    fn a_repeated_id_leaves_the_earlier_line_on_no_branch() {
+        let s = session(&[
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"root"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"shadowed"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"third"}}"#,
+            r#"{"type":"message","id":"b","parentId":"c","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"again"}}"#,
+        ]);
+        let events = describe(&s, s.entries.len(), "s1", None);
+        let view: Vec<(u64, bool, Option<usize>)> = events
+            .iter()
+            .map(|e| (e.seq, e.on_branch, e.leaf))
+            .collect();
+        assert_eq!(
+            view,
+            vec![(1, false, Some(0)), (3, true, None), (4, true, None)]
+        );
+        assert!(describe_append(&s, 3, 4, "s1", None).is_none());
     }
 
     #[test]

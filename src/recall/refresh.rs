@@ -28,9 +28,7 @@ use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
 use crate::redact::Masking;
-use crate::session::{
-    read_consistently, EntryKind, OpenOptions, Session, SessionError, SessionFile,
-};
+use crate::session::{read_consistently, shape, OpenOptions, Session, SessionError, SessionFile};
 
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
 const CHECK_BYTES: usize = 4096;
@@ -306,66 +304,114 @@ fn prepare(
     reading: Reading,
     project_keys: &mut FxHashMap<String, String>,
 ) -> Prepared {
-    let Reading {
-        session_options,
-        settled_before,
-        masking,
-    } = reading;
+    let session_options = reading.session_options;
     // The stamp of the version read (the caller's, taken before, covers a missing file).
     let stat = file.metadata().map_or(stat, Stat::of);
+    let file_part = FilePart {
+        fields,
+        found,
+        file_id,
+        record,
+        stat,
+        reading,
+    };
+    // Entries are decoded from the session index only as they are reached: an append reaches
+    // the appended ones and few others.
     let session = file.session_rewriting_lazily(session_options);
     let store = ProjectionStore::for_file_lazily(file, session_options);
-    let bytes = session.bytes();
-    let settled = stat.modified_before(settled_before);
-    let (indexed_len, entries) = indexable(&session, settled);
-    let (head_check, tail_check) = checks(&bytes[..indexed_len]);
-    let grown_from = record.filter(|r| still_holds(r, &stat, bytes, indexed_len, entries));
-    let session_id = session_id(&session, &found.path);
-    let changes = describe_changes(&session, grown_from, entries, &session_id, store.as_ref());
-    let version = session.header.as_ref().and_then(|h| h.version);
-    let created_ms = session
-        .header
-        .as_ref()
-        .and_then(|h| h.timestamp.as_deref())
-        .and_then(parse_ms)
-        .unwrap_or(0);
-    let documents = changes
-        .added
-        .iter()
-        .map(|event| document(&session, fields, file_id, event, created_ms, masking))
-        .collect();
-    let first_user = match (&changes.first_user, grown_from) {
-        (Some(event), _) => Some(first_user_preview(&session, event, masking)),
-        (None, Some(r)) => r.info.first_user_preview.clone(),
-        (None, None) => None,
-    };
-    let info = session_info(
-        &session,
-        entries,
-        &session_id,
-        first_user,
-        bytes.len() as u64,
-        project_keys,
-    );
-    Prepared {
-        fresh: grown_from.is_none(),
-        stale: changes.stale,
-        documents,
-        record: FileRecord {
+    let prepared = file_part.prepare(&session, store.as_ref(), project_keys);
+    if !session.index_damaged() {
+        return prepared;
+    }
+    // A corrupt index gave stand-in entries. Decoding every entry up front never takes a
+    // corrupt index: the file is parsed (and its index rewritten), and projected afresh.
+    drop(prepared);
+    let session = file.session(session_options);
+    file_part.prepare(&session, None, project_keys)
+}
+
+/// What [`prepare`] prepares for one file, whichever way its session was opened.
+struct FilePart<'a> {
+    fields: &'a Fields,
+    found: &'a Found,
+    file_id: u64,
+    record: Option<&'a FileRecord>,
+    stat: Stat,
+    reading: Reading<'a>,
+}
+
+impl FilePart<'_> {
+    fn prepare(
+        &self,
+        session: &Session,
+        store: Option<&ProjectionStore>,
+        project_keys: &mut FxHashMap<String, String>,
+    ) -> Prepared {
+        let FilePart {
+            fields,
+            found,
             file_id,
-            path: found.path.to_string_lossy().into_owned(),
-            // The identity as read: a file that changed since is looked at again next time.
+            record,
             stat,
-            indexed_len: indexed_len as u64,
-            indexed_entries: entries,
-            head_check,
-            tail_check,
-            prefix_crc: prefix_crc(bytes, indexed_len, grown_from),
-            racy: !stat.changed_before(settled_before),
-            version,
-            events: changes.total,
-            info,
-        },
+            reading,
+        } = *self;
+        let Reading {
+            settled_before,
+            masking,
+            ..
+        } = reading;
+        let bytes = session.bytes();
+        let settled = stat.modified_before(settled_before);
+        let (indexed_len, entries) = indexable(session, settled);
+        let (head_check, tail_check) = checks(&bytes[..indexed_len]);
+        let grown_from = record.filter(|r| still_holds(r, &stat, bytes, indexed_len, entries));
+        let session_id = session_id(session, &found.path);
+        let changes = describe_changes(session, grown_from, entries, &session_id, store);
+        let version = session.header.as_ref().and_then(|h| h.version);
+        let created_ms = session
+            .header
+            .as_ref()
+            .and_then(|h| h.timestamp.as_deref())
+            .and_then(parse_ms)
+            .unwrap_or(0);
+        let documents = changes
+            .added
+            .iter()
+            .map(|event| document(session, fields, file_id, event, created_ms, masking))
+            .collect();
+        let first_user = match (&changes.first_user, grown_from) {
+            (Some(event), _) => Some(first_user_preview(session, event, masking)),
+            (None, Some(r)) => r.info.first_user_preview.clone(),
+            (None, None) => None,
+        };
+        let info = session_info(
+            session,
+            entries,
+            &session_id,
+            first_user,
+            bytes.len() as u64,
+            project_keys,
+        );
+        Prepared {
+            fresh: grown_from.is_none(),
+            stale: changes.stale,
+            documents,
+            record: FileRecord {
+                file_id,
+                path: found.path.to_string_lossy().into_owned(),
+                // The identity as read: a file that changed since is looked at again next time.
+                stat,
+                indexed_len: indexed_len as u64,
+                indexed_entries: entries,
+                head_check,
+                tail_check,
+                prefix_crc: prefix_crc(bytes, indexed_len, grown_from),
+                racy: !stat.changed_before(settled_before),
+                version,
+                events: changes.total,
+                info,
+            },
+        }
     }
 }
 
@@ -685,21 +731,25 @@ fn pi_session_name(session: &Session, entries: usize) -> Option<String> {
         name: Option<serde_json::Value>,
     }
     let bytes = session.bytes();
-    session.entries.range(0..entries).rev().find_map(|entry| {
-        if !matches!(entry.kind, EntryKind::Other) {
-            return None;
-        }
-        let line = bytes.get(entry.span.start..entry.span.end)?;
-        memchr::memmem::find(line, b"session_info")?;
-        let info: Info = serde_json::from_slice(line).ok()?;
-        if info.kind.as_deref() != Some("session_info") {
-            return None;
-        }
-        Some(match info.name {
-            Some(serde_json::Value::String(name)) if !name.trim().is_empty() => Some(name),
-            _ => None,
-        })
-    })?
+    // Read from the index's columns: no entry is decoded.
+    (0..entries.min(session.entries.len()))
+        .rev()
+        .find_map(|i| {
+            if session.entries.shape(i)? != shape::OTHER {
+                return None;
+            }
+            let span = session.entries.span(i)?;
+            let line = bytes.get(span.start..span.end)?;
+            memchr::memmem::find(line, b"session_info")?;
+            let info: Info = serde_json::from_slice(line).ok()?;
+            if info.kind.as_deref() != Some("session_info") {
+                return None;
+            }
+            Some(match info.name {
+                Some(serde_json::Value::String(name)) if !name.trim().is_empty() => Some(name),
+                _ => None,
+            })
+        })?
 }
 
 /// Unix milliseconds of an RFC 3339 timestamp.

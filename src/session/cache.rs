@@ -12,6 +12,7 @@
 //! opened with `O_NOFOLLOW | O_NONBLOCK`, must be a regular file of exactly the header's length,
 //! and is written as a 0600 temp file in a 0700 directory, then renamed into place.
 
+use std::borrow::Cow;
 use std::fs::{self, Metadata};
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
@@ -21,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
-use super::entries::{column_value, Entries, StoredEntries, CHUNK_LEN};
+use super::entries::{Entries, StoredEntries, CHUNK_LEN};
 use super::guard::GuardedMap;
 use super::harness::Reader;
 use super::parse::Parser;
@@ -94,7 +95,7 @@ pub(super) fn open_indexed(
         // rewritten only once enough has been appended. Best effort: a cache that cannot be
         // written only costs speed; a corrupt one is left for the reader to find.
         let rewrite = indexed_len == 0 || complete - indexed_len >= rewrite_after;
-        if rewrite && parser.entries.decode_all() {
+        if rewrite {
             if let Some(data) = encode(&key, metadata, &parser, &bytes[..complete]) {
                 // The index outlives this call: it is written only when the file did not change
                 // while it was parsed, or it could describe a mix of two versions.
@@ -337,13 +338,17 @@ pub(crate) fn max_payload_len(session_len: usize) -> u64 {
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
     let (head_check, tail_check) = checks(indexed);
     let entries = &parser.entries;
-    let mut encoded = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
-    for from in (0..entries.len()).step_by(CHUNK_LEN) {
-        let mut chunk = Vec::new();
-        for entry in entries.range(from..from + CHUNK_LEN) {
-            chunk = postcard::to_extend(entry, chunk).ok()?;
+    let mut encoded: Vec<Cow<[u8]>> = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
+    for (chunk, from) in (0..entries.len()).step_by(CHUNK_LEN).enumerate() {
+        if let Some(stored) = entries.stored_full_chunk(chunk) {
+            encoded.push(Cow::Borrowed(stored));
+            continue;
         }
-        encoded.push(chunk);
+        let mut bytes = Vec::new();
+        for entry in entries.range(from..from + CHUNK_LEN) {
+            bytes = postcard::to_extend(entry, bytes).ok()?;
+        }
+        encoded.push(Cow::Owned(bytes));
     }
     let meta = IndexMeta {
         path: key.to_string(),
@@ -361,18 +366,19 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         chunks: encoded.len() as u64,
     };
     let meta = postcard::to_stdvec(&meta).ok()?;
-    let chunk_bytes: usize = encoded.iter().map(Vec::len).sum();
+    let chunk_bytes: usize = encoded.iter().map(|c| c.len()).sum();
     let mut payload = Vec::with_capacity(
         8 + meta.len() + entries.len() * (SPAN_BYTES + 4) + encoded.len() * 8 + chunk_bytes,
     );
     payload.extend_from_slice(&(meta.len() as u64).to_le_bytes());
     payload.extend_from_slice(&meta);
-    for entry in entries.iter() {
-        payload.extend_from_slice(&(entry.span.start as u64).to_le_bytes());
-        payload.extend_from_slice(&(entry.span.end as u64).to_le_bytes());
+    for i in 0..entries.len() {
+        let span = entries.span(i)?;
+        payload.extend_from_slice(&(span.start as u64).to_le_bytes());
+        payload.extend_from_slice(&(span.end as u64).to_le_bytes());
     }
-    for entry in entries.iter() {
-        payload.extend_from_slice(&column_value(entry).to_le_bytes());
+    for i in 0..entries.len() {
+        payload.extend_from_slice(&entries.column_value(i)?.to_le_bytes());
     }
     let mut end = 0u64;
     for chunk in &encoded {
@@ -381,6 +387,11 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     }
     for chunk in &encoded {
         payload.extend_from_slice(chunk);
+    }
+    // A stand-in decoded from a corrupt chunk, or a stored chunk read as zeros from an index
+    // truncated under its map, must not be written.
+    if entries.damaged() {
+        return None;
     }
     Some(framed(MAGIC, FORMAT, &payload))
 }

@@ -156,6 +156,33 @@ impl Entries {
         stored + self.parsed.partition_point(|e| pred(e.span))
     }
 
+    /// The entry's column value ([`column_value`]), without decoding it.
+    pub(super) fn column_value(&self, index: usize) -> Option<u32> {
+        let stored = self.stored_len();
+        match &self.stored {
+            Some(s) if index < stored => Some(s.shapes[index]),
+            _ => self
+                .parsed
+                .get(index.checked_sub(stored)?)
+                .map(column_value),
+        }
+    }
+
+    /// The encoded bytes of chunk `chunk` (entries `chunk * CHUNK_LEN..`) as the index holds
+    /// it, when the index holds the whole chunk: a rewritten index copies them rather than
+    /// decoding and encoding its entries again. They are not checked here; a reader decoding
+    /// them checks them against the columns, as it does any chunk.
+    pub(super) fn stored_full_chunk(&self, chunk: usize) -> Option<&[u8]> {
+        let stored = self.stored.as_ref()?;
+        if (chunk + 1) * CHUNK_LEN > stored.spans.len() {
+            return None;
+        }
+        stored
+            .payload
+            .bytes()
+            .get(stored.chunks.get(chunk)?.bytes.clone())
+    }
+
     /// Decodes every stored chunk (side by side); false when one is corrupt.
     pub(super) fn decode_all(&self) -> bool {
         self.stored.as_ref().is_none_or(StoredEntries::decode_all)
@@ -316,6 +343,8 @@ pub fn shape_code(entry: &Entry) -> u32 {
 
 /// The shape codes [`shape_code`] gives, by kind (the low byte).
 pub mod shape {
+    /// An entry of no kind the reader knows (`EntryKind::Other`), which has no tool calls.
+    pub const OTHER: u32 = 0;
     pub const USER: u32 = 1;
     pub const ASSISTANT: u32 = 2;
     pub const TOOL_RESULT: u32 = 3;

@@ -158,11 +158,16 @@ impl SessionFile {
         self.session_indexed(options, super::cache::REWRITE_AFTER_BYTES, Decode::Lazily)
     }
 
-    /// [`session`](Self::session) for a reader that reads the file once and moves on (a recall
-    /// refresh): the index is used the same way but rewritten only after 4 MiB were appended,
-    /// not 256 KiB, so that such a read does not re-encode a large session's whole index.
+    /// [`session_decoding_lazily`](Self::session_decoding_lazily) for a reader that reads the
+    /// file once and moves on (a recall refresh): the index is rewritten only after 4 MiB were
+    /// appended, not 256 KiB, so that such a read does not re-encode a large session's whole
+    /// index. The caller checks [`Session::index_damaged`] as that method says.
     pub fn session_rewriting_lazily(&self, options: &OpenOptions) -> Session {
-        self.session_indexed(options, super::cache::LAZY_REWRITE_AFTER_BYTES, Decode::All)
+        self.session_indexed(
+            options,
+            super::cache::LAZY_REWRITE_AFTER_BYTES,
+            Decode::Lazily,
+        )
     }
 
     fn session_indexed(

@@ -249,6 +249,53 @@ mod index {
         );
     }
 
+    /// The recall refresh reads a grown session decoding only the entries it reaches, and
+    /// rewrites the index after a large append by copying the chunks it holds whole: the
+    /// rewritten index must decode, chunk by chunk, to exactly the entries of a fresh parse.
+    #[test]
+    fn an_index_rewritten_by_a_lazy_reader_decodes_as_a_fresh_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut text = format!("{HEADER}\n");
+        for n in 0..300 {
+            text.push_str(&line(
+                &format!("e{n}"),
+                &format!("e{}", n.max(1) - 1),
+                "turn",
+            ));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let options = options(dir.path());
+        let lazily = |path: &Path| {
+            let file = SessionFile::open(path).unwrap();
+            fingerprint(&file.session_rewriting_lazily(&options))
+        };
+        lazily(&path);
+        let index = std::fs::read_dir(dir.path().join("cache"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let written = std::fs::read(&index).unwrap();
+        let big = "x".repeat(5 << 20);
+        append(&path, &format!("{}\n", line("big", "e299", &big)));
+        for n in 300..500 {
+            append(
+                &path,
+                &format!("{}\n", line(&format!("e{n}"), "big", "more")),
+            );
+        }
+        let fresh = fingerprint(&Session::open(&path).unwrap());
+        assert_eq!(lazily(&path), fresh);
+        assert_ne!(std::fs::read(&index).unwrap(), written, "rewritten");
+        let file = SessionFile::open(&path).unwrap();
+        let reread = file.session_decoding_lazily(&options);
+        assert_eq!(fingerprint(&reread), fresh);
+        assert!(!reread.index_damaged(), "every chunk decodes");
+    }
+
     #[test]
     fn a_rewritten_file_is_parsed_afresh() {
         let dir = tempfile::tempdir().unwrap();
