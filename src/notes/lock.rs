@@ -91,16 +91,27 @@ fn classify(error: NotesError, in_lock_dir: bool) -> LockError {
 
 /// The lock of the note at `relative` if no other process holds it now; `None` when one does.
 pub fn try_lock(root: &Dir, relative: &str) -> Result<Option<NoteLock>, NotesError> {
+    try_lock_named(root, &lock_name(relative))
+}
+
+/// [`try_lock`] by the lock file's name ([`lock_name`]).
+pub fn try_lock_named(root: &Dir, name: &str) -> Result<Option<NoteLock>, NotesError> {
     let Some(locks) = root.open_dir(LOCK_DIR).map_err(files::notes_error)? else {
         return Ok(None);
     };
     let file = locks
-        .open_or_create_file(lock_name(relative))
+        .open_or_create_file(name)
         .map_err(files::notes_error)?;
     match FileExt::try_lock_exclusive(&file) {
         Ok(()) => Ok(Some(NoteLock { _file: file })),
         Err(_) => Ok(None),
     }
+}
+
+/// Whether `name` is a name [`lock_name`] gives.
+pub fn is_lock_name(name: &str) -> bool {
+    name.strip_suffix(".lock")
+        .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The lock file's name of the note at `relative`: the SHA-1 of the path, in hex.

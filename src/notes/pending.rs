@@ -83,6 +83,17 @@ pub fn adopt(root: &Dir, own: &[&str]) -> Vec<Adopted> {
         let Some(name) = entry.name.to_str() else {
             continue;
         };
+        if entry.kind != Kind::File || !lock::is_lock_name(name) {
+            let _ = dir.remove_file(name);
+            continue;
+        }
+        // A marker has its note's lock's name, and its writer holds that lock from before it
+        // creates the marker until its commit: the lock is taken before the marker is read, so
+        // that a marker still being written (empty, or cut short) is never taken for garbage
+        // and removed under its writer, and a garbage one is removed with no writer at it.
+        let Ok(Some(held)) = lock::try_lock_named(root, name) else {
+            continue;
+        };
         let Some(relative) = marked_path(&dir, name, entry.kind) else {
             let _ = dir.remove_file(name);
             continue;
@@ -90,9 +101,6 @@ pub fn adopt(root: &Dir, own: &[&str]) -> Vec<Adopted> {
         if own.contains(&relative.as_str()) {
             continue;
         }
-        let Ok(Some(held)) = lock::try_lock(root, &relative) else {
-            continue;
-        };
         let Ok(content) = files::read_below(root, &relative) else {
             continue;
         };
@@ -211,6 +219,28 @@ mod tests {
         std::fs::write(&path, "human/a.md and more garbage").unwrap();
         mark(&root, "human/a.md").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "human/a.md");
+    }
+
+    /// A writer holds its note's lock from before it creates the marker: a marker that reads
+    /// as nothing yet (created, not yet written) under a held lock is left to its writer, and
+    /// removed only once nobody holds that lock.
+    #[test]
+    fn a_marker_being_written_is_never_removed_under_its_writer() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = Dir::open_root(temp.path()).unwrap().unwrap();
+        let pending = temp.path().join(LOCK_DIR).join(PENDING_DIR);
+        std::fs::create_dir_all(&pending).unwrap();
+        let marker = pending.join(lock::lock_name("human/a.md"));
+        let held = lock::lock(&root, "human/a.md").unwrap();
+        std::fs::write(&marker, "").unwrap();
+        assert!(adopt(&root, &[]).is_empty());
+        assert!(marker.exists(), "left to the writer that holds the lock");
+        std::fs::write(&marker, "human/a").unwrap();
+        assert!(adopt(&root, &[]).is_empty());
+        assert!(marker.exists(), "cut short, still being written");
+        drop(held);
+        assert!(adopt(&root, &[]).is_empty());
+        assert!(!marker.exists(), "nobody writes it: garbage");
     }
 
     #[test]
