@@ -395,6 +395,7 @@ impl Environment {
             settle: self.settle_time(),
             harnesses: Vec::new(),
             masking: self.masking(),
+            one_answer: false,
         })
     }
 

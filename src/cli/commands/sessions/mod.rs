@@ -74,8 +74,9 @@ impl RootArgs {
         )?)
     }
 
+    /// The recall of a command, which exits once it has printed its answer.
     fn recall(&self, env: &Environment) -> Result<Recall, CommandError> {
-        Ok(env.recall()?.only(&self.harnesses))
+        Ok(env.recall()?.only(&self.harnesses).for_one_answer())
     }
 
     fn printer(&self, ui: &Ui) -> Box<dyn SessionsPrinter> {
