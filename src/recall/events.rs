@@ -86,8 +86,19 @@ pub fn describe(
         .into_iter()
         .collect();
     abandoned_tips.sort_unstable_by(|a, b| b.cmp(a));
+    // A tip on a branch projected already is an entry of a parent cycle (in a tree, a tip is
+    // on no other branch): its branch is that cycle again, projected once. Each projection
+    // reads the whole session, so a cycle of thousands of entries, each its own tip, would be
+    // read thousands of times.
+    let mut projected = vec![false; entries];
     for tip in abandoned_tips {
+        if projected[tip] {
+            continue;
+        }
         let path = path_to(&parents, tip);
+        for &i in &path {
+            projected[i] = true;
+        }
         let branch = History::project_path(session, entries, path, Some(session_id));
         for event in branch.events() {
             if on_default[event.entry()] || !taken.insert(event.seq) {
@@ -432,6 +443,31 @@ mod tests {
             vec![(1, false, Some(0)), (3, true, None), (4, true, None)]
         );
         assert!(describe_append(&s, 3, 4, "s1", None).is_none());
+    }
+
+    /// Entries whose parents form a cycle (ids repeated so that the chain closes on itself)
+    /// are each their own tip: the cycle is projected once, and each event indexed once.
+    #[test]
+    fn a_parent_cycle_of_many_entries_is_projected_once() {
+        let mut lines = vec![
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#.to_string(),
+        ];
+        let n = 20_000;
+        for i in 0..n {
+            // e0's parent is the last entry: one cycle of every entry.
+            let parent = if i == 0 { n - 1 } else { i - 1 };
+            lines.push(format!(
+                r#"{{"type":"message","id":"e{i}","parentId":"e{parent}","timestamp":"2026-01-01T00:00:01Z","message":{{"role":"user","content":"turn {i}"}}}}"#
+            ));
+        }
+        lines.push(r#"{"type":"message","id":"tail","parentId":null,"timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"last"}}"#.to_string());
+        let s = Session::from_lines(&lines);
+        let events = describe(&s, s.entries.len(), "s1", None);
+        assert_eq!(events.len(), n + 1);
+        let mut seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+        seqs.dedup();
+        assert_eq!(seqs.len(), n + 1, "each event once");
+        assert_eq!(events.iter().filter(|e| e.on_branch).count(), 1);
     }
 
     #[test]
