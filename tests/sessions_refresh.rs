@@ -403,17 +403,16 @@ fn answer(mut result: Value) -> Value {
     result
 }
 
-/// The words the appends below bring; each is searched after every append.
-const WORDS: [&str; 8] = [
-    "osprey", "kestrel", "harrier", "merlin", "hobby", "lanner", "saker", "booted",
-];
+/// A session of 600 turns (several chunks of the session cache) whose second event is a call
+/// without its result yet, indexed through the session cache into `incremental`.
+struct Indexed {
+    env: TestEnv,
+    incremental: std::path::PathBuf,
+    s: SessionBuilder,
+    path: std::path::PathBuf,
+}
 
-/// A session grown by appends of every kind (calls, their results many turns later, a
-/// branch, a compaction, boot blocks, a name, outputs large enough that the session cache is
-/// rewritten several times) is indexed, append after append, through the session cache
-/// exactly as a build from nothing indexes it.
-#[test]
-fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
+fn indexed_with_an_open_call() -> Indexed {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");
     let incremental = env.root().join("incremental");
@@ -426,6 +425,31 @@ fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
     }
     let path = write_pi_session(&env, &project, &s);
     search_cached(&env, &incremental, &["osprey"]);
+    Indexed {
+        env,
+        incremental,
+        s,
+        path,
+    }
+}
+
+/// The words the appends below bring; each is searched after every append.
+const WORDS: [&str; 8] = [
+    "osprey", "kestrel", "harrier", "merlin", "hobby", "lanner", "saker", "booted",
+];
+
+/// A session grown by appends of every kind (calls, their results many turns later, a
+/// branch, a compaction, boot blocks, a name, outputs large enough that the session cache is
+/// rewritten several times) is indexed, append after append, through the session cache
+/// exactly as a build from nothing indexes it.
+#[test]
+fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
+    let Indexed {
+        env,
+        incremental,
+        mut s,
+        path,
+    } = indexed_with_an_open_call();
     let big = "harrier lines of a long build log ".repeat(50_000);
     let mut steps = 0;
     let check = |s: &SessionBuilder, steps: &mut usize| {
@@ -506,18 +530,12 @@ fn first_chunk_offset(index: &[u8]) -> usize {
 /// indexes (the call's arguments and its output), never the stand-ins of a corrupt chunk.
 #[test]
 fn an_append_that_reaches_a_corrupt_chunk_of_the_session_index_indexes_the_real_entries() {
-    let env = TestEnv::new();
-    let project = project_dir(&env, "alpha");
-    let incremental = env.root().join("incremental");
-    let mut s = session(1, &project);
-    s.user("the osprey question");
-    s.assistant_with_calls("", &[("early", "read", r#"{"path":"osprey.md"}"#)]);
-    for turn in 0..300 {
-        s.user(&format!("turn {turn} about the kestrel"));
-        s.assistant(&format!("reply {turn}"));
-    }
-    let path = write_pi_session(&env, &project, &s);
-    search_cached(&env, &incremental, &["osprey"]);
+    let Indexed {
+        env,
+        incremental,
+        mut s,
+        path,
+    } = indexed_with_an_open_call();
     let sessions_cache = incremental.join("sessions");
     let index = std::fs::read_dir(&sessions_cache)
         .unwrap()
