@@ -202,13 +202,7 @@ fn search_settling(env: &TestEnv, settle_ms: u64, query: &str) -> (Value, i32) {
         ])
         .output()
         .unwrap();
-    let code = output.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "search failed with {code}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (serde_json::from_slice(&output.stdout).unwrap(), code)
+    search_answer(&output)
 }
 
 /// Puts the file's modification time back to `mtime` (its change time moves all the same).
@@ -379,13 +373,18 @@ fn search_cached(env: &TestEnv, cache: &std::path::Path, args: &[&str]) -> Value
         .args(args)
         .output()
         .unwrap();
+    search_answer(&output).0
+}
+
+/// A search's JSON answer and exit code: 0 (hits) or 1 (none); anything else fails the test.
+fn search_answer(output: &std::process::Output) -> (Value, i32) {
     let code = output.status.code().unwrap_or(-1);
     assert!(
         code == 0 || code == 1,
         "search failed with {code}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).unwrap()
+    (serde_json::from_slice(&output.stdout).unwrap(), code)
 }
 
 /// What a search answers, but its scores, hits by seq: BM25 counts the documents a refresh

@@ -234,7 +234,7 @@ fn extend<'s>(
     // As in a fresh projection, a leaf outside the projected entries is an empty branch.
     let leaf = leaf.filter(|&l| l < entries);
     let appended = session.entries.range(old..entries);
-    let appended_ids = appended_ids(session, old, entries);
+    let appended_ids = session.ids_in(old..entries);
     if appended_ids
         .keys()
         .any(|id| id_hash_in(&stored.id_hashes, id))
@@ -284,19 +284,6 @@ fn extend<'s>(
     }
     history.branch = branch;
     Some(history)
-}
-
-/// The ids of the appended entries (a repeated id: the later line wins).
-fn appended_ids(
-    session: &Session,
-    from: usize,
-    to: usize,
-) -> rustc_hash::FxHashMap<std::borrow::Cow<'_, str>, usize> {
-    let mut ids = rustc_hash::FxHashMap::default();
-    for (i, entry) in session.entries.range(from..to).enumerate() {
-        ids.insert(session.entry_id(&entry.id), from + i);
-    }
-    ids
 }
 
 /// The appended part of the branch ending at `leaf` (root to leaf), when that branch is the

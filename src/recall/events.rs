@@ -279,15 +279,11 @@ fn tree(session: &Session, entries: usize) -> Tree {
 /// Whether an entry in `from..to` repeats the id of an entry in `checked..from`, which moves
 /// the entries of that id off every branch.
 fn repeats_an_id(session: &Session, checked: usize, from: usize, to: usize) -> bool {
-    let appended: FxHashSet<std::borrow::Cow<'_, str>> = session
-        .entries
-        .range(from..to)
-        .map(|entry| session.entry_id(&entry.id))
-        .collect();
+    let appended = session.ids_in(from..to);
     session
         .entries
         .range(checked..from)
-        .any(|entry| appended.contains(session.entry_id(&entry.id).as_ref()))
+        .any(|entry| appended.contains_key(session.entry_id(&entry.id).as_ref()))
 }
 
 /// For each entry, the last entry in file order that has no children and descends from it
@@ -328,6 +324,14 @@ fn tips(parents: &[Option<usize>], shadowed: &[bool]) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// Each event's seq, whether it is on the default branch, and the tip of its branch.
+    fn branches_of(s: &Session) -> Vec<(u64, bool, Option<usize>)> {
+        describe(s, s.entries.len(), "s1", None)
+            .iter()
+            .map(|e| (e.seq, e.on_branch, e.leaf))
+            .collect()
+    }
+
     fn session(lines: &[&str]) -> Session {
         Session::from_lines(lines)
     }
@@ -342,11 +346,7 @@ mod tests {
             r#"{"type":"message","id":"d","parentId":"b","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"old tip 2"}}"#,
             r#"{"type":"message","id":"e","parentId":"a","timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"current"}}"#,
         ]);
-        let events = describe(&s, s.entries.len(), "s1", None);
-        let view: Vec<(u64, bool, Option<usize>)> = events
-            .iter()
-            .map(|e| (e.seq, e.on_branch, e.leaf))
-            .collect();
+        let view = branches_of(&s);
         assert_eq!(
             view,
             vec![
@@ -433,11 +433,7 @@ mod tests {
             r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"third"}}"#,
             r#"{"type":"message","id":"b","parentId":"c","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"again"}}"#,
         ]);
-        let events = describe(&s, s.entries.len(), "s1", None);
-        let view: Vec<(u64, bool, Option<usize>)> = events
-            .iter()
-            .map(|e| (e.seq, e.on_branch, e.leaf))
-            .collect();
+        let view = branches_of(&s);
         assert_eq!(
             view,
             vec![(1, false, Some(0)), (3, true, None), (4, true, None)]

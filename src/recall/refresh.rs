@@ -239,17 +239,16 @@ fn index_file(
     let stat = Stat::of(&metadata);
     // Everything is read and built first, again when the file was rewritten under the read;
     // only a consistent result reaches the index.
+    let part = FilePart {
+        fields,
+        found,
+        file_id,
+        record,
+        stat,
+        reading,
+    };
     let prepared = read_consistently(&found.path, |file: &SessionFile| {
-        Ok::<_, SessionError>(prepare(
-            file,
-            fields,
-            found,
-            file_id,
-            record,
-            stat,
-            reading,
-            project_keys,
-        ))
+        Ok::<_, SessionError>(part.prepare(file, project_keys))
     });
     let Ok(prepared) = prepared else {
         return Ok(None);
@@ -293,44 +292,8 @@ impl PendingDocument {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn prepare(
-    file: &SessionFile,
-    fields: &Fields,
-    found: &Found,
-    file_id: u64,
-    record: Option<&FileRecord>,
-    stat: Stat,
-    reading: Reading,
-    project_keys: &mut FxHashMap<String, String>,
-) -> Prepared {
-    let session_options = reading.session_options;
-    // The stamp of the version read (the caller's, taken before, covers a missing file).
-    let stat = file.metadata().map_or(stat, Stat::of);
-    let file_part = FilePart {
-        fields,
-        found,
-        file_id,
-        record,
-        stat,
-        reading,
-    };
-    // Entries are decoded from the session index only as they are reached: an append reaches
-    // the appended ones and few others.
-    let session = file.session_rewriting_lazily(session_options);
-    let store = ProjectionStore::for_file_lazily(file, session_options);
-    let prepared = file_part.prepare(&session, store.as_ref(), project_keys);
-    if !session.index_damaged() {
-        return prepared;
-    }
-    // A corrupt index gave stand-in entries. Decoding every entry up front never takes a
-    // corrupt index: the file is parsed (and its index rewritten), and projected afresh.
-    drop(prepared);
-    let session = file.session(session_options);
-    file_part.prepare(&session, None, project_keys)
-}
-
-/// What [`prepare`] prepares for one file, whichever way its session was opened.
+/// What a refresh needs to know to prepare one file's part.
+#[derive(Clone, Copy)]
 struct FilePart<'a> {
     fields: &'a Fields,
     found: &'a Found,
@@ -343,23 +306,43 @@ struct FilePart<'a> {
 impl FilePart<'_> {
     fn prepare(
         &self,
+        file: &SessionFile,
+        project_keys: &mut FxHashMap<String, String>,
+    ) -> Prepared {
+        let session_options = self.reading.session_options;
+        // The stamp of the version read (the caller's, taken before, covers a missing file).
+        let part = FilePart {
+            stat: file.metadata().map_or(self.stat, Stat::of),
+            ..*self
+        };
+        // Entries are decoded from the session index only as they are reached: an append
+        // reaches the appended ones and few others.
+        let session = file.session_rewriting_lazily(session_options);
+        let store = ProjectionStore::for_file_lazily(file, session_options);
+        let prepared = part.prepare_session(&session, store.as_ref(), project_keys);
+        if !session.index_damaged() {
+            return prepared;
+        }
+        // A corrupt index gave stand-in entries. Decoding every entry up front never takes a
+        // corrupt index: the file is parsed (and its index rewritten), and projected afresh.
+        drop(prepared);
+        let session = file.session(session_options);
+        part.prepare_session(&session, None, project_keys)
+    }
+
+    fn prepare_session(
+        &self,
         session: &Session,
         store: Option<&ProjectionStore>,
         project_keys: &mut FxHashMap<String, String>,
     ) -> Prepared {
-        let FilePart {
-            fields,
-            found,
-            file_id,
-            record,
-            stat,
-            reading,
-        } = *self;
+        let (fields, found, file_id, record, stat) =
+            (self.fields, self.found, self.file_id, self.record, self.stat);
         let Reading {
             settled_before,
             masking,
             ..
-        } = reading;
+        } = self.reading;
         let bytes = session.bytes();
         let settled = stat.modified_before(settled_before);
         let (indexed_len, entries) = indexable(session, settled);

@@ -377,6 +377,20 @@ impl Session {
         }
     }
 
+    /// The ids of the entries in `range`, each to its entry (a repeated id: the later line
+    /// wins).
+    pub fn ids_in(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> rustc_hash::FxHashMap<Cow<'_, str>, usize> {
+        let start = range.start;
+        let mut ids = rustc_hash::FxHashMap::default();
+        for (i, entry) in self.entries.range(range).enumerate() {
+            ids.insert(self.entry_id(&entry.id), start + i);
+        }
+        ids
+    }
+
     /// The text of an atom.
     pub fn atom(&self, atom: Atom) -> &str {
         let start = atom.start as usize;

@@ -163,6 +163,16 @@ mod index {
         }
     }
 
+    /// The one session index file that `options(dir)` writes.
+    fn cache_file(dir: &Path) -> std::path::PathBuf {
+        std::fs::read_dir(dir.join("cache"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+    }
+
     /// The parsed view of a session, for comparing an indexed open with a fresh parse.
     fn fingerprint(s: &Session) -> String {
         format!("{:?}|{:?}|{}", s.header, s.entries, s.skipped_lines)
@@ -217,12 +227,7 @@ mod index {
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, format!("{HEADER}\n{}\n", line("a", "x", "one"))).unwrap();
         Session::open_with(&path, &options(dir.path())).unwrap();
-        let index = std::fs::read_dir(dir.path().join("cache"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let index = cache_file(dir.path());
         let written = std::fs::read(&index).unwrap();
 
         append(&path, &format!("{}\n", line("b", "a", "small")));
@@ -272,12 +277,7 @@ mod index {
             fingerprint(&file.session_rewriting_lazily(&options))
         };
         lazily(&path);
-        let index = std::fs::read_dir(dir.path().join("cache"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let index = cache_file(dir.path());
         let written = std::fs::read(&index).unwrap();
         let big = "x".repeat(5 << 20);
         append(&path, &format!("{}\n", line("big", "e299", &big)));
