@@ -336,8 +336,14 @@ impl FilePart<'_> {
         store: Option<&ProjectionStore>,
         project_keys: &mut FxHashMap<String, String>,
     ) -> Prepared {
-        let (fields, found, file_id, record, stat) =
-            (self.fields, self.found, self.file_id, self.record, self.stat);
+        let FilePart {
+            fields,
+            found,
+            file_id,
+            record,
+            stat,
+            ..
+        } = *self;
         let Reading {
             settled_before,
             masking,
