@@ -564,3 +564,49 @@ fn an_append_that_reaches_a_corrupt_chunk_of_the_session_index_indexes_the_real_
         "the call's arguments and its output: {osprey}"
     );
 }
+
+/// A rewind to the start of a session whose turns each left an abandoned side branch moves
+/// every turn off the default branch, in seqs scattered between the side branches' (a hundred
+/// runs): the file's documents are then replaced, and the index answers as a build from
+/// nothing does, on both branch settings.
+#[test]
+fn a_rewind_past_many_abandoned_branches_indexes_as_a_fresh_build_does() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let incremental = env.root().join("incremental");
+    let mut s = session(1, &project);
+    let root = s.user("the osprey question");
+    for turn in 0..100 {
+        let main = s.assistant(&format!("turn {turn} on the kestrel path"));
+        s.user(&format!("side {turn} about the merlin, abandoned"));
+        s.branch_from(&main);
+    }
+    s.user("the last kestrel turn");
+    let path = write_pi_session(&env, &project, &s);
+    search_cached(&env, &incremental, &["kestrel"]);
+    let before = std::fs::read_to_string(&path).unwrap();
+    s.branch_from(&root);
+    s.assistant("rewound to the osprey, now about the saker");
+    append(&path, &s.text()[before.len()..]);
+
+    let current = search_cached(&env, &incremental, &["kestrel", "--branches", "current"]);
+    assert!(
+        current["sessions"].as_array().unwrap().is_empty(),
+        "{current}"
+    );
+    for word in ["osprey", "kestrel", "merlin", "saker"] {
+        for branches in ["current", "all"] {
+            let args = [word, "--branches", branches];
+            let fresh = env.root().join(format!("fresh-{word}-{branches}"));
+            let got = answer(search_cached(&env, &incremental, &args));
+            let expected = answer(search_cached(&env, &fresh, &args));
+            assert_eq!(got, expected, "{args:?}");
+        }
+    }
+    let all = search_cached(&env, &incremental, &["kestrel", "--branches", "all"]);
+    assert_eq!(
+        all["sessions"][0]["hits"].as_array().unwrap().len(),
+        50,
+        "{all}"
+    );
+}
