@@ -19,8 +19,8 @@ pub use error::HistoryError;
 pub use page::{Fold, Item, ListParams, Page, Row, SearchParams};
 pub use prefilter::{RawScan, Scanner};
 pub use project::{
-    branch_entries, event_document, root_window_id, Event, EventSource, History, Leaf, WindowInfo,
-    ROOT_WINDOW_SUFFIX, WINDOW_ID_PREFIX, WINDOW_ID_SESSION_CHARS,
+    branch_entries, event_document, root_window_id, Event, EventSource, History, Leaf, Seqs,
+    WindowInfo, ROOT_WINDOW_SUFFIX, WINDOW_ID_PREFIX, WINDOW_ID_SESSION_CHARS,
 };
 pub use read::ReadParams;
 pub use run::{with_history, Branch, SessionInput};

@@ -217,16 +217,23 @@ impl<'s> History<'s> {
         branch: Vec<usize>,
         fallback_session_id: Option<&str>,
     ) -> Self {
-        let count = entries.min(session.entries.len());
-        let entries = session.entries.range(0..count);
+        let seqs = Seqs::of(session, entries);
+        Self::project_path_with(session, &seqs, branch, fallback_session_id)
+    }
+
+    /// [`project_path`](Self::project_path) with the seqs of the entries allocated already,
+    /// for callers that project many branches of the same entries.
+    pub fn project_path_with(
+        session: &'s Session,
+        seqs: &Seqs,
+        branch: Vec<usize>,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let count = seqs.starts.len();
         let branch: Vec<usize> = branch.into_iter().filter(|&i| i < count).collect();
         let session_id = session_id_of(session, fallback_session_id);
-        let seq_starts = allocate_seqs_from(entries.clone(), 1);
-        let highest_seq = entries
-            .zip(&seq_starts)
-            .map(|(e, start)| start + seq_count(e))
-            .max()
-            .map_or(0, |end| end - 1);
+        let seq_starts = &seqs.starts;
+        let highest_seq = seqs.highest;
         let mut history = History {
             session,
             windows: vec![WindowInfo {
@@ -246,7 +253,7 @@ impl<'s> History<'s> {
             stored_entries: None,
             masking: Masking::Off,
         };
-        let items = history.raw_items(&branch, &seq_starts, 0);
+        let items = history.raw_items(&branch, seq_starts, 0);
         history.pair(items, &[]);
         history.count_windows(0);
         history.branch = branch;
@@ -535,6 +542,27 @@ pub(super) fn session_id_of(session: &Session, fallback: Option<&str>) -> String
 
 /// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
 /// order, whatever the branch).
+/// The first seq of each of a session's first entries, and the highest seq they hold.
+pub struct Seqs {
+    starts: Vec<u64>,
+    highest: u64,
+}
+
+impl Seqs {
+    /// The seqs of the first `entries` entries of `session`.
+    pub fn of(session: &Session, entries: usize) -> Seqs {
+        let count = entries.min(session.entries.len());
+        let entries = session.entries.range(0..count);
+        let starts = allocate_seqs_from(entries.clone(), 1);
+        let highest = entries
+            .zip(&starts)
+            .map(|(e, start)| start + seq_count(e))
+            .max()
+            .map_or(0, |end| end - 1);
+        Seqs { starts, highest }
+    }
+}
+
 pub(super) fn allocate_seqs_from<'e>(
     entries: impl Iterator<Item = &'e Entry>,
     first: u64,

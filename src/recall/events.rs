@@ -4,7 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::history::{EventSource, History, ProjectionStore, Role};
+use crate::history::{EventSource, History, ProjectionStore, Role, Seqs};
 use crate::session::{shape, EntryKind, Session};
 
 /// Custom messages that repeat notes, protocol or earlier sessions rather than conversation:
@@ -91,6 +91,8 @@ pub fn describe(
     // reads the whole session, so a cycle of thousands of entries, each its own tip, would be
     // read thousands of times.
     let mut projected = vec![false; entries];
+    // Allocated once for every branch, when there is one.
+    let seqs = std::cell::OnceCell::new();
     for tip in abandoned_tips {
         if projected[tip] {
             continue;
@@ -99,7 +101,12 @@ pub fn describe(
         for &i in &path {
             projected[i] = true;
         }
-        let branch = History::project_path(session, entries, path, Some(session_id));
+        let branch = History::project_path_with(
+            session,
+            seqs.get_or_init(|| Seqs::of(session, entries)),
+            path,
+            Some(session_id),
+        );
         for event in branch.events() {
             if on_default[event.entry()] || !taken.insert(event.seq) {
                 continue;
