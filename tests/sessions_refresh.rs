@@ -437,6 +437,25 @@ const WORDS: [&str; 8] = [
     "osprey", "kestrel", "harrier", "merlin", "hobby", "lanner", "saker", "booted",
 ];
 
+/// Each of `words`, on both branch settings, is answered from the index in `incremental` as
+/// from one built from nothing in `fresh`.
+fn assert_answers_as_built_afresh(
+    env: &TestEnv,
+    incremental: &std::path::Path,
+    fresh: &std::path::Path,
+    words: &[&str],
+    when: &str,
+) {
+    for word in words {
+        for branches in ["current", "all"] {
+            let args = [word, "--branches", branches];
+            let got = answer(search_cached(env, incremental, &args));
+            let expected = answer(search_cached(env, fresh, &args));
+            assert_eq!(got, expected, "{when}, {args:?}");
+        }
+    }
+}
+
 /// A session grown by appends of every kind (calls, their results many turns later, a
 /// branch, a compaction, boot blocks, a name, outputs large enough that the session cache is
 /// rewritten several times) is indexed, append after append, through the session cache
@@ -456,14 +475,13 @@ fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
         append(&path, &s.text()[before.len()..]);
         *steps += 1;
         let fresh = env.root().join(format!("fresh-{steps}"));
-        for word in WORDS {
-            for branches in ["current", "all"] {
-                let args = [word, "--branches", branches];
-                let got = answer(search_cached(&env, &incremental, &args));
-                let expected = answer(search_cached(&env, &fresh, &args));
-                assert_eq!(got, expected, "step {steps}, {args:?}");
-            }
-        }
+        assert_answers_as_built_afresh(
+            &env,
+            &incremental,
+            &fresh,
+            &WORDS,
+            &format!("step {steps}"),
+        );
     };
     s.tool_result("early", "read", "the merlin file", false);
     check(&s, &mut steps);
@@ -594,15 +612,9 @@ fn a_rewind_past_many_abandoned_branches_indexes_as_a_fresh_build_does() {
         current["sessions"].as_array().unwrap().is_empty(),
         "{current}"
     );
-    for word in ["osprey", "kestrel", "merlin", "saker"] {
-        for branches in ["current", "all"] {
-            let args = [word, "--branches", branches];
-            let fresh = env.root().join(format!("fresh-{word}-{branches}"));
-            let got = answer(search_cached(&env, &incremental, &args));
-            let expected = answer(search_cached(&env, &fresh, &args));
-            assert_eq!(got, expected, "{args:?}");
-        }
-    }
+    let fresh = env.root().join("fresh");
+    let words = ["osprey", "kestrel", "merlin", "saker"];
+    assert_answers_as_built_afresh(&env, &incremental, &fresh, &words, "after the rewind");
     let all = search_cached(&env, &incremental, &["kestrel", "--branches", "all"]);
     assert_eq!(
         all["sessions"][0]["hits"].as_array().unwrap().len(),

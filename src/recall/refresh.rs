@@ -496,21 +496,8 @@ fn describe_changes(
     session_id: &str,
     store: Option<&ProjectionStore>,
 ) -> Changes {
-    let first_user = |events: &[EventDesc]| {
-        events
-            .iter()
-            .find(|e| e.on_branch && e.role == Role::User)
-            .cloned()
-    };
     let Some(record) = grown_from else {
-        let events = events::describe(session, entries, session_id, store);
-        return Changes {
-            all_stale: true,
-            stale: Vec::new(),
-            total: events.len() as u64,
-            first_user: first_user(&events),
-            added: events,
-        };
+        return Changes::replacing(events::describe(session, entries, session_id, store));
     };
     if record.indexed_entries == entries {
         return Changes {
@@ -547,13 +534,7 @@ fn describe_changes(
     let old = events::describe(session, record.indexed_entries, session_id, None);
     let (stale, added) = diff(&old, &new);
     if seq_runs(&stale).len() > MAX_DELETE_RUNS {
-        return Changes {
-            all_stale: true,
-            stale: Vec::new(),
-            total: new.len() as u64,
-            first_user: first_user(&new),
-            added: new,
-        };
+        return Changes::replacing(new);
     }
     Changes {
         all_stale: false,
@@ -562,6 +543,27 @@ fn describe_changes(
         total: new.len() as u64,
         first_user: first_user(&new),
     }
+}
+
+impl Changes {
+    /// All the file's documents replaced by `events`.
+    fn replacing(events: Vec<EventDesc>) -> Changes {
+        Changes {
+            all_stale: true,
+            stale: Vec::new(),
+            total: events.len() as u64,
+            first_user: first_user(&events),
+            added: events,
+        }
+    }
+}
+
+/// The default branch's first user event.
+fn first_user(events: &[EventDesc]) -> Option<EventDesc> {
+    events
+        .iter()
+        .find(|e| e.on_branch && e.role == Role::User)
+        .cloned()
 }
 
 fn first_user_preview(session: &Session, event: &EventDesc, masking: Masking) -> String {
