@@ -540,8 +540,6 @@ pub(super) fn session_id_of(session: &Session, fallback: Option<&str>) -> String
     session.id().or(fallback).unwrap_or_default().to_string()
 }
 
-/// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
-/// order, whatever the branch).
 /// The first seq of each of a session's first entries, and the highest seq they hold.
 pub struct Seqs {
     starts: Vec<u64>,
@@ -563,6 +561,8 @@ impl Seqs {
     }
 }
 
+/// The first seq of each entry, numbering from `first` (seqs run over the whole file, in file
+/// order, whatever the branch).
 pub(super) fn allocate_seqs_from<'e>(
     entries: impl Iterator<Item = &'e Entry>,
     first: u64,
