@@ -307,6 +307,26 @@ fn a_corrupt_chunk_of_the_index_only_costs_speed() {
     });
 }
 
+/// The atom table (entry ids, tool names) is read from the index only when an atom is first
+/// used, well after the index was opened; a table that is not UTF-8 is found then, and the
+/// operation is done again on a fresh parse. Here the table's `call7` starts with a byte that
+/// UTF-8 never uses.
+#[test]
+fn an_atom_table_that_is_not_utf8_only_costs_speed() {
+    let cache = Cache::new();
+    let good = std::fs::read(cache.index_file("idx")).unwrap();
+    let id = b"call7";
+    let at = good
+        .windows(id.len())
+        .position(|w| w == id)
+        .expect("the atom table holds the call ids");
+    cache.check_survives("an atom table that is not UTF-8", "idx", |index| {
+        let mut bad = good.clone();
+        bad[at] = 0xff;
+        std::fs::write(index, &bad).unwrap();
+    });
+}
+
 #[test]
 fn random_bytes_are_ignored() {
     let mut state = 0x2545_f491_4f6c_dd1d_u64;

@@ -523,22 +523,19 @@ fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
     check(&s, &mut steps);
 }
 
-/// The byte offset of the first entry chunk in a session cache index (`.idx`): after the
-/// header, the meta, each entry's span (16 bytes) and shape (4 bytes), and each chunk's end
-/// (8 bytes), the last of which is the length of the chunks.
+/// The byte offset of the first entry chunk in a session cache index (`.idx`): the chunks come
+/// last, right after each chunk's end (8 bytes), the last of which is the length of the
+/// chunks; the one offset where those 8 bytes say so.
 fn first_chunk_offset(index: &[u8]) -> usize {
     const HEADER: usize = 20;
-    let meta_len = u64::from_le_bytes(index[HEADER..HEADER + 8].try_into().unwrap()) as usize;
-    let columns = HEADER + 8 + meta_len;
-    (1..index.len() / 20)
-        .find_map(|entries| {
-            let chunks = entries.div_ceil(128);
-            let start = columns + 20 * entries + 8 * chunks;
-            let last_end = index.get(start - 8..start)?;
-            let last_end = u64::from_le_bytes(last_end.try_into().unwrap()) as usize;
-            (start + last_end == index.len()).then_some(start)
+    let starts: Vec<usize> = (HEADER + 8..=index.len())
+        .filter(|&start| {
+            let last_end = u64::from_le_bytes(index[start - 8..start].try_into().unwrap());
+            last_end > 0 && start as u64 + last_end == index.len() as u64
         })
-        .expect("the layout of a session index")
+        .collect();
+    assert_eq!(starts.len(), 1, "the layout of a session index: {starts:?}");
+    starts[0]
 }
 
 /// The refresh reads a grown session through its session cache index, decoding only the

@@ -101,7 +101,8 @@ pub(super) struct Stored {
     leaf: Option<usize>,
     highest_seq: u64,
     windows: Vec<WindowInfo>,
-    /// FNV-1a hashes of the ids of the covered entries, sorted.
+    /// FNV-1a hashes of the ids of the covered entries, sorted; empty when the file holds
+    /// nothing past them, which needs no id checked (and a save needs something appended).
     id_hashes: Vec<u64>,
     branch: Vec<usize>,
     branch_seqs: Vec<u64>,
@@ -196,8 +197,9 @@ impl<'f> ProjectionStore<'f> {
         if meta.entries != entries as u64 {
             return None;
         }
+        let grown = bytes.len() > covered_len;
         // A map read past the end of a file truncated under it gave zeros: not used.
-        decode(session, &meta, arrays, covered_len, entries).filter(|_| !payload.damaged())
+        decode(session, &meta, arrays, covered_len, entries, grown).filter(|_| !payload.damaged())
     }
 
     /// Stores `history` as the projection of the bytes up to `covered_len` (complete lines),
@@ -470,16 +472,22 @@ fn split_payload(data: &[u8]) -> Option<(Meta, &[u8])> {
 }
 
 /// Reads the arrays after the meta, checking every index against the session: a stored
-/// projection that does not fit the session it is loaded for is not used.
+/// projection that does not fit the session it is loaded for is not used. The id hashes are
+/// read only for a file `grown` past the stored projection.
 fn decode(
     session: &Session,
     meta: &Meta,
     arrays: &[u8],
     covered_len: usize,
     entries: usize,
+    grown: bool,
 ) -> Option<Stored> {
     let mut reader = Arrays(arrays);
-    let id_hashes: Vec<u64> = reader.take(meta.id_hashes, 8)?.map(le_u64).collect();
+    let id_hashes = reader.take(meta.id_hashes, 8)?;
+    let id_hashes: Vec<u64> = match grown {
+        true => id_hashes.map(le_u64).collect(),
+        false => Vec::new(),
+    };
     let branch: Vec<usize> = reader
         .take(meta.branch, 4)?
         .map(|b| le_u32(b) as usize)

@@ -31,7 +31,7 @@ use super::{Header, Session, SessionFile, Span};
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"PICTXIDX";
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 10;
+const FORMAT: u32 = 11;
 /// Magic, format (u32 LE), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 4 + 8;
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
@@ -62,7 +62,8 @@ struct IndexMeta {
     reader: Reader,
     skipped: usize,
     lines: usize,
-    atoms: String,
+    /// The atom table's length in bytes: it follows the columns, raw (see `Atoms`).
+    atoms: u64,
     entries: u64,
     chunks: u64,
 }
@@ -87,7 +88,7 @@ pub(super) fn open_indexed(
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
     let (index_file, key) = cache_file(dir, file.path(), "idx");
     let (mut parser, indexed_len) = load(&index_file, &key, metadata, bytes, decode)
-        .filter(|(parser, _)| decode == Decode::Lazily || parser.entries.decode_all())
+        .filter(|(parser, _)| decode == Decode::Lazily || parser.decode_all())
         .unwrap_or_else(|| (Parser::default(), 0));
     if indexed_len < complete {
         parser.feed(&bytes[..complete], indexed_len);
@@ -166,6 +167,9 @@ fn load(
         .chunks_exact(4)
         .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()))
         .collect();
+    let atoms_len = usize::try_from(meta.atoms).ok()?;
+    let atoms_at = data.len() - raw.len();
+    take(&mut raw, atoms_len)?;
     let ends = take(&mut raw, chunk_count.checked_mul(8)?)?;
     let chunks_at = data.len() - raw.len();
     let mut chunks = Vec::with_capacity(chunk_count);
@@ -181,14 +185,14 @@ fn load(
     if start != raw.len() || payload.damaged() {
         return None;
     }
-    let stored = StoredEntries::new(payload, chunks, spans, shapes)?;
+    let atoms = atoms_at..atoms_at + atoms_len;
+    let stored = StoredEntries::new(payload, chunks, spans, shapes, atoms)?;
     let parser = Parser {
         header: meta.header,
         reader: meta.reader,
         entries: Entries::with_stored(Some(stored)),
         skipped: meta.skipped,
         lines: meta.lines,
-        atoms: meta.atoms,
         ..Parser::default()
     };
     Some((parser, indexed_len))
@@ -338,6 +342,7 @@ pub(crate) fn max_payload_len(session_len: usize) -> u64 {
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
     let (head_check, tail_check) = checks(indexed);
     let entries = &parser.entries;
+    let atoms = parser.atoms.text(entries);
     let mut encoded: Vec<Cow<[u8]>> = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
     for (chunk, from) in (0..entries.len()).step_by(CHUNK_LEN).enumerate() {
         if let Some(stored) = entries.stored_full_chunk(chunk) {
@@ -361,14 +366,18 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         reader: parser.reader.clone(),
         skipped: parser.skipped,
         lines: parser.lines,
-        atoms: parser.atoms.clone(),
+        atoms: atoms.len() as u64,
         entries: entries.len() as u64,
         chunks: encoded.len() as u64,
     };
     let meta = postcard::to_stdvec(&meta).ok()?;
     let chunk_bytes: usize = encoded.iter().map(|c| c.len()).sum();
     let mut payload = Vec::with_capacity(
-        8 + meta.len() + entries.len() * (SPAN_BYTES + 4) + encoded.len() * 8 + chunk_bytes,
+        8 + meta.len()
+            + entries.len() * (SPAN_BYTES + 4)
+            + atoms.len()
+            + encoded.len() * 8
+            + chunk_bytes,
     );
     payload.extend_from_slice(&(meta.len() as u64).to_le_bytes());
     payload.extend_from_slice(&meta);
@@ -380,6 +389,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     for i in 0..entries.len() {
         payload.extend_from_slice(&entries.column_value(i)?.to_le_bytes());
     }
+    payload.extend_from_slice(atoms.as_bytes());
     let mut end = 0u64;
     for chunk in &encoded {
         end += chunk.len() as u64;

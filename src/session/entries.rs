@@ -42,8 +42,17 @@ pub(super) struct StoredEntries {
     spans: Vec<Span>,
     /// Per entry: [`shape_code`] | the `irregular_escapes` flag in bit 31.
     shapes: Vec<u32>,
+    /// The byte range of the payload holding the atom table (see [`Atoms`]).
+    atoms: Range<usize>,
     damaged: AtomicBool,
 }
+
+/// The atom table: the text of every [`Atom`](super::Atom), back to back. A session loaded from
+/// its index leaves the table there until an atom is first read: the ids it mostly holds (two
+/// UUIDs per Claude Code record) are needed to walk the tree, never to read a stored
+/// projection, and copying them cost a search of a 100 MB session 10 MB of fresh memory.
+#[derive(Debug, Default)]
+pub(super) struct Atoms(OnceLock<String>);
 
 struct StoredChunk {
     bytes: Range<usize>,
@@ -188,6 +197,13 @@ impl Entries {
         self.stored.as_ref().is_none_or(StoredEntries::decode_all)
     }
 
+    /// The stored atom table (empty without an index).
+    fn stored_atoms(&self) -> String {
+        self.stored
+            .as_ref()
+            .map_or_else(String::new, StoredEntries::atoms)
+    }
+
     /// Whether a stored chunk turned out corrupt, so that some entries read were stand-ins.
     pub fn damaged(&self) -> bool {
         self.stored
@@ -212,19 +228,21 @@ impl Index<usize> for Entries {
 
 impl StoredEntries {
     /// The stored entries: `chunks` are byte ranges of `payload` holding [`CHUNK_LEN`] entries
-    /// each (the last one the rest); `spans` and `shapes` the columns. `None` when they do not
-    /// fit together.
+    /// each (the last one the rest); `spans` and `shapes` the columns; `atoms` the byte range
+    /// of the atom table. `None` when they do not fit together.
     pub(super) fn new(
         payload: CachePayload,
         chunks: Vec<Range<usize>>,
         spans: Vec<Span>,
         shapes: Vec<u32>,
+        atoms: Range<usize>,
     ) -> Option<StoredEntries> {
+        let within =
+            |range: &Range<usize>| range.start <= range.end && range.end <= payload.bytes().len();
         let fits = spans.len() == shapes.len()
             && chunks.len() == spans.len().div_ceil(CHUNK_LEN)
-            && chunks
-                .iter()
-                .all(|c| c.start <= c.end && c.end <= payload.bytes().len());
+            && chunks.iter().all(within)
+            && within(&atoms);
         fits.then(|| StoredEntries {
             payload,
             chunks: chunks
@@ -236,8 +254,25 @@ impl StoredEntries {
                 .collect(),
             spans,
             shapes,
+            atoms,
             damaged: AtomicBool::new(false),
         })
+    }
+
+    /// The atom table; empty (and the damage recorded) when it is not UTF-8.
+    fn atoms(&self) -> String {
+        // Copied before it is checked, as a chunk is (see `decode_chunk`).
+        let bytes = self.payload.bytes()[self.atoms.clone()].to_vec();
+        match String::from_utf8(bytes)
+            .ok()
+            .filter(|_| !self.payload.damaged())
+        {
+            Some(text) => text,
+            None => {
+                self.damaged.store(true, Ordering::Release);
+                String::new()
+            }
+        }
     }
 
     fn get(&self, index: usize) -> &Entry {
@@ -303,6 +338,23 @@ impl StoredEntries {
             }
         });
         !self.damaged.load(Ordering::Acquire)
+    }
+}
+
+impl Atoms {
+    /// A table held in memory (a parse's).
+    pub(super) fn owned(text: String) -> Atoms {
+        Atoms(OnceLock::from(text))
+    }
+
+    /// The table: the one held, else the one stored with `entries`, read now.
+    pub(super) fn text<'a>(&'a self, entries: &Entries) -> &'a str {
+        self.0.get_or_init(|| entries.stored_atoms())
+    }
+
+    /// The table, taken to append to (see [`Atoms::owned`] to put it back).
+    pub(super) fn take(&mut self, entries: &Entries) -> String {
+        self.0.take().unwrap_or_else(|| entries.stored_atoms())
     }
 }
 

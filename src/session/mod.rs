@@ -250,7 +250,7 @@ pub struct Session {
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
     /// The text of every [`Atom`], back to back.
-    atoms: String,
+    atoms: entries::Atoms,
     /// The agent that wrote the file, recognized from its first records.
     pub harness: Harness,
 }
@@ -395,6 +395,7 @@ impl Session {
     pub fn atom(&self, atom: Atom) -> &str {
         let start = atom.start as usize;
         self.atoms
+            .text(&self.entries)
             .get(start..start + atom.len as usize)
             .unwrap_or("")
     }

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::entries::Atoms;
 use super::harness::{self, Reader};
 use super::{
     Atom, Entries, Entry, EntryId, EntryKind, Header, JsonStr, Message, Session, Source, Span,
@@ -157,7 +158,7 @@ pub(super) struct Parser {
     /// Lines seen so far, blank ones included.
     pub lines: usize,
     /// The atom table the entries' ids and tool names point into.
-    pub atoms: String,
+    pub atoms: Atoms,
     /// The line being parsed, copied out of the session bytes (see [`Parser::feed`]).
     pub(super) line: Vec<u8>,
     /// The format's line reader and what it remembers between lines.
@@ -170,21 +171,35 @@ impl Parser {
     /// see the text it checked to be UTF-8. A changed file costs a wrong parse, which the
     /// reader's consistency check discards, never a panic.
     pub fn feed(&mut self, bytes: &[u8], from: usize) {
+        if from >= bytes.len() {
+            return;
+        }
         let mut line = std::mem::take(&mut self.line);
+        let mut atoms = self.atoms.take(&self.entries);
         let mut start = from;
         while start < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             self.lines += 1;
             line.clear();
             line.extend_from_slice(&bytes[start..end]);
-            self.feed_line(&line, start);
+            self.feed_line(&line, start, &mut atoms);
             start = end + 1;
         }
         self.line = line;
+        self.atoms = Atoms::owned(atoms);
+    }
+
+    /// Decodes every stored entry and the atom table: `false` when the index turned out
+    /// corrupt.
+    pub fn decode_all(&self) -> bool {
+        self.entries.decode_all() && {
+            self.atoms.text(&self.entries);
+            !self.entries.damaged()
+        }
     }
 
     /// Parses one line, which starts at byte `start` of the session.
-    fn feed_line(&mut self, line: &[u8], start: usize) {
+    fn feed_line(&mut self, line: &[u8], start: usize, atoms: &mut String) {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
@@ -206,7 +221,7 @@ impl Parser {
         let irregular = has_irregular_escapes(line);
         let read = match &mut self.reader {
             Reader::Undecided | Reader::Pi => {
-                match parse_line(text, base, self.header.is_none(), &mut self.atoms) {
+                match parse_line(text, base, self.header.is_none(), atoms) {
                     Parsed::Header(h) => {
                         self.header = Some(h);
                         return;
@@ -221,10 +236,10 @@ impl Parser {
                 }
             }
             Reader::Claude(state) => {
-                harness::claude::read_line(state, text, base, &mut self.header, &mut self.atoms)
+                harness::claude::read_line(state, text, base, &mut self.header, atoms)
             }
             Reader::Codex(state) => {
-                harness::codex::read_line(state, text, base, &mut self.header, &mut self.atoms)
+                harness::codex::read_line(state, text, base, &mut self.header, atoms)
             }
         };
         match read {
