@@ -484,9 +484,10 @@ fn decode(
 ) -> Option<Stored> {
     let mut reader = Arrays(arrays);
     let id_hashes = reader.take(meta.id_hashes, 8)?;
-    let id_hashes: Vec<u64> = match grown {
-        true => id_hashes.map(le_u64).collect(),
-        false => Vec::new(),
+    let id_hashes: Vec<u64> = if grown {
+        id_hashes.map(le_u64).collect()
+    } else {
+        Vec::new()
     };
     let branch: Vec<usize> = reader
         .take(meta.branch, 4)?

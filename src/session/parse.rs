@@ -192,10 +192,11 @@ impl Parser {
     /// Decodes every stored entry and the atom table: `false` when the index turned out
     /// corrupt.
     pub fn decode_all(&self) -> bool {
-        self.entries.decode_all() && {
-            self.atoms.text(&self.entries);
-            !self.entries.damaged()
+        if !self.entries.decode_all() {
+            return false;
         }
+        self.atoms.text(&self.entries);
+        !self.entries.damaged()
     }
 
     /// Parses one line, which starts at byte `start` of the session.
