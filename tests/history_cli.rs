@@ -624,3 +624,40 @@ fn the_tool_reads_the_leaf_from_the_context() {
         [1, 3]
     );
 }
+
+/// A session of several megabytes is scanned in pieces by two threads (the raw-byte prefilter
+/// of `history search`); every line holding the word is found wherever the pieces are cut,
+/// with and without the session index.
+#[test]
+fn a_search_of_a_large_session_finds_every_match_across_the_scan_pieces() {
+    let mut s = SessionBuilder::new();
+    let mut expected = Vec::new();
+    let filler = "lorem ipsum dolor ".repeat(60);
+    // About 1 KiB a message: 13,000 messages make a 13 MB file, several scan pieces. Every
+    // third message holds the word, so every cut has matching lines on both of its sides.
+    for n in 0..13_000u64 {
+        if n % 3 == 0 {
+            s.user(&format!("{filler} Quetzal {n}"));
+            expected.push(n + 1);
+        } else {
+            s.user(&format!("{filler} plain {n}"));
+        }
+    }
+    let cli = Cli::new(&s);
+    assert!(std::fs::metadata(&cli.path).unwrap().len() > 12 << 20);
+    for indexed in ["on", "off"] {
+        let output = cli
+            .env
+            .cmd()
+            .env("PI_CONTEXT_SESSION_INDEX", indexed)
+            .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
+            .args(["history", "search", "quetzal", "--json", "--limit", "5000"])
+            .args(["--max-bytes", "100000000", "--session"])
+            .arg(&cli.path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let page: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(common::session::seqs(&page), expected, "index {indexed}");
+    }
+}

@@ -13,6 +13,11 @@
 //! (`unknown`, `bash`, `{}`, `--- output ---`, …): when a run could match those, every tool event
 //! is a candidate.
 
+use std::ops::Range;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
 use regex::bytes::{Regex, RegexBuilder};
 use regex_automata::util::prefilter::Prefilter as LiteralPrefilter;
 use regex_automata::util::syntax;
@@ -24,8 +29,9 @@ use crate::text::LiteralMatcher;
 
 /// The scan copies about this many bytes at a time (more when a line is longer).
 const SCAN_CHUNK_BYTES: usize = 128 << 10;
-/// A map at least this large is scanned in two halves side by side.
-const SPLIT_SCAN_BYTES: usize = 4 << 20;
+/// A map is scanned in pieces of about this many bytes (whole lines), which the threads
+/// sharing the scan take one at a time.
+const PIECE_BYTES: usize = 4 << 20;
 
 /// Text that tool documents contain without it being in the session bytes.
 const SYNTHESIZED: [&str; 5] = [
@@ -41,7 +47,7 @@ const SYNTHESIZED: [&str; 5] = [
 pub struct Scanner {
     regex: Regex,
     /// The literal prefixes of the runs' case variants, searched in a map (see
-    /// [`Scanner::scan_map`]); `None` when there are too many to search fast.
+    /// [`Scanner::scan_map_lines`]); `None` when there are too many to search fast.
     prefixes: Option<LiteralPrefilter>,
     tools_always: bool,
 }
@@ -52,6 +58,128 @@ pub struct RawScan {
     line_starts: Vec<usize>,
     scanned_len: usize,
     tools_always: bool,
+}
+
+/// A scan of a session file that threads share. A map is cut into pieces of whole lines; each
+/// thread that calls [`SharedScan::work`] takes the next piece not yet taken until none is left.
+/// [`with_history`](super::with_history) starts it on a thread of its own while the session
+/// loads, then lends the reader's thread once the branch is projected: both cores scan to the
+/// end, and neither waits for a half the other has not finished.
+pub struct SharedScan<'a> {
+    scanner: &'a Scanner,
+    bytes: &'a [u8],
+    method: Method<'a>,
+    pieces: Vec<Range<usize>>,
+    /// The next piece to take.
+    next: AtomicUsize,
+    /// Per piece, once scanned.
+    found: Mutex<Vec<Option<PieceScan>>>,
+}
+
+/// What the scan of a piece found.
+struct PieceScan {
+    /// The starts of its lines that hold a run.
+    line_starts: Vec<usize>,
+    /// The end of the bytes it covered (short of the piece's when a read ended early).
+    covered: usize,
+}
+
+/// How a piece of the session bytes is scanned.
+#[derive(Clone, Copy)]
+enum Method<'a> {
+    /// The literal prefixes in the map itself (see [`Scanner::scan_map_lines`]).
+    Map(&'a LiteralPrefilter),
+    /// The regex over copies read from the file (a map, without prefixes fast enough).
+    Read(&'a SessionFile),
+    /// The regex over bytes that hold still.
+    Owned,
+}
+
+impl SharedScan<'_> {
+    /// Scans pieces until none is left to take. A piece whose scan panics is left unscanned:
+    /// its lines stay candidates.
+    pub fn work(&self) {
+        loop {
+            let piece = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(range) = self.pieces.get(piece) else {
+                return;
+            };
+            if let Ok(found) = catch_unwind(AssertUnwindSafe(|| self.scan_piece(range.clone()))) {
+                self.found.lock().unwrap_or_else(PoisonError::into_inner)[piece] = Some(found);
+            }
+        }
+    }
+
+    fn scan_piece(&self, range: Range<usize>) -> PieceScan {
+        let scanner = self.scanner;
+        match self.method {
+            Method::Map(prefixes) => PieceScan {
+                covered: range.end,
+                line_starts: scanner.scan_map_lines(prefixes, self.bytes, range),
+            },
+            // The one piece, from the start.
+            Method::Read(file) => {
+                let scan = scanner.scan_with(range.end, |buffer, at| file.read_at(buffer, at));
+                PieceScan {
+                    line_starts: scan.line_starts,
+                    covered: scan.scanned_len,
+                }
+            }
+            Method::Owned => {
+                let mut line_starts = Vec::new();
+                scanner.scan_chunk(&self.bytes[range.clone()], range.start, &mut line_starts);
+                PieceScan {
+                    line_starts,
+                    covered: range.end,
+                }
+            }
+        }
+    }
+
+    /// Leaves the pieces not yet taken unscanned: the scan is not needed after all.
+    pub fn cancel(&self) {
+        self.next.store(self.pieces.len(), Ordering::Relaxed);
+    }
+
+    /// What the scan found, once every thread working on it has stopped. The scan covers the
+    /// pieces up to the first one not scanned whole; every line past it stays a candidate.
+    pub fn finish(&self) -> RawScan {
+        let found = std::mem::take(&mut *self.found.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut line_starts = Vec::new();
+        let mut scanned_len = 0;
+        for (piece, found) in self.pieces.iter().zip(found) {
+            let Some(found) = found else {
+                break;
+            };
+            line_starts.extend(found.line_starts);
+            scanned_len = found.covered;
+            if found.covered < piece.end {
+                break;
+            }
+        }
+        RawScan {
+            line_starts,
+            scanned_len,
+            tools_always: self.scanner.tools_always,
+        }
+    }
+}
+
+/// Cuts `bytes` into ranges of whole lines, each ending at the first line end at least `piece`
+/// bytes past its start (or at the end of the bytes).
+fn cut_at_lines(bytes: &[u8], piece: usize) -> Vec<Range<usize>> {
+    let mut pieces = Vec::with_capacity(bytes.len() / piece + 1);
+    let mut start = 0;
+    while start < bytes.len() {
+        let cut = start + piece;
+        let end = match bytes.get(cut - 1..) {
+            Some(rest) => memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| cut + i),
+            None => bytes.len(),
+        };
+        pieces.push(start..end);
+        start = end;
+    }
+    pieces
 }
 
 impl Scanner {
@@ -86,19 +214,34 @@ impl Scanner {
         }
     }
 
-    /// Finds the lines of a session file that hold a run.
-    pub fn scan_file(&self, file: &SessionFile) -> RawScan {
-        match (&self.prefixes, file.is_mapped()) {
-            (Some(prefixes), true) => self.scan_map(prefixes, file.bytes()),
-            (None, true) => {
-                self.scan_with(file.bytes().len(), |buffer, at| file.read_at(buffer, at))
-            }
-            (_, false) => self.scan(file.bytes()),
+    /// A scan of a session file that threads share (see [`SharedScan`]).
+    pub fn share_file<'a>(&'a self, file: &'a SessionFile) -> SharedScan<'a> {
+        let method = match (&self.prefixes, file.is_mapped()) {
+            (Some(prefixes), true) => Method::Map(prefixes),
+            (None, true) => Method::Read(file),
+            (_, false) => Method::Owned,
+        };
+        self.share(file.bytes(), method, PIECE_BYTES)
+    }
+
+    fn share<'a>(&'a self, bytes: &'a [u8], method: Method<'a>, piece: usize) -> SharedScan<'a> {
+        let pieces = match method {
+            Method::Map(_) => cut_at_lines(bytes, piece),
+            Method::Read(_) | Method::Owned => std::iter::once(0..bytes.len()).collect(),
+        };
+        SharedScan {
+            scanner: self,
+            bytes,
+            method,
+            found: Mutex::new(pieces.iter().map(|_| None).collect()),
+            pieces,
+            next: AtomicUsize::new(0),
         }
     }
 
-    /// Finds the lines that hold a run in the bytes of a map, which may change under the
-    /// search (a rewrite in place), without copying them all.
+    /// The starts of the lines in `range` of a map that hold a run; `range` starts a line and
+    /// ends one (or the bytes). The map may change under the search (a rewrite in place); its
+    /// bytes are not copied all.
     ///
     /// The literal prefixes of the runs' case variants (`regex_automata`'s prefilter: Teddy,
     /// `memmem` or Aho-Corasick, the searchers `rg` runs first) are searched in the map itself.
@@ -112,41 +255,6 @@ impl Scanner {
     /// the run's start, so none is lost while the bytes hold still; if they did not, the
     /// reader's consistency check has the operation done again, as for every other read of a
     /// map.
-    ///
-    /// A large map is searched in two halves (split at a line start) on two threads: on an
-    /// otherwise idle second core the scan, which decides how long a search takes, ends in
-    /// about half the time.
-    fn scan_map(&self, prefixes: &LiteralPrefilter, bytes: &[u8]) -> RawScan {
-        let middle = if bytes.len() >= SPLIT_SCAN_BYTES {
-            memchr::memchr(b'\n', &bytes[bytes.len() / 2..])
-                .map_or(bytes.len(), |i| bytes.len() / 2 + i + 1)
-        } else {
-            bytes.len()
-        };
-        let (mut line_starts, second) = std::thread::scope(|scope| {
-            let second = (middle < bytes.len())
-                .then(|| scope.spawn(|| self.scan_map_lines(prefixes, bytes, middle..bytes.len())));
-            let first = self.scan_map_lines(prefixes, bytes, 0..middle);
-            (first, second.map(|handle| handle.join()))
-        });
-        // A second half that could not be scanned leaves its lines candidates.
-        let scanned_len = match second {
-            None => bytes.len(),
-            Some(Ok(more)) => {
-                line_starts.extend(more);
-                bytes.len()
-            }
-            Some(Err(_)) => middle,
-        };
-        RawScan {
-            line_starts,
-            scanned_len,
-            tools_always: self.tools_always,
-        }
-    }
-
-    /// The starts of the lines in `range` of the map that hold a run; `range` starts a line and
-    /// ends one (or the bytes).
     fn scan_map_lines(
         &self,
         prefixes: &LiteralPrefilter,
@@ -394,7 +502,7 @@ mod tests {
                 continue;
             };
             let expected = scanner.scan(&bytes).line_starts;
-            let found = scanner.scan_map(prefixes, &bytes);
+            let found = scan_shared(&scanner, &bytes, Method::Map(prefixes), 1 << 20);
             assert_eq!(found.line_starts, expected, "{query}");
             assert_eq!(found.scanned_len, bytes.len());
         }
@@ -403,20 +511,43 @@ mod tests {
         assert_eq!(kestrel.scan(&bytes).line_starts.len(), 5);
     }
 
-    /// A map large enough to be scanned in two halves gives the lines a whole scan gives,
-    /// also around the split.
+    /// Scans `bytes` in pieces of about `piece` bytes, shared by three threads.
+    fn scan_shared(scanner: &Scanner, bytes: &[u8], method: Method, piece: usize) -> RawScan {
+        let shared = scanner.share(bytes, method, piece);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| shared.work());
+            }
+            shared.work();
+        });
+        shared.finish()
+    }
+
+    /// Pieces are whole lines that cover the bytes, however the cuts fall.
     #[test]
-    fn a_map_scanned_in_halves_finds_every_line() {
+    fn pieces_are_whole_lines_covering_the_bytes() {
+        let bytes = b"a\nbb\n\nccc\ndddd";
+        for piece in 1..=bytes.len() + 1 {
+            let pieces = cut_at_lines(bytes, piece);
+            assert_eq!(pieces.first().map(|r| r.start), Some(0), "{piece}");
+            assert_eq!(pieces.last().map(|r| r.end), Some(bytes.len()), "{piece}");
+            for pair in pieces.windows(2) {
+                assert_eq!(pair[0].end, pair[1].start);
+                assert_eq!(bytes[pair[0].end - 1], b'\n', "{piece}: {pieces:?}");
+                assert!(pair[0].len() >= piece.min(bytes.len()));
+            }
+        }
+        assert!(cut_at_lines(b"", 4).is_empty());
+    }
+
+    /// A map scanned in many small pieces by several threads gives the lines a whole scan
+    /// gives, around every cut too.
+    #[test]
+    fn a_map_scanned_in_pieces_finds_every_line() {
         let mut bytes = Vec::new();
         let mut n = 0;
-        while bytes.len() < SPLIT_SCAN_BYTES + 4096 {
-            let text = if n % 97 == 0
-                || (bytes.len() as isize - (SPLIT_SCAN_BYTES / 2) as isize).abs() < 8000
-            {
-                "Needle"
-            } else {
-                "hay"
-            };
+        while bytes.len() < 200_000 {
+            let text = if n % 7 == 0 { "Needle" } else { "hay" };
             bytes.extend_from_slice(
                 format!("{{\"n\":{n},\"t\":\"{text} {}\"}}\n", "x".repeat(n % 300)).as_bytes(),
             );
@@ -426,8 +557,28 @@ mod tests {
         let prefixes = scanner.prefixes.as_ref().unwrap();
         let expected = scanner.scan(&bytes).line_starts;
         assert!(expected.len() > 100);
-        let halves = scanner.scan_map(prefixes, &bytes);
-        assert_eq!(halves.line_starts, expected);
-        assert_eq!(halves.scanned_len, bytes.len());
+        for piece in [1, 100, 4096, 65_536, 1 << 20] {
+            let found = scan_shared(&scanner, &bytes, Method::Map(prefixes), piece);
+            assert_eq!(found.line_starts, expected, "{piece}");
+            assert_eq!(found.scanned_len, bytes.len());
+            let owned = scan_shared(&scanner, &bytes, Method::Owned, piece);
+            assert_eq!(owned.line_starts, expected, "{piece}");
+        }
+    }
+
+    /// A piece left unscanned (its thread panicked) ends what the scan covers there.
+    #[test]
+    fn a_piece_left_unscanned_ends_the_scanned_bytes() {
+        let bytes = b"{\"t\":\"needle\"}\n{\"t\":\"hay\"}\n{\"t\":\"needle\"}\n".to_vec();
+        let scanner = Scanner::new(&["needle".to_string()]).unwrap();
+        let prefixes = scanner.prefixes.as_ref().unwrap();
+        let shared = scanner.share(&bytes, Method::Map(prefixes), 1);
+        assert_eq!(shared.pieces.len(), 3);
+        shared.work();
+        shared.found.lock().unwrap()[1] = None;
+        let first_line_end = shared.pieces[0].end;
+        let scan = shared.finish();
+        assert_eq!(scan.line_starts, vec![0]);
+        assert_eq!(scan.scanned_len, first_line_end);
     }
 }

@@ -1,14 +1,14 @@
 //! The one way a history operation reads its session: [`with_history`].
 //!
 //! It opens the session, runs the raw-byte search scan (when asked) on another thread over the
-//! same bytes while they are parsed and projected, runs the operation, and then checks that the
+//! same bytes while they are parsed and projected (then on this one too), runs the operation, and then checks that the
 //! file was not rewritten under it; if it was, the whole operation runs again on a fresh open
 //! (see [`crate::session::read_consistently`]). The command line and the tool protocol both call
 //! it, so neither can forget the check.
 
 use std::path::Path;
 
-use super::prefilter::{RawScan, Scanner};
+use super::prefilter::{RawScan, Scanner, SharedScan};
 use super::{History, HistoryError, Leaf, ProjectionStore};
 use crate::redact::Masking;
 use crate::session::{self, OpenOptions, Session};
@@ -51,10 +51,9 @@ pub fn with_history<T>(
     let scanner = scan_for.and_then(Scanner::new);
     match input {
         SessionInput::File { path, options } => session::read_consistently(path, |file| {
+            let shared = scanner.as_ref().map(|scanner| scanner.share_file(file));
             std::thread::scope(|scope| {
-                let pending = scanner
-                    .as_ref()
-                    .map(|scanner| scope.spawn(|| scanner.scan_file(file)));
+                let helper = shared.as_ref().map(|scan| scope.spawn(|| scan.work()));
                 // Entries are decoded from the index only as the operation reaches them.
                 let session = file.session_decoding_lazily(options);
                 let store = ProjectionStore::for_file(file, options);
@@ -63,9 +62,20 @@ pub fn with_history<T>(
                     store.as_ref(),
                     branch.leaf,
                     branch.session_id,
-                )?
-                .with_masking(branch.masking);
-                let scan = pending.and_then(|handle| handle.join().ok());
+                );
+                // This thread scans too once the branch is projected.
+                if let Some(scan) = &shared {
+                    match history {
+                        Ok(_) => scan.work(),
+                        Err(_) => scan.cancel(),
+                    }
+                }
+                if let Some(helper) = helper {
+                    // A panic left its piece unscanned, which `finish` accounts for.
+                    let _ = helper.join();
+                }
+                let scan = shared.as_ref().map(SharedScan::finish);
+                let history = history?.with_masking(branch.masking);
                 let result = op(&history, scan.as_ref());
                 if !session.index_damaged() {
                     return result;
