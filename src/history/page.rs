@@ -262,7 +262,8 @@ impl<'s> History<'s> {
         }
     }
 
-    /// Grows the page in candidate order while the whole response fits the budget.
+    /// Grows the page in candidate order while the whole response fits the budget. Each row is
+    /// measured once: a page's length is its frame's (anchors and fold rows) plus its rows'.
     fn page<'h>(
         &'h self,
         params: &ListParams,
@@ -272,7 +273,10 @@ impl<'s> History<'s> {
     ) -> Result<Page, HistoryError> {
         let ascending = params.after.is_some();
         let mut rows: Vec<(u64, Row)> = Vec::new();
-        let mut page = self.assemble(params, &rows, false, ascending, fold);
+        let mut seqs: Vec<u64> = Vec::new();
+        let mut rows_len = 0;
+        // Whether more candidates follow the rows kept so far.
+        let mut kept_has_more = false;
         let mut pending = candidates.next();
         while let Some(candidate) = pending {
             if rows.len() == params.limit {
@@ -280,28 +284,37 @@ impl<'s> History<'s> {
             }
             let next = candidates.next();
             let has_more = next.is_some();
-            rows.push((
-                candidate.event.seq,
-                self.row(candidate, params.max_chars_per_item),
-            ));
-            let grown = self.assemble(params, &rows, has_more, ascending, fold);
-            if fits(&grown, budget) {
-                page = grown;
+            let row = self.row(candidate, params.max_chars_per_item);
+            let row_len = wire::to_compact_json(&row).len();
+            let at = seqs.partition_point(|&seq| seq < row.seq);
+            seqs.insert(at, row.seq);
+            let frame = self.frame(params, &seqs, has_more, ascending, fold);
+            if page_len(&frame, rows.len() + 1, rows_len + row_len) <= budget {
+                rows.push((row.seq, row));
+                rows_len += row_len;
+                kept_has_more = has_more;
                 pending = next;
                 continue;
             }
-            let (_, row) = rows.pop().expect("just pushed");
+            seqs.remove(at);
             if rows.is_empty() {
-                page = self.shrink_single(params, row, has_more, ascending, fold, budget)?;
+                let page = self.shrink_single(params, row, has_more, ascending, fold, budget)?;
+                return checked(page, budget);
             }
             break;
         }
-        // A page without rows was never measured: its fold rows alone (a session of tools with
-        // huge names) or even its anchors (a tiny budget) may not fit.
-        if !fits(&page, budget) && !cut_fold_tool_names(&mut page, budget) {
-            return Err(HistoryError::OutputTooLarge { budget });
-        }
-        Ok(page)
+        let page = self.assemble(params, &rows, kept_has_more, ascending, fold);
+        debug_assert!(
+            rows.is_empty()
+                || wire::to_compact_json(&page).len()
+                    == page_len(
+                        &self.frame(params, &seqs, kept_has_more, ascending, fold),
+                        rows.len(),
+                        rows_len
+                    ),
+            "a page measured by its parts is as long as the whole"
+        );
+        checked(page, budget)
     }
 
     /// The first candidate alone does not fit: cut its content (then its tool name) until it does.
@@ -378,6 +391,23 @@ impl<'s> History<'s> {
     ) -> Page {
         let mut seqs: Vec<u64> = rows.iter().map(|(seq, _)| *seq).collect();
         seqs.sort_unstable();
+        let mut page = self.frame(params, &seqs, has_more, ascending, fold);
+        page.items
+            .extend(rows.iter().map(|(_, row)| Item::Row(row.clone())));
+        page.items.sort_by_key(Item::sort_key);
+        page
+    }
+
+    /// The response for rows of the seqs `seqs` (sorted) without the rows: their anchors and
+    /// (list only) the fold rows around them.
+    fn frame(
+        &self,
+        params: &ListParams,
+        seqs: &[u64],
+        has_more: bool,
+        ascending: bool,
+        fold: bool,
+    ) -> Page {
         let (first, last) = (seqs.first().copied(), seqs.last().copied());
         let older_before = if ascending {
             None
@@ -389,15 +419,14 @@ impl<'s> History<'s> {
         } else {
             None
         };
-        let mut items: Vec<Item> = rows.iter().map(|(_, row)| Item::Row(row.clone())).collect();
-        if fold {
-            items.extend(
-                self.folds(params, &seqs, older_before.is_none(), newer_after.is_none())
-                    .into_iter()
-                    .map(Item::Fold),
-            );
-        }
-        items.sort_by_key(Item::sort_key);
+        let items = if fold {
+            self.folds(params, seqs, older_before.is_none(), newer_after.is_none())
+                .into_iter()
+                .map(Item::Fold)
+                .collect()
+        } else {
+            Vec::new()
+        };
         // Part of the response, so part of every fitting check.
         Page {
             items,
@@ -464,6 +493,23 @@ impl<'s> History<'s> {
 
 fn fits(page: &Page, budget: usize) -> bool {
     wire::to_compact_json(page).len() <= budget
+}
+
+/// The compact JSON length of `frame` with `rows` more items, `rows_len` long together: items
+/// are joined by commas alone, so each adds its own length and a comma after the first.
+fn page_len(frame: &Page, rows: usize, rows_len: usize) -> usize {
+    let commas = (frame.items.len() + rows).saturating_sub(1) - frame.items.len().saturating_sub(1);
+    wire::to_compact_json(frame).len() + rows_len + commas
+}
+
+/// The page, once checked against the budget: a page without rows was never measured (its
+/// fold rows alone, a session of tools with huge names, or even its anchors, a tiny budget,
+/// may not fit).
+fn checked(mut page: Page, budget: usize) -> Result<Page, HistoryError> {
+    if !fits(&page, budget) && !cut_fold_tool_names(&mut page, budget) {
+        return Err(HistoryError::OutputTooLarge { budget });
+    }
+    Ok(page)
 }
 
 /// Cuts the tool names of fold rows, shorter and shorter, until the page fits; false if it
