@@ -117,7 +117,6 @@ impl SharedScan<'_> {
                 covered: range.end,
                 line_starts: scanner.scan_map_lines(prefixes, self.bytes, range),
             },
-            // The one piece, from the start.
             Method::Read(file) => {
                 let scan = scanner.scan_with(range.end, |buffer, at| file.read_at(buffer, at));
                 PieceScan {
@@ -226,8 +225,9 @@ impl Scanner {
 
     fn share<'a>(&'a self, bytes: &'a [u8], method: Method<'a>, piece: usize) -> SharedScan<'a> {
         let pieces = match method {
-            Method::Map(_) => cut_at_lines(bytes, piece),
-            Method::Read(_) | Method::Owned => std::iter::once(0..bytes.len()).collect(),
+            // `scan_with` reads its one piece from the start.
+            Method::Read(_) => std::iter::once(0..bytes.len()).collect(),
+            Method::Map(_) | Method::Owned => cut_at_lines(bytes, piece),
         };
         SharedScan {
             scanner: self,
