@@ -5,7 +5,7 @@ use crate::common;
 
 use std::io::Write;
 
-use common::recall::{hits, project_dir, read_hit, search_all, session_id, write_pi_session};
+use common::recall::{hits, ids, project_dir, read_hit, search_all, session_id, write_pi_session};
 use common::session::SessionBuilder;
 use common::TestEnv;
 use serde_json::Value;
@@ -617,5 +617,94 @@ fn a_rewind_past_many_abandoned_branches_indexes_as_a_fresh_build_does() {
         all["sessions"][0]["hits"].as_array().unwrap().len(),
         50,
         "{all}"
+    );
+}
+
+/// What a search answers, as `answer`, with its sessions in id order: two indexes built in
+/// different steps may order sessions of equal score differently.
+fn answer_by_id(result: Value) -> Value {
+    let mut result = answer(result);
+    result["sessions"]
+        .as_array_mut()
+        .expect("sessions")
+        .sort_by(|a, b| a["session_id"].as_str().cmp(&b["session_id"].as_str()));
+    result
+}
+
+/// A refresh that reads more than 32 MB reads the session files on several threads, ahead of
+/// the writer, which takes each file's documents in the files' order. Forty sessions of
+/// different sizes, each with its own word, a call and its result, a branch and a secret,
+/// indexed in one such refresh, answer every search as the same sessions indexed eight at a
+/// time (refreshes that read on one thread).
+#[test]
+fn a_large_build_read_on_several_threads_answers_as_small_refreshes_do() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let stepwise = env.root().join("stepwise");
+    let threaded = env.root().join("threaded");
+    let filler = "the kestrel hovers over the field while the build runs again ".repeat(400);
+    let mut total = 0;
+    for n in 1..=40u32 {
+        let mut s = session(n, &project);
+        let root = s.user(&format!("session {n}: the word{n} question"));
+        s.assistant_with_calls("", &[(&format!("c{n}"), "read", r#"{"path":"a.md"}"#)]);
+        s.tool_result(
+            &format!("c{n}"),
+            "read",
+            &format!("result{n} of the read"),
+            false,
+        );
+        // From 0.2 to 1.2 MB, and one of 10 MB.
+        let turns = 8 + (n as usize * 7) % 40 + if n == 20 { 400 } else { 0 };
+        for turn in 0..turns {
+            s.assistant(&format!("turn {turn} of {n}: {filler}"));
+            s.user(&format!("go on {turn}"));
+        }
+        s.user(&format!(
+            "the key is sk-ant-api03-{n:04}aQ7fZ2xK9mB4nR8tW1yE6uJ3pL0vC5sD"
+        ));
+        s.branch_from(&root);
+        s.assistant(&format!("rewound: the branch{n} answer"));
+        total += write_pi_session(&env, &project, &s)
+            .metadata()
+            .unwrap()
+            .len();
+        if n % 8 == 0 {
+            search_cached(&env, &stepwise, &["kestrel"]);
+        }
+    }
+    assert!(
+        total > 33 << 20,
+        "the sessions hold {total} bytes, not a large refresh"
+    );
+    search_cached(&env, &threaded, &["kestrel"]);
+
+    let mut words = vec!["kestrel".to_string(), "kestrel hovers".to_string()];
+    for n in [1, 9, 20, 40] {
+        words.extend([
+            format!("word{n}"),
+            format!("result{n}"),
+            format!("branch{n}"),
+        ]);
+    }
+    words.push("sk-ant-api03-0007aQ7fZ2xK9mB4nR8tW1yE6uJ3pL0vC5sD".into());
+    for word in &words {
+        for branches in ["current", "all"] {
+            let args = [word.as_str(), "--branches", branches, "--limit", "50"];
+            let got = answer_by_id(search_cached(&env, &threaded, &args));
+            let expected = answer_by_id(search_cached(&env, &stepwise, &args));
+            assert_eq!(got, expected, "{args:?}");
+        }
+    }
+    let args = ["kestrel", "--branches", "all", "--limit", "50"];
+    let all = answer_by_id(search_cached(&env, &threaded, &args));
+    assert_eq!(all["sessions"].as_array().unwrap().len(), 40, "{all}");
+    assert_eq!(all["indexed_sessions"], 40, "{all}");
+    let word = search_cached(&env, &threaded, &["word20"]);
+    assert_eq!(ids(&word), [session_id(20)], "{word}");
+    let secret = search_cached(&env, &threaded, &["0007aQ7fZ2xK9mB4nR8tW1yE6uJ3pL0vC5sD"]);
+    assert!(
+        secret["sessions"].as_array().unwrap().is_empty(),
+        "{secret}"
     );
 }

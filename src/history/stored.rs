@@ -396,24 +396,27 @@ fn encode(
         aliases: history.result_aliases.len() as u64,
     };
     let meta = postcard::to_stdvec(&meta).ok()?;
-    let mut payload = Vec::with_capacity(
+    // Built in the file's frame: a large projection is not copied again to be framed.
+    let mut data = session::frame_start(
+        MAGIC,
+        FORMAT,
         8 + meta.len()
             + 8 * id_hashes.len()
             + 4 * (history.branch.len() + history.branch_seqs.len())
             + EVENT_BYTES * history.events.len()
             + 8 * history.result_aliases.len(),
     );
-    payload.extend_from_slice(&(meta.len() as u64).to_le_bytes());
-    payload.extend_from_slice(&meta);
+    data.extend_from_slice(&(meta.len() as u64).to_le_bytes());
+    data.extend_from_slice(&meta);
     for hash in &id_hashes {
-        payload.extend_from_slice(&hash.to_le_bytes());
+        data.extend_from_slice(&hash.to_le_bytes());
     }
     let u32_of = |n: u64| u32::try_from(n).ok();
     for &i in &history.branch {
-        payload.extend_from_slice(&u32_of(i as u64)?.to_le_bytes());
+        data.extend_from_slice(&u32_of(i as u64)?.to_le_bytes());
     }
     for &seq in &history.branch_seqs {
-        payload.extend_from_slice(&u32_of(seq)?.to_le_bytes());
+        data.extend_from_slice(&u32_of(seq)?.to_le_bytes());
     }
     for event in &history.events {
         let (kind, call_index, result) = match event.source {
@@ -437,29 +440,29 @@ fn encode(
             result,
             call_index,
         ] {
-            payload.extend_from_slice(&value.to_le_bytes());
+            data.extend_from_slice(&value.to_le_bytes());
         }
-        payload.extend_from_slice(&[role_code(event.role), kind, 0, 0]);
+        data.extend_from_slice(&[role_code(event.role), kind, 0, 0]);
         let (offset, len) = match event.source {
             Source::Content(span) | Source::Summary(span) => {
                 relative_span(session.entries.span(event.entry)?, span)?
             }
             _ => (NO_SPAN, 0),
         };
-        payload.extend_from_slice(&offset.to_le_bytes());
-        payload.extend_from_slice(&len.to_le_bytes());
+        data.extend_from_slice(&offset.to_le_bytes());
+        data.extend_from_slice(&len.to_le_bytes());
         let (name_start, name_len) = event.name.map_or((NO_SPAN, 0), |a| (a.start, a.len));
         if name_start == NO_SPAN && event.name.is_some() {
             return None;
         }
-        payload.extend_from_slice(&name_start.to_le_bytes());
-        payload.extend_from_slice(&name_len.to_le_bytes());
+        data.extend_from_slice(&name_start.to_le_bytes());
+        data.extend_from_slice(&name_len.to_le_bytes());
     }
     for &(result, call) in &history.result_aliases {
-        payload.extend_from_slice(&u32_of(result)?.to_le_bytes());
-        payload.extend_from_slice(&u32_of(call)?.to_le_bytes());
+        data.extend_from_slice(&u32_of(result)?.to_le_bytes());
+        data.extend_from_slice(&u32_of(call)?.to_le_bytes());
     }
-    Some(session::framed(MAGIC, FORMAT, &payload))
+    Some(session::frame_end(data))
 }
 
 fn split_payload(data: &[u8]) -> Option<(Meta, &[u8])> {
@@ -542,7 +545,14 @@ fn decode(
     if !valid {
         return None;
     }
-    let mut events = Vec::with_capacity(event_records.len());
+    // Room for the events of the entries appended since (about one each, more for calls):
+    // extending the projection then adds them without copying every stored event again.
+    let appended = if grown {
+        session.entries.len().saturating_sub(entries)
+    } else {
+        0
+    };
+    let mut events = Vec::with_capacity(event_records.len() + 2 * appended);
     let mut last_seq = 0;
     for record in event_records {
         let event = decode_event(session, record, entries, windows.len())?;

@@ -6,6 +6,7 @@
 //! refreshing answers from the last commit with `stale: true` instead of waiting. The index is
 //! a cache: a corrupt one is rebuilt, and deleting it is always safe.
 
+mod ahead;
 mod catalog;
 // The one other exception to `deny(unsafe_code)`: tantivy reads segment files through maps,
 // and mapping a file is unsafe in Rust (another process could cut it short under the map).
@@ -596,6 +597,7 @@ impl Recall {
                     session_options: &self.session_options,
                     settled_before,
                     masking: self.masking,
+                    threads: reader_threads(big),
                 },
                 progress,
             )?;
@@ -782,6 +784,16 @@ fn writer_size(bytes: u64) -> (usize, usize) {
         (threads, threads * (64 << 20))
     } else {
         (1, 20 << 20)
+    }
+}
+
+/// How many session files a refresh reads at once: a large one reads on every core (the
+/// writer's threads tokenize meanwhile), a small one on the caller's thread alone.
+fn reader_threads(bytes: u64) -> usize {
+    if bytes >= LARGE_REFRESH_BYTES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    } else {
+        1
     }
 }
 

@@ -11,6 +11,7 @@
 //! settled and parses. All of it is one commit.
 
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
@@ -19,6 +20,7 @@ use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{TantivyDocument, Term};
 
+use super::ahead;
 use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
@@ -40,6 +42,9 @@ pub const FIRST_USER_PREVIEW_CHARS: usize = 200;
 /// (a rewind to the middle of a generated 59 MB session made the next search take 10.1 s, of
 /// which 7 s were these deletes; replacing the file's documents, 2.0 s).
 const MAX_DELETE_RUNS: usize = 64;
+/// How many bytes of session files are read ahead of the writer at most (a larger file is
+/// read alone): what is held besides the writer's own buffers.
+const READ_AHEAD_BYTES: u64 = 64 << 20;
 
 /// Reports indexing progress (the CLI draws a bar; the library never prints).
 pub trait Progress {
@@ -71,12 +76,31 @@ pub struct Reading<'a> {
     /// Secrets are masked in every document before it is tokenized, and in the first user
     /// preview; the commit records which masking built it.
     pub masking: Masking,
+    /// How many files are read at once (each on its own thread when more than one).
+    pub threads: usize,
 }
 
 /// A file that needs work, and why.
 enum Change {
-    Index(Found),
+    Index(Box<FileChange>),
     Drop(u64),
+}
+
+impl Change {
+    /// The bytes read for it (its size; what an appended file adds is not known yet).
+    fn bytes(&self) -> u64 {
+        match self {
+            Change::Index(file) => file.found.stat.size,
+            Change::Drop(_) => 0,
+        }
+    }
+}
+
+/// A file to index under `file_id`, and its record in the catalog if it has one.
+struct FileChange {
+    found: Found,
+    file_id: u64,
+    record: Option<FileRecord>,
 }
 
 /// The files under `roots` whose state differs from the catalog's, and the catalog's files
@@ -130,72 +154,79 @@ pub fn apply(
 ) -> Result<RefreshStats, RecallError> {
     let fields = store.fields;
     let mut stats = RefreshStats::default();
-    let changes: Vec<Change> = changes
-        .iter()
-        .map(|c| match c {
-            ChangeRef::Index(i) => Change::Index(discovery.files[*i].clone()),
-            ChangeRef::Drop(id) => Change::Drop(*id),
-        })
-        .collect();
-    if let Some(p) = progress.as_deref_mut() {
-        let (files, bytes) = changes.iter().fold((0, 0), |(n, b), c| match c {
-            Change::Index(found) => (n + 1, b + found.stat.size),
-            Change::Drop(_) => (n, b),
-        });
-        p.start(files, bytes);
-    }
-    let mut project_keys: FxHashMap<String, String> = FxHashMap::default();
     // The catalog's records by path while changes are applied (a rebuild touches every one).
     let mut records: FxHashMap<String, FileRecord> = std::mem::take(&mut catalog.files)
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
-    for change in changes {
-        match change {
-            Change::Drop(file_id) => {
-                writer.delete_term(Term::from_field_u64(fields.file, file_id));
-                records.retain(|_, r| r.file_id != file_id);
-            }
-            Change::Index(found) => {
-                let path = found.path.to_string_lossy().into_owned();
-                let record = records.remove(&path);
+    let changes: Vec<Change> = changes
+        .iter()
+        .map(|c| match c {
+            ChangeRef::Index(i) => {
+                let found = discovery.files[*i].clone();
+                let record = records.remove(found.path.to_string_lossy().as_ref());
                 let file_id = record.as_ref().map_or_else(
                     || {
-                        let id = catalog.next_file_id;
                         catalog.next_file_id += 1;
-                        id
+                        catalog.next_file_id - 1
                     },
                     |r| r.file_id,
                 );
-                let outcome = index_file(
-                    writer,
-                    &fields,
-                    &found,
+                Change::Index(Box::new(FileChange {
+                    found,
                     file_id,
-                    record.as_ref(),
-                    reading,
-                    &mut project_keys,
-                );
-                if let Some(p) = progress.as_deref_mut() {
-                    p.advance(found.stat.size);
+                    record,
+                }))
+            }
+            ChangeRef::Drop(id) => Change::Drop(*id),
+        })
+        .collect();
+    if let Some(p) = progress.as_deref_mut() {
+        let (files, bytes) = changes
+            .iter()
+            .fold((0, 0), |(n, b), c| (n + 1, b + c.bytes()));
+        p.start(files, bytes);
+    }
+    let project_keys = Mutex::new(FxHashMap::default());
+    ahead::in_order(
+        &changes,
+        reading.threads,
+        READ_AHEAD_BYTES,
+        Change::bytes,
+        |change| match change {
+            Change::Index(file) => prepare_file(&fields, file, reading, &project_keys),
+            Change::Drop(_) => None,
+        },
+        |change, prepared| {
+            match change {
+                Change::Drop(file_id) => {
+                    writer.delete_term(Term::from_field_u64(fields.file, *file_id));
+                    records.retain(|_, r| r.file_id != *file_id);
                 }
-                match outcome? {
-                    Some((new_record, events)) => {
-                        stats.files_indexed += 1;
-                        stats.bytes_indexed += found.stat.size;
-                        stats.events_indexed += events;
-                        records.insert(path, new_record);
+                Change::Index(file) => {
+                    if let Some(p) = progress.as_deref_mut() {
+                        p.advance(file.found.stat.size);
                     }
-                    None => {
-                        stats.unreadable += 1;
-                        if record.is_some() {
-                            writer.delete_term(Term::from_field_u64(fields.file, file_id));
+                    match prepared {
+                        Some(prepared) => {
+                            let (record, events) = write_file(writer, &fields, file, prepared)?;
+                            stats.files_indexed += 1;
+                            stats.bytes_indexed += file.found.stat.size;
+                            stats.events_indexed += events;
+                            records.insert(record.path.clone(), record);
+                        }
+                        None => {
+                            stats.unreadable += 1;
+                            if file.record.is_some() {
+                                writer.delete_term(Term::from_field_u64(fields.file, file.file_id));
+                            }
                         }
                     }
                 }
             }
-        }
-    }
+            Ok::<(), RecallError>(())
+        },
+    )?;
     catalog.files = records.into_values().collect();
     catalog.files.sort_by_key(|r| r.file_id);
     if let Some(p) = progress {
@@ -228,48 +259,51 @@ fn commit(
     Ok(())
 }
 
-/// Indexes one file; `None` when it cannot be read (a FIFO swapped in, a permission error).
-fn index_file(
-    writer: &IndexWriter,
+/// Reads one file and builds its part of the refresh; `None` when it cannot be read (a FIFO
+/// swapped in, a permission error).
+fn prepare_file(
     fields: &Fields,
-    found: &Found,
-    file_id: u64,
-    record: Option<&FileRecord>,
+    file: &FileChange,
     reading: Reading,
-    project_keys: &mut FxHashMap<String, String>,
-) -> Result<Option<(FileRecord, u64)>, RecallError> {
+    project_keys: &Mutex<FxHashMap<String, String>>,
+) -> Option<Prepared> {
     // The identity before the read: a file replaced in between is recognized next time.
-    let Ok(metadata) = std::fs::metadata(&found.path) else {
-        return Ok(None);
-    };
-    let stat = Stat::of(&metadata);
+    let metadata = std::fs::metadata(&file.found.path).ok()?;
     // Everything is read and built first, again when the file was rewritten under the read;
     // only a consistent result reaches the index.
     let part = FilePart {
         fields,
-        found,
-        file_id,
-        record,
-        stat,
+        found: &file.found,
+        file_id: file.file_id,
+        record: file.record.as_ref(),
+        stat: Stat::of(&metadata),
         reading,
     };
-    let prepared = read_consistently(&found.path, |file: &SessionFile| {
-        Ok::<_, SessionError>(part.prepare(file, project_keys))
-    });
-    let Ok(prepared) = prepared else {
-        return Ok(None);
-    };
-    if prepared.fresh && record.is_some() {
-        writer.delete_term(Term::from_field_u64(fields.file, file_id));
+    read_consistently(&file.found.path, |session_file: &SessionFile| {
+        Ok::<_, SessionError>(part.prepare(session_file, project_keys))
+    })
+    .ok()
+}
+
+/// Hands one file's prepared part to the writer; returns its new record and how many
+/// documents it added.
+fn write_file(
+    writer: &IndexWriter,
+    fields: &Fields,
+    file: &FileChange,
+    prepared: Prepared,
+) -> Result<(FileRecord, u64), RecallError> {
+    if prepared.fresh && file.record.is_some() {
+        writer.delete_term(Term::from_field_u64(fields.file, file.file_id));
     }
-    delete_seqs(writer, fields, file_id, &prepared.stale)?;
+    delete_seqs(writer, fields, file.file_id, &prepared.stale)?;
     let added = prepared.documents.len() as u64;
     for pending in prepared.documents {
         writer
             .add_document(pending.into_document(fields))
             .map_err(RecallError::corrupt)?;
     }
-    Ok(Some((prepared.record, added)))
+    Ok((prepared.record, added))
 }
 
 /// One file's part of a refresh, read and built but not yet applied.
@@ -313,7 +347,7 @@ impl FilePart<'_> {
     fn prepare(
         &self,
         file: &SessionFile,
-        project_keys: &mut FxHashMap<String, String>,
+        project_keys: &Mutex<FxHashMap<String, String>>,
     ) -> Prepared {
         let session_options = self.reading.session_options;
         // The stamp of the version read (the caller's, taken before, covers a missing file).
@@ -340,7 +374,7 @@ impl FilePart<'_> {
         &self,
         session: &Session,
         store: Option<&ProjectionStore>,
-        project_keys: &mut FxHashMap<String, String>,
+        project_keys: &Mutex<FxHashMap<String, String>>,
     ) -> Prepared {
         let FilePart {
             fields,
@@ -701,16 +735,11 @@ fn session_info(
     session_id: &str,
     first_user_preview: Option<String>,
     bytes: u64,
-    project_keys: &mut FxHashMap<String, String>,
+    project_keys: &Mutex<FxHashMap<String, String>>,
 ) -> SessionInfo {
     let header = session.header.as_ref();
     let cwd = header.and_then(|h| h.cwd.clone());
-    let project_key = cwd.as_ref().map(|cwd| {
-        project_keys
-            .entry(cwd.clone())
-            .or_insert_with(|| crate::project::project_key_of(Path::new(cwd)))
-            .clone()
-    });
+    let project_key = cwd.as_ref().map(|cwd| project_key(cwd, project_keys));
     let updated_at = session
         .entries
         .range(0..entries)
@@ -730,6 +759,20 @@ fn session_info(
         bytes,
         first_user_preview,
     }
+}
+
+/// The project key of `cwd`, looked up once per refresh (it reads the checkout's git files).
+fn project_key(cwd: &str, project_keys: &Mutex<FxHashMap<String, String>>) -> String {
+    let known = |keys: &Mutex<FxHashMap<String, String>>| {
+        let keys = keys.lock().unwrap_or_else(|p| p.into_inner());
+        keys.get(cwd).cloned()
+    };
+    if let Some(key) = known(project_keys) {
+        return key;
+    }
+    let key = crate::project::project_key_of(Path::new(cwd));
+    let mut keys = project_keys.lock().unwrap_or_else(|p| p.into_inner());
+    keys.entry(cwd.to_string()).or_insert(key).clone()
 }
 
 /// The name of the last `session_info` entry (`/name`), if it has one.

@@ -149,11 +149,23 @@ pub struct Candidate {
     /// 1: it holds every word of an alternative; 0: some of them.
     pub tier: u8,
     pub score: f32,
+    /// The event's seq: of two equal candidates the later event ranks first (as recency
+    /// would have it), so that the hits shown do not depend on how the index is cut into
+    /// segments (a rebuild answers as the index refreshed in steps does).
+    pub seq: u64,
 }
 
 impl Candidate {
     pub fn better_than(&self, other: &Candidate) -> bool {
-        (self.tier, self.score) > (other.tier, other.score)
+        self.rank(other) == std::cmp::Ordering::Less
+    }
+
+    /// `Less` when `self` ranks before `other`.
+    fn rank(&self, other: &Candidate) -> std::cmp::Ordering {
+        (other.tier, other.score)
+            .partial_cmp(&(self.tier, self.score))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(other.seq.cmp(&self.seq))
     }
 }
 
@@ -397,11 +409,7 @@ fn any_queries(fields: &Fields, alternatives: &[Alternative]) -> Vec<Box<dyn Que
 }
 
 pub fn sort_best_first(list: &mut [Candidate]) {
-    list.sort_by(|a, b| {
-        (b.tier, b.score)
-            .partial_cmp(&(a.tier, a.score))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    list.sort_by(Candidate::rank);
 }
 
 fn merge(into: &mut ByFile, more: ByFile, per_file: usize) {
@@ -530,9 +538,17 @@ fn best_files(
                 }
                 if let Some((file, score)) = filter.weigh(columns, doc, bm25) {
                     let doc = DocAddress::new(ord, doc);
+                    // A file ranks by its best score alone: which of its equal documents is
+                    // its best does not matter here, and its seq is not read.
+                    let seq = 0;
                     top.offer(FileBest {
                         file,
-                        candidate: Candidate { doc, tier, score },
+                        candidate: Candidate {
+                            doc,
+                            tier,
+                            score,
+                            seq,
+                        },
                     });
                 }
                 top.bm25_threshold(most)
@@ -723,16 +739,27 @@ fn run(
     for found in segments.matching(weight.as_ref()) {
         let (ord, reader, columns) = found?;
         let alive = reader.alive_bitset();
+        // Opened here, for the segments holding the chosen sessions' matches only.
+        let seqs = reader
+            .fast_fields()
+            .u64(reader.schema().get_field_name(segments.fields.seq))
+            .map_err(RecallError::corrupt)?;
         weight
             .for_each(reader, &mut |doc, bm25| {
                 if alive.is_some_and(|a| a.is_deleted(doc)) {
                     return;
                 }
                 if let Some((file, score)) = filter.weigh(columns, doc, bm25) {
+                    let seq = seqs.first(doc).unwrap_or(0);
                     let doc = DocAddress::new(ord, doc);
                     keep_best(
                         by_file.entry(file).or_default(),
-                        Candidate { doc, tier, score },
+                        Candidate {
+                            doc,
+                            tier,
+                            score,
+                            seq,
+                        },
                         per_file,
                     );
                 }

@@ -372,48 +372,65 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     };
     let meta = postcard::to_stdvec(&meta).ok()?;
     let chunk_bytes: usize = encoded.iter().map(|c| c.len()).sum();
-    let mut payload = Vec::with_capacity(
+    // Built in the file's frame: a large index is not copied again to be framed.
+    let mut data = frame_start(
+        MAGIC,
+        FORMAT,
         8 + meta.len()
             + entries.len() * (SPAN_BYTES + 4)
             + atoms.len()
             + encoded.len() * 8
             + chunk_bytes,
     );
-    payload.extend_from_slice(&(meta.len() as u64).to_le_bytes());
-    payload.extend_from_slice(&meta);
+    data.extend_from_slice(&(meta.len() as u64).to_le_bytes());
+    data.extend_from_slice(&meta);
     for i in 0..entries.len() {
         let span = entries.span(i)?;
-        payload.extend_from_slice(&(span.start as u64).to_le_bytes());
-        payload.extend_from_slice(&(span.end as u64).to_le_bytes());
+        data.extend_from_slice(&(span.start as u64).to_le_bytes());
+        data.extend_from_slice(&(span.end as u64).to_le_bytes());
     }
     for i in 0..entries.len() {
-        payload.extend_from_slice(&entries.column_value(i)?.to_le_bytes());
+        data.extend_from_slice(&entries.column_value(i)?.to_le_bytes());
     }
-    payload.extend_from_slice(atoms.as_bytes());
+    data.extend_from_slice(atoms.as_bytes());
     let mut end = 0u64;
     for chunk in &encoded {
         end += chunk.len() as u64;
-        payload.extend_from_slice(&end.to_le_bytes());
+        data.extend_from_slice(&end.to_le_bytes());
     }
     for chunk in &encoded {
-        payload.extend_from_slice(chunk);
+        data.extend_from_slice(chunk);
     }
     // A stand-in decoded from a corrupt chunk, or a stored chunk read as zeros from an index
     // truncated under its map, must not be written.
     if entries.damaged() {
         return None;
     }
-    Some(framed(MAGIC, FORMAT, &payload))
+    Some(frame_end(data))
 }
 
 /// A cache file's bytes: magic, format, payload length, payload.
-pub(crate) fn framed(magic: &[u8; 8], format: u32, payload: &[u8]) -> Vec<u8> {
-    let mut data = Vec::with_capacity(HEADER_LEN + payload.len());
+pub(crate) fn frame_start(magic: &[u8; 8], format: u32, payload_capacity: usize) -> Vec<u8> {
+    let mut data = Vec::with_capacity(HEADER_LEN + payload_capacity);
     data.extend_from_slice(magic);
     data.extend_from_slice(&format.to_le_bytes());
-    data.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    data.extend_from_slice(payload);
+    data.extend_from_slice(&0u64.to_le_bytes());
     data
+}
+
+/// The cache file `frame_start` began, its payload appended: the payload's length goes into
+/// the header.
+pub(crate) fn frame_end(mut data: Vec<u8>) -> Vec<u8> {
+    let payload_len = (data.len() - HEADER_LEN) as u64;
+    data[12..HEADER_LEN].copy_from_slice(&payload_len.to_le_bytes());
+    data
+}
+
+/// A cache file holding `payload`.
+pub(crate) fn framed(magic: &[u8; 8], format: u32, payload: &[u8]) -> Vec<u8> {
+    let mut data = frame_start(magic, format, payload.len());
+    data.extend_from_slice(payload);
+    frame_end(data)
 }
 
 /// Writes an index file: a new 0600 temp file in the 0700 cache directory (created without

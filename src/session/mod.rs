@@ -28,7 +28,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use cache::{
-    cache_file, checks, framed, map_cache_file, save as save_cache_file, split_meta, CachePayload,
+    cache_file, checks, frame_end, frame_start, framed, map_cache_file, save as save_cache_file,
+    split_meta, CachePayload,
 };
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
