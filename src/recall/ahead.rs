@@ -2,7 +2,8 @@
 //! weight ahead of the one consumer, which takes the results in the items' order.
 //!
 //! A large refresh reads, parses and masks session files on these threads while the index
-//! writer's own threads tokenize what the consumer hands them (docs/recall.md, "Building").
+//! writer's own threads tokenize what the consumer hands them (docs/recall.md, "Reading ahead
+//! of the writer").
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -39,7 +40,12 @@ where
         let workers: Vec<_> = (0..threads.min(items.len()))
             .map(|_| scope.spawn(|| shared.run(items, budget, &weight, &work)))
             .collect();
-        let result = shared.consume(items, &weight, &mut consume);
+        let result = {
+            // A panic in `consume` must not leave the workers waiting for budget forever: the
+            // scope joins them before the panic goes on.
+            let _stops_on_panic = StopOnDrop(&shared);
+            shared.consume(items, &weight, &mut consume)
+        };
         shared.stop();
         for worker in workers {
             if let Err(panic) = worker.join() {
@@ -140,7 +146,8 @@ impl<R> Shared<R> {
     }
 }
 
-/// Stops the work when a worker unwinds, so the consumer does not wait for its item forever.
+/// Stops the work when a worker or the consumer unwinds, so that no thread waits forever for
+/// the other.
 struct StopOnDrop<'a, R>(&'a Shared<R>);
 
 impl<R> Drop for StopOnDrop<'_, R> {
@@ -258,6 +265,25 @@ mod tests {
         assert_eq!(consumed, 11);
         let worked = worked.load(Ordering::SeqCst);
         assert!(worked <= 11 + 4, "{worked} items worked on after the error");
+    }
+
+    #[test]
+    fn a_panic_in_the_consumer_stops_the_workers_and_reaches_the_caller() {
+        let items: Vec<u64> = (0..100).collect();
+        let caught = std::panic::catch_unwind(|| {
+            let _: Result<(), ()> = in_order(
+                &items,
+                3,
+                2,
+                |_| 1,
+                |&i| i,
+                |_, i| {
+                    assert!(i != 5, "consumer at 5");
+                    Ok(())
+                },
+            );
+        });
+        assert!(caught.is_err(), "the panic was lost");
     }
 
     #[test]
