@@ -409,7 +409,8 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     Some(frame_end(data))
 }
 
-/// A cache file's bytes: magic, format, payload length, payload.
+/// A cache file's bytes begun: magic, format, and the payload's length (0 until
+/// [`frame_end`]); the payload is appended after them.
 pub(crate) fn frame_start(magic: &[u8; 8], format: u32, payload_capacity: usize) -> Vec<u8> {
     let mut data = Vec::with_capacity(HEADER_LEN + payload_capacity);
     data.extend_from_slice(magic);
@@ -422,11 +423,11 @@ pub(crate) fn frame_start(magic: &[u8; 8], format: u32, payload_capacity: usize)
 /// the header.
 pub(crate) fn frame_end(mut data: Vec<u8>) -> Vec<u8> {
     let payload_len = (data.len() - HEADER_LEN) as u64;
-    data[12..HEADER_LEN].copy_from_slice(&payload_len.to_le_bytes());
+    data[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&payload_len.to_le_bytes());
     data
 }
 
-/// A cache file holding `payload`.
+/// A cache file's bytes: magic, format, payload length, payload.
 pub(crate) fn framed(magic: &[u8; 8], format: u32, payload: &[u8]) -> Vec<u8> {
     let mut data = frame_start(magic, format, payload.len());
     data.extend_from_slice(payload);
@@ -477,4 +478,23 @@ pub(crate) fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_built_in_place_is_read_back_with_its_payload_length() {
+        for payload in [&b""[..], b"x", b"a payload of some length"] {
+            let mut data = frame_start(MAGIC, 7, payload.len());
+            data.extend_from_slice(payload);
+            let data = frame_end(data);
+            assert_eq!(data.len(), HEADER_LEN + payload.len());
+            let header: [u8; HEADER_LEN] = data[..HEADER_LEN].try_into().unwrap();
+            assert_eq!(payload_len(&header, MAGIC, 7), Some(payload.len() as u64));
+            assert_eq!(payload_len(&header, MAGIC, 8), None);
+            assert_eq!(&data[HEADER_LEN..], payload);
+        }
+    }
 }
