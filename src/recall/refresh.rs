@@ -182,9 +182,11 @@ pub fn apply(
         })
         .collect();
     if let Some(p) = progress.as_deref_mut() {
-        let (files, bytes) = changes
+        let files = changes
             .iter()
-            .fold((0, 0), |(n, b), c| (n + 1, b + c.bytes()));
+            .filter(|c| matches!(c, Change::Index(_)))
+            .count();
+        let bytes = changes.iter().map(Change::bytes).sum();
         p.start(files, bytes);
     }
     let project_keys = Mutex::new(FxHashMap::default());
