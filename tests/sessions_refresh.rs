@@ -456,6 +456,49 @@ fn assert_answers_as_built_afresh(
     }
 }
 
+/// An append of a megabyte of turns (its documents tokenized on two threads, into two
+/// segments) answers every search as a build from nothing does, and so do the small appends
+/// after it (one thread again) and the merge of those small segments.
+#[test]
+fn an_append_indexed_on_two_threads_answers_as_a_fresh_build_does() {
+    let Indexed {
+        env,
+        incremental,
+        mut s,
+        path,
+    } = indexed_with_an_open_call();
+    let filler = "of the long survey notes ".repeat(12);
+    for turn in 0..2_400 {
+        let word = WORDS[turn % WORDS.len()];
+        s.user(&format!("question {turn} about the {word} {filler}"));
+        s.assistant(&format!("answer {turn} on the {word}"));
+    }
+    s.tool_result("early", "read", "the osprey file at last", false);
+    let before = std::fs::read_to_string(&path).unwrap();
+    assert!(s.text().len() - before.len() > 1 << 20, "a megabyte appended");
+    append(&path, &s.text()[before.len()..]);
+    assert_answers_as_built_afresh(
+        &env,
+        &incremental,
+        &env.root().join("fresh-big"),
+        &WORDS,
+        "after the large append",
+    );
+    for step in 0..10 {
+        let before = std::fs::read_to_string(&path).unwrap();
+        s.user(&format!("small step {step} about the saker"));
+        append(&path, &s.text()[before.len()..]);
+        search_cached(&env, &incremental, &["saker"]);
+    }
+    assert_answers_as_built_afresh(
+        &env,
+        &incremental,
+        &env.root().join("fresh-small"),
+        &WORDS,
+        "after the small appends",
+    );
+}
+
 /// A session grown by appends of every kind (calls, their results many turns later, a
 /// branch, a compaction, boot blocks, a name, outputs large enough that the session cache is
 /// rewritten several times) is indexed, append after append, through the session cache

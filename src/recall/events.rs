@@ -167,19 +167,24 @@ pub fn describe_append(
         changed: Vec::new(),
         added: Vec::new(),
     };
+    // Whether an event is indexed is asked only of the appended ones and the calls an appended
+    // result completes: asking every event decodes the session's older custom messages.
     for event in history.events() {
-        if !indexed(session, event.entry()) {
+        let appended = event.entry() >= old_entries;
+        let completed = match event.source() {
+            EventSource::Call {
+                result: Some(r), ..
+            } => *r >= old_entries,
+            _ => false,
+        };
+        if !(appended || completed) || !indexed(session, event.entry()) {
             continue;
         }
-        if event.entry() >= old_entries {
-            append.added.push(desc(&history, event, true, None));
-        } else if let EventSource::Call {
-            result: Some(r), ..
-        } = event.source()
-        {
-            if *r >= old_entries {
-                append.changed.push(desc(&history, event, true, None));
-            }
+        let description = desc(&history, event, true, None);
+        if appended {
+            append.added.push(description);
+        } else {
+            append.changed.push(description);
         }
     }
     Some(append)

@@ -778,10 +778,19 @@ fn merge_policy(bytes: u64) -> Box<dyn tantivy::indexer::MergePolicy> {
     Box::new(policy)
 }
 
+/// A refresh indexing at least this many bytes (a megabyte appended to a long session) but less
+/// than [`LARGE_REFRESH_BYTES`] tokenizes on two threads too, each with a small budget.
+const PARALLEL_INDEXING_BYTES: u64 = 256 << 10;
+
+/// The writer's threads and memory budget for a refresh indexing `bytes`: tokenizing is the
+/// larger half of an append's refresh, so an append of a megabyte or more is split across two
+/// threads (two segments, merged with the other small ones); a turn's few kilobytes stay on one.
 fn writer_size(bytes: u64) -> (usize, usize) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     if bytes >= LARGE_REFRESH_BYTES {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-        (threads, threads * (64 << 20))
+        (cores, cores * (64 << 20))
+    } else if bytes >= PARALLEL_INDEXING_BYTES {
+        (cores, cores * (20 << 20))
     } else {
         (1, 20 << 20)
     }
