@@ -16,10 +16,10 @@ use std::io::Write;
 use std::path::Path;
 
 use pi_context::history::{
-    with_history, Branch, History, HistoryError, Item, Leaf, ListParams, ProjectionStore, RawScan,
-    ReadParams, Role, SearchParams, SessionInput,
+    with_history, Branch, Event, EventSource, History, HistoryError, Item, Leaf, ListParams,
+    ProjectionStore, RawScan, ReadParams, Role, SearchParams, SessionInput,
 };
-use pi_context::session::{read_consistently, OpenOptions, SessionError};
+use pi_context::session::{read_consistently, OpenOptions, Session, SessionError};
 use pi_context::wire::to_compact_json;
 use proptest::prelude::*;
 use serde_json::json;
@@ -339,6 +339,8 @@ fn check_call_and_commands(
     let outcome = read_consistently(path, |file| {
         let session = file.session(options);
         let store = ProjectionStore::for_file(file, options);
+        // First, before the store may be saved again: what a recall refresh reads of an append.
+        check_appended(&session, store.as_ref());
         let stored = History::project_stored(&session, store.as_ref(), leaf, Some("fallback"));
         let fresh = History::project(&session, leaf, Some("fallback"));
         let result = match (stored, fresh) {
@@ -369,6 +371,48 @@ fn check_call_and_commands(
             Ok(from_store)
         }
         None => Ok(false),
+    }
+}
+
+/// The projection a recall refresh reads of an append (the last entry's branch) holds, of a
+/// fresh projection's events, every appended one and every call an appended result completes,
+/// each as the fresh projection has it, and nothing else; one projected afresh holds them all.
+fn check_appended(session: &Session, store: Option<&ProjectionStore>) {
+    let entries = session.entries.len();
+    let leaf = entries.checked_sub(1);
+    let lean = History::project_appended_stored(session, store, entries, leaf, Some("fallback"));
+    let fresh = History::project_prefix(session, entries, leaf, Some("fallback"));
+    assert_eq!(lean.branch(), fresh.branch());
+    let describe = |h: &History, e: &Event| {
+        format!(
+            "{} {} {:?} {} {:?}",
+            e.seq,
+            h.window_id(e),
+            e.role,
+            e.entry(),
+            e.source()
+        )
+    };
+    let lean_events: Vec<String> = lean.events().iter().map(|e| describe(&lean, e)).collect();
+    let Some(stored) = lean.stored_entries() else {
+        let all: Vec<String> = fresh.events().iter().map(|e| describe(&fresh, e)).collect();
+        assert_eq!(lean_events, all, "projected afresh");
+        return;
+    };
+    let fresh_events: Vec<String> = fresh.events().iter().map(|e| describe(&fresh, e)).collect();
+    for event in &lean_events {
+        assert!(fresh_events.contains(event), "{event} is not a fresh event");
+    }
+    for event in fresh.events() {
+        let completed =
+            matches!(event.source(), EventSource::Call { result: Some(r), .. } if *r >= stored);
+        if event.entry() >= stored || completed {
+            let event = describe(&fresh, event);
+            assert!(
+                lean_events.contains(&event),
+                "{event} is missing (stored {stored})"
+            );
+        }
     }
 }
 

@@ -475,7 +475,10 @@ fn an_append_indexed_on_two_threads_answers_as_a_fresh_build_does() {
     }
     s.tool_result("early", "read", "the osprey file at last", false);
     let before = std::fs::read_to_string(&path).unwrap();
-    assert!(s.text().len() - before.len() > 1 << 20, "a megabyte appended");
+    assert!(
+        s.text().len() - before.len() > 1 << 20,
+        "a megabyte appended"
+    );
     append(&path, &s.text()[before.len()..]);
     assert_answers_as_built_afresh(
         &env,

@@ -66,6 +66,11 @@ impl Event {
         self.entry
     }
 
+    /// Whether the event is a tool call no result was paired to (yet).
+    pub(super) fn is_open_call(&self) -> bool {
+        matches!(self.source, Source::Call { result: None, .. })
+    }
+
     /// What the event's document is built from.
     pub fn source(&self) -> &EventSource {
         &self.source
@@ -207,6 +212,32 @@ impl<'s> History<'s> {
             return Self::project_prefix(session, entries, leaf, fallback_session_id);
         };
         store.project(session, entries, leaf, fallback_session_id)
+    }
+
+    /// [`project_prefix_stored`](Self::project_prefix_stored) for a reader that wants only what
+    /// an append changed (a recall refresh): when the stored projection is extended and not
+    /// stored again, its events hold only the stored calls still without a result and the
+    /// appended events; every other stored event is checked but not kept (decoding them all
+    /// was a sixth of the refresh after a 1 MB append to a 70 MB session). Such a projection
+    /// answers [`events`](Self::events), [`branch`](Self::branch) and
+    /// [`window_id`](Self::window_id) for those events, and nothing that counts events.
+    pub fn project_appended_stored(
+        session: &'s Session,
+        store: Option<&ProjectionStore>,
+        entries: usize,
+        leaf: Option<usize>,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let Some(store) = store else {
+            return Self::project_prefix(session, entries, leaf, fallback_session_id);
+        };
+        store.project_keeping(
+            session,
+            entries,
+            leaf,
+            fallback_session_id,
+            super::stored::Keep::OpenCalls,
+        )
     }
 
     /// Projects a branch given as entry indices from the root to the leaf (each below

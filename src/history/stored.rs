@@ -95,6 +95,14 @@ struct StoredWindow {
 }
 
 /// A stored projection, checked against the session it is loaded for.
+/// Which stored events a load keeps (every one is checked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    All,
+    /// The calls without a result, which an appended result may complete.
+    OpenCalls,
+}
+
 pub(super) struct Stored {
     covered_len: usize,
     entries: usize,
@@ -151,12 +159,29 @@ impl<'f> ProjectionStore<'f> {
         leaf: Option<usize>,
         fallback_session_id: Option<&str>,
     ) -> History<'s> {
+        self.project_keeping(session, entries, leaf, fallback_session_id, Keep::All)
+    }
+
+    /// [`project`](Self::project), keeping of the stored events those `keep` says unless the
+    /// extended projection is stored again (then all).
+    pub(super) fn project_keeping<'s>(
+        &self,
+        session: &'s Session,
+        entries: usize,
+        leaf: Option<usize>,
+        fallback_session_id: Option<&str>,
+        keep: Keep,
+    ) -> History<'s> {
         let entries = entries.min(session.entries.len());
         let complete = complete_len(self.file.bytes());
         let complete_entries = session.entries.partition_point(|span| span.end < complete);
-        if let Some(stored) = self.load(session) {
-            let save =
-                complete - stored.covered_len >= self.store_after && entries == complete_entries;
+        let saves = |covered_len: usize| {
+            complete - covered_len >= self.store_after && entries == complete_entries
+        };
+        // A projection stored again needs every event.
+        let keep_for = |covered_len| if saves(covered_len) { Keep::All } else { keep };
+        if let Some(stored) = self.load(session, keep_for) {
+            let save = saves(stored.covered_len);
             // The stored entries' id hashes, kept for the new store: computing them again
             // would decode every entry.
             let known_ids = save.then(|| KnownIds {
@@ -177,7 +202,9 @@ impl<'f> ProjectionStore<'f> {
         history
     }
 
-    fn load(&self, session: &Session) -> Option<Stored> {
+    /// The stored projection, when it is one of this file as it is now; `keep` says, from the
+    /// length it covers, which of its events are kept.
+    fn load(&self, session: &Session, keep: impl FnOnce(usize) -> Keep) -> Option<Stored> {
         let bytes = self.file.bytes();
         let max = (bytes.len() as u64).saturating_mul(16) + (64 << 10);
         let payload = session::map_cache_file(&self.path, MAGIC, FORMAT, max)?;
@@ -199,7 +226,9 @@ impl<'f> ProjectionStore<'f> {
         }
         let grown = bytes.len() > covered_len;
         // A map read past the end of a file truncated under it gave zeros: not used.
-        decode(session, &meta, arrays, covered_len, entries, grown).filter(|_| !payload.damaged())
+        let keep = keep(covered_len);
+        decode(session, &meta, arrays, covered_len, entries, grown, keep)
+            .filter(|_| !payload.damaged())
     }
 
     /// Stores `history` as the projection of the bytes up to `covered_len` (complete lines),
@@ -276,7 +305,7 @@ fn extend<'s>(
             .events
             .iter()
             .enumerate()
-            .filter(|(_, e)| matches!(e.source, Source::Call { result: None, .. }))
+            .filter(|(_, e)| e.is_open_call())
             .map(|(i, _)| i)
             .collect();
         let from = history.events.len();
@@ -484,6 +513,7 @@ fn decode(
     covered_len: usize,
     entries: usize,
     grown: bool,
+    keep: Keep,
 ) -> Option<Stored> {
     let mut reader = Arrays(arrays);
     let id_hashes = reader.take(meta.id_hashes, 8)?;
@@ -552,7 +582,11 @@ fn decode(
     } else {
         0
     };
-    let mut events = Vec::with_capacity(event_records.len() + 2 * appended);
+    let kept = match keep {
+        Keep::All => event_records.len(),
+        Keep::OpenCalls => 0,
+    };
+    let mut events = Vec::with_capacity(kept + 2 * appended);
     let mut last_seq = 0;
     for record in event_records {
         let event = decode_event(session, record, entries, windows.len())?;
@@ -560,7 +594,9 @@ fn decode(
             return None;
         }
         last_seq = event.seq;
-        events.push(event);
+        if keep == Keep::All || event.is_open_call() {
+            events.push(event);
+        }
     }
     Some(Stored {
         covered_len,

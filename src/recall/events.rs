@@ -145,7 +145,7 @@ pub fn describe_append(
     if old_entries == 0 || old_entries > entries {
         return None;
     }
-    let history = History::project_prefix_stored(
+    let history = History::project_appended_stored(
         session,
         store,
         entries,
