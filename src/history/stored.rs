@@ -94,7 +94,6 @@ struct StoredWindow {
     item_count: u64,
 }
 
-/// A stored projection, checked against the session it is loaded for.
 /// Which stored events a load keeps (every one is checked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Keep {
@@ -103,6 +102,7 @@ pub(super) enum Keep {
     OpenCalls,
 }
 
+/// A stored projection, checked against the session it is loaded for.
 pub(super) struct Stored {
     covered_len: usize,
     entries: usize,

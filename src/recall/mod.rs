@@ -783,8 +783,9 @@ fn merge_policy(bytes: u64) -> Box<dyn tantivy::indexer::MergePolicy> {
 const PARALLEL_INDEXING_BYTES: u64 = 256 << 10;
 
 /// The writer's threads and memory budget for a refresh indexing `bytes`: tokenizing is the
-/// larger half of an append's refresh, so an append of a megabyte or more is split across two
-/// threads (two segments, merged with the other small ones); a turn's few kilobytes stay on one.
+/// larger half of the refresh after a megabyte's append, so 256 KiB or more are split across
+/// two threads (two segments, merged with the other small ones); a turn's few kilobytes stay on
+/// one.
 fn writer_size(bytes: u64) -> (usize, usize) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     if bytes >= LARGE_REFRESH_BYTES {
