@@ -380,7 +380,7 @@ fn check_call_and_commands(
 fn check_appended(session: &Session, store: Option<&ProjectionStore>) {
     let entries = session.entries.len();
     let leaf = entries.checked_sub(1);
-    let lean = History::project_appended_stored(session, store, entries, leaf, Some("fallback"));
+    let lean = History::project_appended_stored(session, store, entries, Some("fallback"));
     let fresh = History::project_prefix(session, entries, leaf, Some("fallback"));
     assert_eq!(lean.branch(), fresh.branch());
     let describe = |h: &History, e: &Event| {

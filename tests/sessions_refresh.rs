@@ -461,45 +461,35 @@ fn assert_answers_as_built_afresh(
 /// after it (one thread again) and the merge of those small segments.
 #[test]
 fn an_append_indexed_on_two_threads_answers_as_a_fresh_build_does() {
-    let Indexed {
-        env,
-        incremental,
-        mut s,
-        path,
-    } = indexed_with_an_open_call();
+    let mut t = indexed_with_an_open_call();
     let filler = "of the long survey notes ".repeat(12);
     for turn in 0..2_400 {
         let word = WORDS[turn % WORDS.len()];
-        s.user(&format!("question {turn} about the {word} {filler}"));
-        s.assistant(&format!("answer {turn} on the {word}"));
+        t.s.user(&format!("question {turn} about the {word} {filler}"));
+        t.s.assistant(&format!("answer {turn} on the {word}"));
     }
-    s.tool_result("early", "read", "the osprey file at last", false);
-    let before = std::fs::read_to_string(&path).unwrap();
+    t.s.tool_result("early", "read", "the osprey file at last", false);
+    let appended = append_what_is_new(&t.path, &t.s);
     assert!(
-        s.text().len() - before.len() > 1 << 20,
-        "a megabyte appended"
+        appended > 1 << 20,
+        "a megabyte appended, not {appended} bytes"
     );
-    append(&path, &s.text()[before.len()..]);
-    assert_answers_as_built_afresh(
-        &env,
-        &incremental,
-        &env.root().join("fresh-big"),
-        &WORDS,
-        "after the large append",
-    );
+    let fresh = t.env.root().join("fresh-big");
+    assert_answers_as_built_afresh(&t.env, &t.incremental, &fresh, &WORDS, "the large append");
     for step in 0..10 {
-        let before = std::fs::read_to_string(&path).unwrap();
-        s.user(&format!("small step {step} about the saker"));
-        append(&path, &s.text()[before.len()..]);
-        search_cached(&env, &incremental, &["saker"]);
+        t.s.user(&format!("small step {step} about the saker"));
+        append_what_is_new(&t.path, &t.s);
+        search_cached(&t.env, &t.incremental, &["saker"]);
     }
-    assert_answers_as_built_afresh(
-        &env,
-        &incremental,
-        &env.root().join("fresh-small"),
-        &WORDS,
-        "after the small appends",
-    );
+    let fresh = t.env.root().join("fresh-small");
+    assert_answers_as_built_afresh(&t.env, &t.incremental, &fresh, &WORDS, "the small appends");
+}
+
+/// Appends to the file at `path` what `s` holds past it; returns how many bytes.
+fn append_what_is_new(path: &std::path::Path, s: &SessionBuilder) -> usize {
+    let before = std::fs::metadata(path).unwrap().len() as usize;
+    append(path, &s.text()[before..]);
+    s.text().len() - before
 }
 
 /// A session grown by appends of every kind (calls, their results many turns later, a
@@ -517,8 +507,7 @@ fn appends_read_through_the_session_cache_index_as_a_fresh_build_does() {
     let big = "harrier lines of a long build log ".repeat(50_000);
     let mut steps = 0;
     let check = |s: &SessionBuilder, steps: &mut usize| {
-        let before = std::fs::read_to_string(&path).unwrap();
-        append(&path, &s.text()[before.len()..]);
+        append_what_is_new(&path, s);
         *steps += 1;
         let fresh = env.root().join(format!("fresh-{steps}"));
         assert_answers_as_built_afresh(

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::stored::ProjectionStore;
+use super::stored::{Keep, ProjectionStore};
 use super::{HistoryError, Role};
 use crate::redact::Masking;
 use crate::session::{Atom, Entry, EntryKind, Message, Session, Span};
@@ -208,10 +208,14 @@ impl<'s> History<'s> {
         leaf: Option<usize>,
         fallback_session_id: Option<&str>,
     ) -> Self {
-        let Some(store) = store else {
-            return Self::project_prefix(session, entries, leaf, fallback_session_id);
-        };
-        store.project(session, entries, leaf, fallback_session_id)
+        Self::project_keeping(
+            session,
+            store,
+            entries,
+            leaf,
+            fallback_session_id,
+            Keep::All,
+        )
     }
 
     /// [`project_prefix_stored`](Self::project_prefix_stored) for a reader that wants only what
@@ -220,24 +224,31 @@ impl<'s> History<'s> {
     /// appended events; every other stored event is checked but not kept (decoding them all
     /// was a sixth of the refresh after a 1 MB append to a 70 MB session). Such a projection
     /// answers [`events`](Self::events), [`branch`](Self::branch) and
-    /// [`window_id`](Self::window_id) for those events, and nothing that counts events.
+    /// [`window_id`](Self::window_id) for those events, and nothing that counts events. The
+    /// branch is the one ending at the last of the `entries` first entries.
     pub fn project_appended_stored(
+        session: &'s Session,
+        store: Option<&ProjectionStore>,
+        entries: usize,
+        fallback_session_id: Option<&str>,
+    ) -> Self {
+        let leaf = entries.checked_sub(1);
+        let keep = Keep::OpenCalls;
+        Self::project_keeping(session, store, entries, leaf, fallback_session_id, keep)
+    }
+
+    fn project_keeping(
         session: &'s Session,
         store: Option<&ProjectionStore>,
         entries: usize,
         leaf: Option<usize>,
         fallback_session_id: Option<&str>,
+        keep: Keep,
     ) -> Self {
         let Some(store) = store else {
             return Self::project_prefix(session, entries, leaf, fallback_session_id);
         };
-        store.project_keeping(
-            session,
-            entries,
-            leaf,
-            fallback_session_id,
-            super::stored::Keep::OpenCalls,
-        )
+        store.project(session, entries, leaf, fallback_session_id, keep)
     }
 
     /// Projects a branch given as entry indices from the root to the leaf (each below

@@ -151,20 +151,9 @@ impl<'f> ProjectionStore<'f> {
     }
 
     /// The projection of the branch ending at `leaf` over the first `entries` entries of
-    /// `session` (which was read from this store's file).
+    /// `session` (which was read from this store's file), keeping of the stored events those
+    /// `keep` says unless the extended projection is stored again (then all).
     pub(super) fn project<'s>(
-        &self,
-        session: &'s Session,
-        entries: usize,
-        leaf: Option<usize>,
-        fallback_session_id: Option<&str>,
-    ) -> History<'s> {
-        self.project_keeping(session, entries, leaf, fallback_session_id, Keep::All)
-    }
-
-    /// [`project`](Self::project), keeping of the stored events those `keep` says unless the
-    /// extended projection is stored again (then all).
-    pub(super) fn project_keeping<'s>(
         &self,
         session: &'s Session,
         entries: usize,

@@ -145,13 +145,7 @@ pub fn describe_append(
     if old_entries == 0 || old_entries > entries {
         return None;
     }
-    let history = History::project_appended_stored(
-        session,
-        store,
-        entries,
-        Some(entries - 1),
-        Some(session_id),
-    );
+    let history = History::project_appended_stored(session, store, entries, Some(session_id));
     let path = history.branch();
     let appended_on_path = path.iter().filter(|&&i| i >= old_entries).count();
     if !path.contains(&(old_entries - 1)) || appended_on_path != entries - old_entries {
