@@ -246,7 +246,7 @@ impl Recall {
             ));
         };
         let short_id = super::short_ids(catalog)
-            .remove(&best.record.info.session_id)
+            .of(&best.record.info.session_id)
             .unwrap_or_else(|| best.record.info.session_id.clone());
         let hint = render(best.record, &short_id, hit);
         Ok(HintOutcome {

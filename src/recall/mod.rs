@@ -35,7 +35,7 @@ pub use catalog::SessionInfo;
 pub use error::RecallError;
 pub use hint::{Hint, HintOutcome, HintParams};
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
-pub use resolve::{resolve_session, shortest_unique_prefixes, SessionRef};
+pub use resolve::{resolve_session, SessionRef, UniquePrefixes};
 pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Root, RootsInput};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
@@ -814,17 +814,9 @@ fn in_scope(record: &FileRecord, scope: &Scope) -> bool {
     }
 }
 
-/// Every indexed session id → its shortest unique prefix.
-fn short_ids(catalog: &Catalog) -> rustc_hash::FxHashMap<String, String> {
-    let ids: Vec<&str> = catalog
-        .files
-        .iter()
-        .map(|r| r.info.session_id.as_str())
-        .collect();
-    ids.iter()
-        .map(|id| id.to_string())
-        .zip(shortest_unique_prefixes(&ids))
-        .collect()
+/// The indexed session ids, for their shortest unique prefixes.
+fn short_ids(catalog: &Catalog) -> UniquePrefixes<'_> {
+    UniquePrefixes::new(catalog.files.iter().map(|r| r.info.session_id.as_str()))
 }
 
 /// The ids more than one indexed file carries (a copied or forked session): no prefix of them
@@ -850,7 +842,7 @@ fn names_a_session(prefix: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>) -> ListedSession {
+fn listed(record: &FileRecord, prefixes: &UniquePrefixes) -> ListedSession {
     let info = &record.info;
     ListedSession {
         session_id: info.session_id.clone(),
@@ -875,10 +867,9 @@ fn listed(record: &FileRecord, prefixes: &rustc_hash::FxHashMap<String, String>)
 
 /// An id's shortest unique prefix; an id that is not indexed (a subagent's parent whose file
 /// is gone) by its first [`resolve::MIN_PREFIX_CHARS`] characters.
-fn short_id(prefixes: &rustc_hash::FxHashMap<String, String>, id: &str) -> String {
+fn short_id(prefixes: &UniquePrefixes, id: &str) -> String {
     prefixes
-        .get(id)
-        .cloned()
+        .of(id)
         .unwrap_or_else(|| id.chars().take(resolve::MIN_PREFIX_CHARS).collect())
 }
 

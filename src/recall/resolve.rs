@@ -153,25 +153,39 @@ fn file_name_id(path: &Path) -> Option<String> {
     })
 }
 
-/// For each id, its shortest prefix of at least [`MIN_PREFIX_CHARS`] characters that no other
-/// id shares (the whole id when it is shorter or another id extends it).
-pub fn shortest_unique_prefixes(ids: &[&str]) -> Vec<String> {
-    let mut sorted: Vec<&str> = ids.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    ids.iter()
-        .map(|id| {
-            let at = sorted.binary_search(id).unwrap_or(0);
-            let before = at
-                .checked_sub(1)
-                .and_then(|i| sorted.get(i))
-                .map_or(0, |other| common(id, other));
-            let after = sorted.get(at + 1).map_or(0, |other| common(id, other));
-            let len = MIN_PREFIX_CHARS.max(before.max(after) + 1);
-            id.chars().take(len).collect()
-        })
-        .collect()
+/// The ids of the indexed sessions, each one's shortest unique prefix computed when asked (a
+/// search shows a few of thousands).
+pub struct UniquePrefixes<'a> {
+    sorted: Vec<&'a str>,
+}
+
+impl<'a> UniquePrefixes<'a> {
+    pub fn new(ids: impl IntoIterator<Item = &'a str>) -> UniquePrefixes<'a> {
+        let mut sorted: Vec<&str> = ids.into_iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        UniquePrefixes { sorted }
+    }
+
+    /// The id's shortest prefix of at least [`MIN_PREFIX_CHARS`] characters that no other id
+    /// shares (the whole id when it is shorter or another id extends it); `None` when it is not
+    /// one of the ids.
+    pub fn of(&self, id: &str) -> Option<String> {
+        let at = self.sorted.binary_search(&id).ok()?;
+        let common = |other: &str| {
+            id.chars()
+                .zip(other.chars())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let before = at
+            .checked_sub(1)
+            .and_then(|i| self.sorted.get(i))
+            .map_or(0, |other| common(other));
+        let after = self.sorted.get(at + 1).map_or(0, |other| common(other));
+        let len = MIN_PREFIX_CHARS.max(before.max(after) + 1);
+        Some(id.chars().take(len).collect())
+    }
 }
 
 #[cfg(test)]
@@ -203,9 +217,10 @@ mod tests {
     #[test]
     fn shortest_prefixes_are_unique_and_at_least_eight() {
         let ids = ["0192aaaa-1111", "0192aaaa-1222", "7f00bbbb-0000", "short"];
-        assert_eq!(
-            shortest_unique_prefixes(&ids),
-            ["0192aaaa-11", "0192aaaa-12", "7f00bbbb", "short"]
-        );
+        let prefixes = UniquePrefixes::new(ids);
+        let shortest: Vec<Option<String>> = ids.iter().map(|id| prefixes.of(id)).collect();
+        let expected = ["0192aaaa-11", "0192aaaa-12", "7f00bbbb", "short"];
+        assert_eq!(shortest, expected.map(|p| Some(p.to_string())));
+        assert_eq!(prefixes.of("0192aaaa"), None, "not one of the ids");
     }
 }
