@@ -467,3 +467,62 @@ fn spawnable_index(env: &TestEnv) -> (i32, Value) {
     let (code, stdout) = run_within(cmd, Duration::from_secs(30));
     (code, serde_json::from_slice(&stdout).unwrap_or(Value::Null))
 }
+
+/// The segment ids `meta.json` of the current generation names.
+fn committed_segments(env: &TestEnv) -> Vec<String> {
+    let meta = std::fs::read_to_string(generation_dir(env).join("meta.json")).unwrap();
+    let meta: Value = serde_json::from_str(&meta).unwrap();
+    let ids = meta["segments"].as_array().unwrap().iter();
+    ids.map(|s| s["segment_id"].as_str().unwrap().replace('-', ""))
+        .collect()
+}
+
+/// A writer killed before its commit, or during a merge, leaves segment files that no commit
+/// names and tantivy never lists; the next writer removes them, and nothing committed.
+#[test]
+fn segment_files_no_commit_names_are_removed_by_the_next_writer() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut s = session(1, &project);
+    s.user("the gecko is in the first turn");
+    let path = write_pi_session(&env, &project, &s);
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 1);
+    let dir = generation_dir(&env);
+    let left = [
+        "0123456789abcdef0123456789abcdef.idx",
+        "0123456789abcdef0123456789abcdef.pos",
+        "0123456789abcdef0123456789abcdef.store",
+        "0123456789abcdef0123456789abcdef.7.del",
+        "fedcba9876543210fedcba9876543210.fast",
+    ];
+    for name in left {
+        std::fs::write(dir.join(name), vec![7u8; 4096]).unwrap();
+    }
+    // Not a segment's file: left alone.
+    std::fs::write(dir.join("0123456789abcdef.idx"), b"short").unwrap();
+
+    let before = std::fs::read_to_string(&path).unwrap();
+    s.assistant("a second gecko, appended");
+    append_to(&path, &s.text()[before.len()..]);
+    let result = search_all(&env, &["gecko"]);
+    assert_eq!(hits(&result).len(), 2, "{result}");
+    for name in left {
+        assert!(!dir.join(name).exists(), "{name} is still there");
+    }
+    assert!(dir.join("0123456789abcdef.idx").exists());
+    let committed = committed_segments(&env);
+    assert!(!committed.is_empty());
+    for id in &committed {
+        let files = generation_files(&env, |name| name.starts_with(id.as_str()));
+        assert!(
+            !files.is_empty(),
+            "the committed segment {id} has its files"
+        );
+    }
+}
+
+fn append_to(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}

@@ -657,6 +657,15 @@ fn a_rewind_past_many_abandoned_branches_indexes_as_a_fresh_build_does() {
 
 /// What a search answers, as `answer`, with its sessions in id order: two indexes built in
 /// different steps may order sessions of equal score differently.
+/// How many segments the last commit of the index under the cache directory `cache` has.
+fn segments_in(cache: &std::path::Path) -> usize {
+    let recall = cache.join("recall");
+    let current = std::fs::read_to_string(recall.join("current")).unwrap();
+    let meta = std::fs::read_to_string(recall.join(current.trim()).join("meta.json")).unwrap();
+    let meta: Value = serde_json::from_str(&meta).unwrap();
+    meta["segments"].as_array().unwrap().len()
+}
+
 fn answer_by_id(result: Value) -> Value {
     let mut result = answer(result);
     result["sessions"]
@@ -713,6 +722,11 @@ fn a_large_build_read_on_several_threads_answers_as_small_refreshes_do() {
         "the sessions hold {total} bytes, not a large refresh"
     );
     search_cached(&env, &threaded, &["kestrel"]);
+    assert_eq!(
+        segments_in(&threaded),
+        1,
+        "the build's segments (one per writer thread) are merged"
+    );
 
     let mut words = vec!["kestrel".to_string(), "kestrel hovers".to_string()];
     for n in [1, 9, 20, 40] {

@@ -21,6 +21,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use tantivy::index::SegmentId;
 use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy, Searcher, TantivyDocument};
 
 use super::catalog::{self, Catalog, Payload};
@@ -177,6 +178,41 @@ impl Store {
         .map_err(RecallError::corrupt)
     }
 
+    /// Each segment of the last commit, with its number of live documents.
+    pub fn segment_docs(&self) -> Result<Vec<(SegmentId, u32)>, RecallError> {
+        let metas = self.index.load_metas().map_err(RecallError::corrupt)?;
+        Ok(metas
+            .segments
+            .iter()
+            .map(|s| (s.id(), s.num_docs()))
+            .collect())
+    }
+
+    /// Removes the files of segments that the last commit does not name and tantivy will never
+    /// collect: what a writer killed before its commit, or during a merge, left unlisted
+    /// (`directory.rs`). Called under the writer lock, before a writer starts, so no segment is
+    /// being written; a reader that opened an older commit keeps its files open, as with
+    /// tantivy's own collection. Returns how many files were removed.
+    pub fn remove_uncommitted_segments(&self) -> Result<usize, RecallError> {
+        let metas = self.index.load_metas().map_err(RecallError::corrupt)?;
+        let committed: std::collections::HashSet<String> = metas
+            .segments
+            .iter()
+            .map(|s| s.id().uuid_string())
+            .collect();
+        let Ok(names) = self.directory.names() else {
+            return Ok(0);
+        };
+        let mut removed = 0;
+        for name in names {
+            let uncommitted = segment_of(&name).is_some_and(|id| !committed.contains(id));
+            if uncommitted && self.directory.remove(&name).is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Writes `catalog` into the generation, to be made durable with the next commit, and
     /// returns its name.
     pub fn save_catalog(&self, catalog: &Catalog) -> io::Result<String> {
@@ -192,6 +228,13 @@ impl Store {
 }
 
 pub type IndexWriter = tantivy::IndexWriter<TantivyDocument>;
+
+/// The segment a file of a generation belongs to: tantivy names them `<32 hex digits>.<ext>`
+/// (`<id>.<opstamp>.del` for deletions).
+fn segment_of(name: &str) -> Option<&str> {
+    let (id, _) = name.split_once('.')?;
+    (id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
+}
 
 /// The generation `current` names; `None` when there is none yet, or `current` is not a
 /// regular file naming a generation (a writer then builds one).
