@@ -90,6 +90,24 @@ impl Filter {
 
     /// Whether the branch, role and date filters admit a document: its role and timestamp.
     fn admitted(&self, columns: &Columns, doc: DocId) -> Option<(Role, i64)> {
+        let role = self.admitted_role(columns, doc)?;
+        let ts = columns.ts.first(doc).unwrap_or(0);
+        if self.since_ms.is_some_and(|since| ts < since) {
+            return None;
+        }
+        Some((role, ts))
+    }
+
+    /// Whether the filters admit a document, its timestamp read only when a date filter asks.
+    fn admits(&self, columns: &Columns, doc: DocId) -> bool {
+        match self.since_ms {
+            Some(_) => self.admitted(columns, doc).is_some(),
+            None => self.admitted_role(columns, doc).is_some(),
+        }
+    }
+
+    /// Whether the branch and role filters admit a document: its role.
+    fn admitted_role(&self, columns: &Columns, doc: DocId) -> Option<Role> {
         let flags = columns.flags.first(doc).unwrap_or(0);
         let role = Flags::role_of(flags);
         if !self.all_branches && !Flags::on_branch_of(flags) {
@@ -102,11 +120,7 @@ impl Filter {
         {
             return None;
         }
-        let ts = columns.ts.first(doc).unwrap_or(0);
-        if self.since_ms.is_some_and(|since| ts < since) {
-            return None;
-        }
-        Some((role, ts))
+        Some(role)
     }
 
     /// The most a document's BM25 score can be multiplied by.
@@ -207,14 +221,31 @@ pub fn top_files(
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    let mut by_file = run(segments, only(full, fields, &chosen), 1, filter, per_file)?;
+    // Only the files of the first kind hold a document of it.
+    let whole: Vec<u64> = best
+        .iter()
+        .filter(|b| b.candidate.tier == 1)
+        .map(|b| b.file)
+        .collect();
+    let mut by_file = ByFile::default();
+    if !whole.is_empty() {
+        by_file = run(segments, only(full, fields, &whole), 1, filter, per_file)?;
+    }
     if let Some(partial) = partial {
-        let query = only(partial, fields, &chosen);
-        merge(
-            &mut by_file,
-            run(segments, query, 0, filter, per_file)?,
-            per_file,
-        );
+        // A file with `per_file` candidates of the first kind shows none of the second.
+        let wanting: Vec<u64> = chosen
+            .iter()
+            .copied()
+            .filter(|file| by_file.get(file).map_or(0, Vec::len) < per_file)
+            .collect();
+        if !wanting.is_empty() {
+            let query = only(partial, fields, &wanting);
+            merge(
+                &mut by_file,
+                run(segments, query, 0, filter, per_file)?,
+                per_file,
+            );
+        }
     }
     Ok(chosen
         .into_iter()
@@ -241,8 +272,12 @@ pub fn matching_files(
             if count == in_scope {
                 return Ok(count);
             }
-            let (ord, reader, columns) = found?;
-            let mut docs = weight.scorer(reader, 1.0).map_err(RecallError::corrupt)?;
+            let Matching {
+                ord,
+                reader,
+                columns,
+                scorer: mut docs,
+            } = found?;
             let mut counting = Counting {
                 filter,
                 columns,
@@ -292,7 +327,7 @@ impl Counting<'_> {
             .reader
             .alive_bitset()
             .is_some_and(|a| a.is_deleted(doc));
-        if deleted || self.filter.admitted(self.columns, doc).is_none() {
+        if deleted || !self.filter.admits(self.columns, doc) {
             return false;
         }
         self.counted[file as usize] = true;
@@ -528,7 +563,13 @@ fn best_files(
     let mut top = TopFiles::new(limit, &filter.updated_ms);
     let bound = filter.weight_bound();
     for found in segments.matching(weight.as_ref()) {
-        let (ord, reader, columns) = found?;
+        // The pruning runs on a scorer of its own (the engine's block-max one).
+        let Matching {
+            ord,
+            reader,
+            columns,
+            ..
+        } = found?;
         let most = bound.at(columns.ts.max_value());
         let alive = reader.alive_bitset();
         weight
@@ -633,6 +674,14 @@ struct Columns {
     ts: Column<i64>,
 }
 
+/// A segment where a query matches.
+struct Matching<'s> {
+    ord: SegmentOrdinal,
+    reader: &'s SegmentReader,
+    columns: &'s Columns,
+    scorer: Box<dyn tantivy::query::Scorer>,
+}
+
 impl<'a> Segments<'a> {
     pub fn new(searcher: &'a Searcher, fields: &Fields) -> Segments<'a> {
         Segments {
@@ -668,27 +717,30 @@ impl<'a> Segments<'a> {
         query.weight(scoring).map_err(RecallError::corrupt)
     }
 
-    /// The segments where `weight` matches some document, with their columns.
+    /// The segments where `weight` matches some document, with their columns and the scorer
+    /// that found it (on its first match).
     fn matching<'s>(
         &'s self,
         weight: &'s dyn Weight,
-    ) -> impl Iterator<Item = Result<(SegmentOrdinal, &'s SegmentReader, &'s Columns), RecallError>> + 's
-    {
+    ) -> impl Iterator<Item = Result<Matching<'s>, RecallError>> + 's {
         self.searcher
             .segment_readers()
             .iter()
             .enumerate()
             .filter_map(move |(ord, reader)| {
-                let found = weight
-                    .scorer(reader, 1.0)
-                    .map(|scorer| scorer.doc() != TERMINATED)
-                    .and_then(|found| Ok(found.then_some(self.columns(ord, reader)?)))
-                    .map_err(RecallError::corrupt);
-                match found {
-                    Ok(Some(columns)) => Some(Ok((ord as SegmentOrdinal, reader, columns))),
-                    Ok(None) => None,
-                    Err(e) => Some(Err(e)),
-                }
+                let found = weight.scorer(reader, 1.0).and_then(|scorer| {
+                    if scorer.doc() == TERMINATED {
+                        return Ok(None);
+                    }
+                    let columns = self.columns(ord, reader)?;
+                    Ok(Some(Matching {
+                        ord: ord as SegmentOrdinal,
+                        reader,
+                        columns,
+                        scorer,
+                    }))
+                });
+                found.map_err(RecallError::corrupt).transpose()
             })
     }
 
@@ -737,34 +789,35 @@ fn run(
     let weight = segments.weight(query.as_ref(), true)?;
     let mut by_file = ByFile::default();
     for found in segments.matching(weight.as_ref()) {
-        let (ord, reader, columns) = found?;
+        let Matching {
+            ord,
+            reader,
+            columns,
+            mut scorer,
+        } = found?;
         let alive = reader.alive_bitset();
         // Opened here, for the segments holding the chosen sessions' matches only.
         let seqs = reader
             .fast_fields()
             .u64(reader.schema().get_field_name(segments.fields.seq))
             .map_err(RecallError::corrupt)?;
-        weight
-            .for_each(reader, &mut |doc, bm25| {
-                if alive.is_some_and(|a| a.is_deleted(doc)) {
-                    return;
-                }
-                if let Some((file, score)) = filter.weigh(columns, doc, bm25) {
-                    let seq = seqs.first(doc).unwrap_or(0);
-                    let doc = DocAddress::new(ord, doc);
-                    keep_best(
-                        by_file.entry(file).or_default(),
-                        Candidate {
-                            doc,
-                            tier,
-                            score,
-                            seq,
-                        },
-                        per_file,
-                    );
-                }
-            })
-            .map_err(RecallError::corrupt)?;
+        let mut doc = scorer.doc();
+        while doc != TERMINATED {
+            let deleted = alive.is_some_and(|a| a.is_deleted(doc));
+            let weighed = (!deleted)
+                .then(|| filter.weigh(columns, doc, scorer.score()))
+                .flatten();
+            if let Some((file, score)) = weighed {
+                let candidate = Candidate {
+                    doc: DocAddress::new(ord, doc),
+                    tier,
+                    score,
+                    seq: seqs.first(doc).unwrap_or(0),
+                };
+                keep_best(by_file.entry(file).or_default(), candidate, per_file);
+            }
+            doc = scorer.advance();
+        }
     }
     for list in by_file.values_mut() {
         sort_best_first(list);
