@@ -16,8 +16,8 @@
 //! crash before it leaves the previous commit, whose files were synced by the commit before.
 //! `.managed.json` lists the files tantivy may garbage-collect: a registration that only adds
 //! files is kept in memory until the commit's batch writes it; a crash before then can only
-//! leave a new, uncommitted segment's files unlisted, so never collected (they are removed with
-//! the index when it is rebuilt). A change that removes files (garbage collection) is written
+//! leave a new, uncommitted segment's files unlisted, so never collected by tantivy (the next
+//! writer removes them: `Store::remove_uncommitted_segments`). A change that removes files (garbage collection) is written
 //! and synced at once, as tantivy does.
 //!
 //! Every file is reached from a handle on the directory itself, never through a path: opened

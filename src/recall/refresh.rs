@@ -53,6 +53,9 @@ pub trait Progress {
     /// One more file was indexed.
     fn advance(&mut self, bytes: u64);
     fn finish(&mut self);
+    /// After a build's commit, its segments are being merged, `merges` merges one after the
+    /// other; [`Progress::finish`] follows when they are done.
+    fn merging(&mut self, _merges: usize) {}
 }
 
 /// What a refresh did.

@@ -34,12 +34,18 @@ const SEARCH_BAR_MIN_BYTES: u64 = 32 << 20;
 pub struct Bar {
     always: bool,
     bar: Option<ProgressBar>,
+    /// Whether the indexing bar was drawn (the merges that follow it get a spinner).
+    drawn: bool,
 }
 
 impl Bar {
     /// `always`: show it for any amount of work (`index`); otherwise only for a large build.
     pub fn new(always: bool) -> Bar {
-        Bar { always, bar: None }
+        Bar {
+            always,
+            bar: None,
+            drawn: false,
+        }
     }
 }
 
@@ -57,6 +63,7 @@ impl Progress for Bar {
         );
         bar.set_message(files.to_string());
         self.bar = Some(bar);
+        self.drawn = true;
     }
 
     fn advance(&mut self, bytes: u64) {
@@ -69,5 +76,18 @@ impl Progress for Bar {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
+    }
+
+    fn merging(&mut self, merges: usize) {
+        if !self.drawn {
+            return;
+        }
+        let spinner = ProgressBar::new_spinner();
+        let plural = if merges == 1 { "" } else { "s" };
+        spinner.set_message(format!(
+            "merging the new segments into {merges} large one{plural}"
+        ));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+        self.bar = Some(spinner);
     }
 }
