@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::recall::{
-    generation_dir, generation_files, hits, project_dir, recall_dir, run_within, search_all,
-    session_id, sessions_root, spawnable, write_pi_session,
+    append_what_is_new, generation_dir, generation_files, hits, project_dir, recall_dir,
+    run_within, search_all, session_id, sessions_root, spawnable, write_pi_session,
 };
 use common::session::SessionBuilder;
 use common::TestEnv;
@@ -501,9 +501,8 @@ fn segment_files_no_commit_names_are_removed_by_the_next_writer() {
     // Not a segment's file: left alone.
     std::fs::write(dir.join("0123456789abcdef.idx"), b"short").unwrap();
 
-    let before = std::fs::read_to_string(&path).unwrap();
     s.assistant("a second gecko, appended");
-    append_to(&path, &s.text()[before.len()..]);
+    append_what_is_new(&path, &s);
     let result = search_all(&env, &["gecko"]);
     assert_eq!(hits(&result).len(), 2, "{result}");
     for name in left {
@@ -519,10 +518,4 @@ fn segment_files_no_commit_names_are_removed_by_the_next_writer() {
             "the committed segment {id} has its files"
         );
     }
-}
-
-fn append_to(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    file.write_all(text.as_bytes()).unwrap();
 }

@@ -5,7 +5,10 @@ use crate::common;
 
 use std::io::Write;
 
-use common::recall::{hits, ids, project_dir, read_hit, search_all, session_id, write_pi_session};
+use common::recall::{
+    append, append_what_is_new, hits, ids, project_dir, read_hit, search_all, session_id,
+    write_pi_session,
+};
 use common::session::SessionBuilder;
 use common::TestEnv;
 use serde_json::Value;
@@ -26,11 +29,6 @@ fn index(env: &TestEnv) -> Value {
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).unwrap()
-}
-
-fn append(path: &std::path::Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    file.write_all(text.as_bytes()).unwrap();
 }
 
 #[test]
@@ -483,13 +481,6 @@ fn an_append_indexed_on_two_threads_answers_as_a_fresh_build_does() {
     }
     let fresh = t.env.root().join("fresh-small");
     assert_answers_as_built_afresh(&t.env, &t.incremental, &fresh, &WORDS, "the small appends");
-}
-
-/// Appends to the file at `path` what `s` holds past it; returns how many bytes.
-fn append_what_is_new(path: &std::path::Path, s: &SessionBuilder) -> usize {
-    let before = std::fs::metadata(path).unwrap().len() as usize;
-    append(path, &s.text()[before..]);
-    s.text().len() - before
 }
 
 /// A session grown by appends of every kind (calls, their results many turns later, a

@@ -26,6 +26,20 @@ pub fn session_id(n: u32) -> String {
     format!("0192aaaa-{n:04x}-7000-8000-{n:012x}")
 }
 
+/// Appends `text` to the file at `path`.
+pub fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+/// Appends to the file at `path` what `s` holds past it; returns how many bytes.
+pub fn append_what_is_new(path: &Path, s: &SessionBuilder) -> usize {
+    let before = std::fs::metadata(path).unwrap().len() as usize;
+    append(path, &s.text()[before..]);
+    s.text().len() - before
+}
+
 /// Writes the session where Pi would: `<root>/--<encoded cwd>--/<timestamp>_<id>.jsonl`.
 pub fn write_pi_session(env: &TestEnv, cwd: &Path, session: &SessionBuilder) -> PathBuf {
     let encoded = cwd
