@@ -8,18 +8,15 @@
 
 use crate::common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
 
 use common::session::SessionBuilder;
 use common::TestEnv;
 
-/// Only a guard against a hang; a healthy call takes milliseconds.
-const HANG_GUARD: Duration = Duration::from_secs(60);
 /// The address space a call may use, so that reading a bad index whole ends before the machine's
 /// memory does.
 const ADDRESS_SPACE_BYTES: u64 = 4 << 30;
@@ -140,67 +137,15 @@ impl Cache {
     }
 }
 
-/// Runs the child, killing it if it outlives the hang guard, and checks its peak memory.
-#[allow(clippy::zombie_processes)] // reaped with wait4, which also reports its peak memory
-fn run_guarded(mut cmd: Command) -> Output {
-    let mut child = cmd.spawn().expect("spawn pi-context");
-    let pid = child.id() as libc::pid_t;
-    let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
-    let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
-    let started = Instant::now();
-    let (status, peak) = loop {
-        if let Some(reaped) = reap(pid) {
-            break reaped;
-        }
-        if started.elapsed() > HANG_GUARD {
-            child.kill().ok();
-            let (status, _) = reap_blocking(pid);
-            panic!("pi-context hung (killed after {HANG_GUARD:?}, status {status:?})");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let output = Output {
-        status,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
-    };
+/// Runs the child under the hang guard and checks its peak memory.
+fn run_guarded(cmd: Command) -> Output {
+    let (output, peak) = common::peak::run_measured(cmd);
     assert!(
         peak < PEAK_RSS_BYTES,
         "the call used {} MiB: {output:?}",
         peak >> 20
     );
     output
-}
-
-fn read_in_background(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        pipe.read_to_end(&mut bytes).expect("read a pipe");
-        bytes
-    })
-}
-
-/// The child's exit status and peak resident size once it has exited (`wait4`, which reports
-/// the resources of that one child).
-fn reap(pid: libc::pid_t) -> Option<(ExitStatus, u64)> {
-    wait4(pid, libc::WNOHANG)
-}
-
-fn reap_blocking(pid: libc::pid_t) -> (ExitStatus, u64) {
-    wait4(pid, 0).expect("the child exits")
-}
-
-fn wait4(pid: libc::pid_t, options: libc::c_int) -> Option<(ExitStatus, u64)> {
-    let mut status = 0;
-    // SAFETY: wait4 fills the zeroed rusage and the status it is given.
-    let (reaped, usage) = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        let reaped = libc::wait4(pid, &mut status, options, &mut usage);
-        (reaped, usage)
-    };
-    assert!(reaped >= 0, "wait4: {}", std::io::Error::last_os_error());
-    // Linux reports the peak in kilobytes.
-    (reaped == pid).then(|| (ExitStatus::from_raw(status), usage.ru_maxrss as u64 * 1024))
 }
 
 fn mkfifo(path: &Path) {

@@ -294,3 +294,109 @@ fn checkpoint() {
         .replace(['/', '\\', ':'], "-");
     snapshot(&env, "checkpoint", &text.replace(&encoded, "[PROJECT]"));
 }
+
+/// Transcript text can never drive the terminal (issue 38, item 16): escape, bell and OSC bytes
+/// in a Claude Code title and prompt, a Codex session id and a Pi window id reach the human
+/// output of `sessions` and `history` as visible `\u{…}` escapes, with or without colors.
+#[test]
+fn control_characters_of_transcripts_are_shown_escaped() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "ansi");
+    let cwd = project.to_string_lossy().into_owned();
+    let hostile = "\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\u{9b}31m";
+    let claude_dir = env.root().join("claude");
+    let claude = claude_dir
+        .join("-ansi")
+        .join("c1a0de00-1111-4aaa-8bbb-00000000ab01.jsonl");
+    let record = |v: serde_json::Value| serde_json::to_string(&v).unwrap() + "\n";
+    let mut text = record(serde_json::json!({"type":"custom-title",
+        "customTitle": format!("title {hostile} end"),
+        "sessionId":"c1a0de00-1111-4aaa-8bbb-00000000ab01"}));
+    text += &record(
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,
+        "sessionId":"c1a0de00-1111-4aaa-8bbb-00000000ab01","cwd":cwd,
+        "timestamp":"2026-02-01T10:00:00Z",
+        "message":{"role":"user","content": format!("tangerine prompt {hostile} tail")}}),
+    );
+    common::other_agents::write(&claude, &text);
+    let codex_dir = env.root().join("codex");
+    let codex = codex_dir.join("sessions/2026/02/01/rollout-2026-02-01T10-00-00-x.jsonl");
+    let mut rollout = record(serde_json::json!({"timestamp":"2026-02-01T10:00:00Z",
+        "type":"session_meta","payload":{"id": format!("id{hostile}"),"cwd":cwd}}));
+    rollout += &record(serde_json::json!({"timestamp":"2026-02-01T10:00:01Z",
+        "type":"response_item","payload":{"type":"message","role":"user",
+        "content":[{"type":"input_text","text": format!("tangerine codex {hostile}")}]}}));
+    common::other_agents::write(&codex, &rollout);
+    let mut pi = SessionBuilder::with_id(&session_id(7)).cwd(&cwd);
+    pi.user(&format!("tangerine pi {hostile}"));
+    pi.reset_marker(&format!("pcw:window{hostile}"));
+    pi.user("after the reset");
+    let pi_file = write_pi_session(&env, &project, &pi);
+    let dirs = [
+        "--claude-dir",
+        claude_dir.to_str().unwrap(),
+        "--codex-dir",
+        codex_dir.to_str().unwrap(),
+    ];
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for color in ["never", "always"] {
+        for verb in [
+            &["sessions", "list", "--all"][..],
+            &["sessions", "search", "tangerine", "--all"],
+        ] {
+            runs.push(
+                verb.iter()
+                    .chain(&dirs)
+                    .chain(&["--color", color])
+                    .map(|s| s.to_string())
+                    .collect(),
+            );
+        }
+        for file in [&claude, &codex, &pi_file] {
+            let file = file.to_string_lossy().into_owned();
+            for verb in [
+                &["windows"][..],
+                &["list"],
+                &["read", "1"],
+                &["search", "tangerine"],
+            ] {
+                let mut args = vec!["history".to_string()];
+                args.extend(verb.iter().map(|s| s.to_string()));
+                args.extend([
+                    "--session".into(),
+                    file.clone(),
+                    "--color".into(),
+                    color.into(),
+                ]);
+                runs.push(args);
+            }
+        }
+    }
+    for args in runs {
+        let output = env
+            .cmd()
+            .current_dir(&project)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let colored = args.contains(&"always".to_string());
+        let foreign = stdout
+            .chars()
+            .find(|&c| c.is_control() && c != '\n' && c != '\t' && !(colored && c == '\u{1b}'));
+        assert_eq!(
+            foreign, None,
+            "{args:?} printed a control character:\n{stdout:?}"
+        );
+        assert!(
+            !stdout.contains("\u{1b}]") && !stdout.contains("\u{1b}[2J"),
+            "{args:?} let a sequence through:\n{stdout:?}"
+        );
+        if !args.contains(&"windows".to_string()) {
+            assert!(
+                stdout.contains("\\u{1b}"),
+                "{args:?} shows the escape:\n{stdout}"
+            );
+        }
+    }
+}

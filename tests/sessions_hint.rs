@@ -233,3 +233,32 @@ fn sessions_hint_is_offered_to_no_model() {
     assert_eq!(schemas["facts"]["hint_type"], "pi-context/hint");
     assert_eq!(schemas["facts"]["auto_recall_setting"], "autoRecall");
 }
+
+/// A prompt longer than the part the hint reads (issue 38, item 17): the cut falls before the
+/// word it would split, so the piece left of it never counts as a rare word of its own.
+#[test]
+fn a_long_prompt_is_read_up_to_a_whole_word() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let mut planted = session(40, &project);
+    planted.user("plan the capybaraword lagoon migration for the reserve");
+    planted.assistant("The capybaraword lagoon migration runs in two stages.");
+    write_pi_session(&env, &project, &planted);
+    // "ca", the piece a cut inside "capybaraword" leaves, is a rare word of another session
+    // that shares a word with the prompt.
+    let mut certificates = session(41, &project);
+    certificates.user("the CA lagoon sensor reads the CA lagoon level");
+    certificates.assistant("The CA lagoon sensor and the CA lagoon pump are fine.");
+    write_pi_session(&env, &project, &certificates);
+    let fits = "capybaraword lagoon migration ".repeat(272);
+    let cut = format!(
+        "{}capybaraword",
+        "capybaraword lagoon migration ".repeat(273)
+    );
+    assert!(fits.len() <= 8192 && cut.len() > 8192);
+    for prompt in [fits, cut] {
+        let response = hint(&env, &project, "live", &prompt, &[]);
+        assert_eq!(response["details"]["hint"], true, "{response}");
+        assert_eq!(response["details"]["session_id"], session_id(40));
+    }
+}

@@ -8,7 +8,7 @@ use common::recall::{
 };
 use common::session::SessionBuilder;
 use common::TestEnv;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn session(n: u32, cwd: &std::path::Path) -> SessionBuilder {
     SessionBuilder::with_id(&session_id(n)).cwd(&cwd.to_string_lossy())
@@ -411,5 +411,82 @@ fn real_fixture_sessions_are_searchable_and_hits_open() {
             let text = read_hit(&env, id, seq, hit["leaf_id"].as_str());
             assert!(text.to_lowercase().contains("compaction"), "{id} {seq}");
         }
+    }
+}
+
+/// A search hit inside a huge tool output (issue 38, item 10): the hit is rebuilt and previewed
+/// for about twice the event's size in memory, as `history read` of it costs; collecting every
+/// token of the document first cost ten times the event (2 GB for a 200 MB output).
+#[test]
+fn a_hit_inside_a_huge_tool_output_costs_about_twice_the_event_in_memory() {
+    const OUTPUT_BYTES: usize = 32 << 20;
+    let env = TestEnv::new();
+    let cwd = env.work();
+    let projects = env.root().join("claude-projects");
+    let words = [
+        "alpha", "beta", "gamma", "delta", "log", "line", "error", "value",
+    ];
+    let mut output = String::with_capacity(OUTPUT_BYTES + 64);
+    let mut n = 0usize;
+    while output.len() < OUTPUT_BYTES / 2 {
+        output.push_str(words[n % words.len()]);
+        output.push_str(&(n % 997).to_string());
+        output.push(if n % 16 == 15 { '\n' } else { ' ' });
+        n += 1;
+    }
+    output.push_str("the zanzibarneedle was found here\n");
+    let half = output.len();
+    output.extend_from_within(..half - 34);
+    let id = "4a5e0000-1111-4aaa-8bbb-000000000010";
+    let record = |value: serde_json::Value| serde_json::to_string(&value).unwrap() + "\n";
+    let mut text = record(
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":id,
+        "cwd":cwd,"timestamp":"2026-02-01T10:00:00Z",
+        "message":{"role":"user","content":"print the big log"}}),
+    );
+    text += &record(
+        json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":id,
+        "timestamp":"2026-02-01T10:00:01Z","message":{"role":"assistant","content":[
+            {"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat big.log"}}]}}),
+    );
+    text += &record(
+        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":id,
+        "timestamp":"2026-02-01T10:00:02Z","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"t1","content":output}]}}),
+    );
+    drop(output);
+    common::other_agents::write(&projects.join("-work").join(format!("{id}.jsonl")), &text);
+    let event_bytes = text.len() as u64;
+    drop(text);
+    let claude_dir = projects.to_string_lossy().into_owned();
+    let base = ["--all", "--claude-dir", &claude_dir, "--harness", "claude"];
+    env.cmd()
+        .args(["sessions", "index"])
+        .args(&base[1..])
+        .assert()
+        .success();
+    for query in ["zanzibarneedle", "zanzibarneedle \"was found\""] {
+        let mut search = env.process();
+        search
+            .args(["sessions", "search", "--json"])
+            .arg(query)
+            .args(base)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let (result, peak) = common::peak::run_measured(search);
+        assert!(result.status.success(), "{query:?}: {result:?}");
+        let found: Value = serde_json::from_slice(&result.stdout).unwrap();
+        let hit = &found["sessions"][0]["hits"][0];
+        assert!(
+            hit["content"].as_str().unwrap().contains("zanzibarneedle"),
+            "{query:?}: {hit}"
+        );
+        assert!(
+            peak < 3 * event_bytes + (48 << 20),
+            "{query:?}: a search peaked at {} MiB for an event of {} MiB",
+            peak >> 20,
+            event_bytes >> 20
+        );
     }
 }

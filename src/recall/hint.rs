@@ -393,12 +393,8 @@ struct Word {
 /// The prompt's content words: distinct tokens that are not stop words, not one character and
 /// not a number of fewer than three digits, at most [`MAX_PROMPT_WORDS`], in prompt order.
 fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<Word> {
-    let mut end = prompt.len().min(MAX_PROMPT_BYTES);
-    while !prompt.is_char_boundary(end) {
-        end -= 1;
-    }
     let mut words: Vec<Word> = Vec::new();
-    for token in query::tokens(&prompt[..end]) {
+    for token in query::tokens(read_part(prompt)) {
         if words.len() == MAX_PROMPT_WORDS {
             break;
         }
@@ -408,6 +404,30 @@ fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<Word
         }
     }
     words
+}
+
+/// The part of a prompt that is read: its first [`MAX_PROMPT_BYTES`], cut before a word the cut
+/// would split (the piece left of a long word would count as a word of its own, and a rare one).
+fn read_part(prompt: &str) -> &str {
+    if prompt.len() <= MAX_PROMPT_BYTES {
+        return prompt;
+    }
+    let mut end = MAX_PROMPT_BYTES;
+    while !prompt.is_char_boundary(end) {
+        end -= 1;
+    }
+    let splits_a_word = prompt[end..]
+        .chars()
+        .next()
+        .is_some_and(char::is_alphanumeric);
+    if splits_a_word {
+        end = prompt[..end]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_alphanumeric())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+    }
+    &prompt[..end]
 }
 
 /// The words searched: the rarest [`MAX_QUERY_WORDS`] of those the index holds, in prompt order.
@@ -722,6 +742,23 @@ mod tests {
         assert!(!is_content_word("42"));
         assert!(is_content_word("137"));
         assert!(is_content_word("retry"));
+    }
+
+    #[test]
+    fn a_long_prompt_is_cut_before_the_word_the_cut_would_split() {
+        let words = "capybaraword lagoon migration ".repeat(273) + "capybaraword";
+        assert!(words.len() > MAX_PROMPT_BYTES);
+        let part = read_part(&words);
+        assert!(part.len() <= MAX_PROMPT_BYTES);
+        assert!(query::tokens(part)
+            .iter()
+            .all(|t| ["capybaraword", "lagoon", "migration"].contains(&t.as_str())));
+        let unicode = "é".repeat(MAX_PROMPT_BYTES);
+        assert_eq!(read_part(&unicode), "");
+        let spaced = format!("{} tail", "ab ".repeat(MAX_PROMPT_BYTES / 3));
+        assert!(read_part(&spaced).len() <= MAX_PROMPT_BYTES);
+        assert!(read_part(&spaced).ends_with(' '));
+        assert_eq!(read_part("short prompt"), "short prompt");
     }
 
     #[test]

@@ -150,7 +150,8 @@ pub(super) fn open_hits(
         let Some(rebuilt) = preview::rebuild(&file, &located, masking) else {
             continue;
         };
-        let Some(found) = preview::find(&rebuilt.document, alternatives) else {
+        let Some(found) = preview::find(&rebuilt.document, alternatives, params.preview_chars)
+        else {
             continue;
         };
         let total_chars = crate::text::char_len(&rebuilt.document);

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use super::query::{token_spans, Alternative};
+use super::query::Alternative;
 use super::schema::{Flags, SourceKind};
 use crate::history::{event_document, EventSource};
 use crate::redact::Masking;
@@ -39,26 +39,27 @@ const MAX_LINE_BYTES: u64 = 256 << 20;
 /// The event's document as indexed: masked as `masking` says, so a preview shows what the
 /// index holds.
 pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebuilt> {
-    let entry_line = read_line(file, located.entry)?;
-    let result_line = match located.result {
-        Some(span) => Some(read_line(file, span)?),
-        None => None,
-    };
-    let (session, first_line) = match located.harness {
+    // The lines are read into the one buffer the session parses (an event's line can be
+    // hundreds of megabytes: no copy of it is made on the way).
+    let mut text = Vec::new();
+    let first_line = match located.harness {
         Harness::Pi => {
             let header = match located.version {
-                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}"),
-                None => "{\"type\":\"session\"}".to_string(),
+                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
+                None => "{\"type\":\"session\"}\n".to_string(),
             };
-            let mut lines = vec![header, entry_line];
-            lines.extend(result_line);
-            (Session::from_lines(&lines), 2)
+            text.extend_from_slice(header.as_bytes());
+            2
         }
-        harness => {
-            let mut lines = vec![entry_line];
-            lines.extend(result_line);
-            (Session::from_lines_as(harness, &lines), 1)
-        }
+        _ => 1,
+    };
+    read_line_into(file, located.entry, &mut text)?;
+    if let Some(span) = located.result {
+        read_line_into(file, span, &mut text)?;
+    }
+    let session = match located.harness {
+        Harness::Pi => Session::from_bytes(text),
+        harness => Session::from_bytes_as(harness, text),
     };
     let (index, source) = source_of(&session, located, first_line)?;
     let entry = &session.entries[index];
@@ -66,29 +67,37 @@ pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebui
         id if id.starts_with("line:") => format!("line:{}", located.line),
         id => id.into_owned(),
     };
+    let created_at = session.timestamp(entry);
+    let document = event_document(&session, index, &source);
+    drop(session);
     Some(Rebuilt {
-        document: masking.apply_owned(event_document(&session, index, &source)),
+        document: masking.apply_owned(document),
         entry_id,
-        created_at: session.timestamp(entry),
+        created_at,
     })
 }
 
-fn read_line(file: &File, (start, len): (u64, u64)) -> Option<String> {
+/// Appends the line at `span` and a newline to `text`; `None` unless the span is still exactly
+/// one line of UTF-8 (ended by its newline, or by the end of the file: a settled last line
+/// without one, which the index takes).
+fn read_line_into(file: &File, (start, len): (u64, u64), text: &mut Vec<u8>) -> Option<()> {
     if len > MAX_LINE_BYTES {
         return None;
     }
-    let mut buffer = vec![0u8; len as usize + 1];
-    let read = read_up_to(file, &mut buffer, start)?;
-    // The span must still be exactly one line: ended by its newline, or by the end of the file
-    // (a settled last line without one, which the index takes).
+    let at = text.len();
+    text.resize(at + len as usize + 1, 0);
+    let read = read_up_to(file, &mut text[at..], start)?;
     let ended = match read {
-        n if n == buffer.len() => buffer.pop() == Some(b'\n'),
-        n => n as u64 == len && buffer.pop().is_some(),
+        n if n == len as usize + 1 => text.last() == Some(&b'\n'),
+        n => n as u64 == len,
     };
-    if !ended || memchr::memchr(b'\n', &buffer).is_some() {
+    text.truncate(at + len as usize);
+    let line = &text[at..];
+    if !ended || memchr::memchr(b'\n', line).is_some() || std::str::from_utf8(line).is_err() {
         return None;
     }
-    String::from_utf8(buffer).ok()
+    text.push(b'\n');
+    Some(())
 }
 
 /// Reads at `offset` until `buffer` is full or the file ends; how many bytes were read.
@@ -205,71 +214,179 @@ fn answer(session: &Session, call: usize, index: usize, line: usize) -> Option<u
 pub struct Found {
     /// The first match.
     pub first: usize,
-    /// Every matching word, `(start, end)` in code points, in order.
+    /// The matching words and phrases that start from the first match up to `window` code
+    /// points after it (what a preview starting at or before the first match can show),
+    /// `(start, end)` in code points, in order.
     pub ranges: Vec<(usize, usize)>,
     /// Whether some alternative matches with all its words and phrases.
     pub complete: bool,
 }
 
 /// Finds the query's words and phrases in `document`; `None` when no alternative matches (all
-/// its phrases, and at least one word when it has words).
-pub fn find(document: &str, alternatives: &[Alternative]) -> Option<Found> {
-    let tokens = token_spans(document);
-    let mut hits: Vec<(usize, usize)> = Vec::new();
-    let mut complete = false;
-    let mut matched = false;
-    for alternative in alternatives {
-        let mut words_found = 0;
-        for word in &alternative.words {
-            let before = hits.len();
-            hits.extend(
-                tokens
-                    .iter()
-                    .filter(|(t, _, _)| t == word)
-                    .map(|(_, a, b)| (*a, *b)),
-            );
-            if hits.len() > before {
-                words_found += 1;
-            }
+/// its phrases, and at least one word when it has words). Ranges are kept only up to `window`
+/// code points past the first match.
+///
+/// One pass over the document's tokens, holding only the last few of them (the longest
+/// phrase's length) and the ranges a preview can show: a hit inside a tool output of hundreds
+/// of megabytes costs no more than the document itself (collecting every token first cost ten
+/// times the document).
+pub fn find(document: &str, alternatives: &[Alternative], window: usize) -> Option<Found> {
+    let mut scan = Scan::new(alternatives);
+    let mut analyzer = super::schema::analyzer();
+    let mut stream = analyzer.token_stream(document);
+    // A code point is at most 4 bytes: ranges starting this many bytes past the first match are
+    // past any preview.
+    let window_bytes = window.saturating_mul(4);
+    while let Some(token) = stream.next() {
+        scan.token(
+            &token.text,
+            token.offset_from,
+            token.offset_to,
+            window_bytes,
+        );
+        if scan.done(token.offset_from, window_bytes) {
+            break;
         }
-        let mut phrases_found = 0;
-        for phrase in &alternative.phrases {
-            let n = phrase.len();
-            let before = hits.len();
-            for start in 0..tokens.len().saturating_sub(n - 1) {
-                if tokens[start..start + n]
-                    .iter()
-                    .zip(phrase)
-                    .all(|((t, _, _), w)| t == w)
-                {
-                    hits.push((tokens[start].1, tokens[start + n - 1].2));
+    }
+    scan.found(document, alternatives, window)
+}
+
+/// The state of [`find`]'s one pass.
+struct Scan<'q> {
+    /// Every distinct word of every alternative, and whether the document holds it.
+    words: Vec<(&'q str, bool)>,
+    /// Every phrase of every alternative, and whether the document holds it.
+    phrases: Vec<(&'q [String], bool)>,
+    /// The last tokens read, `(text, start, end)`, at most the longest phrase's length.
+    recent: std::collections::VecDeque<(String, usize, usize)>,
+    longest: usize,
+    /// Byte ranges of matches that a preview may show.
+    hits: Vec<(usize, usize)>,
+    first: Option<usize>,
+}
+
+impl<'q> Scan<'q> {
+    fn new(alternatives: &'q [Alternative]) -> Scan<'q> {
+        let mut words: Vec<(&str, bool)> = Vec::new();
+        let mut phrases: Vec<(&[String], bool)> = Vec::new();
+        for alternative in alternatives {
+            for word in &alternative.words {
+                if !words.iter().any(|(w, _)| w == word) {
+                    words.push((word, false));
                 }
             }
-            if hits.len() > before {
-                phrases_found += 1;
+            for phrase in alternative.phrases.iter().filter(|p| !p.is_empty()) {
+                if !phrases.iter().any(|(p, _)| *p == phrase.as_slice()) {
+                    phrases.push((phrase, false));
+                }
             }
         }
-        let phrases_ok = phrases_found == alternative.phrases.len();
-        if phrases_ok && (words_found > 0 || alternative.words.is_empty()) {
-            matched = true;
-            complete |= words_found == alternative.words.len();
+        let longest = phrases.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+        Scan {
+            words,
+            phrases,
+            recent: std::collections::VecDeque::with_capacity(longest),
+            longest,
+            hits: Vec::new(),
+            first: None,
         }
     }
-    if !matched {
-        return None;
+
+    fn token(&mut self, text: &str, start: usize, end: usize, window_bytes: usize) {
+        if let Some((_, seen)) = self.words.iter_mut().find(|(w, _)| *w == text) {
+            *seen = true;
+            self.hit(start, end, window_bytes);
+        }
+        if self.longest == 0 {
+            return;
+        }
+        if self.recent.len() == self.longest {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((text.to_string(), start, end));
+        for i in 0..self.phrases.len() {
+            let n = self.phrases[i].0.len();
+            if n > self.recent.len() {
+                continue;
+            }
+            let tail = self.recent.range(self.recent.len() - n..);
+            if tail.zip(self.phrases[i].0).all(|((t, _, _), w)| t == w) {
+                self.phrases[i].1 = true;
+                let phrase_start = self.recent[self.recent.len() - n].1;
+                self.hit(phrase_start, end, window_bytes);
+            }
+        }
     }
-    hits.sort_unstable();
-    hits.dedup();
-    let to_chars = char_offsets(document, hits.iter().flat_map(|&(a, b)| [a, b]));
-    let ranges: Vec<(usize, usize)> = hits
-        .iter()
-        .map(|&(a, b)| (to_chars(a), to_chars(b)))
-        .collect();
-    Some(Found {
-        first: ranges.first().map_or(0, |r| r.0),
-        ranges,
-        complete,
-    })
+
+    fn hit(&mut self, start: usize, end: usize, window_bytes: usize) {
+        let first = *self.first.get_or_insert(start);
+        self.first = Some(first.min(start));
+        if start <= first.saturating_add(window_bytes) {
+            self.hits.push((start, end));
+        }
+    }
+
+    /// Whether nothing later can change the answer: every word and phrase was seen, and the
+    /// tokens are past the ranges a preview shows.
+    fn done(&self, offset: usize, window_bytes: usize) -> bool {
+        self.first
+            .is_some_and(|first| offset > first.saturating_add(window_bytes))
+            && self.words.iter().all(|(_, seen)| *seen)
+            && self.phrases.iter().all(|(_, seen)| *seen)
+    }
+
+    fn holds_word(&self, word: &str) -> bool {
+        self.words.iter().any(|(w, seen)| *w == word && *seen)
+    }
+
+    fn holds_phrase(&self, phrase: &[String]) -> bool {
+        phrase.is_empty() || self.phrases.iter().any(|(p, seen)| *p == phrase && *seen)
+    }
+
+    fn found(
+        mut self,
+        document: &str,
+        alternatives: &[Alternative],
+        window: usize,
+    ) -> Option<Found> {
+        let mut matched = false;
+        let mut complete = false;
+        for alternative in alternatives {
+            let words_found = alternative
+                .words
+                .iter()
+                .filter(|w| self.holds_word(w))
+                .count();
+            let phrases_ok = alternative.phrases.iter().all(|p| self.holds_phrase(p));
+            if phrases_ok && (words_found > 0 || alternative.words.is_empty()) {
+                matched = true;
+                complete |= words_found == alternative.words.len();
+            }
+        }
+        if !matched {
+            return None;
+        }
+        let first_byte = self.first?;
+        self.hits.retain(|&(a, _)| a >= first_byte);
+        self.hits.sort_unstable();
+        self.hits.dedup();
+        let to_chars = char_offsets(
+            document,
+            std::iter::once(first_byte).chain(self.hits.iter().flat_map(|&(a, b)| [a, b])),
+        );
+        let first = to_chars(first_byte);
+        let ranges: Vec<(usize, usize)> = self
+            .hits
+            .iter()
+            .map(|&(a, b)| (to_chars(a), to_chars(b)))
+            .filter(|&(a, _)| a <= first.saturating_add(window))
+            .collect();
+        Some(Found {
+            first,
+            ranges,
+            complete,
+        })
+    }
 }
 
 /// The code point offsets of byte offsets of `document` (each on a char boundary), counted in
@@ -322,11 +439,11 @@ mod tests {
     fn finds_words_phrases_and_offsets_in_code_points() {
         let alternatives = parse(&[r#"café "exit code""#.to_string()]).unwrap();
         let doc = "😀 the CAFE said: exit  code 137, exit";
-        let found = find(doc, &alternatives).unwrap();
+        let found = find(doc, &alternatives, 400).unwrap();
         assert_eq!(found.first, 6);
         assert!(found.complete);
         assert_eq!(found.ranges, vec![(6, 10), (17, 27)]);
-        assert!(find("exit then code", &alternatives).is_none());
+        assert!(find("exit then code", &alternatives, 400).is_none());
     }
 
     /// A document that matches thousands of times, words and overlapping phrases among
@@ -335,7 +452,7 @@ mod tests {
     fn many_matches_get_the_code_point_offsets_counting_from_the_start_gives() {
         let alternatives = parse(&[r#"kite "kite ü""#.to_string()]).unwrap();
         let doc = "é kite ü 😀 kite kite ü\n".repeat(2_000);
-        let found = find(&doc, &alternatives).unwrap();
+        let found = find(&doc, &alternatives, usize::MAX).unwrap();
         let chars: Vec<char> = doc.chars().collect();
         let matched: Vec<String> = found
             .ranges

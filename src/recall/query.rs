@@ -120,17 +120,6 @@ pub fn tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// The analyzer's tokens of `text` with their byte ranges in `text`.
-pub fn token_spans(text: &str) -> Vec<(String, usize, usize)> {
-    let mut analyzer = schema::analyzer();
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while let Some(token) = stream.next() {
-        out.push((token.text.clone(), token.offset_from, token.offset_to));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -295,7 +295,12 @@ impl Session {
             text.push_str(line.as_ref());
             text.push('\n');
         }
-        let source = Source::Owned(Arc::new(text.into_bytes()));
+        Session::from_bytes_as(harness, text.into_bytes())
+    }
+
+    /// Parses JSON lines as the given harness reads them (see [`Session::from_lines_as`]).
+    pub fn from_bytes_as(harness: Harness, bytes: Vec<u8>) -> Session {
+        let source = Source::Owned(Arc::new(bytes));
         let mut parser = parse::Parser {
             reader: harness::Reader::new(harness),
             ..parse::Parser::default()

@@ -6,6 +6,7 @@ pub mod dream;
 pub mod harness;
 pub mod notes;
 pub mod other_agents;
+pub mod peak;
 pub mod pi;
 pub mod recall;
 pub mod session;

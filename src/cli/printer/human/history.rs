@@ -4,14 +4,14 @@ use std::io::{self, Write};
 
 use pi_context::history::{Fold, Item, Page, ReadResult, Row, WindowsResult};
 
-use super::HumanPrinter;
+use super::{visible, visible_line, HumanPrinter};
 use crate::cli::printer::HistoryPrinter;
 
 impl HumanPrinter {
     fn row(&self, out: &mut dyn Write, row: &Row) -> io::Result<()> {
         let mut label = row.role.as_str().to_string();
         if let Some(tool) = &row.tool {
-            label = format!("{label}:{tool}");
+            label = format!("{label}:{}", visible_line(tool));
         }
         let mut flags = Vec::new();
         if row.tool_error {
@@ -19,7 +19,10 @@ impl HumanPrinter {
         }
         if row.output_truncated {
             match row.full_output_path.as_ref().and_then(|p| p.as_deref()) {
-                Some(path) => flags.push(format!("output truncated, full output at {path}")),
+                Some(path) => flags.push(format!(
+                    "output truncated, full output at {}",
+                    visible_line(path)
+                )),
                 None => flags.push("output truncated".into()),
             }
         }
@@ -34,11 +37,11 @@ impl HumanPrinter {
             "{} {} {} {}",
             self.bold(&format!("{:>6}", row.seq)),
             self.bold(&label),
-            self.dim(row.created_at.as_deref().unwrap_or("-")),
+            self.dim(&visible_line(row.created_at.as_deref().unwrap_or("-"))),
             self.dim(&format!("({})", flags.join(", "))),
         )?;
         for line in row.content.lines() {
-            writeln!(out, "       {line}")?;
+            writeln!(out, "       {}", visible(line))?;
         }
         if row.truncated {
             writeln!(out, "       {}", self.dim("…"))?;
@@ -50,7 +53,7 @@ impl HumanPrinter {
         let tools: Vec<String> = fold
             .tools
             .iter()
-            .map(|(name, n)| format!("{name} ×{n}"))
+            .map(|(name, n)| format!("{} ×{n}", visible_line(name)))
             .collect();
         let others = fold.count - fold.tools.values().sum::<usize>();
         let mut parts = tools;
@@ -76,7 +79,11 @@ impl HumanPrinter {
 
 impl HistoryPrinter for HumanPrinter {
     fn windows(&self, out: &mut dyn Write, result: &WindowsResult) -> io::Result<()> {
-        writeln!(out, "session {}", self.bold(&result.session_id))?;
+        writeln!(
+            out,
+            "session {}",
+            self.bold(&visible_line(&result.session_id))
+        )?;
         for window in &result.windows {
             let seqs = match (window.first_seq, window.last_seq) {
                 (Some(a), Some(b)) => format!("seqs {a}-{b}"),
@@ -85,10 +92,12 @@ impl HistoryPrinter for HumanPrinter {
             writeln!(
                 out,
                 "{}  {}  {} events  {}",
-                self.bold(&window.window_id),
+                self.bold(&visible_line(&window.window_id)),
                 seqs,
                 window.item_count,
-                self.dim(window.created_at.as_deref().unwrap_or("(session start)")),
+                self.dim(&visible_line(
+                    window.created_at.as_deref().unwrap_or("(session start)")
+                )),
             )?;
         }
         if let Some(more) = result.more {
@@ -130,8 +139,8 @@ impl HistoryPrinter for HumanPrinter {
         result: &ReadResult,
         skipped_lines: usize,
     ) -> io::Result<()> {
-        write!(out, "{}", self.dim(&result.window.header()))?;
-        out.write_all(result.window.content.as_bytes())?;
+        write!(out, "{}", self.dim(&visible(&result.window.header())))?;
+        out.write_all(visible(&result.window.content).as_bytes())?;
         if !result.window.content.ends_with('\n') {
             writeln!(out)?;
         }

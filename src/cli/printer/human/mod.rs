@@ -8,6 +8,9 @@ mod history;
 mod notes;
 mod sessions;
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use owo_colors::OwoColorize;
 
 pub struct HumanPrinter {
@@ -39,5 +42,57 @@ impl HumanPrinter {
         } else {
             text.to_string()
         }
+    }
+}
+
+/// Text another program wrote (a transcript's prompt, title, id or tool output), as a terminal
+/// may show it: every control character but newline and tab (C0, DEL, C1) as a `\u{1b}`
+/// escape, so such text can never move the cursor, change colors, retitle the window or write
+/// the clipboard (OSC 52), whatever `--color` says. The JSON output keeps the text exact.
+pub(super) fn visible(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`visible`] for text shown on one line: tabs and newlines are escaped too.
+pub(super) fn visible_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(visible("plain\ttext\n"), "plain\ttext\n");
+        assert!(matches!(visible("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible("a\u{1b}]52;c;aGk=\u{7}b\u{9b}2Jc\u{7f}"),
+            "a\\u{1b}]52;c;aGk=\\u{7}b\\u{9b}2Jc\\u{7f}"
+        );
+        assert_eq!(visible_line("a\tb\nc\u{1b}"), "a\\u{9}b\\u{a}c\\u{1b}");
     }
 }

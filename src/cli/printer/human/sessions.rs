@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 use pi_context::recall::{Harness, Hit, IndexResult, ListResult, SearchResult, SessionHits};
 
-use super::HumanPrinter;
+use super::{visible_line, HumanPrinter};
 use crate::cli::printer::SessionsPrinter;
 
 /// Code points of a hit preview shown on its line.
@@ -52,10 +52,10 @@ impl HumanPrinter {
         let mut open = format!(
             "pi-context history read {} --session {}",
             hit.seq,
-            shell_quoted(&session.session_arg)
+            visible_line(&shell_quoted(&session.session_arg))
         );
         if let Some(leaf) = &hit.leaf_id {
-            open.push_str(&format!(" --leaf {leaf}"));
+            open.push_str(&format!(" --leaf {}", visible_line(&shell_quoted(leaf))));
         }
         if hit.offset_chars > 0 {
             open.push_str(&format!(" --offset {}", hit.offset_chars));
@@ -143,8 +143,8 @@ fn one_line(text: &str, max: usize) -> String {
 
 fn title(name: Option<&str>, first_prompt: Option<&str>) -> String {
     match (name, first_prompt) {
-        (Some(name), _) => one_line(name, TITLE_CHARS),
-        (None, Some(prompt)) => format!("\"{}\"", one_line(prompt, TITLE_CHARS)),
+        (Some(name), _) => visible_line(&one_line(name, TITLE_CHARS)).into_owned(),
+        (None, Some(prompt)) => format!("\"{}\"", visible_line(&one_line(prompt, TITLE_CHARS))),
         (None, None) => "(no prompt)".to_string(),
     }
 }
@@ -153,7 +153,7 @@ fn title(name: Option<&str>, first_prompt: Option<&str>) -> String {
 /// the session that started it: `claude subagent of 7f3a9c21`.
 fn origin(harness: Harness, parent: Option<&str>) -> String {
     match parent {
-        Some(parent) => format!("{harness} subagent of {parent}"),
+        Some(parent) => format!("{harness} subagent of {}", visible_line(parent)),
         None => harness.to_string(),
     }
 }
@@ -176,13 +176,14 @@ impl SessionsPrinter for HumanPrinter {
                 out,
                 "{}  {}  {}  {}  {}  {}",
                 local_time(s.updated_at.as_deref()),
-                self.paint(&s.short_id, |t| t.bold().to_string()),
+                self.paint(&visible_line(&s.short_id), |t| t.bold().to_string()),
                 self.paint(&origin(s.harness, s.short_parent_id.as_deref()), |t| t
                     .magenta()
                     .to_string()),
-                self.paint(s.project_key.as_deref().unwrap_or("-"), |t| t
-                    .cyan()
-                    .to_string()),
+                self.paint(
+                    &visible_line(s.project_key.as_deref().unwrap_or("-")),
+                    |t| t.cyan().to_string()
+                ),
                 title(s.name.as_deref(), s.first_user_preview.as_deref()),
                 self.paint(
                     &format!(
@@ -220,9 +221,10 @@ impl SessionsPrinter for HumanPrinter {
                     &origin(session.harness, session.short_parent_id.as_deref()),
                     |t| t.magenta().to_string()
                 ),
-                self.paint(session.project_key.as_deref().unwrap_or("-"), |t| t
-                    .cyan()
-                    .to_string()),
+                self.paint(
+                    &visible_line(session.project_key.as_deref().unwrap_or("-")),
+                    |t| t.cyan().to_string()
+                ),
                 self.paint(
                     &title(
                         session.name.as_deref(),
@@ -230,7 +232,7 @@ impl SessionsPrinter for HumanPrinter {
                     ),
                     |t| t.bold().to_string()
                 ),
-                self.paint(&format!("({})", session.short_id), |t| t
+                self.paint(&format!("({})", visible_line(&session.short_id)), |t| t
                     .dimmed()
                     .to_string()),
             )?;
