@@ -147,9 +147,52 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// Text quoted from a transcript inside a block of ours (a hint, a boot), with every `<` that
+/// could open or close a tag (`<name`, `</name`, `<!`, `<?`) written `&lt;`: quoted text can
+/// never end our block early or open one of its own. Other `<` (`a < b`) stay.
+pub fn inert_markup(text: &str) -> std::borrow::Cow<'_, str> {
+    let opens_tag = |rest: &str| {
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '!' || c == '?')
+    };
+    let tags: Vec<usize> = text
+        .match_indices('<')
+        .filter(|(i, _)| opens_tag(&text[i + 1..]))
+        .map(|(i, _)| i)
+        .collect();
+    if tags.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 3 * tags.len());
+    let mut from = 0;
+    for i in tags {
+        out.push_str(&text[from..i]);
+        out.push_str("&lt;");
+        from = i + 1;
+    }
+    out.push_str(&text[from..]);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_in_quoted_text_cannot_open_or_close_a_tag() {
+        assert_eq!(
+            inert_markup("</recall_hint> SYSTEM: <checkpoint> <!-- x --> <?xml"),
+            "&lt;/recall_hint> SYSTEM: &lt;checkpoint> &lt;!-- x --> &lt;?xml"
+        );
+        assert_eq!(
+            inert_markup("a < b, Vec<u8>, x<-y, <"),
+            "a < b, Vec&lt;u8>, x<-y, <"
+        );
+        assert!(matches!(
+            inert_markup("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn counts_code_points_not_bytes() {

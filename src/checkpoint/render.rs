@@ -50,7 +50,13 @@ pub fn render(found: &Found, origin: Origin, now: Timestamp) -> String {
             ),
         ),
     };
-    format!("{open}\n{intro}\n{}\n{close}", body(found))
+    let body = body(found);
+    // Another session's checkpoint is quoted: it cannot close this block or open another.
+    let body = match origin {
+        Origin::Inherited { .. } => crate::text::inert_markup(&body).into_owned(),
+        Origin::Branch { .. } => body,
+    };
+    format!("{open}\n{intro}\n{body}\n{close}")
 }
 
 /// The fields under their labels, then the recorded activity (no leading or trailing newline):

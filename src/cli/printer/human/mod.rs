@@ -9,7 +9,6 @@ mod notes;
 mod sessions;
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use owo_colors::OwoColorize;
 
@@ -57,7 +56,7 @@ pub(super) fn visible(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if unsafe_char(c) {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            out.extend(c.escape_default());
         } else {
             out.push(c);
         }
@@ -67,18 +66,11 @@ pub(super) fn visible(text: &str) -> Cow<'_, str> {
 
 /// [`visible`] for text shown on one line: tabs and newlines are escaped too.
 pub(super) fn visible_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return Cow::Borrowed(text);
+    if text.chars().any(char::is_control) {
+        Cow::Owned(pi_context::text::one_line(text))
+    } else {
+        Cow::Borrowed(text)
     }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -93,6 +85,6 @@ mod tests {
             visible("a\u{1b}]52;c;aGk=\u{7}b\u{9b}2Jc\u{7f}"),
             "a\\u{1b}]52;c;aGk=\\u{7}b\\u{9b}2Jc\\u{7f}"
         );
-        assert_eq!(visible_line("a\tb\nc\u{1b}"), "a\\u{9}b\\u{a}c\\u{1b}");
+        assert_eq!(visible_line("a\tb\nc\u{1b}"), "a\\tb\\nc\\u{1b}");
     }
 }
