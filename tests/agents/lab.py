@@ -1,0 +1,226 @@
+"""Run the real agents (Claude Code, Codex CLI) headless and offline against model_server.py.
+
+A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR and CODEX_HOME inside it), a
+TMPDIR, a project directory used as the agents' working directory, and a scripted model server
+on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its session.
+
+    with Lab([Rule(Reply("hello"), last_user="greet")]) as lab:
+        run = lab.claude("greet me")
+        run.exit_code, run.stdout, run.transcripts, run.requests
+
+Every variable and config key known to keep each agent off the network is set (Claude's four
+quiet variables; Codex's provider block and its switches for plugins, apps, updates, analytics
+and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`);
+checked with `strace -f -e trace=connect` (Lab(trace_connects=True), OfflineTest): only the
+model server on 127.0.0.1 is contacted. Of the caller's environment only PATH is passed on.
+The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN, else from
+scripts/setup-agents (which installs them into the test cache once).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from model_server import ANTHROPIC, OPENAI, ModelServer, Reply, Rule
+from model_server import last_user_text as _last_user_text
+
+REPO = Path(__file__).resolve().parents[2]
+API_KEY = "lab-key-not-secret"
+CODEX_FEATURES_OFF = (
+    "plugins",
+    "remote_plugin",
+    "apps",
+    "daemon_auto_start",
+    "in_app_updates",
+    "plugin_sharing",
+    "skill_mcp_dependency_install",
+)
+
+
+@functools.cache
+def agent_binaries() -> dict[str, str]:
+    """{"claude": path, "codex": path}: from the environment, else from scripts/setup-agents."""
+    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex")}
+    if all(given.values()):
+        return given
+    setup = REPO / "scripts" / "setup-agents"
+    out = subprocess.run([str(setup)], check=True, stdout=subprocess.PIPE, text=True).stdout
+    found = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    return {name: given[name] or found[name] for name in given}
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+    transcripts: list[Path]  # every transcript file of this agent in the Lab, sorted
+    requests: list[dict[str, Any]]  # the model requests this run made, oldest first
+    connects: list[str] | None = None  # with Lab(trace_connects=True): "address:port" of each connect()
+
+    def check(self) -> Run:
+        if self.exit_code != 0:
+            raise AssertionError(f"agent exited {self.exit_code}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}")
+        return self
+
+
+class Lab:
+    def __init__(
+        self,
+        rules: list[Rule] | None = None,
+        default: Reply | None = None,
+        keep: bool = False,
+        trace_connects: bool = False,
+    ):
+        """keep: leave the temp dir in place. trace_connects: run the agents under
+        `strace -f -e trace=connect` and report every network address they connect to."""
+        self.root = Path(tempfile.mkdtemp(prefix="pi-context-lab-"))
+        self.home = self.root / "home"
+        self.tmp = self.root / "tmp"
+        self.project = self.root / "project"
+        for d in (self.home, self.tmp, self.project):
+            d.mkdir()
+        self.claude_config = self.home / ".claude"
+        self.codex_home = self.home / ".codex"
+        self.keep = keep
+        self.trace_connects = trace_connects
+        self.server = ModelServer(rules, default, record_path=str(self.root / "requests.jsonl")).start()
+        self._write_codex_config()
+
+    def __enter__(self) -> Lab:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.server.stop()
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def script(self, rules: list[Rule], default: Reply | None = None) -> None:
+        """Replace the server's rules (and default reply) for the next runs."""
+        self.server.rules = list(rules)
+        if default is not None:
+            self.server.default = default
+
+    # --- Claude Code -------------------------------------------------------------------------
+
+    def claude_env(self) -> dict[str, str]:
+        return {
+            **self._base_env(),
+            "CLAUDE_CONFIG_DIR": str(self.claude_config),
+            "ANTHROPIC_BASE_URL": self.server.url,
+            "ANTHROPIC_API_KEY": API_KEY,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+
+    def claude(self, prompt: str, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`claude -p PROMPT ARGS…` in the project directory."""
+        argv = [agent_binaries()["claude"], "-p", prompt, *args]
+        return self._run(argv, {**self.claude_env(), **(env or {})}, self.claude_config / "projects", timeout)
+
+    def claude_project_dir(self) -> Path:
+        """Where Claude keeps this project's transcripts (cwd with every non-alphanumeric → '-')."""
+        name = "".join(c if c.isalnum() else "-" for c in str(self.project.resolve()))
+        return self.claude_config / "projects" / name
+
+    # --- Codex CLI ---------------------------------------------------------------------------
+
+    def codex_env(self) -> dict[str, str]:
+        return {**self._base_env(), "CODEX_HOME": str(self.codex_home), "LAB_KEY": API_KEY}
+
+    def codex(self, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`codex exec --skip-git-repo-check ARGS…` (e.g. a prompt, or `resume ID PROMPT`)."""
+        argv = [agent_binaries()["codex"], "exec", "--skip-git-repo-check", *args]
+        return self._run(argv, {**self.codex_env(), **(env or {})}, self.codex_home / "sessions", timeout)
+
+    def _write_codex_config(self) -> None:
+        self.codex_home.mkdir()
+        features = "".join(f"{name} = false\n" for name in CODEX_FEATURES_OFF)
+        (self.codex_home / "config.toml").write_text(
+            f"""model = "lab-model"
+model_provider = "lab"
+check_for_update_on_startup = false
+
+[model_providers.lab]
+name = "lab"
+base_url = "{self.server.url}/v1"
+wire_api = "responses"
+env_key = "LAB_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[features]
+{features}
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+"""
+        )
+
+    # --- both --------------------------------------------------------------------------------
+
+    def _base_env(self) -> dict[str, str]:
+        return {
+            "HOME": str(self.home),
+            "TMPDIR": str(self.tmp),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+        }
+
+    def _run(self, argv: list[str], env: dict[str, str], transcript_root: Path, timeout: float) -> Run:
+        before = len(self.server.requests())
+        trace = self.root / "strace.txt"
+        if self.trace_connects:
+            argv = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), *argv]
+        proc = subprocess.run(
+            argv, cwd=self.project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+        )
+        requests = [r for r in self.server.requests()[before:] if r["model_request"]]
+        transcripts = sorted(transcript_root.rglob("*.jsonl")) if transcript_root.exists() else []
+        connects = network_connects(trace.read_text()) if self.trace_connects else None
+        return Run(proc.returncode, proc.stdout, proc.stderr, transcripts, requests, connects)
+
+
+def network_connects(strace_output: str) -> list[str]:
+    """The IPv4/IPv6 "address:port" of every connect() in strace output (Unix sockets left out)."""
+    found = []
+    for line in strace_output.splitlines():
+        if "connect(" not in line:
+            continue
+        v4 = re.search(r'sin_port=htons\((\d+)\), sin_addr=inet_addr\("([^"]+)"\)', line)
+        v6 = re.search(r'sin6_port=htons\((\d+)\).*inet_pton\(AF_INET6, "([^"]+)"', line)
+        if v4 or v6:
+            port, address = (v4 or v6).groups()
+            found.append(f"{address}:{port}")
+        elif "AF_UNIX" not in line and "AF_NETLINK" not in line:
+            found.append(line.strip())  # an address family we do not parse: show it whole
+    return found
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def last_user_text(request: dict[str, Any]) -> str:
+    """The last user-side input (prompt or tool result) of a recorded model request."""
+    api = ANTHROPIC if request["path"].startswith("/v1/messages") else OPENAI
+    return _last_user_text(api, request["body"])

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Writes tests/fixtures/claude-real/ and tests/fixtures/codex-real/: transcripts written by the
+real agents (versions pinned in scripts/setup-agents), driven offline by the scripted model
+server. Nothing in them is edited: each fixture directory is a copy of what the agent wrote
+under its home (Claude's `projects/`, Codex's `sessions/`), plus an ORIGIN.md made here.
+
+    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep]
+
+--keep leaves the labs (temp HOME, recorded requests.jsonl) in place and prints where.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lab import REPO, Lab, Run, read_jsonl  # noqa: E402
+from model_server import Reply, Rule  # noqa: E402
+
+FAKE_SECRET = "ghp_" + "LabFakeToken" + "0123456789" * 2 + "abcd"  # ghp_ + 36 alnum, not a real token
+CLAUDE_SUMMARY_REQUEST = "CRITICAL: Respond with TEXT ONLY"
+CODEX_SUMMARY_REQUEST = "You are performing a CONTEXT CHECKPOINT COMPACTION"
+
+
+def bash(command: str, text: str | None = None, input_tokens: int = 100) -> Reply:
+    return Reply(text, [{"name": "Bash", "input": {"command": command, "description": "Print a marker"}}], input_tokens)
+
+
+def shell(cmd: str, text: str | None = None, input_tokens: int = 100) -> Reply:
+    return Reply(text, [{"name": "exec_command", "input": {"cmd": cmd}}], input_tokens)
+
+
+def agent(prompt: str, background: bool) -> Reply:
+    call = {"description": "Find the answer", "prompt": prompt, "subagent_type": "general-purpose"}
+    if not background:
+        call["run_in_background"] = False
+    return Reply("Delegating.", [{"name": "Agent", "input": call}])
+
+
+class Log:
+    """What ORIGIN.md says about each session: its scenario and the commands that wrote it."""
+
+    def __init__(self, lab: Lab):
+        self.lab = lab
+        self.sessions: list[tuple[str, str, list[str]]] = []
+
+    def note(self, commands: list[str], argv: list[str], rules: list[Rule], default: Reply | None) -> None:
+        shown = " ".join(_quote(a.replace(str(self.lab.root), "$LAB")) for a in argv)
+        commands.append(f"`{shown}`")
+        for rule in rules:
+            cond = {k: v for k, v in vars(rule).items() if k not in ("reply", "used") and v is not None}
+            commands.append(f"  - rule {json.dumps(cond)} → {_reply(rule.reply)}")
+        if default is not None:
+            commands.append(f"  - otherwise → {_reply(default)}")
+
+
+def _quote(arg: str) -> str:
+    return arg if re.fullmatch(r"[\w./:=@+-]+", arg) else "'" + arg.replace("'", "'\\''") + "'"
+
+
+def _reply(reply: Reply) -> str:
+    parts = []
+    if reply.text is not None:
+        parts.append(json.dumps(reply.text))
+    parts += [f"{c['name']} {json.dumps(c['input'])}" for c in reply.tool_calls]
+    if reply.input_tokens != 100:
+        parts.append(f"usage.input_tokens {reply.input_tokens}")
+    return ", ".join(parts)
+
+
+class ClaudeDriver:
+    def __init__(self, lab: Lab, log: Log):
+        self.lab, self.log = lab, log
+
+    def run(self, commands: list[str], prompt: str, *args: str, rules: list[Rule], default: Reply) -> Run:
+        self.lab.script(rules, default)
+        argv = ["claude", "-p", prompt, *args, "--output-format", "json"]
+        self.log.note(commands, argv, rules, default)
+        return self.lab.claude(prompt, *args, "--output-format", "json").check()
+
+    def start(self, scenario: str, prompt: str, *args: str, rules: list[Rule], default: Reply) -> tuple[str, list[str]]:
+        commands: list[str] = []
+        run = self.run(commands, prompt, *args, rules=rules, default=default)
+        session_id = json.loads(run.stdout)["session_id"]
+        self.log.sessions.append((scenario, session_id, commands))
+        return session_id, commands
+
+    def transcript(self, session_id: str) -> list[dict]:
+        return read_jsonl(self.lab.claude_project_dir() / f"{session_id}.jsonl")
+
+
+def make_claude(lab: Lab, out: Path) -> Log:
+    log = Log(lab)
+    c = ClaudeDriver(lab, log)
+    allow = ("--allowedTools", "Bash")
+
+    # A: a Bash tool call; a resumed turn; a rewind to the first answer (the resumed turn is abandoned).
+    sid, cmds = c.start(
+        "Bash tool call, `--resume` turn, rewind with `--resume-session-at` (turn 2 abandoned)",
+        "A1: print the marker with bash",
+        *allow,
+        rules=[Rule(bash("echo hello-from-bash", "Running it."), last_user="A1:")],
+        default=Reply("The command printed hello-from-bash."),
+    )
+    c.run(cmds, "A2: what did it print?", "--resume", sid, rules=[], default=Reply("It printed hello-from-bash."))
+    first_answer = next(
+        r["uuid"]
+        for r in c.transcript(sid)
+        if r.get("type") == "assistant"
+        and any(b.get("text") == "The command printed hello-from-bash." for b in r["message"]["content"])
+    )
+    c.run(cmds, "A3: forget that question; say goodbye", "--resume", sid, "--resume-session-at", first_answer,
+          rules=[], default=Reply("Goodbye."))
+
+    # B: a background subagent (task-notification later), then a synchronous one.
+    sid, cmds = c.start(
+        "Background subagent (`Agent`, default) with its `<task-notification>`; then a synchronous one "
+        "(`run_in_background: false`) on a `--resume` turn",
+        "B1: delegate in background",
+        "--allowedTools", "Agent",
+        rules=[
+            Rule(Reply("SUB-BG-REPORT: the answer is 42."), last_user="SUB-BG-TASK"),
+            Rule(agent("SUB-BG-TASK: find the answer", background=True), last_user="B1:"),
+            Rule(Reply("The background agent reported 42."), last_user="<task-notification>"),
+        ],
+        default=Reply("Waiting for the background agent."),
+    )
+    c.run(cmds, "B2: delegate and wait", "--resume", sid, "--allowedTools", "Agent",
+          rules=[
+              Rule(Reply("SUB-FG-REPORT: the answer is 43."), last_user="SUB-FG-TASK"),
+              Rule(agent("SUB-FG-TASK: find the answer", background=False), last_user="B2:"),
+          ],
+          default=Reply("The subagent reported 43."))
+
+    # C: manual compaction (`-p /compact --resume`), then one more turn.
+    sid, cmds = c.start(
+        "Manual compaction: a Bash turn, `claude -p /compact --resume ID`, one more `--resume` turn",
+        "C1: print the marker with bash",
+        *allow,
+        rules=[Rule(bash("echo before-compaction", "Running it."), last_user="C1:")],
+        default=Reply("The command printed before-compaction."),
+    )
+    summary = "<analysis>lab analysis</analysis>\n<summary>LAB-MANUAL-SUMMARY: the user ran echo before-compaction.</summary>"
+    c.run(cmds, "/compact", "--resume", sid, rules=[Rule(Reply(summary), last_user=CLAUDE_SUMMARY_REQUEST)],
+          default=Reply("unexpected request"))
+    c.run(cmds, "C3: what happened before?", "--resume", sid, rules=[], default=Reply("You ran echo before-compaction."))
+
+    # D: auto-compaction: a tool turn reporting 190,000 input tokens under --autocompact 100000.
+    big = 190_000
+    sid, cmds = c.start(
+        "Auto-compaction: `--autocompact 100000`, a Bash turn whose replies report usage.input_tokens 190000; "
+        "the next `--resume` turn compacts first",
+        "D1: print the marker with bash",
+        *allow, "--autocompact", "100000",
+        rules=[
+            Rule(bash("echo before-auto-compaction", "Running it.", big), last_user="D1:"),
+            Rule(Reply("The command printed before-auto-compaction.", input_tokens=big), last_user="before-auto-compaction"),
+        ],
+        default=Reply("unexpected request"),
+    )
+    summary = "<analysis>lab analysis</analysis>\n<summary>LAB-AUTO-SUMMARY: the user ran echo before-auto-compaction.</summary>"
+    c.run(cmds, "D2: and now?", "--resume", sid, *allow, "--autocompact", "100000",
+          rules=[Rule(Reply(summary), last_user=CLAUDE_SUMMARY_REQUEST)],
+          default=Reply("Answered after the auto-compaction."))
+
+    # E: a prompt holding a fake secret.
+    c.start(
+        "A prompt holding a fake GitHub token (`ghp_` + 36 alphanumerics, not a real token)",
+        f"E1: my token is {FAKE_SECRET}, keep it safe",
+        rules=[],
+        default=Reply("I will not repeat it."),
+    )
+
+    copy_tree(lab.claude_config / "projects", out / "projects")
+    return log
+
+
+class CodexDriver:
+    def __init__(self, lab: Lab, log: Log):
+        self.lab, self.log = lab, log
+
+    def run(self, commands: list[str], *args: str, rules: list[Rule], default: Reply) -> Run:
+        self.lab.script(rules, default)
+        self.log.note(commands, ["codex", "exec", "--skip-git-repo-check", *args], rules, default)
+        return self.lab.codex(*args).check()
+
+    def start(self, scenario: str, *args: str, rules: list[Rule], default: Reply) -> tuple[str, list[str]]:
+        commands: list[str] = []
+        run = self.run(commands, *args, rules=rules, default=default)
+        session_id = re.search(r"^session id: (\S+)$", run.stderr, re.M).group(1)
+        self.log.sessions.append((scenario, session_id, commands))
+        return session_id, commands
+
+
+def make_codex(lab: Lab, out: Path) -> Log:
+    log = Log(lab)
+    c = CodexDriver(lab, log)
+    summary = Reply("LAB-CODEX-SUMMARY: the user ran echo and asked for the next step.")
+
+    # X: a shell tool call, then `codex exec resume`.
+    sid, cmds = c.start(
+        "`exec_command` tool call, then `codex exec resume ID PROMPT`",
+        "X1: print the marker with the shell",
+        rules=[Rule(shell("echo hello-from-shell", "Running it."), last_user="X1:")],
+        default=Reply("The command printed hello-from-shell."),
+    )
+    c.run(cmds, "resume", sid, "X2: what did it print?", rules=[], default=Reply("It printed hello-from-shell."))
+
+    # Y: auto-compaction before a turn: turn 1 reports 200,000 input tokens; turn 2 compacts first.
+    limit = ("-c", "model_auto_compact_token_limit=50000")
+    sid, cmds = c.start(
+        "Auto-compaction before a turn: `model_auto_compact_token_limit=50000`, turn 1 reports "
+        "usage.input_tokens 200000, the `resume` turn compacts first",
+        *limit, "Y1: print the marker with the shell",
+        rules=[Rule(shell("echo before-compaction", "Running it."), last_user="Y1:"),
+               Rule(Reply("The command printed before-compaction.", input_tokens=200_000), last_user="before-compaction")],
+        default=Reply("unexpected request"),
+    )
+    c.run(cmds, *limit, "resume", sid, "Y2: and now?",
+          rules=[Rule(summary, last_user=CODEX_SUMMARY_REQUEST)], default=Reply("Answered after the compaction."))
+
+    # Z: auto-compaction mid-turn: the tool call's reply reports 200,000 input tokens.
+    c.start(
+        "Auto-compaction mid-turn: the tool call's reply reports usage.input_tokens 200000",
+        *limit, "Z1: print the marker with the shell",
+        rules=[Rule(summary, last_user=CODEX_SUMMARY_REQUEST),
+               Rule(shell("echo mid-turn", "Running it.", 200_000), last_user="Z1:", times=1)],
+        default=Reply("Finished after the compaction."),
+    )
+
+    copy_tree(lab.codex_home / "sessions", out / "sessions")
+    return log
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+
+
+def write_origin(out: Path, agent: str, version: str, layout: str, log: Log, setup: str) -> None:
+    lines = [
+        f"# Origin of the {agent} fixtures (real transcripts)",
+        "",
+        f"Written by {agent} {version} itself, run headless and offline in a temporary HOME against",
+        "the scripted model server `tests/agents/model_server.py`, by `tests/agents/make_fixtures.py`",
+        f"on {datetime.date.today().isoformat()}. Regenerate with `python3 tests/agents/make_fixtures.py`.",
+        f"Nothing was edited, trimmed or replaced: this is a copy of {layout} as the agent wrote it.",
+        "Paths are temporary lab paths (`$LAB` below); prompts and replies are invented, the replies",
+        "coming from the model server's rules listed under each command.",
+        "",
+        setup,
+        "",
+        "## Sessions",
+        "",
+    ]
+    for scenario, session_id, commands in log.sessions:
+        lines += [f"### `{session_id}`", "", scenario, "", *[f"- {c}" if not c.startswith("  ") else c for c in commands], ""]
+    (out / "ORIGIN.md").write_text("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures")
+    parser.add_argument("--keep", action="store_true", help="keep the labs and print where they are")
+    args = parser.parse_args()
+
+    with Lab(keep=args.keep) as lab:
+        out = args.out / "claude-real"
+        log = make_claude(lab, out)
+        write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
+        print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
+    with Lab(keep=args.keep) as lab:
+        out = args.out / "codex-real"
+        log = make_codex(lab, out)
+        write_origin(out, "Codex CLI", "0.169.0", "`$CODEX_HOME/sessions/`", log, CODEX_SETUP)
+        print(f"codex lab: {lab.root}" if args.keep else "codex fixtures written", file=sys.stderr)
+
+
+CLAUDE_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.claude_env`): `HOME=$LAB/home`,
+`CLAUDE_CONFIG_DIR=$LAB/home/.claude`, `TMPDIR=$LAB/tmp`, `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`,
+`ANTHROPIC_API_KEY` (a dummy), `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_TELEMETRY=1`,
+`DISABLE_AUTOUPDATER=1`, `DISABLE_ERROR_REPORTING=1`; working directory `$LAB/project`; stdin
+/dev/null. `claude` is the native binary installed by `scripts/setup-agents`."""
+
+CODEX_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.codex_env`): `HOME=$LAB/home`,
+`CODEX_HOME=$LAB/home/.codex` holding a `config.toml` with the `lab` provider
+(`base_url = "http://127.0.0.1:PORT/v1"`, `wire_api = "responses"`, model `lab-model`) and the
+network features off, `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null.
+`codex` is the native binary installed by `scripts/setup-agents`."""
+
+
+if __name__ == "__main__":
+    main()
