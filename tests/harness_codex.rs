@@ -254,3 +254,26 @@ fn recall_indexes_the_events_once_and_shows_their_previews() {
     let reasoning = common::recall::search_all(&env, &["private"]);
     assert!(common::recall::hits(&reasoning).is_empty(), "{reasoning}");
 }
+
+/// Rollouts Codex CLI 0.169.0 wrote itself (tests/fixtures/codex-real, ORIGIN.md there).
+const REAL_COMPACTIONS: [&str; 2] = [
+    "codex-real/sessions/2026/12/06/rollout-2026-12-06T08-11-55-01a24a68-d9af-7fa2-9d22-618d7b59814e.jsonl",
+    "codex-real/sessions/2026/12/06/rollout-2026-12-06T08-11-55-01a24a68-dbb8-7833-8801-8398b8ebdc69.jsonl",
+];
+
+/// A compaction's summary is one context event (issue 38, item 3): the model's reply that
+/// produced it (`metadata.compaction_output`) is not also an assistant event.
+#[test]
+fn a_real_compaction_summary_is_shown_once_as_context() {
+    let env = TestEnv::new();
+    for fixture in REAL_COMPACTIONS {
+        let list = list_all(&env, &harness_fixture(fixture), &[]);
+        let holding: Vec<(u64, String)> = rows(&list)
+            .into_iter()
+            .filter(|(_, _, _, content)| content.contains("LAB-CODEX-SUMMARY"))
+            .map(|(seq, role, _, _)| (seq, role))
+            .collect();
+        assert_eq!(holding.len(), 1, "{fixture}: {holding:?}");
+        assert_eq!(holding[0].1, "context", "{fixture}: {holding:?}");
+    }
+}

@@ -5,7 +5,8 @@
 //! `{"timestamp","type","payload"}`. Roled `response_item` messages are user and assistant
 //! events (the harness's own instructions and environment context, and developer or system
 //! messages, are `context` events); `function_call`, `custom_tool_call` and `local_shell_call`
-//! are tool calls paired with their outputs by `call_id`; `compacted` is a `context` event;
+//! are tool calls paired with their outputs by `call_id`; `compacted` is a `context` event (the
+//! model's reply that produced its summary, marked `metadata.compaction_output`, is skipped);
 //! `reasoning` is never text. `event_msg` turns are read only until the first roled
 //! `response_item` (older rollouts have none), so nothing is counted twice. The first
 //! `session_meta` gives the session's id, cwd and start.
@@ -44,6 +45,17 @@ struct RecordRepr<'a> {
     timestamp: Option<&'a RawValue>,
     #[serde(borrow, default)]
     payload: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
+}
+
+/// The item metadata Codex writes beside a `response_item`.
+#[derive(Deserialize)]
+struct MetadataRepr {
+    /// The model's reply to a compaction request: its text is the summary the `compacted` item
+    /// that follows holds again.
+    #[serde(default)]
+    compaction_output: bool,
 }
 
 #[derive(Deserialize)]
@@ -131,6 +143,7 @@ pub(in crate::session) fn read_line(
             learn_session(state, &payload, record.timestamp, header);
             None
         }
+        "\"response_item\"" if is_compaction_output(record.metadata) => None,
         "\"response_item\"" => response_item(state, &payload, &span, atoms),
         "\"compacted\"" => Some(EntryKind::Compaction {
             summary: payload.message.map(span),
@@ -143,6 +156,15 @@ pub(in crate::session) fn read_line(
             .into_iter()
             .collect(),
     )
+}
+
+/// Whether an item is the reply to a compaction request (`metadata.compaction_output`): the
+/// summary is the `compacted` item's one context event, not also an assistant reply.
+fn is_compaction_output(metadata: Option<&RawValue>) -> bool {
+    metadata
+        .filter(|raw| raw.get().starts_with('{'))
+        .and_then(|raw| serde_json::from_str::<MetadataRepr>(raw.get()).ok())
+        .is_some_and(|m| m.compaction_output)
 }
 
 /// The first `session_meta` gives id (`id`, older files `session_id`), cwd and start.
