@@ -7,7 +7,6 @@ use std::path::Path;
 
 use common::dream::{assert_exit, assert_same_tree, put, snapshot, stdout_lines};
 use common::TestEnv;
-use fs2::FileExt;
 use serde_json::Value;
 
 const GOOD_META: &str = "---\norigin: user\ncreatedAt: 2026-01-01T10:00:00.000+01:00\nupdatedAt: 2026-01-01T10:00:00.000+01:00\nlastAccessed: 2026-01-02T10:00:00.000+01:00\naccessCount: 2\n---\n\n";
@@ -256,13 +255,13 @@ fn a_held_lock_is_live_with_its_pid() {
         "31337 1c0e8d6e-5f6a-4b8e-9a53-0d7f3a1b2c4d",
     );
     let holder = fs::File::open(home.join(".dream.lock")).unwrap();
-    holder.lock_exclusive().unwrap();
+    holder.lock().unwrap();
     let output = doctor(&env, &home, false);
     assert_exit(&output, 1);
     assert_eq!(stdout_lines(&output).len(), 1);
     assert!(stdout_lines(&output)[0]
         .starts_with(".dream.lock: live lock: a dream is running (pid 31337)"));
-    FileExt::unlock(&holder).unwrap();
+    holder.unlock().unwrap();
     let output = doctor(&env, &home, false);
     assert!(stdout_lines(&output)[0].starts_with(".dream.lock: stale lock"));
 }

@@ -168,7 +168,7 @@ fn a_lock_left_by_a_killed_run_refuses_later_runs() {
     let lock = home.join(".dream.lock");
     let probe = fs::File::open(&lock).unwrap();
     assert!(
-        fs2::FileExt::try_lock_shared(&probe).is_err(),
+        probe.try_lock_shared().is_err(),
         "a running dream holds its lock file"
     );
     let dream_pid = run.id();
@@ -180,8 +180,8 @@ fn a_lock_left_by_a_killed_run_refuses_later_runs() {
 
     let content = fs::read_to_string(&lock).expect("the killed run left its lock");
     // Nobody holds it any more: a stale lock.
-    fs2::FileExt::try_lock_shared(&probe).expect("a dead run holds nothing");
-    fs2::FileExt::unlock(&probe).unwrap();
+    probe.try_lock_shared().expect("a dead run holds nothing");
+    probe.unlock().unwrap();
     drop(probe);
     let (pid, token) = content.split_once(' ').expect("<pid> <uuid>");
     assert_eq!(pid, dream_pid.to_string());

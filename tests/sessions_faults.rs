@@ -99,7 +99,7 @@ fn a_search_never_waits_for_another_writer() {
     assert_eq!(hits(&search_all(&env, &["heron"])).len(), 1);
     // Another process holds the writer lock while the session grows.
     let lock = std::fs::File::open(recall_dir(&env).join("writer.lock")).unwrap();
-    fs2::FileExt::lock_exclusive(&lock).unwrap();
+    lock.lock().unwrap();
     let before = s.text();
     s.user("the second heron");
     let mut file = std::fs::OpenOptions::new()
@@ -114,7 +114,7 @@ fn a_search_never_waits_for_another_writer() {
         vec![(session_id(1), 1)],
         "the last commit's answer"
     );
-    fs2::FileExt::unlock(&lock).unwrap();
+    lock.unlock().unwrap();
     let fresh = search_all(&env, &["heron", "--hits", "5"]);
     assert_eq!(fresh["stale"], false);
     assert_eq!(hits(&fresh).len(), 2);
@@ -278,7 +278,7 @@ fn a_rebuild_killed_anywhere_leaves_a_usable_index() {
         let _ = child.wait();
 
         let lock = std::fs::File::open(recall_dir(&env).join("writer.lock")).unwrap();
-        fs2::FileExt::lock_exclusive(&lock).unwrap();
+        lock.lock().unwrap();
         let (code, value) = search_within(&env);
         assert_eq!(code, 0, "killed after {delay_ms} ms: {value}");
         assert_eq!(
@@ -286,7 +286,7 @@ fn a_rebuild_killed_anywhere_leaves_a_usable_index() {
             12,
             "killed after {delay_ms} ms: {value}"
         );
-        fs2::FileExt::unlock(&lock).unwrap();
+        lock.unlock().unwrap();
     }
     let (code, value) = search_within(&env);
     assert_eq!((code, hits(&value).len()), (0, 12), "{value}");

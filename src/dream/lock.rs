@@ -17,6 +17,7 @@ use crate::home::run_lock::{self, RunLock};
 /// A held lock. Dropping it without [`DreamLock::release`] or [`DreamLock::fail`] leaves the
 /// lock file in place, as a crash would.
 #[derive(Debug)]
+#[must_use = "a dropped lock leaves its file behind as a crash would: release or fail it"]
 pub struct DreamLock {
     lock: RunLock,
     last_run: PathBuf,

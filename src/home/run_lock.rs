@@ -2,7 +2,7 @@
 //! `.sync.lock`.
 //!
 //! A lock is a file created with one `O_CREAT|O_EXCL` open: an existing file refuses a run. While
-//! a run holds it, the process also keeps an advisory (fs2, `flock`) exclusive lock on the file,
+//! a run holds it, the process also keeps an advisory (`flock`, `File::lock`) exclusive lock on the file,
 //! so a live lock can be told from one a dead run left behind ([`state`]). Only the run that
 //! created a lock removes it (it checks the file still holds its own token first).
 //!
@@ -16,11 +16,11 @@ use std::io::{self, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use fs2::FileExt;
 
 /// A held lock. Dropping it without [`RunLock::release`] leaves the file in place, as a crash
 /// would (the `flock` goes with the process, so the lock then reads as stale).
 #[derive(Debug)]
+#[must_use = "a dropped lock leaves its file behind as a crash would: release it"]
 pub struct RunLock {
     path: PathBuf,
     /// `<pid> <uuid>`: who holds it, and the token that proves it is still ours.
@@ -58,7 +58,7 @@ pub fn acquire(path: &Path) -> io::Result<Option<RunLock>> {
     };
     // A sync that found the new file before this `flock` took it for stale and holds it now:
     // then it is theirs (this run must not remove it either).
-    if FileExt::try_lock_exclusive(&file).is_err() {
+    if file.try_lock().is_err() {
         return Ok(None);
     }
     RunLock::claim(path, file).map(Some)
@@ -76,7 +76,7 @@ pub fn take_over_stale(path: &Path) -> io::Result<Option<RunLock>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if !file.metadata()?.is_file() || FileExt::try_lock_exclusive(&file).is_err() {
+    if !file.metadata()?.is_file() || file.try_lock().is_err() {
         return Ok(None);
     }
     // The file locked must still be the one at the path: its run may have removed it (and
@@ -141,7 +141,7 @@ impl RunLock {
         } else {
             Ok(())
         };
-        let _ = FileExt::unlock(&self.file);
+        let _ = self.file.unlock();
         result
     }
 }
@@ -162,9 +162,9 @@ pub fn state(path: &Path) -> LockState {
         };
     };
     let content = fs::read_to_string(path).unwrap_or_default();
-    match FileExt::try_lock_shared(&file) {
+    match file.try_lock_shared() {
         Ok(()) => {
-            let _ = FileExt::unlock(&file);
+            let _ = file.unlock();
             LockState::Stale { content }
         }
         Err(_) => LockState::Live {

@@ -1,6 +1,6 @@
 //! One exclusive cross-process lock per note.
 //!
-//! The lock is an fs2 (flock) lock on `<home>/.locks/<sha1 of the note's home-relative path>.lock`,
+//! The lock is an exclusive `flock` (`File::lock`) on `<home>/.locks/<sha1 of the note's home-relative path>.lock`,
 //! never on the note itself: the note is replaced by rename, so a lock on its inode would guard a
 //! file that is no longer there. Lock files are never removed, because removing one while another
 //! process waits on it would let two holders in. The lock directory and file are reached through
@@ -8,7 +8,6 @@
 
 use std::fs::File;
 
-use fs2::FileExt;
 use sha1::{Digest, Sha1};
 
 use super::error::NotesError;
@@ -19,6 +18,7 @@ pub use crate::home::layout::LOCK_DIR;
 
 /// Held for the life of the value; dropping it closes the file, which releases the lock.
 #[derive(Debug)]
+#[must_use = "the lock is released when the guard is dropped"]
 pub struct NoteLock {
     _file: File,
 }
@@ -65,7 +65,7 @@ pub fn lock(root: &Dir, relative: &str) -> Result<NoteLock, LockError> {
         };
         classify(error, true)
     })?;
-    FileExt::lock_exclusive(&file).map_err(|e| {
+    file.lock().map_err(|e| {
         let what = format!("cannot lock {}", locks.path().join(&name).display());
         classify(NotesError::io(what, e), false)
     })?;
@@ -102,7 +102,7 @@ pub fn try_lock_named(root: &Dir, name: &str) -> Result<Option<NoteLock>, NotesE
     let file = locks
         .open_or_create_file(name)
         .map_err(files::notes_error)?;
-    match FileExt::try_lock_exclusive(&file) {
+    match file.try_lock() {
         Ok(()) => Ok(Some(NoteLock { _file: file })),
         Err(_) => Ok(None),
     }

@@ -385,8 +385,8 @@ impl Directory for BatchSyncDirectory {
         }
         let file = File::from(fd);
         if lock.is_blocking {
-            fs2::FileExt::lock_exclusive(&file).map_err(wrap)?;
-        } else if fs2::FileExt::try_lock_exclusive(&file).is_err() {
+            file.lock().map_err(wrap)?;
+        } else if file.try_lock().is_err() {
             return Err(LockError::LockBusy);
         }
         // Closing the file releases the lock.

@@ -57,6 +57,7 @@ pub struct Snapshot {
 }
 
 /// The exclusive right to change the index, held until dropped.
+#[must_use = "the writer lock is released when the guard is dropped"]
 pub struct WriterLock {
     _file: fs::File,
 }
@@ -322,7 +323,7 @@ pub fn remove_others(dir: &Path, keep: &str, _lock: &WriterLock) {
 /// Takes the writer lock, waiting for another process to release it.
 pub fn lock(dir: &Path) -> Result<WriterLock, RecallError> {
     let (file, path) = lock_file(dir)?;
-    fs2::FileExt::lock_exclusive(&file).map_err(|e| RecallError::io(&path, e))?;
+    file.lock().map_err(|e| RecallError::io(&path, e))?;
     Ok(WriterLock { _file: file })
 }
 
@@ -369,11 +370,10 @@ fn open_lock_file(path: &Path) -> io::Result<fs::File> {
 /// Takes the writer lock without waiting; `None` when another process holds it.
 pub fn try_lock(dir: &Path) -> Result<Option<WriterLock>, RecallError> {
     let (file, path) = lock_file(dir)?;
-    match fs2::FileExt::try_lock_exclusive(&file) {
+    match file.try_lock() {
         Ok(()) => Ok(Some(WriterLock { _file: file })),
-        Err(e) if e.kind() == fs2::lock_contended_error().kind() => Ok(None),
-        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
-        Err(e) => Err(RecallError::io(&path, e)),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(e)) => Err(RecallError::io(&path, e)),
     }
 }
 

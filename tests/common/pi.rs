@@ -4,7 +4,7 @@
 //! [`real_pi`] runs `scripts/setup-node` (which installs Node 22 into a cache directory when the
 //! machine's node is older than Pi needs), then `npm ci` in `extension/` when
 //! `extension/node_modules/.bin/pi` is missing, and checks that `pi --version` works. The setup
-//! holds an fs2 lock in the target directory, so parallel test binaries never race on `npm ci`.
+//! holds an flock in the target directory, so parallel test binaries never race on `npm ci`.
 //! When anything fails the calling test panics with the reason: a test that needs the real Pi
 //! never passes without it.
 //!
@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use fs2::FileExt;
 
 /// The dreamer model pattern that selects the faux model.
 pub const FAUX_MODEL: &str = "faux/faux-1";
@@ -56,10 +55,10 @@ fn setup() -> Result<RealPi, String> {
     let lock_path = target.join("pi-context-real-pi.lock");
     let lock = File::create(&lock_path)
         .map_err(|e| format!("cannot create the setup lock {}: {e}", lock_path.display()))?;
-    lock.lock_exclusive()
+    lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     let result = setup_locked(target);
-    let _ = FileExt::unlock(&lock);
+    let _ = lock.unlock();
     result
 }
 
