@@ -661,14 +661,12 @@ fn walk_branch(session: &Session, count: usize, start: usize) -> Vec<usize> {
     let mut seen = vec![false; count];
     seen[start] = true;
     let mut current = start;
-    while let Some(parent) = session.entries[current].parent_id.as_ref() {
-        match ids.get(session.entry_id(parent).as_ref()).copied() {
-            Some(p) if !std::mem::replace(&mut seen[p], true) => {
-                branch.push(p);
-                current = p;
-            }
-            _ => break,
+    while let Some(p) = session.parent_of(current, |id| ids.get(id).copied()) {
+        if std::mem::replace(&mut seen[p], true) {
+            break;
         }
+        branch.push(p);
+        current = p;
     }
     branch.reverse();
     branch

@@ -31,7 +31,7 @@ use super::{Header, Session, SessionFile, Span};
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"PICTXIDX";
 /// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 11;
+const FORMAT: u32 = 12;
 /// Magic, format (u32 LE), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 4 + 8;
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
