@@ -15,6 +15,12 @@ const MAIN: &str = "claude/projects/-home-dev-shop/5f0c1a2e-7b3d-4c8e-9a10-2b3c4
 const SUBAGENT: &str = "claude/projects/-home-dev-shop/5f0c1a2e-7b3d-4c8e-9a10-2b3c4d5e6f70/subagents/agent-a1b2c3d4.jsonl";
 const OLD_SUBAGENT: &str = "claude/projects/-home-dev-shop/agent-9e8f7a6b.jsonl";
 const SESSION_ID: &str = "5f0c1a2e-7b3d-4c8e-9a10-2b3c4d5e6f70";
+/// A session resumed by `claude -p /compact --resume ID`: a background agent's notification,
+/// a compaction whose logical parent was never written, the command's own records after it.
+const RESUMED: &str = "claude/projects/-home-dev-shop/6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl";
+const RESUMED_ID: &str = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+/// A subagent of the oldest layout: `agentId` and the parent's `sessionId`, no `isSidechain`.
+const OLDEST_SUBAGENT: &str = "claude/projects/-home-dev-shop/agent-7c6d5e4f.jsonl";
 
 fn row(seq: u64, role: &str, tool: &str, content: &str) -> (u64, String, String, String) {
     (seq, role.into(), tool.into(), content.into())
@@ -320,4 +326,199 @@ fn recall_indexes_the_events_and_shows_their_previews() {
     );
     let thinking = common::recall::search_all(&env, &["quietly"]);
     assert!(common::recall::hits(&thinking).is_empty(), "{thinking}");
+}
+
+#[test]
+fn a_subagent_without_is_sidechain_is_still_its_parents() {
+    let env = TestEnv::new();
+    let session = Session::open(&harness_fixture(OLDEST_SUBAGENT)).unwrap();
+    assert_eq!(session.id(), Some("7c6d5e4f"));
+    assert_eq!(session.parent_session_id(), Some(SESSION_ID));
+    let windows = history(
+        &env,
+        &harness_fixture(OLDEST_SUBAGENT),
+        &["windows", "--json"],
+    )
+    .json();
+    assert_eq!(windows["session_id"], "7c6d5e4f");
+    assert_eq!(windows["windows"][0]["window_id"], "pcw:7c6d5e4f:root");
+    // An explicit `isSidechain: false` keeps the record's own session.
+    let main_line = r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":false,"agentId":"a0a0a0a0","sessionId":"11112222-3333-4444-8555-666677778888","message":{"role":"user","content":"hi"}}"#;
+    let main = Session::from_bytes(format!("{main_line}\n").into_bytes());
+    assert_eq!(main.id(), Some("11112222-3333-4444-8555-666677778888"));
+    assert_eq!(main.parent_session_id(), None);
+}
+
+#[test]
+fn the_harness_words_in_user_records_are_context_events() {
+    let env = TestEnv::new();
+    let list = list_all(&env, &harness_fixture(RESUMED), &[]);
+    let roles: Vec<(u64, String)> = rows(&list)
+        .into_iter()
+        .map(|(seq, role, ..)| (seq, role))
+        .collect();
+    let expected: Vec<(u64, String)> = [
+        (1, "user"),
+        (2, "tool"),
+        (4, "assistant"),
+        (5, "context"),
+        (6, "assistant"),
+        (7, "context"),
+        (8, "context"),
+        (9, "context"),
+        (10, "context"),
+        (11, "user"),
+        (12, "assistant"),
+    ]
+    .into_iter()
+    .map(|(seq, role)| (seq, role.to_string()))
+    .collect();
+    assert_eq!(roles, expected);
+    let content = |seq: u64| {
+        rows(&list)
+            .into_iter()
+            .find(|row| row.0 == seq)
+            .map(|row| row.3)
+            .unwrap()
+    };
+    assert!(content(5).starts_with("<task-notification>"), "{list}");
+    assert!(content(9).starts_with("<command-name>/compact"), "{list}");
+    assert_eq!(
+        content(10),
+        "<local-command-stdout>Compacted </local-command-stdout>"
+    );
+    // The user's own prompts are the only user events.
+    let prompts = history(
+        &env,
+        &harness_fixture(RESUMED),
+        &["list", "--role", "user", "--json"],
+    );
+    assert_eq!(row_seqs(&prompts.json()), [1, 11]);
+}
+
+#[test]
+fn recall_indexes_a_task_notification_as_context() {
+    let env = TestEnv::new();
+    let dir = common::recall::sessions_root(&env).join("claude-copies");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(harness_fixture(RESUMED), dir.join("resumed.jsonl")).unwrap();
+    let result = common::recall::search_all(&env, &["urllib3", "--hits", "10"]);
+    let roles: Vec<(u64, String)> = result["sessions"][0]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| {
+            (
+                hit["seq"].as_u64().unwrap(),
+                hit["role"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(roles.contains(&(5, "context".to_string())), "{result}");
+    assert!(!roles.iter().any(|(_, role)| role == "user"), "{result}");
+}
+
+#[test]
+fn a_compaction_whose_logical_parent_was_never_written_hangs_under_the_record_before_it() {
+    let env = TestEnv::new();
+    let path = harness_fixture(RESUMED);
+    let read = history(&env, &path, &["read", "1", "--json"]);
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert_eq!(
+        read.json()["content"],
+        "Start the dependency audit in the background"
+    );
+    assert_eq!(
+        row_seqs(&list_all(&env, &path, &[])),
+        [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    );
+    let windows = history(&env, &path, &["windows", "--json"]).json();
+    assert_eq!(windows["session_id"], RESUMED_ID);
+    assert_eq!(windows["windows"][0]["first_seq"], 1);
+    let session = Session::open(&path).unwrap();
+    let history = History::project(&session, &Leaf::Last, None).unwrap();
+    let ids: Vec<String> = history
+        .branch()
+        .iter()
+        .map(|&i| session.entry_id(&session.entries[i].id).into_owned())
+        .collect();
+    let boundary = ids.iter().position(|id| id == "d-cb1").expect("boundary");
+    assert_eq!(ids[boundary - 1], "d-a3", "the last record before it");
+}
+
+#[test]
+fn a_compaction_without_its_logical_parent_reads_the_same_through_the_index_and_appends() {
+    let env = TestEnv::new();
+    let path = copy_fixture(&env, RESUMED, "resumed.jsonl");
+    let cache = env.root().join("cache");
+    let all = [
+        "list",
+        "--role",
+        "user",
+        "--role",
+        "assistant",
+        "--role",
+        "tool",
+        "--role",
+        "context",
+        "--json",
+    ];
+    let indexed = || {
+        let run = history_indexed(&env, &cache, &path, &all);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let plain = || history_unindexed(&env, &path, &all).stdout;
+    let first = indexed();
+    assert_eq!(first, plain());
+    assert!(first.contains("\"seq\":1,"), "{first}");
+    assert_eq!(indexed(), first);
+    // An appended record that takes the missing uuid does not move the compaction: its
+    // logical parent must come before it.
+    let appended = [
+        r#"{"type":"user","uuid":"d-never-written","parentUuid":"d-a4","sessionId":"6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","message":{"role":"user","content":"a late record"}}"#,
+        r#"{"type":"assistant","uuid":"d-a5","parentUuid":"d-never-written","sessionId":"6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","message":{"role":"assistant","content":[{"type":"text","text":"still one branch"}]}}"#,
+    ];
+    for line in appended {
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(line);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let grown = indexed();
+        assert_eq!(grown, plain());
+        assert!(grown.contains("\"seq\":1,"), "{grown}");
+    }
+}
+
+/// Pairing is linear in the calls sharing a `tool_use` id (see the Codex test of the same).
+#[test]
+fn a_hundred_thousand_tool_uses_sharing_one_id_list_and_pair_in_order() {
+    let env = TestEnv::new();
+    let calls = 100_000;
+    let mut text = String::with_capacity(calls * 400);
+    let mut parent = "null".to_string();
+    for i in 0..calls {
+        text.push_str(&format!(r#"{{"type":"assistant","uuid":"a{i}","parentUuid":{parent},"sessionId":"s-shared-id","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"toolu_same","name":"Bash","input":{{"command":"true"}}}}]}}}}"#));
+        text.push('\n');
+        text.push_str(&format!(r#"{{"type":"user","uuid":"r{i}","parentUuid":"a{i}","sessionId":"s-shared-id","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_same","content":"run {i}"}}]}}}}"#));
+        text.push('\n');
+        parent = format!("\"r{i}\"");
+    }
+    let path = env.work().join("shared.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let list = history(&env, &path, &["list", "--json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let items = list.json()["items"].clone();
+    assert_eq!(
+        items[0]["tools"],
+        serde_json::json!({"Bash": calls}),
+        "{items}"
+    );
+    let last = (2 * calls).to_string();
+    let read = history(&env, &path, &["read", &last, "--json"]).json();
+    assert_eq!(read["seq"], 2 * calls - 1);
+    assert!(read["content"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("--- output ---\nrun {}", calls - 1)));
 }

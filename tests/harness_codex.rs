@@ -17,6 +17,10 @@ const ARCHIVED: &str =
 const NO_META: &str =
     "codex/sessions/2026/01/06/rollout-2026-01-06T11-00-00-0199d00d-3333-7444-8555-966677778888.jsonl";
 
+/// An older rollout that wrote each turn's `event_msg` before its roled twin.
+const EVENTS_FIRST: &str =
+    "codex/sessions/2026/01/07/rollout-2026-01-07T08-00-00-0199e0e0-4444-7555-8666-977788889999.jsonl";
+
 fn row(seq: u64, role: &str, tool: &str, content: &str) -> (u64, String, String, String) {
     (seq, role.into(), tool.into(), content.into())
 }
@@ -276,4 +280,109 @@ fn a_real_compaction_summary_is_shown_once_as_context() {
         assert_eq!(holding.len(), 1, "{fixture}: {holding:?}");
         assert_eq!(holding[0].1, "context", "{fixture}: {holding:?}");
     }
+}
+
+#[test]
+fn an_event_copy_written_before_its_roled_item_is_one_event() {
+    let env = TestEnv::new();
+    let list = list_all(&env, &harness_fixture(EVENTS_FIRST), &[]);
+    assert_eq!(
+        rows(&list),
+        vec![
+            row(1, "user", "", "List the synthetic files."),
+            row(
+                2,
+                "tool",
+                "shell",
+                "shell {\"command\":[\"ls\",\"synthetic\"]}\n--- output ---\nalpha.txt\nbeta.txt"
+            ),
+            row(
+                4,
+                "assistant",
+                "",
+                "Two synthetic files: alpha.txt and beta.txt."
+            ),
+        ]
+    );
+    let search = history(
+        &env,
+        &harness_fixture(EVENTS_FIRST),
+        &["search", "synthetic files", "--json"],
+    );
+    assert_eq!(row_seqs(&search.json()), [1, 4]);
+}
+
+#[test]
+fn an_event_copy_and_its_twin_read_line_by_line_through_the_index_keep_their_seqs() {
+    let env = TestEnv::new();
+    let whole = std::fs::read_to_string(harness_fixture(EVENTS_FIRST)).unwrap();
+    let path = env.work().join("rollout.jsonl");
+    let cache = env.root().join("cache");
+    let all = [
+        "list",
+        "--role",
+        "user",
+        "--role",
+        "assistant",
+        "--role",
+        "tool",
+        "--role",
+        "context",
+        "--json",
+    ];
+    let indexed = || {
+        let run = history_indexed(&env, &cache, &path, &all);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let mut text = String::new();
+    for line in whole.lines() {
+        text.push_str(line);
+        text.push('\n');
+        std::fs::write(&path, &text).unwrap();
+        // The line parsed on top of the index of the lines before it (the reader's state
+        // between lines is the index's), then an index of this prefix for the next line.
+        assert_eq!(indexed(), history_unindexed(&env, &path, &all).stdout);
+        let _ = std::fs::remove_dir_all(&cache);
+        indexed();
+    }
+    assert_eq!(row_seqs(&list_all(&env, &path, &[])), [1, 2, 4]);
+}
+
+/// Pairing is linear in the calls sharing an id: each call takes the first result after it
+/// not taken yet, found without walking the results taken before (100,000 calls of one id
+/// took a quadratic pairing 13-17 s in a release build).
+#[test]
+fn a_hundred_thousand_calls_sharing_one_call_id_list_and_pair_in_order() {
+    let env = TestEnv::new();
+    let calls = 100_000;
+    let mut text = String::with_capacity(calls * 300);
+    text.push_str(r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"0199ffff-0000-7000-8000-000000000001","cwd":"/w"}}"#);
+    text.push('\n');
+    for i in 0..calls {
+        text.push_str(r#"{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_same"}}"#);
+        text.push('\n');
+        text.push_str(&format!(r#"{{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{{"type":"function_call_output","call_id":"call_same","output":"run {i}"}}}}"#));
+        text.push('\n');
+    }
+    let path = env.work().join("rollout.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let list = history(&env, &path, &["list", "--json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let items = list.json()["items"].clone();
+    assert_eq!(items[0]["folded"], true, "{items}");
+    assert_eq!(items[0]["tools"], serde_json::json!({"shell": calls}));
+    // Call k (seq 2k-1) shows the k-th output (seq 2k).
+    let last = (2 * calls).to_string();
+    let read = history(&env, &path, &["read", &last, "--json"]);
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    let read = read.json();
+    assert_eq!(read["seq"], 2 * calls - 1);
+    assert!(
+        read["content"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("--- output ---\nrun {}", calls - 1)),
+        "{read}"
+    );
 }

@@ -8,7 +8,7 @@ use crate::common;
 use common::harness::{history, list_all, row_seqs};
 use common::TestEnv;
 use pi_context::history::{History, Leaf};
-use pi_context::session::{detect, Harness, Session};
+use pi_context::session::{detect, read_consistently, Harness, OpenOptions, Session, SessionError};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -60,7 +60,7 @@ struct ClaudeRecord {
 
 fn claude_records() -> impl Strategy<Value = Vec<ClaudeRecord>> {
     prop::collection::vec(
-        (0u8..10, text(), prop::option::of(0usize..40), 0u8..4).prop_map(
+        (0u8..14, text(), prop::option::of(0usize..40), 0u8..4).prop_map(
             |(kind, text, parent, call)| ClaudeRecord {
                 kind,
                 text,
@@ -113,8 +113,33 @@ fn claude_line(i: usize, record: &ClaudeRecord) -> String {
         }
         7 => json!({"type": "summary", "summary": t, "leafUuid": "u0"}),
         8 => json!({"type": "file-history-snapshot", "messageId": uuid, "snapshot": {"text": t}}),
-        _ => {
+        9 => {
             json!({"type": "attachment", "uuid": uuid, "parentUuid": parent, "attachment": {"text": t}})
+        }
+        // A compaction whose logical parent was never written (or is written later).
+        10 => {
+            json!({"type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
+                    "logicalParentUuid": format!("u{}", i + 1 + record.call as usize), "sessionId": "s-claude"})
+        }
+        // The harness's words: a background task's notification, a command's output.
+        11 => {
+            let mut v = base(
+                "user",
+                json!(format!("<task-notification>{t}</task-notification>")),
+            );
+            v["origin"] = json!({"kind": "task-notification"});
+            v["promptSource"] = json!("system");
+            v
+        }
+        12 => base(
+            "user",
+            json!(format!("<local-command-stdout>{t}</local-command-stdout>")),
+        ),
+        // A subagent's record of the oldest layout.
+        _ => {
+            let mut v = base("user", json!(t));
+            v["agentId"] = json!("agent-x");
+            v
         }
     };
     value.to_string()
@@ -157,13 +182,23 @@ fn codex_line(i: usize, kind: u8, text: &str, call: u8) -> String {
         11 => {
             json!({"timestamp": ts, "type": "session_meta", "payload": {"id": format!("s-{i}"), "cwd": text}})
         }
+        // An older rollout's turn: the event copy, then its roled twin.
+        13 | 14 => {
+            let (event, role, part) = if kind == 13 {
+                ("user_message", "user", "input_text")
+            } else {
+                ("agent_message", "assistant", "output_text")
+            };
+            let copy = json!({"timestamp": ts, "type": "event_msg", "payload": {"type": event, "message": text}});
+            return format!("{copy}\n{}", message(role, part));
+        }
         _ => json!({"timestamp": ts, "type": "turn_context", "payload": {"cwd": text}}),
     };
     value.to_string()
 }
 
 fn codex_records() -> impl Strategy<Value = Vec<(u8, String, u8)>> {
-    prop::collection::vec((0u8..13, text(), 0u8..4), 0..30)
+    prop::collection::vec((0u8..15, text(), 0u8..4), 0..30)
 }
 
 /// Replaces one field of a record with a value of any type, or garbles the line.
@@ -342,6 +377,84 @@ proptest! {
         let bytes = format!("{}\n", lines.join("\n")).into_bytes();
         check_prefix(&bytes, cut.index(bytes.len() + 1))?;
     }
+
+    #[test]
+    fn claude_appends_read_through_the_index_equal_a_whole_read(
+        records in claude_records(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+    ) {
+        let lines: Vec<String> = records.iter().enumerate().map(|(i, r)| claude_line(i, r)).collect();
+        check_appends_through_the_index(&lines, &cuts)?;
+    }
+
+    #[test]
+    fn codex_appends_read_through_the_index_equal_a_whole_read(
+        records in codex_records(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+    ) {
+        let lines: Vec<String> = records.iter().enumerate().map(|(i, (k, t, c))| codex_line(i, *k, t, *c)).collect();
+        check_appends_through_the_index(&lines, &cuts)?;
+    }
+}
+
+/// The file written in appends that end at `cuts` (whole lines), each step read through the
+/// session index of the step before it (whose reader state carries over to the appended
+/// lines), equals at every step a whole read of the same bytes: the same entries and the same
+/// events, on the last entry's branch and on every earlier entry's.
+fn check_appends_through_the_index(
+    lines: &[String],
+    cuts: &[prop::sample::Index],
+) -> Result<(), TestCaseError> {
+    let lines: Vec<&str> = lines.iter().flat_map(|l| l.split('\n')).collect();
+    let mut ends: Vec<usize> = cuts.iter().map(|c| c.index(lines.len() + 1)).collect();
+    ends.push(lines.len());
+    ends.sort_unstable();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("transcript.jsonl");
+    let options = OpenOptions {
+        cache_dir: Some(dir.path().join("cache")),
+        cache_min_bytes: 0,
+    };
+    std::fs::write(&path, "").unwrap();
+    for end in ends {
+        let text: String = lines[..end].iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, &text).unwrap();
+        let whole = Session::from_bytes(text.into_bytes());
+        let compared = read_consistently(&path, |file| {
+            let indexed = file.session(&options);
+            Ok::<_, SessionError>(compare_sessions(&indexed, &whole))
+        })
+        .unwrap();
+        compared?;
+        // The next step's index: this prefix's, with the reader's state after it.
+        let _ = std::fs::remove_dir_all(dir.path().join("cache"));
+        read_consistently(&path, |file| {
+            Ok::<_, SessionError>(file.session(&options).entries.len())
+        })
+        .unwrap();
+    }
+    Ok(())
+}
+
+fn compare_sessions(indexed: &Session, whole: &Session) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        format!("{:?}", indexed.entries),
+        format!("{:?}", whole.entries)
+    );
+    prop_assert_eq!(indexed.id(), whole.id());
+    prop_assert_eq!(indexed.parent_session_id(), whole.parent_session_id());
+    for leaf in whole
+        .entries
+        .iter()
+        .map(|e| whole.entry_id(&e.id).into_owned())
+    {
+        prop_assert_eq!(
+            events(indexed, &Leaf::Id(leaf.clone())),
+            events(whole, &Leaf::Id(leaf))
+        );
+    }
+    prop_assert_eq!(events(indexed, &Leaf::Last), events(whole, &Leaf::Last));
+    Ok(())
 }
 
 // ----- hostile files ---------------------------------------------------------------------------

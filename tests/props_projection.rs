@@ -611,3 +611,131 @@ fn a_projection_stored_again_after_an_append_is_the_one_a_fresh_projection_store
     let fresh = std::fs::read(stored_file()).unwrap();
     assert!(extended == fresh, "the stored projections differ");
 }
+
+/// A Claude Code record (the stored projection is the same for every harness).
+fn claude(kind: &str, uuid: &str, parent: Option<&str>, text: &str) -> String {
+    json!({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s-claude",
+        "message": {"role": kind, "content": [{"type": "text", "text": text}]}})
+    .to_string()
+}
+
+/// A compaction boundary whose logical parent is `logical`.
+fn boundary(uuid: &str, logical: &str) -> String {
+    json!({"type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
+        "logicalParentUuid": logical, "sessionId": "s-claude"})
+    .to_string()
+}
+
+/// Writes the Claude Code records `lines`, calls once (storing the projection), appends
+/// `more`, and checks the next call against a fresh projection; returns whether it extended
+/// the stored one.
+fn claude_store_then_append(lines: &[String], more: &[String]) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("claude.jsonl");
+    let options = OpenOptions {
+        cache_dir: Some(dir.path().join("cache")),
+        cache_min_bytes: 0,
+    };
+    std::fs::write(&path, "").unwrap();
+    append(&path, lines);
+    check_call(&path, &options, &Leaf::Last).unwrap();
+    append(&path, more);
+    let extended = read_consistently(&path, |file| {
+        let session = file.session(&options);
+        let store = ProjectionStore::for_file(file, &options);
+        let history = History::project_stored(&session, store.as_ref(), &Leaf::Last, None);
+        Ok::<_, SessionError>(history.unwrap().from_store())
+    })
+    .unwrap();
+    check_call_and_commands(&path, &options, &Leaf::Last, true).unwrap();
+    extended
+}
+
+/// An appended compaction whose logical parent was never written hangs under the stored leaf,
+/// the record before it: the stored branch grows.
+#[test]
+fn an_appended_compaction_without_its_logical_parent_extends_the_stored_branch() {
+    let stored = [
+        claude("user", "u1", None, "question needle"),
+        claude("assistant", "a1", Some("u1"), "answer hay"),
+    ];
+    let appended = [
+        boundary("cb1", "never-written"),
+        claude("user", "cs1", Some("cb1"), "summary needle"),
+        claude("user", "u2", Some("cs1"), "again"),
+    ];
+    assert!(claude_store_then_append(&stored, &appended));
+}
+
+/// A stored compaction without its logical parent keeps the record before it as its parent
+/// when a record with that uuid is appended after it.
+#[test]
+fn a_record_taking_a_stored_compactions_missing_parent_moves_nothing() {
+    let stored = [
+        claude("user", "u1", None, "question needle"),
+        claude("assistant", "a1", Some("u1"), "answer hay"),
+        boundary("cb1", "late"),
+        claude("user", "cs1", Some("cb1"), "summary needle"),
+    ];
+    let appended = [
+        claude("user", "late", Some("cs1"), "late needle"),
+        claude("assistant", "a2", Some("late"), "after hay"),
+    ];
+    assert!(claude_store_then_append(&stored, &appended));
+}
+
+/// An appended compaction whose logical parent is a stored entry other than the leaf starts
+/// another branch: projected afresh, and equal to a fresh projection.
+#[test]
+fn an_appended_compaction_under_an_earlier_entry_is_projected_afresh() {
+    let stored = [
+        claude("user", "u1", None, "question needle"),
+        claude("assistant", "a1", Some("u1"), "answer hay"),
+    ];
+    let appended = [
+        boundary("cb1", "u1"),
+        claude("user", "cs1", Some("cb1"), "summary needle"),
+    ];
+    assert!(!claude_store_then_append(&stored, &appended));
+}
+
+fn calls(id: &str, parent: &str, call_ids: &[&str]) -> String {
+    let content: Vec<serde_json::Value> = call_ids
+        .iter()
+        .map(|c| json!({"type": "toolCall", "id": c, "name": "read", "arguments": {}}))
+        .collect();
+    json!({"type": "message", "id": id, "parentId": parent,
+        "message": {"role": "assistant", "content": content}})
+    .to_string()
+}
+
+fn result(id: &str, parent: &str, call_id: &str) -> String {
+    json!({"type": "message", "id": id, "parentId": parent,
+        "message": {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
+            "content": [{"type": "text", "text": format!("output needle {id}")}]}})
+    .to_string()
+}
+
+/// Calls sharing one id, some open when the projection is stored: the open ones take the
+/// appended results first, in seq order, then the appended calls take what is left after them.
+#[test]
+fn calls_sharing_an_id_pair_the_same_when_a_stored_projection_is_extended() {
+    let stored = [
+        user("u", None, "go"),
+        result("r0", "u", "c"),
+        calls("a1", "r0", &["c", "c"]),
+        result("r1", "a1", "c"),
+        calls("a2", "r1", &["c"]),
+    ];
+    let appended = [
+        result("r2", "a2", "c"),
+        calls("a3", "r2", &["c", "c"]),
+        result("r3", "a3", "c"),
+        result("r4", "r3", "c"),
+        result("r5", "r4", "c"),
+        result("r6", "r5", "c"),
+    ];
+    let stored: Vec<&str> = stored.iter().map(String::as_str).collect();
+    let appended: Vec<&str> = appended.iter().map(String::as_str).collect();
+    store_then_append(&stored, &appended);
+}

@@ -416,3 +416,39 @@ fn a_symlink_loop_and_a_fifo_are_harmless() {
     let (code, _) = run_within(cmd, Duration::from_secs(60));
     assert_eq!(code, 2, "a FIFO is no session");
 }
+
+#[test]
+fn an_old_layout_subagent_without_is_sidechain_is_listed_under_its_parent() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "oldest");
+    let projects = env.home().join(".claude/projects");
+    write_claude(&projects, &project);
+    let cwd = serde_json::to_string(&project.to_string_lossy()).unwrap();
+    let record = |uuid: &str, parent: &str, kind: &str, content: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"userType":"external","cwd":{cwd},"sessionId":"{CLAUDE_ID}","type":"{kind}","message":{{"role":"{kind}","content":{content}}},"uuid":"{uuid}","timestamp":"2026-02-28T10:00:00.000Z","agentId":"5d4c3b2a"}}"#
+        )
+    };
+    let text = [
+        record("g-1", "null", "user", r#""Count the marmosets""#),
+        record(
+            "g-2",
+            r#""g-1""#,
+            "assistant",
+            r#"[{"type":"text","text":"Three marmosets."}]"#,
+        ),
+    ]
+    .join("\n");
+    let file = projects
+        .join(claude_encoded(&project))
+        .join("agent-5d4c3b2a.jsonl");
+    std::fs::write(&file, format!("{text}\n")).unwrap();
+    let listed = list(&env, &project, &[]);
+    let oldest = session(&listed, "5d4c3b2a");
+    assert_eq!(oldest["harness"], "claude", "{listed}");
+    assert_eq!(oldest["parent_session_id"], CLAUDE_ID, "{listed}");
+    assert_eq!(
+        oldest["session_file"].as_str().unwrap(),
+        file.to_string_lossy()
+    );
+}

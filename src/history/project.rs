@@ -468,29 +468,38 @@ impl<'s> History<'s> {
     /// appends the events of `items`. `open_calls` are events already projected (all before
     /// `items`) whose call has no result yet: they claim results first, in seq order, as they
     /// would in a projection of the whole branch.
+    ///
+    /// Calls claim in seq order, so a result at or before a call can never be taken by it or
+    /// by a later call, and every result after the last one taken is still free: the first
+    /// result a call of an id can take is always at a cursor that only moves forward, through
+    /// the results of that id in seq order. Linear in the items, however many calls share an
+    /// id.
     pub(super) fn pair(&mut self, items: Vec<RawItem>, open_calls: &[usize]) {
         let session = self.session;
-        // The first result of each call id, and for each result the next one with the same id:
-        // chains in position order without a vector per id.
-        let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+        // For each call id, the first result not yet passed; for each result, the next one
+        // with the same id: chains in position order without a vector per id.
+        let mut cursor: FxHashMap<&str, Option<usize>> = FxHashMap::default();
         let mut next_same: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate().rev() {
             if let RawKind::Result { call_id: Some(id) } = &item.kind {
-                next_same[position] = first.insert(session.atom(*id), position);
+                next_same[position] = cursor.insert(session.atom(*id), Some(position)).flatten();
             }
         }
         let mut consumed = vec![false; items.len()];
         let aliases_from = self.result_aliases.len();
-        let claim = |id: Atom, seq: u64, consumed: &mut Vec<bool>| {
-            let chain =
-                std::iter::successors(first.get(session.atom(id)).copied(), |&r| next_same[r]);
-            let result = chain
-                .into_iter()
-                .find(|&r| items[r].seq > seq && !consumed[r]);
-            if let Some(r) = result {
-                consumed[r] = true;
+        let mut last_call_seq = 0;
+        let mut claim = |id: Atom, seq: u64, consumed: &mut Vec<bool>| {
+            debug_assert!(seq >= last_call_seq, "calls claim in seq order");
+            last_call_seq = seq;
+            let cursor = cursor.get_mut(session.atom(id))?;
+            while let Some(r) = *cursor {
+                *cursor = next_same[r];
+                if items[r].seq > seq {
+                    consumed[r] = true;
+                    return Some(r);
+                }
             }
-            result
+            None
         };
         for &e in open_calls {
             let event = &self.events[e];
@@ -652,14 +661,12 @@ fn walk_branch(session: &Session, count: usize, start: usize) -> Vec<usize> {
     let mut seen = vec![false; count];
     seen[start] = true;
     let mut current = start;
-    while let Some(parent) = session.entries[current].parent_id.as_ref() {
-        match ids.get(session.entry_id(parent).as_ref()).copied() {
-            Some(p) if !std::mem::replace(&mut seen[p], true) => {
-                branch.push(p);
-                current = p;
-            }
-            _ => break,
+    while let Some(p) = session.parent_of(current, |id| ids.get(id).copied()) {
+        if std::mem::replace(&mut seen[p], true) {
+            break;
         }
+        branch.push(p);
+        current = p;
     }
     branch.reverse();
     branch

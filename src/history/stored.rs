@@ -37,7 +37,7 @@ use crate::session::{self, shape, Atom, OpenOptions, Session, SessionFile, Span}
 
 const MAGIC: &[u8; 8] = b"PICTXPRJ";
 /// Bumped whenever the layout or the meaning of a stored projection changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
 /// The same for a reader that reads the session once and moves on (a recall refresh).
@@ -326,31 +326,53 @@ fn appended_path(
     seen[leaf - old] = true;
     let mut current = leaf;
     let reached = loop {
-        let Some(parent) = session.entries[current].parent_id.as_ref() else {
-            break None;
-        };
-        let parent = session.entry_id(parent);
-        match appended_ids.get(parent.as_ref()) {
+        // The parent as a fresh projection finds it: an appended entry, a stored one by its
+        // id (hashed), or for an entry whose parent must come before it and is nowhere, the
+        // entry before it.
+        let mut stored_id = None;
+        let parent = session.parent_of(current, |id| {
+            appended_ids.get(id).copied().or_else(|| {
+                let stored = id_hash_in(&stored.id_hashes, id);
+                stored_id = stored.then(|| id.to_string());
+                // Stands for the stored entry of that id, which comes before every appended one.
+                stored.then_some(0)
+            })
+        });
+        match (parent, stored_id) {
             // A cycle ends the walk, as in a fresh projection.
-            Some(&p) if std::mem::replace(&mut seen[p - old], true) => break None,
-            Some(&p) => {
+            (Some(p), _) if p >= old && std::mem::replace(&mut seen[p - old], true) => {
+                break Reached::Nothing
+            }
+            (Some(p), _) if p >= old => {
                 path.push(p);
                 current = p;
             }
-            None if id_hash_in(&stored.id_hashes, &parent) => break Some(parent),
+            (Some(_), Some(id)) => break Reached::Id(id),
+            (Some(p), None) => break Reached::Index(p),
             // A dangling parent ends the walk.
-            None => break None,
+            (None, _) => break Reached::Nothing,
         }
     };
     let grows_stored = match (reached, stored.leaf) {
-        (None, None) => true,
+        (Reached::Nothing, None) => true,
         // The walk reached a stored entry: it must be the stored leaf, the last entry with
         // that id among the stored ones (no appended entry repeats a stored id).
-        (Some(id), Some(old_leaf)) => session.entry_id(&session.entries[old_leaf].id) == id,
+        (Reached::Id(id), Some(old_leaf)) => session.entry_id(&session.entries[old_leaf].id) == id,
+        (Reached::Index(p), Some(old_leaf)) => p == old_leaf,
         _ => false,
     };
     path.reverse();
     grows_stored.then_some(path)
+}
+
+/// Where the walk through appended entries toward the root ended.
+enum Reached {
+    /// At a root or a dangling parent.
+    Nothing,
+    /// At the stored entry with this id.
+    Id(String),
+    /// At the stored entry just before an entry whose parent is nowhere before it.
+    Index(usize),
 }
 
 /// FNV-1a, 64 bits: a hash that stays the same across builds and runs.

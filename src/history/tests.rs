@@ -141,3 +141,168 @@ fn a_parent_cycle_ends_the_walk() {
     let history = History::project(&s, &Leaf::Last, None).unwrap();
     assert_eq!(history.events().len(), 2);
 }
+
+// ----- pairing calls with results ---------------------------------------------------------------
+
+use super::project::{allocate_seqs_from, Source};
+
+/// One entry of a linear Pi session: an assistant message calling tools with these ids, or a
+/// tool result answering one.
+#[derive(Debug, Clone)]
+enum Step {
+    Calls(Vec<&'static str>),
+    Result(&'static str),
+}
+
+fn chain(steps: &[Step]) -> Session {
+    let mut lines = Vec::with_capacity(steps.len());
+    for (i, step) in steps.iter().enumerate() {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"e{}\"", i - 1)
+        };
+        let message = match step {
+            Step::Calls(ids) => {
+                let calls: Vec<String> = ids
+                    .iter()
+                    .map(|id| {
+                        format!(r#"{{"type":"toolCall","id":"{id}","name":"t","arguments":{{}}}}"#)
+                    })
+                    .collect();
+                format!(r#"{{"role":"assistant","content":[{}]}}"#, calls.join(","))
+            }
+            Step::Result(id) => format!(
+                r#"{{"role":"toolResult","toolCallId":"{id}","content":[{{"type":"text","text":"r{i}"}}]}}"#
+            ),
+        };
+        lines.push(format!(
+            r#"{{"type":"message","id":"e{i}","parentId":{parent},"message":{message}}}"#
+        ));
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    session(&lines)
+}
+
+/// The contract's rule, by brute force: in seq order, each call takes the first result with
+/// its id after it that no call before it took. Returns each call's seq with its result's seq.
+fn paired_by_the_rule(steps: &[Step]) -> Vec<(u64, Option<u64>)> {
+    // (seq, is a call, id)
+    let mut items: Vec<(u64, bool, &str)> = Vec::new();
+    let mut seq = 1;
+    for step in steps {
+        match step {
+            Step::Calls(ids) => {
+                seq += 1; // the assistant message's own event
+                for id in ids {
+                    items.push((seq, true, id));
+                    seq += 1;
+                }
+            }
+            Step::Result(id) => {
+                items.push((seq, false, id));
+                seq += 1;
+            }
+        }
+    }
+    let mut taken = vec![false; items.len()];
+    let mut pairs = Vec::new();
+    for &(call_seq, is_call, id) in &items {
+        if !is_call {
+            continue;
+        }
+        let result = items
+            .iter()
+            .enumerate()
+            .find(|(r, &(seq, call, rid))| !call && rid == id && seq > call_seq && !taken[*r])
+            .map(|(r, &(seq, ..))| {
+                taken[r] = true;
+                seq
+            });
+        pairs.push((call_seq, result));
+    }
+    pairs
+}
+
+/// Each call event's seq with its result's seq, from a projection.
+fn paired_by(history: &History) -> Vec<(u64, Option<u64>)> {
+    let session = history.session;
+    let starts = allocate_seqs_from(session.entries.iter(), 1);
+    history
+        .events()
+        .iter()
+        .filter_map(|e| match e.source() {
+            Source::Call { result, .. } => Some((e.seq, result.map(|r| starts[r]))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The projection of the whole chain built as the stored projection builds it: the first
+/// `cut` entries projected, then the rest paired with the calls still open.
+fn extended(s: &Session, cut: usize) -> History<'_> {
+    let count = s.entries.len();
+    let cut = cut.min(count);
+    let mut history = History::project_prefix(s, cut, cut.checked_sub(1), None);
+    let open: Vec<usize> = (0..history.events.len())
+        .filter(|&i| history.events[i].is_open_call())
+        .collect();
+    let starts = allocate_seqs_from(s.entries.iter(), 1);
+    let appended: Vec<usize> = (cut..count).collect();
+    let from = history.events.len();
+    let items = history.raw_items(&appended, &starts[cut..], cut);
+    history.pair(items, &open);
+    history.count_windows(from);
+    history
+}
+
+fn steps() -> impl proptest::strategy::Strategy<Value = Vec<Step>> {
+    use proptest::prelude::*;
+    let id = prop::sample::select(vec!["same", "same", "same", "other", "third"]);
+    let step = prop_oneof![
+        prop::collection::vec(id.clone(), 1..4).prop_map(Step::Calls),
+        id.prop_map(Step::Result),
+    ];
+    prop::collection::vec(step, 0..120)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    #[test]
+    fn a_call_takes_the_first_result_after_it_that_no_call_before_it_took(
+        steps in steps(),
+        cut in proptest::prelude::any::<proptest::sample::Index>(),
+    ) {
+        let s = chain(&steps);
+        let expected = paired_by_the_rule(&steps);
+        let history = History::project(&s, &Leaf::Last, None).unwrap();
+        proptest::prop_assert_eq!(&paired_by(&history), &expected);
+        let cut = cut.index(steps.len() + 1);
+        proptest::prop_assert_eq!(&paired_by(&extended(&s, cut)), &expected);
+    }
+}
+
+#[test]
+fn thousands_of_calls_sharing_one_id_pair_by_the_rule() {
+    // Results before any call (orphans), calls all open then answered, and alternation.
+    let mut steps = vec![Step::Result("same"); 50];
+    steps.extend(std::iter::repeat_n(Step::Calls(vec!["same"]), 2_000));
+    steps.extend(std::iter::repeat_n(Step::Result("same"), 1_500));
+    for _ in 0..2_000 {
+        steps.push(Step::Calls(vec!["same", "same"]));
+        steps.push(Step::Result("same"));
+    }
+    steps.extend(std::iter::repeat_n(Step::Result("same"), 3_000));
+    let s = chain(&steps);
+    let expected = paired_by_the_rule(&steps);
+    let history = History::project(&s, &Leaf::Last, None).unwrap();
+    assert_eq!(paired_by(&history), expected);
+    for cut in [0, 1_000, 2_100, 4_000, steps.len()] {
+        assert_eq!(paired_by(&extended(&s, cut)), expected, "cut at {cut}");
+    }
+}

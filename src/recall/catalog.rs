@@ -18,7 +18,8 @@ use super::roots::Harness;
 /// is rebuilt (format 3 added the change time to a file's stamp; format 4 each session's
 /// harness and parent session; format 5 a CRC-32 for the racy-clean check instead of SHA-1; format 6 that CRC kept for
 /// every file and extended as it grows; format 7 the readers' round-4 fixes: a Codex
-/// compaction's reply no longer an assistant event).
+/// compaction's reply no longer an assistant event, Codex event copies before their roled twins
+/// read once, Claude Code's harness words context events, a compaction's missing logical parent).
 pub const FORMAT: u32 = 7;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").

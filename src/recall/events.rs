@@ -265,17 +265,13 @@ fn tree(session: &Session, entries: usize) -> Tree {
         ids.insert(session.entry_id(&entry.id), i);
     }
     let shadowed = slice
-        .clone()
         .enumerate()
         .map(|(i, entry)| ids[session.entry_id(&entry.id).as_ref()] != i)
         .collect();
-    let parents = slice
-        .enumerate()
-        .map(|(i, entry)| {
-            entry
-                .parent_id
-                .as_ref()
-                .and_then(|p| ids.get(session.entry_id(p).as_ref()).copied())
+    let parents = (0..entries)
+        .map(|i| {
+            session
+                .parent_of(i, |id| ids.get(id).copied())
                 .filter(|&p| p != i)
         })
         .collect();

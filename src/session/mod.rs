@@ -92,6 +92,7 @@ impl Entry {
             irregular_escapes: false,
             id: EntryId::Line(0),
             parent_id: None,
+            parent_before: false,
             timestamp: None,
             kind: EntryKind::Other,
         }
@@ -126,6 +127,10 @@ pub struct Entry {
     /// The entry id, or a synthetic `line:<N>` id for v1 files and entries without one.
     pub id: EntryId,
     pub parent_id: Option<EntryId>,
+    /// The parent is an entry before this one in the file, and when none before it has
+    /// `parent_id`, the entry just before it is the parent: a Claude Code compaction boundary,
+    /// whose logical parent can be a record that was never written (see [`Session::parent_of`]).
+    pub parent_before: bool,
     /// The raw `timestamp` value; [`Session::timestamp`] decodes it.
     pub timestamp: Option<Span>,
     pub kind: EntryKind,
@@ -373,6 +378,23 @@ impl Session {
             index.insert(self.entry_id(&entry.id), i);
         }
         index
+    }
+
+    /// The index of entry `index`'s parent, `find` giving the entry an id names (the later
+    /// line of a repeated id). An entry whose parent must come before it
+    /// ([`Entry::parent_before`]) hangs under the entry just before it when no entry before it
+    /// has that id, so that an append can never move it.
+    pub fn parent_of(
+        &self,
+        index: usize,
+        find: impl FnOnce(&str) -> Option<usize>,
+    ) -> Option<usize> {
+        let entry = &self.entries[index];
+        let found = find(&self.entry_id(entry.parent_id.as_ref()?));
+        if !entry.parent_before {
+            return found;
+        }
+        found.filter(|&p| p < index).or(index.checked_sub(1))
     }
 
     /// The text of an entry id.

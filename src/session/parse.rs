@@ -119,6 +119,8 @@ pub(super) enum PendingKind {
 pub(super) struct PendingEntry {
     pub id: Option<EntryId>,
     pub parent_id: Option<EntryId>,
+    /// See [`Entry::parent_before`].
+    pub parent_before: bool,
     pub timestamp: Option<Span>,
     pub kind: PendingKind,
 }
@@ -134,6 +136,7 @@ impl PendingEntry {
         PendingEntry {
             id,
             parent_id,
+            parent_before: false,
             timestamp,
             kind: PendingKind::Ready(kind),
         }
@@ -283,6 +286,7 @@ impl Parser {
             irregular_escapes,
             id,
             parent_id,
+            parent_before: p.parent_before && !linear,
             timestamp: p.timestamp,
             kind,
         }
@@ -410,6 +414,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
             .parent_id
             .and_then(|raw| intern(atoms, raw))
             .map(EntryId::Atom),
+        parent_before: false,
         timestamp: repr.timestamp.map(&span),
         kind,
     })
@@ -435,6 +440,7 @@ fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {
     Parsed::Entry(PendingEntry {
         id: text(repr.id).map(|id| EntryId::Atom(push_atom(atoms, &id))),
         parent_id: text(repr.parent_id).map(|id| EntryId::Atom(push_atom(atoms, &id))),
+        parent_before: false,
         timestamp: None,
         kind: PendingKind::Ready(kind),
     })

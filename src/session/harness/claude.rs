@@ -3,10 +3,12 @@
 //! Records form a tree by `uuid`/`parentUuid`; every record with a `uuid` is an entry, so the
 //! tree stays whole, and only `user` and `assistant` records make events. A `tool_use` block is
 //! a tool call of its own seq, a `tool_result` block a tool result paired by `tool_use_id`, a
-//! user record of tool results only makes no user event, thinking is never text. A
-//! `compact_boundary` record hangs under its `logicalParentUuid`, so the branch crosses a
-//! compaction, and the `isCompactSummary` record after it is the compaction's one `context`
-//! event. Records without a `uuid` take no seq; `summary` and `custom-title` name the session.
+//! user record of tool results only makes no user event, thinking is never text; a user
+//! record the harness wrote (its marks, or text of the harness's tags only) is a `context`
+//! event. A `compact_boundary` record hangs under its `logicalParentUuid` (or, when that record
+//! was never written, the record before it), so the branch crosses a compaction, and the
+//! `isCompactSummary` record after it is the compaction's one `context` event. Records without
+//! a `uuid` take no seq; `summary` and `custom-title` name the session.
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -54,6 +56,10 @@ struct RecordRepr<'a> {
     #[serde(rename = "isMeta", borrow, default)]
     is_meta: Option<&'a RawValue>,
     #[serde(borrow, default)]
+    origin: Option<&'a RawValue>,
+    #[serde(rename = "promptSource", borrow, default)]
+    prompt_source: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     cwd: Option<&'a RawValue>,
     #[serde(borrow, default)]
     timestamp: Option<&'a RawValue>,
@@ -63,6 +69,13 @@ struct RecordRepr<'a> {
     custom_title: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<MessageRepr<'a>>,
+}
+
+/// A user record's `origin`: what started its turn (`{"kind":"task-notification"}`).
+#[derive(Deserialize)]
+struct OriginRepr<'a> {
+    #[serde(borrow, default)]
+    kind: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -120,16 +133,25 @@ pub(in crate::session) fn read_line(
     let Some(uuid) = record.uuid.and_then(|raw| intern(atoms, raw)) else {
         return Read::Entries(Vec::new());
     };
-    let parent = match record.parent_uuid.filter(|raw| raw.get() != "null") {
-        Some(raw) => intern(atoms, raw),
+    let (parent, logical) = match record.parent_uuid.filter(|raw| raw.get() != "null") {
+        Some(raw) => (intern(atoms, raw), false),
         // A compaction boundary starts a new root; its logical parent keeps the branch whole.
-        None => record
-            .logical_parent_uuid
-            .and_then(|raw| intern(atoms, raw)),
+        // That parent can be a record that was never written (`claude -p /compact --resume`):
+        // then the boundary hangs under the record before it.
+        None => (
+            record
+                .logical_parent_uuid
+                .and_then(|raw| intern(atoms, raw)),
+            true,
+        ),
     };
     let timestamp = record.timestamp.map(|raw| span_in(raw, base));
     let kinds = record_kinds(&record, base, atoms);
-    Read::Entries(chain(uuid, parent, timestamp, kinds, atoms))
+    let mut entries = chain(uuid, parent, timestamp, kinds, atoms);
+    if let Some(first) = entries.first_mut() {
+        first.parent_before = logical && parent.is_some();
+    }
+    Read::Entries(entries)
 }
 
 /// The entries of one record: its kinds chained in order, the last one under the record's own
@@ -197,10 +219,9 @@ fn learn_session(state: &mut State, record: &RecordRepr, header: &mut Option<Hea
     let header = header.get_or_insert_with(Header::default);
     if header.id.is_none() {
         if let Some(session_id) = record.session_id.and_then(string) {
-            let agent = record
-                .agent_id
-                .and_then(string)
-                .filter(|_| record.is_sidechain.is_some_and(is_true));
+            // Older subagent files carry an `agentId` but no `isSidechain`.
+            let main = record.is_sidechain.is_some_and(|raw| raw.get() == "false");
+            let agent = record.agent_id.and_then(string).filter(|_| !main);
             match agent {
                 // A subagent's transcript is a session of its own, under its parent's.
                 Some(agent) => {
@@ -235,9 +256,60 @@ fn record_kinds(record: &RecordRepr, base: usize, atoms: &mut String) -> Vec<Ent
                 content: content.map(span),
             })]
         }
-        "\"user\"" => user_kinds(content, base, atoms),
+        "\"user\"" => user_kinds(content, is_from_harness(record), base, atoms),
         _ => Vec::new(),
     }
+}
+
+/// The tags whose content Claude Code writes itself into a user record: a slash command and
+/// its output (`/compact`), the caveat before local command output, a background task's
+/// notification.
+const HARNESS_TAGS: [&str; 7] = [
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "task-notification",
+];
+
+/// Whether a user record's marks say the harness wrote it: `promptSource: "system"` (the user's
+/// are `typed` and `sdk`), or an `origin` whose `kind` is not the user (a background task's
+/// `task-notification`).
+fn is_from_harness(record: &RecordRepr) -> bool {
+    let system = record
+        .prompt_source
+        .is_some_and(|raw| raw.get() == "\"system\"");
+    let origin = record
+        .origin
+        .and_then(|raw| serde_json::from_str::<OriginRepr>(raw.get()).ok())
+        .and_then(|origin| origin.kind)
+        .and_then(string);
+    system || origin.is_some_and(|kind| kind != "user")
+}
+
+/// Whether a text is made only of [`HARNESS_TAGS`] elements (and whitespace between them).
+fn is_harness_text(text: &str) -> bool {
+    let mut rest = text.trim_start();
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let Some(tag) = HARNESS_TAGS.iter().find(|tag| {
+            rest.strip_prefix('<')
+                .and_then(|r| r.strip_prefix(**tag))
+                .is_some_and(|r| r.starts_with('>'))
+        }) else {
+            return false;
+        };
+        let close = format!("</{tag}>");
+        let Some(end) = rest.find(&close) else {
+            return false;
+        };
+        rest = rest[end + close.len()..].trim_start();
+    }
+    true
 }
 
 fn assistant_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) -> Vec<EntryKind> {
@@ -275,16 +347,28 @@ fn assistant(content: Option<Span>, tool_calls: Vec<ToolCall>, own_event: bool) 
 }
 
 /// A user record: its tool results, then its text (a record of tool results only makes no
-/// user event).
-fn user_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) -> Vec<EntryKind> {
+/// user event). The text is a `context` event when the harness wrote it: the record's marks
+/// say so (`from_harness`), or the text is only the harness's tags.
+fn user_kinds(
+    content: Option<&RawValue>,
+    from_harness: bool,
+    base: usize,
+    atoms: &mut String,
+) -> Vec<EntryKind> {
     let Some(content) = content else {
         return Vec::new();
     };
-    let span = span_in(content, base);
+    let span = Some(span_in(content, base));
+    let text = |texts: Vec<String>| {
+        let tags_only = !texts.is_empty() && texts.iter().all(|text| is_harness_text(text));
+        if from_harness || tags_only {
+            EntryKind::Message(Message::Custom { content: span })
+        } else {
+            EntryKind::Message(Message::User { content: span })
+        }
+    };
     if content.get().starts_with('"') {
-        return vec![EntryKind::Message(Message::User {
-            content: Some(span),
-        })];
+        return vec![text(string(content).into_iter().collect())];
     }
     let blocks = blocks(content.get());
     let mut kinds: Vec<EntryKind> = blocks
@@ -302,9 +386,10 @@ fn user_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) -> Ve
         })
         .collect();
     if blocks.iter().any(is_text) {
-        kinds.push(EntryKind::Message(Message::User {
-            content: Some(span),
-        }));
+        let texts = blocks.iter().filter(|b| is_text(b));
+        kinds.push(text(
+            texts.filter_map(|b| b.text.and_then(string)).collect(),
+        ));
     }
     kinds
 }

@@ -8,8 +8,9 @@
 //! are tool calls paired with their outputs by `call_id`; `compacted` is a `context` event (the
 //! model's reply that produced its summary, marked `metadata.compaction_output`, is skipped);
 //! `reasoning` is never text. `event_msg` turns are read only until the first roled
-//! `response_item` (older rollouts have none), so nothing is counted twice. The first
-//! `session_meta` gives the session's id, cwd and start.
+//! `response_item` (older rollouts have none), and a roled message that is the twin of such an
+//! event read before it makes no entry, so nothing is counted twice. The first `session_meta`
+//! gives the session's id, cwd and start.
 
 use std::path::Path;
 
@@ -35,7 +36,21 @@ pub(in crate::session) struct State {
     meta_seen: bool,
     /// A roled `response_item` was read: `event_msg` turns from here on duplicate them.
     roled_seen: bool,
+    /// The last few `event_msg` turns read before the first roled item that no roled message
+    /// has matched yet, oldest first: older rollouts wrote a turn's event before its roled
+    /// twin, which then makes no entry.
+    copies: Vec<EventCopy>,
 }
+
+/// An `event_msg` turn, as its roled twin is recognized: its role and a hash of its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct EventCopy {
+    assistant: bool,
+    text_hash: u64,
+}
+
+/// How many unmatched event copies the reader remembers (a twin follows its copy closely).
+const COPIES: usize = 8;
 
 #[derive(Deserialize)]
 struct RecordRepr<'a> {
@@ -148,7 +163,7 @@ pub(in crate::session) fn read_line(
         "\"compacted\"" => Some(EntryKind::Compaction {
             summary: payload.message.map(span),
         }),
-        "\"event_msg\"" if !state.roled_seen => event_message(&payload, &span),
+        "\"event_msg\"" if !state.roled_seen => event_message(state, &payload, &span),
         _ => None,
     };
     Read::Entries(
@@ -193,6 +208,9 @@ fn response_item(
         "\"message\"" => {
             let role = payload.role.and_then(string)?;
             state.roled_seen = true;
+            if is_twin_of_a_copy(state, &role, payload.content) {
+                return None;
+            }
             let content = payload.content.map(span);
             Some(EntryKind::Message(match role.as_str() {
                 "user" if !is_harness_text(payload.content) => Message::User { content },
@@ -268,20 +286,78 @@ fn output(raw: Option<&RawValue>) -> Option<&RawValue> {
     serde_json::from_str::<OutputRepr>(raw.get()).ok()?.content
 }
 
-/// An `event_msg` of an older rollout: the user's and the agent's turns.
-fn event_message(payload: &PayloadRepr, span: &impl Fn(&RawValue) -> Span) -> Option<EntryKind> {
+/// An `event_msg` of an older rollout: the user's and the agent's turns. Each is remembered,
+/// so that its roled twin, when one follows, is not read as a turn of its own.
+fn event_message(
+    state: &mut State,
+    payload: &PayloadRepr,
+    span: &impl Fn(&RawValue) -> Span,
+) -> Option<EntryKind> {
     let content = payload.message.map(span);
-    Some(EntryKind::Message(
-        match payload.item_type.map_or("", RawValue::get) {
-            "\"user_message\"" => Message::User { content },
-            "\"agent_message\"" => Message::Assistant {
-                content,
-                tool_calls: Vec::new(),
-                own_event: true,
-            },
-            _ => return None,
+    let message = match payload.item_type.map_or("", RawValue::get) {
+        "\"user_message\"" => Message::User { content },
+        "\"agent_message\"" => Message::Assistant {
+            content,
+            tool_calls: Vec::new(),
+            own_event: true,
         },
-    ))
+        _ => return None,
+    };
+    let copy = EventCopy {
+        assistant: matches!(message, Message::Assistant { .. }),
+        text_hash: text_hash(&payload.message.map(message_text).unwrap_or_default()),
+    };
+    if state.copies.len() == COPIES {
+        state.copies.remove(0);
+    }
+    state.copies.push(copy);
+    Some(EntryKind::Message(message))
+}
+
+/// Whether a roled user or assistant message is the twin of an event copy read before it
+/// (then it is consumed). The first roled turn that matches none ends the twins: a copy is
+/// never matched by a later turn that only says the same words.
+fn is_twin_of_a_copy(state: &mut State, role: &str, content: Option<&RawValue>) -> bool {
+    if state.copies.is_empty() {
+        return false;
+    }
+    let assistant = match role {
+        "assistant" => true,
+        "user" if !is_harness_text(content) => false,
+        _ => return false,
+    };
+    let copy = EventCopy {
+        assistant,
+        text_hash: text_hash(&content.map(message_text).unwrap_or_default()),
+    };
+    match state.copies.iter().position(|c| *c == copy) {
+        Some(i) => {
+            state.copies.remove(i);
+            true
+        }
+        None => {
+            state.copies.clear();
+            false
+        }
+    }
+}
+
+/// The text of a message: a string, or its text parts joined by newlines, as its document
+/// shows it.
+fn message_text(raw: &RawValue) -> String {
+    if raw.get().starts_with('"') {
+        string(raw).unwrap_or_default()
+    } else {
+        super::super::join_text_blocks(raw.get())
+    }
+}
+
+/// FNV-1a (64 bits) of the text without its surrounding whitespace: the same in every build,
+/// so that the hashes stored in a session index stay valid.
+fn text_hash(text: &str) -> u64 {
+    text.trim().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Whether every text part of a user message is one the harness wrote itself.
