@@ -522,3 +522,81 @@ fn a_hundred_thousand_tool_uses_sharing_one_id_list_and_pair_in_order() {
         .unwrap()
         .ends_with(&format!("--- output ---\nrun {}", calls - 1)));
 }
+
+/// Transcripts Claude Code 2.1.328 wrote itself (tests/fixtures/claude-real, ORIGIN.md there).
+const REAL: &str = "claude-real/projects/-tmp-pi-context-lab-j2ldkb0b-project";
+
+fn real(session: &str) -> std::path::PathBuf {
+    harness_fixture(&format!("{REAL}/{session}.jsonl"))
+}
+
+/// What the real agent wrote reads as the contract says (issue 38, items 2–4): a background
+/// agent's notification and `/compact`'s own records are context events, every event before a
+/// compaction stays on the branch, a rewound prompt is on an abandoned branch.
+#[test]
+fn real_transcripts_read_as_the_agent_wrote_them() {
+    let env = TestEnv::new();
+    let users = |session: &str| -> Vec<String> {
+        rows(&list_all(&env, &real(session), &[]))
+            .into_iter()
+            .filter(|(_, role, _, _)| role == "user")
+            .map(|(_, _, _, content)| content)
+            .collect()
+    };
+    let contexts = |session: &str| -> Vec<String> {
+        rows(&list_all(&env, &real(session), &[]))
+            .into_iter()
+            .filter(|(_, role, _, _)| role == "context")
+            .map(|(_, _, _, content)| content)
+            .collect()
+    };
+    // A background subagent's notification is the harness's, not the user's.
+    let background = "40b1d0eb-e527-407d-897f-32143a772fbd";
+    assert_eq!(
+        users(background),
+        ["B1: delegate in background", "B2: delegate and wait"]
+    );
+    assert!(contexts(background)
+        .iter()
+        .any(|c| c.starts_with("<task-notification>")));
+    // A manual compaction: the summary, the caveat, the command and its output are context;
+    // the prompts before and after it are the user's, and the first is on the branch.
+    let compacted = "52c70978-d5e5-4575-82d1-7d25b6365ff8";
+    assert_eq!(
+        users(compacted),
+        [
+            "C1: print the marker with bash",
+            "C3: what happened before?"
+        ]
+    );
+    let context = contexts(compacted);
+    assert!(context
+        .iter()
+        .any(|c| c.starts_with("This session is being continued")));
+    assert!(context
+        .iter()
+        .any(|c| c.starts_with("<command-name>/compact")));
+    assert!(context
+        .iter()
+        .any(|c| c.starts_with("<local-command-stdout>")));
+    let read = history(&env, &real(compacted), &["read", "1"]);
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert!(
+        read.stdout.contains("C1: print the marker"),
+        "{}",
+        read.stdout
+    );
+    // An auto-compaction keeps the prompt written before its boundary on the branch.
+    assert_eq!(
+        users("52434654-a5ee-49c8-9125-3fa8a619ce3b"),
+        ["D1: print the marker with bash", "D2: and now?"]
+    );
+    // A rewind (`--resume-session-at`): the rewound prompt is off the default branch.
+    assert_eq!(
+        users("829f4284-74b4-43a3-ba38-bb8421169783"),
+        [
+            "A1: print the marker with bash",
+            "A3: forget that question; say goodbye"
+        ]
+    );
+}

@@ -16,7 +16,6 @@ use std::io::{self, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-
 /// A held lock. Dropping it without [`RunLock::release`] leaves the file in place, as a crash
 /// would (the `flock` goes with the process, so the lock then reads as stale).
 #[derive(Debug)]

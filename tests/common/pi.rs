@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-
 /// The dreamer model pattern that selects the faux model.
 pub const FAUX_MODEL: &str = "faux/faux-1";
 
