@@ -1,7 +1,7 @@
 /**
  * Running the `pi-context` binary: where it is, spawning it with a request on stdin, and turning
  * a failed run into a sentence a person (or the model) can act on. Shared by the tools
- * (index.ts) and the context-window lifecycle (lifecycle.ts, which runs `pi-context boot`).
+ * (index.ts) and the context-window lifecycle (lifecycle/, whose boot.ts runs `pi-context boot`).
  */
 
 import { spawn } from "node:child_process";

@@ -1,9 +1,10 @@
 /**
  * pi-context: the Pi extension.
  *
- * A thin shell around the `pi-context` binary. At load it asks the binary for its tools and the
- * facts it shares with the extension (`pi-context tool --schemas`) and registers each tool with
- * Pi exactly as described there (name, label, description, JSON Schema parameters, execution
+ * Two halves: the binary's tools, registered in Pi, and the context-window lifecycle, which only
+ * Pi's hooks can drive (not a thin shell: docs/architecture.md). At load it asks the binary for
+ * its tools and the facts it shares with the extension (`pi-context tool --schemas`) and
+ * registers each tool with Pi exactly as described there (name, label, description, JSON Schema parameters, execution
  * mode); it keeps no list of tools of its own. Every call spawns
  * `pi-context tool <name>`, writes `{"params", "context"}` to its stdin and turns the
  * `{"text", "details", "is_error"}` it prints into Pi's tool result. A tool may ask for the

@@ -1,4 +1,4 @@
-//! pi-context: durable memory for coding agents.
+//! pi-context: durable memory for coding agents (Pi, Claude Code, Codex).
 //!
 //! The library holds everything that is not printing; the `pi-context` binary adds the command
 //! line, the printers and the tool protocol on top. Its modules, each one capability:
@@ -13,7 +13,7 @@
 //!   `dream undo`.
 //! - [`environment`]: the one resolver of every default (notes home, session, project, clock,
 //!   cache, Pi's agent dir and settings, session roots).
-//! - [`history`]: a Pi session's branch as context windows and `user` / `assistant` / `tool` /
+//! - [`history`]: a session's branch as context windows and `user` / `assistant` / `tool` /
 //!   `context` events: windows, list, search, read.
 //! - [`home`]: the notes home as a versioned directory: its fixed names, its git repository, the
 //!   run lock, the dream's journal, snapshot and audit.
@@ -24,7 +24,8 @@
 //! - [`recall`]: every past session: discovery, the full-text index, refresh and ranked search.
 //! - [`redact`]: secrets masked (length-preserving) before text is indexed or shown from
 //!   another session.
-//! - [`session`]: reading a Pi session file (guarded map, tolerant parser, on-disk index).
+//! - [`session`]: reading a session file of Pi, Claude Code or Codex (guarded map, tolerant
+//!   parser, on-disk index).
 //! - [`settings`]: pi-context's keys in Pi's settings files.
 //! - [`sync`]: `notes sync`, the notes home's history exchanged with a git remote.
 //! - [`text`]: code-point helpers, slugs and the case-insensitive literal matcher.

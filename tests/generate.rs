@@ -126,3 +126,29 @@ fn the_environment_variables_are_documented_from_their_one_declaration() {
         );
     }
 }
+
+/// `--help` and the man page end with the exit statuses (CONTRACT: 0, 1, 2, 70, 74, 75), after
+/// the environment variables.
+#[test]
+fn help_and_man_page_end_with_the_exit_statuses() {
+    let env = TestEnv::new();
+    for args in [&["--help"][..], &["man"]] {
+        let text = generate(&env, args);
+        let table = text
+            .find("Exit status:")
+            .map(|at| &text[at..])
+            .unwrap_or_else(|| panic!("{args:?} has no exit statuses"));
+        assert!(
+            text.find("Environment:") < text.find("Exit status:"),
+            "{args:?}"
+        );
+        for status in ["0", "1", "2", "70", "74", "75"] {
+            assert!(
+                table.lines().any(|line| line.trim() == status),
+                "{args:?} lacks exit status {status}:\n{table}"
+            );
+        }
+        assert!(table.contains("a usage or input error"), "{table}");
+        assert!(table.contains("(`| head`)"), "{table}");
+    }
+}

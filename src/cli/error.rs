@@ -1,12 +1,15 @@
 //! The one place where failures become messages, hints and exit codes.
 //!
-//! Library errors are typed; each `From` impl below decides the error's [`Kind`] and any hint,
-//! and [`Kind::exit`] alone turns a kind into an exit status. Output: `error: <message>`, then
-//! `caused by: …` lines, then `hint: …` lines, on stderr.
+//! A [`CommandError`] is what a command fails with: a [`Kind`], the error itself (kept typed,
+//! with its `source()` chain) and hints. Each `From` impl below decides a library error's kind
+//! and hints; [`Kind::exit`] alone turns a kind into an exit status. Printed on stderr:
+//! `error: <the error>`, a `caused by: …` line for each error of its source chain, then
+//! `hint: …` lines. A closed stdout pipe is a kind of its own ([`Kind::BrokenPipe`]): the run
+//! ends quietly, with status 0. (The shape is jj's `cli/src/command_error.rs`.)
 
+use std::error::Error;
 use std::fmt;
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use pi_context::boot::{BootError, Reason};
 use pi_context::checkpoint::CheckpointError;
@@ -14,7 +17,6 @@ use pi_context::dream::undo::UndoError;
 use pi_context::dream::DreamError;
 use pi_context::environment::EnvironmentError;
 use pi_context::history::HistoryError;
-use pi_context::home::repo::RepositoryError;
 use pi_context::notes::NotesError;
 use pi_context::recall::RecallError;
 use pi_context::session::SessionError;
@@ -30,7 +32,7 @@ pub mod exit {
 /// What kind of failure an error is; its exit status follows from it alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// The work was done and failed (a dream that failed): 1.
+    /// The work was done and failed (a dream that failed, a fetch that failed): 1.
     Failed,
     /// A usage or input error (a bad flag, address, seq or query): 2.
     Usage,
@@ -41,9 +43,20 @@ pub enum Kind {
     Io,
     /// A lock another process holds (a dream, a sync): 75.
     Locked,
+    /// Stdout was closed (`| head`): the reader has what it wanted, so the run ends quietly: 0.
+    BrokenPipe,
 }
 
 impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Failed,
+        Kind::Usage,
+        Kind::Internal,
+        Kind::Io,
+        Kind::Locked,
+        Kind::BrokenPipe,
+    ];
+
     /// The one place exit statuses are decided.
     pub fn exit(self) -> u8 {
         match self {
@@ -52,16 +65,61 @@ impl Kind {
             Kind::Internal => 70,
             Kind::Io => 74,
             Kind::Locked => 75,
+            Kind::BrokenPipe => exit::SUCCESS,
+        }
+    }
+
+    /// When a run ends with this kind, as the exit-status table of `--help` says it.
+    fn when(self) -> &'static str {
+        match self {
+            Kind::Failed => "the work was done and failed: a dream, a sync's fetch or push (nothing lost)",
+            Kind::Usage => "a usage or input error: a bad flag, address, seq, query or request",
+            Kind::Internal => "an internal error (a bug in pi-context; the message asks for a report)",
+            Kind::Io => "an I/O or environment failure: a full disk, an unreadable or unwritable home, no notes home, a session file that kept changing, an unusable index",
+            Kind::Locked => "a lock another process holds: a dream or a notes sync is running",
+            Kind::BrokenPipe => "stdout closed early (`| head`), which ends the run quietly",
         }
     }
 }
 
+/// The exit-status table `--help` and the man page end with, from [`Kind::exit`] (laid out as
+/// the environment variables before it).
+pub fn exit_status_help() -> String {
+    let mut rows = vec![
+        (
+            exit::SUCCESS,
+            "success (search: at least one hit; dream: ran, planned or skipped by a gate)",
+        ),
+        (
+            exit::NEGATIVE,
+            "a negative answer: search found nothing, doctor found issues",
+        ),
+    ];
+    rows.extend(Kind::ALL.iter().map(|kind| (kind.exit(), kind.when())));
+    rows.sort_by_key(|&(status, _)| status);
+    let mut text = String::from("Exit status:\n");
+    for (i, &(status, when)) in rows.iter().enumerate() {
+        if i == 0 || rows[i - 1].0 != status {
+            text.push_str(&format!("  {status}\n          {when}"));
+        } else {
+            text.push_str(&format!("; {when}"));
+        }
+        if rows.get(i + 1).is_none_or(|next| next.0 != status) {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// Any error, kept as it is.
+pub type BoxError = Box<dyn Error + Send + Sync + 'static>;
+
+/// A failed command: what kind of failure, the error itself, and what to do about it.
 #[derive(Debug)]
 pub struct CommandError {
-    pub kind: Kind,
-    pub message: String,
-    pub causes: Vec<String>,
-    pub hints: Vec<String>,
+    kind: Kind,
+    error: BoxError,
+    hints: Vec<String>,
 }
 
 /// The hint every internal error carries.
@@ -69,11 +127,11 @@ pub const BUG_HINT: &str =
     "this is a bug in pi-context; please report it with the command you ran and this message";
 
 impl CommandError {
-    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+    /// `error` is a typed error (its `source()` chain is printed) or a message.
+    pub fn new(kind: Kind, error: impl Into<BoxError>) -> Self {
         let error = CommandError {
             kind,
-            message: message.into(),
-            causes: Vec::new(),
+            error: error.into(),
             hints: Vec::new(),
         };
         if kind == Kind::Internal {
@@ -83,13 +141,24 @@ impl CommandError {
         }
     }
 
-    pub fn usage(message: impl Into<String>) -> Self {
+    /// A message of the CLI's own, caused by `source` (printed as `caused by:`).
+    pub fn caused(kind: Kind, message: impl Into<String>, source: impl Into<BoxError>) -> Self {
+        CommandError::new(
+            kind,
+            Because {
+                message: message.into(),
+                source: source.into(),
+            },
+        )
+    }
+
+    pub fn usage(message: impl Into<BoxError>) -> Self {
         CommandError::new(Kind::Usage, message)
     }
 
     /// An I/O failure on something named in `what`.
     pub fn io(what: impl fmt::Display, err: io::Error) -> Self {
-        CommandError::new(Kind::Io, what.to_string()).with_cause(err)
+        CommandError::caused(Kind::Io, what.to_string(), err)
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -97,13 +166,35 @@ impl CommandError {
         self
     }
 
-    pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
-        self.causes.push(cause.to_string());
-        self
+    /// Each of `hints` (an `Option` gives none or one).
+    pub fn with_hints(self, hints: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        hints.into_iter().fold(self, CommandError::with_hint)
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
 
     pub fn exit(&self) -> u8 {
         self.kind.exit()
+    }
+
+    /// The message, then each error of the source chain that its predecessor's message does not
+    /// already end with: a library error's message is one line for the tool protocol, so it
+    /// often ends with its source's (`cannot read X: No such file or directory`).
+    fn lines(&self) -> (String, Vec<String>) {
+        let message = self.error.to_string();
+        let mut causes: Vec<String> = Vec::new();
+        let mut source = self.error.source();
+        while let Some(error) = source {
+            let text = error.to_string();
+            let said = causes.last().unwrap_or(&message);
+            if !said.ends_with(&text) {
+                causes.push(text);
+            }
+            source = error.source();
+        }
+        (message, causes)
     }
 
     pub fn print(&self, stderr: &mut dyn Write, color: bool) {
@@ -115,13 +206,13 @@ impl CommandError {
                 text.to_string()
             }
         };
+        let (message, causes) = self.lines();
         let _ = writeln!(
             stderr,
-            "{} {}",
+            "{} {message}",
             label("error:", |t| t.red().bold().to_string()),
-            self.message
         );
-        for cause in &self.causes {
+        for cause in &causes {
             let _ = writeln!(
                 stderr,
                 "{} {cause}",
@@ -138,23 +229,43 @@ impl CommandError {
     }
 }
 
-/// The kind of a library error with a stable code: `io_error` and `internal_error` are not the
-/// caller's fault; every other code is bad input.
-fn kind_of_code(code: &str) -> Kind {
-    match code {
-        "io_error" | "history_error" => Kind::Io,
-        "internal_error" => Kind::Internal,
-        _ => Kind::Usage,
+/// A message of the CLI's own whose cause is another error, kept as its source.
+#[derive(Debug)]
+struct Because {
+    message: String,
+    source: BoxError,
+}
+
+impl fmt::Display for Because {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Error for Because {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// An I/O error a command meets with `?` is one of writing its output: a closed pipe ends the
+/// run quietly, anything else is a failure. (Reading fails with its own message, through
+/// [`CommandError::io`].)
+impl From<io::Error> for CommandError {
+    fn from(err: io::Error) -> Self {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            CommandError::new(Kind::BrokenPipe, err)
+        } else {
+            CommandError::io("cannot write output", err)
+        }
     }
 }
 
 impl From<HistoryError> for CommandError {
+    /// A history refusal is bad input (exit 2), unless the session file could not be read.
     fn from(err: HistoryError) -> Self {
-        let err = match err {
-            HistoryError::Session(e) => return e.into(),
-            other => other,
-        };
         let hint = match &err {
+            HistoryError::Session(_) => None,
             HistoryError::UnknownWindow { .. } => {
                 Some("`pi-context history windows` lists the window ids")
             }
@@ -162,12 +273,16 @@ impl From<HistoryError> for CommandError {
             HistoryError::UnknownLeaf(_) => {
                 Some("--leaf takes an entry id of this session, or `none`")
             }
-            _ => None,
+            HistoryError::UnknownSeq { .. }
+            | HistoryError::NoEvent { .. }
+            | HistoryError::InvalidOffset { .. }
+            | HistoryError::InvalidQuery(_)
+            | HistoryError::InvalidParams(_)
+            | HistoryError::OutputTooLarge { .. } => None,
         };
-        let error = CommandError::new(kind_of_code(err.code()), err.to_string());
-        match hint {
-            Some(h) => error.with_hint(h),
-            None => error,
+        match err {
+            HistoryError::Session(e) => e.into(),
+            other => CommandError::usage(other).with_hints(hint),
         }
     }
 }
@@ -176,7 +291,7 @@ impl From<CheckpointError> for CommandError {
     fn from(err: CheckpointError) -> Self {
         match err {
             CheckpointError::History(e) => e.into(),
-            other => CommandError::usage(other.to_string()),
+            other => CommandError::usage(other),
         }
     }
 }
@@ -188,9 +303,10 @@ impl From<SessionError> for CommandError {
                 format!("cannot read session file {}", path.display()),
                 source,
             ),
-            SessionError::NotAFile { .. } => CommandError::usage(err.to_string())
-                .with_hint("--session takes a Pi session JSONL file"),
-            SessionError::Changed { .. } => CommandError::new(Kind::Io, err.to_string())
+            SessionError::NotAFile { .. } => {
+                CommandError::usage(err).with_hint("--session takes a Pi session JSONL file")
+            }
+            SessionError::Changed { .. } => CommandError::new(Kind::Io, err)
                 .with_hint("it was rewritten during each of 3 attempts; run the command again"),
         }
     }
@@ -198,7 +314,7 @@ impl From<SessionError> for CommandError {
 
 impl From<NotesError> for CommandError {
     /// A notes refusal is an input error (exit 2; the hint says what to do instead); an I/O
-    /// failure is 74, an internal one 70.
+    /// failure or an unusable notes history is 74, an internal one 70.
     fn from(err: NotesError) -> Self {
         let hint = match &err {
             NotesError::NotFound { .. } => Some("`pi-context notes list` shows the notes that exist"),
@@ -213,14 +329,32 @@ impl From<NotesError> for CommandError {
             NotesError::InvalidOffset { .. } => Some("a negative --offset counts from the end of the body"),
             _ => None,
         };
+        let kind = match &err {
+            NotesError::Io { .. } | NotesError::History(_) => Kind::Io,
+            NotesError::Internal(_) => Kind::Internal,
+            NotesError::NotFound { .. }
+            | NotesError::AlreadyExists(_)
+            | NotesError::AmbiguousEdit { .. }
+            | NotesError::NoMatch { .. }
+            | NotesError::NothingToDo
+            | NotesError::NothingToMove(_)
+            | NotesError::PathTooLarge { .. }
+            | NotesError::NoteTooLarge { .. }
+            | NotesError::FileTooLarge { .. }
+            | NotesError::InvalidScope(_)
+            | NotesError::InvalidOrigin(_)
+            | NotesError::InvalidAddress { .. }
+            | NotesError::InvalidPattern(_)
+            | NotesError::InvalidQuery(_)
+            | NotesError::InvalidOffset { .. }
+            | NotesError::InvalidRevision(_)
+            | NotesError::OutputTooLarge(_) => Kind::Usage,
+        };
         let error = match err {
             NotesError::Io { what, source } => CommandError::io(what, source),
-            other => CommandError::new(kind_of_code(other.code()), other.to_string()),
+            other => CommandError::new(kind, other),
         };
-        match hint {
-            Some(h) => error.with_hint(h),
-            None => error,
-        }
+        error.with_hints(hint)
     }
 }
 
@@ -228,22 +362,20 @@ impl From<RecallError> for CommandError {
     fn from(err: RecallError) -> Self {
         match err {
             RecallError::AmbiguousSession { ref candidates, .. } => {
-                let mut error = CommandError::usage(err.to_string());
-                for candidate in candidates {
-                    error = error.with_hint(format!("candidate: {candidate}"));
-                }
-                error
+                let hints: Vec<String> = candidates
+                    .iter()
+                    .map(|candidate| format!("candidate: {candidate}"))
+                    .collect();
+                CommandError::usage(err).with_hints(hints)
             }
-            RecallError::UnknownSession { .. } => CommandError::usage(err.to_string())
+            RecallError::UnknownSession { .. } => CommandError::usage(err)
                 .with_hint("`pi-context sessions list --all` shows the sessions and their ids"),
             RecallError::InvalidQuery(_) | RecallError::InvalidParams(_) => {
-                CommandError::usage(err.to_string())
+                CommandError::usage(err)
             }
             RecallError::Io { what, source } => CommandError::io(what, source),
-            RecallError::Corrupt(_) | RecallError::Busy => {
-                CommandError::new(Kind::Io, err.to_string())
-                    .with_hint("the index is a cache: removing <cache>/recall is always safe")
-            }
+            RecallError::Corrupt(_) | RecallError::Busy => CommandError::new(Kind::Io, err)
+                .with_hint("the index is a cache: removing <cache>/recall is always safe"),
         }
     }
 }
@@ -252,12 +384,12 @@ impl From<EnvironmentError> for CommandError {
     fn from(err: EnvironmentError) -> Self {
         match err {
             EnvironmentError::Identity(e) => e.into(),
-            EnvironmentError::BadClock { .. } => CommandError::usage(err.to_string()),
+            EnvironmentError::BadClock { .. } => CommandError::usage(err),
             EnvironmentError::NoCwd(source) => {
                 CommandError::io("cannot read the current directory", source)
             }
             EnvironmentError::NoNotesHome | EnvironmentError::NoCacheDir => {
-                CommandError::new(Kind::Io, err.to_string())
+                CommandError::new(Kind::Io, err)
             }
         }
     }
@@ -270,23 +402,17 @@ impl From<DreamError> for CommandError {
             other => other,
         };
         let kind = match &err {
-            DreamError::Home { .. } | DreamError::Lock { .. } => Kind::Io,
             // The repository is the environment the dream runs in: not usable as it is.
-            DreamError::Repository(RepositoryError::Refused { .. }) => Kind::Io,
-            DreamError::Repository(_) => Kind::Io,
+            DreamError::Home { .. } | DreamError::Lock { .. } | DreamError::Repository(_) => {
+                Kind::Io
+            }
             // A dream whose baseline failed is a failed dream (docs/dream.md, "The pipeline").
             DreamError::Baseline(_) => Kind::Failed,
             DreamError::Playbook { .. } | DreamError::InvalidOption(_) => Kind::Usage,
             DreamError::Environment(_) => Kind::Io,
         };
-        let mut error = CommandError::new(kind, err.to_string());
-        if let Some(source) = std::error::Error::source(&err) {
-            error = error.with_cause(source);
-        }
-        match err.hint() {
-            Some(hint) => error.with_hint(hint),
-            None => error,
-        }
+        let hint = err.hint();
+        CommandError::new(kind, err).with_hints(hint)
     }
 }
 
@@ -295,21 +421,15 @@ impl From<UndoError> for CommandError {
         match err {
             UndoError::Notes(e) => e.into(),
             UndoError::Lock(source) => CommandError::io("cannot take the dream lock", source),
-            UndoError::Locked => CommandError::new(Kind::Locked, err.to_string())
+            UndoError::Locked => CommandError::new(Kind::Locked, err)
                 .with_hint("wait for the dream or the sync to finish; `pi-context dream doctor` tells a live dream lock from a stale one"),
-            UndoError::Conflicts { .. } => CommandError::new(Kind::Failed, err.to_string())
+            UndoError::Conflicts { .. } => CommandError::new(Kind::Failed, err)
                 .with_hint("`pi-context notes diff ADDRESS` shows each later change; --force keeps both versions in each note, between conflict markers"),
-            UndoError::NoDream | UndoError::UnknownDream(_) => CommandError::new(Kind::Failed, err.to_string())
+            UndoError::NoDream | UndoError::UnknownDream(_) => CommandError::new(Kind::Failed, err)
                 .with_hint("`pi-context notes log` lists the dreams (their commits are `dream <stamp>`)"),
-            UndoError::AlreadyUndone { .. } => CommandError::new(Kind::Failed, err.to_string())
+            UndoError::AlreadyUndone { .. } => CommandError::new(Kind::Failed, err)
                 .with_hint("name an earlier dream: pi-context dream undo <stamp>"),
         }
-    }
-}
-
-impl From<UndoError> for Outcome {
-    fn from(e: UndoError) -> Self {
-        Outcome::Failed(e.into())
     }
 }
 
@@ -320,52 +440,31 @@ impl From<SyncError> for CommandError {
         let hint = err.hint();
         let error = match err {
             SyncError::Locked { .. } | SyncError::RemoteLocked { .. } => {
-                CommandError::new(Kind::Locked, err.to_string())
+                CommandError::new(Kind::Locked, err)
             }
             SyncError::NoRemote | SyncError::InvalidRemote(_) | SyncError::AmbiguousRemote(_) => {
-                CommandError::usage(err.to_string())
+                CommandError::usage(err)
             }
-            SyncError::Fetch {
-                ref remote,
-                ref source,
-            }
-            | SyncError::Push {
-                ref remote,
-                ref source,
-            } => {
-                let what = if matches!(err, SyncError::Fetch { .. }) {
-                    "fetch from"
-                } else {
-                    "push to"
-                };
-                CommandError::new(
-                    Kind::Failed,
-                    format!("cannot {what} {remote}; nothing was lost"),
-                )
-                .with_cause(format!("{}: {}", source.command, source.message))
-            }
+            SyncError::Fetch { remote, source } => CommandError::caused(
+                Kind::Failed,
+                format!("cannot fetch from {remote}; nothing was lost"),
+                source,
+            ),
+            SyncError::Push { remote, source } => CommandError::caused(
+                Kind::Failed,
+                format!("cannot push to {remote}; nothing was lost"),
+                source,
+            ),
             SyncError::Contended { .. } | SyncError::Busy(_) => {
-                CommandError::new(Kind::Failed, err.to_string())
+                CommandError::new(Kind::Failed, err)
             }
-            SyncError::Notes(NotesError::Internal(_)) => {
-                CommandError::new(Kind::Internal, err.to_string())
-            }
+            SyncError::Notes(NotesError::Internal(_)) => CommandError::new(Kind::Internal, err),
             SyncError::Notes(NotesError::Io { what, source }) => CommandError::io(what, source),
-            SyncError::Repository(_) | SyncError::Notes(_) => {
-                CommandError::new(Kind::Io, err.to_string())
+            SyncError::Repository(_) | SyncError::Notes(_) | SyncError::Lock { .. } => {
+                CommandError::new(Kind::Io, err)
             }
-            SyncError::Lock { .. } => CommandError::new(Kind::Io, err.to_string()),
         };
-        match hint {
-            Some(hint) => error.with_hint(hint),
-            None => error,
-        }
-    }
-}
-
-impl From<SyncError> for Outcome {
-    fn from(e: SyncError) -> Self {
-        Outcome::Failed(e.into())
+        error.with_hints(hint)
     }
 }
 
@@ -373,113 +472,49 @@ impl From<BootError> for CommandError {
     fn from(err: BootError) -> Self {
         match err {
             BootError::Environment(e) => e.into(),
-            BootError::UnknownReason(_) => CommandError::usage(err.to_string())
-                .with_hint(format!("reasons: {}", Reason::NAMES.join(", "))),
-            BootError::Malformed(ref source) => CommandError::usage(err.to_string())
-                .with_cause(source)
-                .with_hint("see `pi-context boot --help` for the request's fields"),
-            BootError::SnapshotTime { ref source, .. } => {
-                CommandError::usage(err.to_string()).with_cause(source)
+            BootError::UnknownReason(_) => {
+                CommandError::usage(err).with_hint(format!("reasons: {}", Reason::NAMES.join(", ")))
             }
-            BootError::Empty(_) => CommandError::usage(err.to_string()),
+            BootError::Malformed(_) => CommandError::usage(err)
+                .with_hint("see `pi-context boot --help` for the request's fields"),
+            BootError::SnapshotTime { .. } | BootError::Empty(_) => CommandError::usage(err),
         }
     }
-}
-
-impl From<BootError> for Outcome {
-    fn from(e: BootError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-impl From<RecallError> for Outcome {
-    fn from(e: RecallError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-/// Output failed: a closed pipe ends quietly, anything else is an error.
-pub enum Outcome {
-    Exit(u8),
-    Failed(CommandError),
-}
-
-impl From<CommandError> for Outcome {
-    fn from(e: CommandError) -> Self {
-        Outcome::Failed(e)
-    }
-}
-
-impl From<io::Error> for Outcome {
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Outcome::Exit(exit::SUCCESS)
-        } else {
-            Outcome::Failed(CommandError::io("cannot write output", e))
-        }
-    }
-}
-
-impl From<EnvironmentError> for Outcome {
-    fn from(e: EnvironmentError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-impl From<DreamError> for Outcome {
-    fn from(e: DreamError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-impl From<HistoryError> for Outcome {
-    fn from(e: HistoryError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-impl From<CheckpointError> for Outcome {
-    fn from(e: CheckpointError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-impl From<NotesError> for Outcome {
-    fn from(e: NotesError) -> Self {
-        Outcome::Failed(e.into())
-    }
-}
-
-pub fn exit_code(code: u8) -> ExitCode {
-    ExitCode::from(code)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn printed(error: &CommandError) -> String {
+        let mut printed = Vec::new();
+        error.print(&mut printed, false);
+        String::from_utf8(printed).unwrap()
+    }
+
     #[test]
     fn each_kind_has_its_documented_exit_status() {
-        let statuses: Vec<u8> = [
-            Kind::Failed,
-            Kind::Usage,
-            Kind::Internal,
-            Kind::Io,
-            Kind::Locked,
-        ]
-        .iter()
-        .map(|kind| kind.exit())
-        .collect();
-        assert_eq!(statuses, [1, 2, 70, 74, 75]);
+        let statuses: Vec<u8> = Kind::ALL.iter().map(|kind| kind.exit()).collect();
+        assert_eq!(statuses, [1, 2, 70, 74, 75, 0]);
+    }
+
+    #[test]
+    fn the_exit_status_table_names_every_kinds_status() {
+        let table = exit_status_help();
+        for kind in Kind::ALL {
+            let status = format!("\n  {}\n", kind.exit());
+            let at = table.find(&status).expect("its status");
+            let row = &table[at + status.len()..];
+            let row = &row[..row.find('\n').unwrap_or(row.len())];
+            assert!(row.contains(kind.when()), "{kind:?} in\n{table}");
+        }
     }
 
     #[test]
     fn an_internal_error_exits_70_and_asks_for_a_bug_report() {
         let error = CommandError::new(Kind::Internal, "internal error: boom");
         assert_eq!(error.exit(), 70);
-        let mut printed = Vec::new();
-        error.print(&mut printed, false);
-        let printed = String::from_utf8(printed).unwrap();
+        let printed = printed(&error);
         assert!(
             printed.starts_with("error: internal error: boom"),
             "{printed}"
@@ -488,11 +523,71 @@ mod tests {
     }
 
     #[test]
-    fn library_codes_map_to_kinds_in_one_place() {
-        assert_eq!(kind_of_code("internal_error"), Kind::Internal);
-        assert_eq!(kind_of_code("io_error"), Kind::Io);
-        assert_eq!(kind_of_code("history_error"), Kind::Io);
-        assert_eq!(kind_of_code("not_found"), Kind::Usage);
-        assert_eq!(kind_of_code("invalid_address"), Kind::Usage);
+    fn a_closed_pipe_is_its_own_kind_and_ends_with_success() {
+        let error = CommandError::from(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert_eq!(error.kind(), Kind::BrokenPipe);
+        assert_eq!(error.exit(), exit::SUCCESS);
+        let error = CommandError::from(io::Error::from(io::ErrorKind::StorageFull));
+        assert_eq!((error.kind(), error.exit()), (Kind::Io, 74));
+        assert!(printed(&error).starts_with("error: cannot write output\ncaused by: "));
+    }
+
+    /// An error that says `message` and was caused by `source`.
+    #[derive(Debug)]
+    struct Layer {
+        message: &'static str,
+        source: Option<Box<Layer>>,
+    }
+
+    impl fmt::Display for Layer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.message)
+        }
+    }
+
+    impl Error for Layer {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            self.source.as_deref().map(|s| s as &(dyn Error + 'static))
+        }
+    }
+
+    fn layers(messages: &[&'static str]) -> Option<Box<Layer>> {
+        messages.split_first().map(|(message, rest)| {
+            Box::new(Layer {
+                message,
+                source: layers(rest),
+            })
+        })
+    }
+
+    #[test]
+    fn the_whole_source_chain_is_printed_then_the_hints() {
+        let error = CommandError::new(Kind::Failed, *layers(&["top", "middle", "bottom"]).unwrap())
+            .with_hint("try again");
+        assert_eq!(
+            printed(&error),
+            "error: top\ncaused by: middle\ncaused by: bottom\nhint: try again\n"
+        );
+    }
+
+    #[test]
+    fn a_source_the_line_before_already_ends_with_is_not_repeated() {
+        let chain = layers(&[
+            "cannot use the home",
+            "cannot open x: gone: no such file",
+            "gone: no such file",
+            "no such file",
+        ]);
+        let error = CommandError::new(Kind::Io, *chain.unwrap());
+        assert_eq!(
+            printed(&error),
+            "error: cannot use the home\ncaused by: cannot open x: gone: no such file\n"
+        );
+        let io = io::Error::new(io::ErrorKind::NotFound, "no such file");
+        let error = CommandError::caused(Kind::Io, "cannot open x", io);
+        assert_eq!(
+            printed(&error),
+            "error: cannot open x\ncaused by: no such file\n"
+        );
     }
 }

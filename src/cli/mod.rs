@@ -15,31 +15,14 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use error::{exit, exit_code, CommandError, Kind, Outcome};
+use error::{exit, CommandError, Kind};
 use pi_context::environment::Vars;
 use ui::{ColorChoice, Ui};
 
-const ENVIRONMENT_HELP: &str = "\
-Environment:
-  PI_NOTES_HOME           notes home (default ~/.agents/notes)
-  PI_CONTEXT_SESSION_ID   session id for bare (session) note addresses
-  PI_NOTES_AGENT          agent name (default anonymous)
-  PI_CONTEXT_MODEL        model id (default `default`)
-  PI_CONTEXT_PI           the `pi` executable used by `dream`
-  PI_CODING_AGENT_DIR     Pi's agent directory, for settings.json and sessions (default ~/.pi/agent)
-  PI_CODING_AGENT_SESSION_DIR  where Pi keeps sessions, searched besides <agent dir>/sessions
-  PI_CONTEXT_CACHE_DIR    cache directory (default $XDG_CACHE_HOME/pi-context or ~/.cache/pi-context)
-  PI_CONTEXT_SESSION_INDEX=off  do not index large sessions in the cache
-  PI_CONTEXT_NOW          a fixed clock (RFC 3339), for tests and reproducible runs
-  NO_COLOR                disable colors
-
-Exit status: 0 success (search: at least one hit), 1 no hits / doctor issues / failed dream,
-2 usage or input error, 70 internal error (a bug), 74 I/O or environment failure (disk full,
-unreadable home, no notes home), 75 a lock is held (dream).";
-
-/// Durable memory for coding agents: Pi session history, notes, and dreams.
+/// Durable memory for coding agents: the history of Pi, Claude Code and Codex sessions, notes,
+/// and dreams.
 #[derive(Debug, Parser)]
-#[command(name = "pi-context", version, about, after_long_help = ENVIRONMENT_HELP)]
+#[command(name = "pi-context", version, about)]
 pub struct Cli {
     /// When to color human output
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
@@ -64,9 +47,13 @@ enum Command {
 }
 
 /// The clap definition, for parsing, completions and the man page; `--help` and the man page
-/// end with the environment variables, from their one declaration.
+/// end with the environment variables and the exit statuses, each from its one declaration.
 pub fn command() -> clap::Command {
-    Cli::command().after_long_help(pi_context::environment::vars::help())
+    Cli::command().after_long_help(format!(
+        "{}\n{}",
+        pi_context::environment::vars::help(),
+        error::exit_status_help()
+    ))
 }
 
 fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
@@ -84,7 +71,7 @@ pub fn main() -> ExitCode {
             } else {
                 exit::SUCCESS
             };
-            return exit_code(code);
+            return ExitCode::from(code);
         }
     };
     let vars = Vars::capture();
@@ -102,22 +89,23 @@ pub fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".to_string());
-        Err(Outcome::Failed(CommandError::new(
+        Err(CommandError::new(
             Kind::Internal,
             format!("internal error: {what}"),
-        )))
+        ))
     });
     match outcome {
-        Ok(code) | Err(Outcome::Exit(code)) => exit_code(code),
-        Err(Outcome::Failed(e)) => {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if e.kind() == Kind::BrokenPipe => ExitCode::from(e.exit()),
+        Err(e) => {
             let _ = ui.flush();
             e.print(&mut std::io::stderr(), stderr_color);
-            exit_code(e.exit())
+            ExitCode::from(e.exit())
         }
     }
 }
 
-fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     match command {
         Command::History(args) => commands::history::run(args, ui, vars),
         Command::Notes(args) => commands::notes::run(args, ui, vars),

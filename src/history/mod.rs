@@ -1,4 +1,4 @@
-//! The history projection: a Pi session's current branch as context windows and a
+//! The history projection: a session's current branch (of any harness) as context windows and a
 //! seq-numbered stream of `user` / `assistant` / `tool` / `context` events.
 //!
 //! [`History::project`] does the structural work once (seq allocation over the whole file, the

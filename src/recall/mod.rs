@@ -1,4 +1,4 @@
-//! Recall across every past session (docs/recall.md): finding Pi's session files, a full-text
+//! Recall across every past session of Pi, Claude Code and Codex (docs/recall.md): a full-text
 //! index of their events (tantivy) kept up to date incrementally, ranked search with previews
 //! read back from the session files, and the session list.
 //!

@@ -1,4 +1,4 @@
-//! Reading a Pi session file: a JSONL tree of entries.
+//! Reading a session file of Pi, Claude Code or Codex (JSONL) as a tree of entries.
 //!
 //! The reader is tolerant by design. Pi appends while we read (and sometimes rewrites the file in
 //! place), third-party tools write their own entry types, and old files predate ids. So: a line

@@ -11,7 +11,7 @@ use clap::Args;
 
 use pi_context::boot::{self, Request};
 
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::printer;
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
@@ -39,7 +39,7 @@ PI_NOTES_HOME, the project key of cwd (else of the current directory). The live 
 (session_file, or entries while Pi keeps it in memory, and leaf_id) gives the branch whose
 checkpoint opens the block; a branch without one shows the project's latest other checkpoint."#;
 
-pub fn run(args: BootArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: BootArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)

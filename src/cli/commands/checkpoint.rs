@@ -10,7 +10,7 @@ use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::history::{Leaf, SessionInput};
 use pi_context::recall::Harness;
 
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::printer;
 use crate::cli::ui::Ui;
 
@@ -42,13 +42,13 @@ pub struct ShowArgs {
     json: bool,
 }
 
-pub fn run(args: CheckpointArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: CheckpointArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     match args.command {
         CheckpointCommand::Show(args) => show(args, ui, vars),
     }
 }
 
-fn show(args: ShowArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+fn show(args: ShowArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = Environment::resolve(Inputs::default(), vars)?;
     let path = session_path(&args, &env)?;
     let options = env.session_open_options();

@@ -3,7 +3,7 @@
 use clap::Args;
 use clap_complete::Shell;
 
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -18,7 +18,7 @@ pub struct CompletionsArgs {
     shell: Shell,
 }
 
-pub fn run(args: CompletionsArgs, ui: &mut Ui, _vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: CompletionsArgs, ui: &mut Ui, _vars: &Vars) -> Result<u8, CommandError> {
     let mut command = crate::cli::command();
     clap_complete::generate(args.shell, &mut command, "pi-context", ui.out());
     Ok(exit::SUCCESS)

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -10,7 +10,7 @@ use pi_context::environment::Vars;
 #[derive(Debug, Args)]
 pub struct ManArgs {}
 
-pub fn run(_args: ManArgs, ui: &mut Ui, _vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(_args: ManArgs, ui: &mut Ui, _vars: &Vars) -> Result<u8, CommandError> {
     clap_mangen::Man::new(crate::cli::command()).render(ui.out())?;
     Ok(exit::SUCCESS)
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueHint};
 
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::mcp::{self, Identity};
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
@@ -52,7 +52,7 @@ pub struct McpArgs {
     session: Option<PathBuf>,
 }
 
-pub fn run(args: McpArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: McpArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = Environment::resolve(
         Inputs {
             notes_home: args.notes_home.clone(),

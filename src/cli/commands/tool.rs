@@ -4,12 +4,14 @@ use std::io::Read;
 
 use clap::Args;
 
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError, Kind};
 use crate::cli::printer;
 use crate::cli::protocol::{self, registry, ToolRequest};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 use pi_context::wire::MAX_REQUEST_BYTES;
+
+const NOT_A_REQUEST: &str = "the request on stdin is not a valid tool request";
 
 /// Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout
 #[derive(Debug, Args)]
@@ -26,7 +28,7 @@ pub struct ToolArgs {
     schemas: bool,
 }
 
-pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     if args.schemas {
         printer::json_document(ui.out(), &registry::schemas())?;
         return Ok(exit::SUCCESS);
@@ -35,8 +37,7 @@ pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         return Err(
             CommandError::usage("which tool? `pi-context tool` needs a tool name")
                 .with_hint(format!("tools: {}", registry::names().join(", ")))
-                .with_hint("`pi-context tool --schemas` describes them")
-                .into(),
+                .with_hint("`pi-context tool --schemas` describes them"),
         );
     };
     let unknown = || {
@@ -44,7 +45,7 @@ pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
             .with_hint(format!("tools: {}", registry::names().join(", ")))
     };
     if registry::find(&name).is_none() {
-        return Err(unknown().into());
+        return Err(unknown());
     }
     let input = read_request()?;
     // One JSON object: serde would also fill the request struct from an array.
@@ -54,11 +55,9 @@ pub fn run(args: ToolArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
             _ => Err(serde::de::Error::custom("the request is not a JSON object")),
         })
         .map_err(|e| {
-            CommandError::usage("the request on stdin is not a valid tool request")
-                .with_cause(e)
-                .with_hint(
-                    r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
-                )
+            CommandError::caused(Kind::Usage, NOT_A_REQUEST, e).with_hint(
+                r#"send one object: {"params":{…},"context":{"session_file":…,"leaf_id":…}}"#,
+            )
         })?;
     let response = protocol::answer(&name, &request, vars).ok_or_else(unknown)?;
     printer::json_document(ui.out(), &response)?;
@@ -79,8 +78,6 @@ fn read_request() -> Result<String, CommandError> {
         ))
         .with_hint("send less: a tool request carries parameters, not files"));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        CommandError::usage("the request on stdin is not a valid tool request")
-            .with_cause(e.utf8_error())
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| CommandError::caused(Kind::Usage, NOT_A_REQUEST, e.utf8_error()))
 }

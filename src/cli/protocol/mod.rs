@@ -103,38 +103,36 @@ impl From<EnvironmentError> for Refusal {
     }
 }
 
-impl From<pi_context::history::HistoryError> for Refusal {
-    fn from(e: pi_context::history::HistoryError) -> Self {
-        Refusal {
-            code: e.code(),
-            message: e.to_string(),
-            details: e.details(),
-        }
-    }
+/// A library error with a stable code and flat details: each becomes a refusal the same way.
+pub trait Coded: std::fmt::Display {
+    fn code(&self) -> &'static str;
+    fn details(&self) -> Map<String, Value>;
 }
 
-impl From<pi_context::notes::NotesError> for Refusal {
-    fn from(e: pi_context::notes::NotesError) -> Self {
-        Refusal {
-            code: e.code(),
-            message: e.to_string(),
-            details: e.details(),
+/// The library errors' own `code` and `details`, as [`Coded`].
+macro_rules! coded {
+    ($($error:ty),* $(,)?) => {$(
+        impl Coded for $error {
+            fn code(&self) -> &'static str {
+                <$error>::code(self)
+            }
+
+            fn details(&self) -> Map<String, Value> {
+                <$error>::details(self)
+            }
         }
-    }
+    )*};
 }
 
-impl From<pi_context::checkpoint::CheckpointError> for Refusal {
-    fn from(e: pi_context::checkpoint::CheckpointError) -> Self {
-        Refusal {
-            code: e.code(),
-            message: e.to_string(),
-            details: e.details(),
-        }
-    }
-}
+coded!(
+    pi_context::history::HistoryError,
+    pi_context::notes::NotesError,
+    pi_context::checkpoint::CheckpointError,
+    pi_context::recall::RecallError,
+);
 
-impl From<pi_context::recall::RecallError> for Refusal {
-    fn from(e: pi_context::recall::RecallError) -> Self {
+impl<E: Coded> From<E> for Refusal {
+    fn from(e: E) -> Self {
         Refusal {
             code: e.code(),
             message: e.to_string(),

@@ -1,13 +1,10 @@
-use std::io::IsTerminal;
-
 use clap::Args;
-use indicatif::ProgressBar;
 use pi_context::dream;
 use pi_context::environment::{Inputs, Vars};
 
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::printer;
-use crate::cli::ui::Ui;
+use crate::cli::ui::{Progress, Ui};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -19,23 +16,17 @@ pub struct DoctorArgs {
 }
 
 /// `dream doctor`: read-only; exit 0 when clean, 1 when it found issues.
-pub fn run(args: DoctorArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: DoctorArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.home.environment(Inputs::default(), vars)?;
     let home = env.notes_home()?;
-    let spinner = std::io::stderr()
-        .is_terminal()
-        .then(ProgressBar::new_spinner);
-    let mut progress = |checked: usize| {
+    let mut progress = Progress::on_terminal(true);
+    let report = dream::doctor::check(home, &mut |checked: usize| {
         // Only a large store is worth a progress line.
-        if let Some(bar) = spinner.as_ref().filter(|_| checked.is_multiple_of(500)) {
-            bar.set_message(format!("dream doctor: {checked} notes checked"));
-            bar.tick();
+        if checked.is_multiple_of(500) {
+            progress.step(format!("dream doctor: {checked} notes checked"));
         }
-    };
-    let report = dream::doctor::check(home, &mut progress);
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
+    });
+    progress.finish();
     printer::dream(args.json, ui.color).doctor(ui.out(), &report)?;
     Ok(if report.issues.is_empty() {
         exit::SUCCESS

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueHint};
 
-use crate::cli::error::Outcome;
+use crate::cli::error::CommandError;
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, EnvironmentError, Inputs, Vars};
 
@@ -37,7 +37,7 @@ enum DreamCommand {
     Undo(undo::UndoArgs),
 }
 
-pub fn run(args: DreamArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: DreamArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     match args.command {
         Some(DreamCommand::Doctor(args)) => doctor::run(args, ui, vars),
         Some(DreamCommand::Undo(args)) => undo::run(args, ui, vars),

@@ -3,7 +3,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueHint};
-use indicatif::ProgressBar;
 use pi_context::dream::dreamer::DreamerObserver;
 use pi_context::dream::gates::Gate;
 use pi_context::dream::{
@@ -11,9 +10,9 @@ use pi_context::dream::{
 };
 use pi_context::environment::{Inputs, Vars};
 
-use crate::cli::error::{exit, CommandError, Kind, Outcome};
+use crate::cli::error::{exit, CommandError, Kind};
 use crate::cli::printer::{self, DreamView};
-use crate::cli::ui::{self, Ui};
+use crate::cli::ui::{Progress, Ui};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -60,7 +59,7 @@ fn parse_purge_after(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{text:?} is not an age such as 30d, 12h, 4w or 0"))
 }
 
-pub fn run(args: RunArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: RunArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     if args.print_playbook {
         let playbook = dream::load_playbook(args.playbook.as_deref())?;
         ui.out().write_all(playbook.as_bytes())?;
@@ -77,7 +76,7 @@ pub fn run(args: RunArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         ui.warn(warning);
     }
     let options = DreamOptions::resolve(&env, &request(&args), interrupt_on_signals()?)?;
-    let mut progress = Progress::new(!args.json && std::io::stderr().is_terminal());
+    let mut progress = Progress::on_terminal(!args.json);
     let outcome = dream::dream(&options, &mut progress);
     progress.finish();
     let outcome = outcome?;
@@ -89,8 +88,8 @@ pub fn run(args: RunArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     printer::dream(args.json, ui.color).dream(ui.out(), &outcome, &view)?;
     match outcome.status {
         Status::Ran | Status::Skipped | Status::Planned => Ok(exit::SUCCESS),
-        Status::Failed => Err(failed(&outcome).into()),
-        Status::Locked => Err(lock_held(&options).into()),
+        Status::Failed => Err(failed(&outcome)),
+        Status::Locked => Err(lock_held(&options)),
     }
 }
 
@@ -151,33 +150,14 @@ fn lock_held(options: &DreamOptions) -> CommandError {
     ))
 }
 
-/// An indicatif spinner on stderr (only on a terminal): the current tool and path, and a count.
-struct Progress {
-    bar: Option<ProgressBar>,
-}
-
-impl Progress {
-    fn new(enabled: bool) -> Progress {
-        Progress {
-            bar: enabled.then(ui::spinner),
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
-    }
-}
-
+/// The dream's progress: a spinner from the dreamer's start, saying its current tool and path and
+/// a count of its tool calls.
 impl DreamerObserver for Progress {
     fn tool_started(&mut self, tool: &str, path: Option<&str>, count: usize) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!(
-                "dreaming: {tool} {} ({count} tool calls)",
-                path.unwrap_or("")
-            ));
-        }
+        self.say(format!(
+            "dreaming: {tool} {} ({count} tool calls)",
+            path.unwrap_or("")
+        ));
     }
 }
 
@@ -185,15 +165,10 @@ impl DreamObserver for Progress {
     fn gate(&mut self, _gate: &Gate) {}
 
     fn dreamer_starting(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar.set_message("dreaming: starting pi");
-        }
+        self.spin("dreaming: starting pi");
     }
 
     fn dreamer_finished(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.set_message("dreaming: auditing and committing");
-        }
+        self.say("dreaming: auditing and committing");
     }
 }

@@ -2,7 +2,7 @@ use clap::Args;
 use pi_context::dream::undo::{self, UndoOptions};
 use pi_context::environment::{Inputs, Vars};
 
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::printer;
 use crate::cli::ui::Ui;
 
@@ -27,7 +27,7 @@ pub struct UndoArgs {
     json: bool,
 }
 
-pub fn run(args: UndoArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: UndoArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.home.environment(Inputs::default(), vars)?;
     let outcome = undo::undo(&UndoOptions {
         identity: env.notes_identity()?,

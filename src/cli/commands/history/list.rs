@@ -1,7 +1,7 @@
 use clap::Args;
 
 use super::{PageArgs, SessionArgs};
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -15,7 +15,7 @@ pub struct ListArgs {
     page: PageArgs,
 }
 
-pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let params = args.page.params()?;
     let budget = args.session.max_bytes;
     let page = args

@@ -1,4 +1,5 @@
-//! `pi-context history windows|list|read|search`: read a Pi session's current branch.
+//! `pi-context history windows|list|read|search`: read a session's current branch (Pi, Claude
+//! Code or Codex).
 
 mod list;
 mod read;
@@ -13,7 +14,7 @@ use pi_context::history::{
 };
 use pi_context::wire::{DEFAULT_PAGE_LIMIT, DEFAULT_PREVIEW_CHARS, RESULT_BUDGET_BYTES};
 
-use crate::cli::error::{CommandError, Outcome};
+use crate::cli::error::CommandError;
 use crate::cli::printer::{self, HistoryPrinter};
 use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
@@ -34,7 +35,7 @@ enum HistoryCommand {
     Search(search::SearchArgs),
 }
 
-pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     match args.command {
         HistoryCommand::Windows(args) => windows::run(args, ui, vars),
         HistoryCommand::List(args) => list::run(args, ui, vars),

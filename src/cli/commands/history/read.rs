@@ -3,7 +3,7 @@ use pi_context::history::ReadParams;
 
 use super::SessionArgs;
 use crate::cli::commands::WindowArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -19,7 +19,7 @@ pub struct ReadArgs {
     window: WindowArgs,
 }
 
-pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let params = ReadParams {
         seq: args.seq,
         offset_chars: args.window.offset_chars,

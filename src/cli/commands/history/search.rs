@@ -3,7 +3,7 @@ use pi_context::history::{HistoryError, SearchParams};
 use pi_context::wire::check_queries;
 
 use super::{PageArgs, SessionArgs};
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -20,7 +20,7 @@ pub struct SearchArgs {
     page: PageArgs,
 }
 
-pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     // Refused before the session is read or a matcher is built.
     check_queries(&args.queries).map_err(|e| HistoryError::InvalidQuery(e.to_string()))?;
     let params = SearchParams {

@@ -1,7 +1,7 @@
 use clap::Args;
 
 use super::SessionArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -12,7 +12,7 @@ pub struct WindowsArgs {
     session: SessionArgs,
 }
 
-pub fn run(args: WindowsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: WindowsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let budget = args.session.max_bytes;
     let result = args.session.with_history(ui, vars, None, |history, _| {
         Ok(history.windows_result(budget))

@@ -2,7 +2,7 @@ use clap::{ArgAction, Args};
 use pi_context::notes::{edits_from_json, Edit, EditReceipt, EditRequest};
 
 use super::{CommonArgs, OriginArg};
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError, Kind};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -43,7 +43,7 @@ pub struct EditArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: EditArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let request = EditRequest {
         edits: edits(&args)?,
         origin: args.origin.map(Into::into),
@@ -89,12 +89,13 @@ fn edits(args: &EditArgs) -> Result<Vec<Edit>, CommandError> {
 }
 
 fn edits_from_argument(json: &str) -> Result<Vec<Edit>, CommandError> {
-    let shape_error = || {
-        CommandError::usage(
+    let shape_error = |cause: crate::cli::error::BoxError| {
+        CommandError::caused(
+            Kind::Usage,
             r#"--edits must be a JSON array of {"oldText": …, "newText": …} objects"#,
+            cause,
         )
     };
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| shape_error().with_cause(e))?;
-    edits_from_json(&value).map_err(|e| shape_error().with_cause(e))
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| shape_error(e.into()))?;
+    edits_from_json(&value).map_err(|e| shape_error(e.into()))
 }

@@ -2,7 +2,7 @@ use clap::Args;
 use pi_context::notes::LogPage;
 
 use super::CommonArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -23,7 +23,7 @@ pub struct LogArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: LogArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: LogArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.common.environment(vars)?;
     let store = args.common.store(&env, ui)?;
     let log = store.log(args.target.as_deref(), args.limit)?;

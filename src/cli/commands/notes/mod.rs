@@ -19,7 +19,7 @@ use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::notes::migrate::Migration;
 use pi_context::notes::{Origin, Recorded, Store};
 
-use crate::cli::error::{CommandError, Outcome};
+use crate::cli::error::CommandError;
 use crate::cli::printer::{self, NotesPrinter};
 use crate::cli::ui::Ui;
 
@@ -70,7 +70,7 @@ enum NotesCommand {
     Sync(sync::SyncArgs),
 }
 
-pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: NotesArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     match args.command {
         NotesCommand::Write(args) => write::run(args, ui, vars),
         NotesCommand::Edit(args) => edit::run(args, ui, vars),

@@ -2,7 +2,7 @@ use clap::Args;
 use pi_context::notes::MoveReceipt;
 
 use super::CommonArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -27,7 +27,7 @@ pub struct MoveArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: MoveArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: MoveArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.common.environment(vars)?;
     let store = args.common.store(&env, ui)?;
     let result = if args.files {

@@ -4,7 +4,7 @@ use pi_context::wire::RESULT_BUDGET_BYTES;
 
 use super::CommonArgs;
 use crate::cli::commands::WindowArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -26,7 +26,7 @@ pub struct ReadArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: ReadArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.common.environment(vars)?;
     let store = args.common.store(&env, ui)?;
     let note = store.read(&args.address)?;

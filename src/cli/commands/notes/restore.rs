@@ -2,7 +2,7 @@ use clap::Args;
 use pi_context::notes::RestoreReceipt;
 
 use super::CommonArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -22,7 +22,7 @@ pub struct RestoreArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: RestoreArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: RestoreArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.common.environment(vars)?;
     let store = args.common.store(&env, ui)?;
     let result = store.restore(&args.address, &args.rev)?;

@@ -2,14 +2,13 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::Args;
-use indicatif::ProgressBar;
 use pi_context::environment::{vars, Vars};
 use pi_context::sync::{self, Stage, SyncObserver, SyncOptions};
 
 use super::CommonArgs;
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::printer;
-use crate::cli::ui::{self, Ui};
+use crate::cli::ui::{Progress, Ui};
 
 /// Exchange the notes with a git remote: fetch, merge, push.
 ///
@@ -32,7 +31,7 @@ pub struct SyncArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.common.environment(vars)?;
     let options = SyncOptions {
         identity: env.notes_identity()?,
@@ -41,8 +40,8 @@ pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         setting_remote: env.settings().notes_remote.clone(),
         host: env.host_name(),
     };
-    let mut observer = Progress::new(
-        !args.common.json && std::io::stderr().is_terminal(),
+    let mut observer = Observer::new(
+        Progress::on_terminal(!args.common.json),
         env.var(vars::PI_CONTEXT_SYNC_TEST_PAUSE).as_deref(),
     );
     let outcome = sync::sync(&options, &mut observer);
@@ -53,14 +52,14 @@ pub fn run(args: SyncArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
     Ok(exit::SUCCESS)
 }
 
-/// An indicatif spinner on stderr (only on a terminal), and the test pause.
-struct Progress {
-    bar: Option<ProgressBar>,
+/// The sync's progress (a spinner saying the stage) and the test pause.
+struct Observer {
+    progress: Progress,
     pause: Option<(String, Duration)>,
 }
 
-impl Progress {
-    fn new(enabled: bool, pause: Option<&str>) -> Progress {
+impl Observer {
+    fn new(mut progress: Progress, pause: Option<&str>) -> Observer {
         let pause = pause.map(|spec| match spec.split_once(':') {
             Some((point, ms)) => (
                 point.to_string(),
@@ -68,32 +67,22 @@ impl Progress {
             ),
             None => (spec.to_string(), Duration::from_secs(60)),
         });
-        Progress {
-            bar: enabled.then(|| {
-                let bar = ui::spinner();
-                bar.enable_steady_tick(Duration::from_millis(120));
-                bar
-            }),
-            pause,
-        }
+        progress.spin("");
+        Observer { progress, pause }
     }
 
     fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+        self.progress.finish();
     }
 }
 
-impl SyncObserver for Progress {
+impl SyncObserver for Observer {
     fn stage(&mut self, stage: Stage, remote: &str) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(match stage {
-                Stage::Fetching => format!("fetching from {remote}"),
-                Stage::Merging => "merging".to_string(),
-                Stage::Pushing => format!("pushing to {remote}"),
-            });
-        }
+        self.progress.say(match stage {
+            Stage::Fetching => format!("fetching from {remote}"),
+            Stage::Merging => "merging".to_string(),
+            Stage::Pushing => format!("pushing to {remote}"),
+        });
     }
 
     fn reached(&mut self, point: &'static str) {

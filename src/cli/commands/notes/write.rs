@@ -4,7 +4,7 @@ use clap::Args;
 use pi_context::notes::WriteReceipt;
 
 use super::{CommonArgs, OriginArg};
-use crate::cli::error::{exit, CommandError, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -28,7 +28,7 @@ pub struct WriteArgs {
     common: CommonArgs,
 }
 
-pub fn run(args: WriteArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: WriteArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let content = match args.content {
         Some(text) => text,
         None => read_stdin()?,

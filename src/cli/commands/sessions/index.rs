@@ -1,12 +1,9 @@
-use std::io::IsTerminal;
-
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use pi_context::recall::Progress;
+use pi_context::recall;
 
 use super::RootArgs;
-use crate::cli::error::{exit, Outcome};
-use crate::cli::ui::Ui;
+use crate::cli::error::{exit, CommandError};
+use crate::cli::ui::{Progress, Ui};
 use pi_context::environment::Vars;
 
 /// Bring the session index up to date (never required: list and search refresh it first)
@@ -19,75 +16,42 @@ pub struct IndexArgs {
     roots: RootArgs,
 }
 
-pub fn run(args: IndexArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: IndexArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let recall = args.roots.recall(&args.roots.environment(vars, None)?)?;
-    let mut progress = Bar::new(true);
+    let mut progress = Progress::on_terminal(true);
     let result = recall.index(args.rebuild, Some(&mut progress))?;
     args.roots.printer(ui).indexed(ui.out(), &result)?;
     Ok(exit::SUCCESS)
 }
 
 /// Work smaller than this is not worth a progress bar during a search.
-const SEARCH_BAR_MIN_BYTES: u64 = 32 << 20;
+pub const SEARCH_BAR_MIN_BYTES: u64 = 32 << 20;
 
-/// A progress bar on stderr, only on a terminal.
-pub struct Bar {
-    always: bool,
-    bar: Option<ProgressBar>,
-    /// Whether the indexing bar was drawn (the merges that follow it get a spinner).
-    drawn: bool,
-}
-
-impl Bar {
-    /// `always`: show it for any amount of work (`index`); otherwise only for a large build.
-    pub fn new(always: bool) -> Bar {
-        Bar {
-            always,
-            bar: None,
-            drawn: false,
-        }
-    }
-}
-
-impl Progress for Bar {
+/// The session index's progress: a bar over the bytes to index, then a spinner while the new
+/// segments merge (only after a bar).
+impl recall::Progress for Progress {
     fn start(&mut self, files: usize, bytes: u64) {
-        if !std::io::stderr().is_terminal() || (!self.always && bytes < SEARCH_BAR_MIN_BYTES) {
-            return;
-        }
-        let bar = ProgressBar::new(bytes);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "indexing {msg} sessions {wide_bar} {binary_bytes}/{binary_total_bytes} {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        self.bar(
+            bytes,
+            "indexing {msg} sessions {wide_bar} {binary_bytes}/{binary_total_bytes} {eta}",
+            files.to_string(),
         );
-        bar.set_message(files.to_string());
-        self.bar = Some(bar);
-        self.drawn = true;
     }
 
     fn advance(&mut self, bytes: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(bytes);
-        }
+        Progress::advance(self, bytes);
     }
 
     fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
+        Progress::finish(self);
     }
 
     fn merging(&mut self, merges: usize) {
-        if !self.drawn {
-            return;
+        if self.bar_drawn() {
+            let plural = if merges == 1 { "" } else { "s" };
+            self.spin(format!(
+                "merging the new segments into {merges} large one{plural}"
+            ));
         }
-        let spinner = ProgressBar::new_spinner();
-        let plural = if merges == 1 { "" } else { "s" };
-        spinner.set_message(format!(
-            "merging the new segments into {merges} large one{plural}"
-        ));
-        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-        self.bar = Some(spinner);
     }
 }

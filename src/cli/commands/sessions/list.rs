@@ -2,7 +2,7 @@ use clap::Args;
 use pi_context::recall::{ListParams, DEFAULT_LIST_LIMIT};
 
 use super::{RootArgs, ScopeArgs};
-use crate::cli::error::{exit, Outcome};
+use crate::cli::error::{exit, CommandError};
 use crate::cli::ui::Ui;
 use pi_context::environment::Vars;
 
@@ -19,7 +19,7 @@ pub struct ListArgs {
     roots: RootArgs,
 }
 
-pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: ListArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.roots.environment(vars, args.scope.cwd.clone())?;
     let recall = args.roots.recall(&env)?;
     let params = ListParams {

@@ -28,7 +28,11 @@ enum SessionsCommand {
     Index(index::IndexArgs),
 }
 
-pub fn run(args: SessionsArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, crate::cli::error::Outcome> {
+pub fn run(
+    args: SessionsArgs,
+    ui: &mut Ui,
+    vars: &Vars,
+) -> Result<u8, crate::cli::error::CommandError> {
     match args.command {
         SessionsCommand::List(args) => list::run(args, ui, vars),
         SessionsCommand::Search(args) => search::run(args, ui, vars),

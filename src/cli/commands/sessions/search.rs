@@ -3,8 +3,8 @@ use pi_context::recall::{SearchParams, DEFAULT_HITS, DEFAULT_PREVIEW_CHARS, DEFA
 
 use super::{RootArgs, ScopeArgs};
 use crate::cli::commands::history::role_parser;
-use crate::cli::error::{exit, Outcome};
-use crate::cli::ui::Ui;
+use crate::cli::error::{exit, CommandError};
+use crate::cli::ui::{Progress, Ui};
 use pi_context::environment::Vars;
 use pi_context::history::Role;
 
@@ -45,7 +45,7 @@ enum Branches {
     All,
 }
 
-pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
+pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
     let env = args.roots.environment(vars, args.scope.cwd.clone())?;
     let recall = args.roots.recall(&env)?;
     let params = SearchParams {
@@ -58,7 +58,7 @@ pub fn run(args: SearchArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, Outcome> {
         hits: args.hits,
         preview_chars: args.max_chars,
     };
-    let mut progress = super::index::Bar::new(false);
+    let mut progress = Progress::on_terminal(true).bars_from(super::index::SEARCH_BAR_MIN_BYTES);
     let result = recall.search_with_progress(&params, Some(&mut progress))?;
     args.roots.printer(ui).search(ui.out(), &result)?;
     Ok(if result.sessions.is_empty() {
