@@ -232,3 +232,37 @@ fn the_reader_of_use_lines_finds_what_it_must() {
         "grouped and inline paths are read, comments are not"
     );
 }
+
+/// A file's code before its test module (`#[cfg(test)]` and what follows).
+fn production(code: &str) -> &str {
+    code.find("#[cfg(test)]").map_or(code, |at| &code[..at])
+}
+
+/// The harness contract (docs/architecture.md, "Adding a harness"): outside `session/` (where
+/// each harness is one module) and `environment/` (where each has its variable and default
+/// roots), no code names a harness variant; everything else asks `Harness`.
+#[test]
+fn only_session_and_environment_name_a_harness() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut naming = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(src()).unwrap();
+        if relative.starts_with("session") || relative.starts_with("environment") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = code(&text);
+        for (at, _) in production(&code).match_indices("Harness::") {
+            let rest = &production(&code)[at + "Harness::".len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+            // A variant is CamelCase (`Claude`); constants (`ALL`, `NAMES`) are not variants.
+            let is_variant = name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().any(|c| c.is_ascii_lowercase());
+            if is_variant {
+                naming.push(format!("{} names Harness::{name}", relative.display()));
+            }
+        }
+    }
+    assert!(naming.is_empty(), "{}", naming.join("\n"));
+}

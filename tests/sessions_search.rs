@@ -460,7 +460,9 @@ fn a_hit_inside_a_huge_tool_output_costs_about_twice_the_event_in_memory() {
     drop(text);
     let claude_dir = projects.to_string_lossy().into_owned();
     let base = ["--all", "--claude-dir", &claude_dir, "--harness", "claude"];
+    // Stamps are trusted at once (no settling time), so the search only reads the hit.
     env.cmd()
+        .env("PI_CONTEXT_SETTLE_MS", "0")
         .args(["sessions", "index"])
         .args(&base[1..])
         .assert()
@@ -468,6 +470,7 @@ fn a_hit_inside_a_huge_tool_output_costs_about_twice_the_event_in_memory() {
     for query in ["zanzibarneedle", "zanzibarneedle \"was found\""] {
         let mut search = env.process();
         search
+            .env("PI_CONTEXT_SETTLE_MS", "0")
             .args(["sessions", "search", "--json"])
             .arg(query)
             .args(base)

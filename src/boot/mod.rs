@@ -23,7 +23,7 @@ pub use request::{prepare, BootError, Rendered, Request};
 
 use crate::checkpoint::{self, Found, Origin};
 use crate::notes::{HomeSpec, Identity as NotesIdentity, Location, Query, Store};
-use crate::recall::{harness_label, Harness};
+use crate::recall::Harness;
 use crate::text::char_len;
 
 /// A `MAP.md` body longer than this many code points is cut, with a notice naming the note.
@@ -331,9 +331,10 @@ fn render_sessions(out: &mut String, boot: &Boot) {
             .map(|t| one_line(t, SESSION_TITLE_CHARS))
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "(no prompt)".to_string());
-        let agent = match session.harness {
-            Harness::Pi => String::new(),
-            other => format!(" ({})", harness_label(other)),
+        let agent = if session.harness.named_in_boot() {
+            format!(" ({})", session.harness.label())
+        } else {
+            String::new()
         };
         out.push_str(&format!(
             "\n- {when} | {}{agent} | {title}",

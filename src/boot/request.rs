@@ -14,7 +14,7 @@ use crate::checkpoint::{self, OnBranch};
 use crate::environment::{Environment, EnvironmentError, Inputs, Vars};
 use crate::history::{Leaf, SessionInput};
 use crate::notes::Store;
-use crate::recall::{Harness, ListedSession};
+use crate::recall::ListedSession;
 
 /// The boot request (see `pi-context boot --help`); unknown fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
@@ -126,9 +126,7 @@ pub fn prepare(request: Request, vars: &Vars) -> Result<Boot, BootError> {
         cwd: request.cwd,
         agent: non_empty(request.agent),
         model: non_empty(request.model),
-        sessions_dirs: Vec::new(),
-        claude_dirs: Vec::new(),
-        codex_dirs: Vec::new(),
+        roots: Vec::new(),
         live_session_dir: request.session_dir,
     };
     // A session id that is not a safe directory name leaves the session home unusable, not the
@@ -253,8 +251,8 @@ fn live_checkpoints(
 /// session of the project that has one, labelled with that session.
 fn inherited_checkpoint(env: &Environment, others: &[ListedSession]) -> Option<BootCheckpoint> {
     let options = env.session_open_options();
-    let pi_sessions = others.iter().filter(|s| s.harness == Harness::Pi);
-    pi_sessions.take(INHERIT_CANDIDATES).find_map(|session| {
+    let holding = others.iter().filter(|s| s.harness.holds_checkpoints());
+    holding.take(INHERIT_CANDIDATES).find_map(|session| {
         let path = std::path::Path::new(&session.session_file);
         let found = checkpoint::latest_in_file(path, &options).ok()?.latest?;
         Some(BootCheckpoint {

@@ -33,13 +33,17 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+mod roots;
 pub mod vars;
+
+pub use roots::{default_roots_help, session_roots, settings_session_dir, RootsInput};
 
 use crate::clock::Clock;
 use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
 use crate::notes::migrate::{self, Migration};
 use crate::notes::{Identity, NotesError, Store};
-use crate::recall::{self, Root, RootsInput};
+use crate::recall;
+use crate::session::Root;
 use crate::session::OpenOptions;
 use crate::settings::{self, Settings};
 use vars::EnvVar;
@@ -101,11 +105,9 @@ pub struct Inputs {
     pub cwd: Option<PathBuf>,
     pub agent: Option<String>,
     pub model: Option<String>,
-    /// `--sessions-dir`, `--claude-dir`, `--codex-dir`: when any is given, the only session
-    /// roots (plus the live session's directory).
-    pub sessions_dirs: Vec<PathBuf>,
-    pub claude_dirs: Vec<PathBuf>,
-    pub codex_dirs: Vec<PathBuf>,
+    /// The session roots the command line named (`--sessions-dir`, `--claude-dir`, …): when
+    /// any is given, the only ones (plus the live session's directory).
+    pub roots: Vec<Root>,
     /// Pi's `getSessionDir()` of the live session (tool calls and boots).
     pub live_session_dir: Option<PathBuf>,
 }
@@ -143,9 +145,7 @@ pub struct Environment {
     /// The model's slug.
     pub model: String,
     pub clock: Clock,
-    sessions_dirs: Vec<PathBuf>,
-    claude_dirs: Vec<PathBuf>,
-    codex_dirs: Vec<PathBuf>,
+    explicit_roots: Vec<Root>,
     live_session_dir: Option<PathBuf>,
     project_keys: OnceCell<ProjectKeys>,
     migration: OnceCell<Option<Result<Migration, NotesError>>>,
@@ -209,9 +209,7 @@ impl Environment {
             model_id,
             model,
             clock,
-            sessions_dirs: inputs.sessions_dirs,
-            claude_dirs: inputs.claude_dirs,
-            codex_dirs: inputs.codex_dirs,
+            explicit_roots: inputs.roots,
             live_session_dir: non_empty_path(inputs.live_session_dir),
             project_keys: OnceCell::new(),
             migration: OnceCell::new(),
@@ -323,14 +321,10 @@ impl Environment {
 
     /// The session roots (docs/recall.md, "Where sessions are"), in order.
     pub fn sessions_roots(&self) -> Vec<Root> {
-        recall::session_roots(&RootsInput {
-            explicit: self.sessions_dirs.clone(),
-            explicit_claude: self.claude_dirs.clone(),
-            explicit_codex: self.codex_dirs.clone(),
-            env_session_dir: self.vars.path(vars::PI_CODING_AGENT_SESSION_DIR),
+        session_roots(&RootsInput {
+            explicit: self.explicit_roots.clone(),
+            vars: self.vars.clone(),
             agent_dir: self.pi_agent_dir(),
-            claude_config_dir: self.vars.path(vars::CLAUDE_CONFIG_DIR),
-            codex_home: self.vars.path(vars::CODEX_HOME),
             cwd: self.cwd.clone(),
             home: self.user_home.clone(),
             live_session_dir: self.live_session_dir.clone(),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::directory::BatchSyncDirectory;
 use super::discover::Stat;
-use super::roots::Harness;
+use crate::session::Harness;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
 /// is rebuilt (format 3 added the change time to a file's stamp; format 4 each session's

@@ -10,13 +10,15 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::roots::{Harness, Root};
+use crate::session::{Harness, Layout, Root};
 
 /// A session file found under a root, with its metadata at discovery time.
 #[derive(Debug, Clone)]
 pub struct Found {
     pub path: PathBuf,
     pub stat: Stat,
+    /// The harness whose layout the file was found in (its content decides how it is read).
+    pub harness: Harness,
 }
 
 /// What identifies a file's version cheaply: device, inode, size, and modification and change
@@ -72,26 +74,18 @@ pub struct Discovery {
     pub unreadable: usize,
 }
 
-/// The session files under `roots`, each read in its harness's layout (docs/recall.md):
-/// - Pi: `*.jsonl` in the root and one directory below it;
-/// - Claude Code: `*.jsonl` in the root and one directory below it (`<encoded cwd>/`), and
-///   subagents in `<that directory>/<session>/subagents/*.jsonl`;
-/// - Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
-///
-/// Every pattern has a fixed depth, so a directory link that loops back is read at most once
-/// per pattern and never walked into; a link that fails to resolve is skipped.
+/// The session files under `roots`, each root read in its harness's [`Layout`]
+/// (docs/recall.md): every pattern has a fixed depth, so a directory link that loops back is
+/// read at most once per pattern and never walked into; a link that fails to resolve is
+/// skipped.
 pub fn discover(roots: &[Root]) -> Discovery {
-    let mut dirs = Dirs::default();
+    let mut dirs: Vec<(PathBuf, Wanted, Harness)> = Vec::new();
     for root in roots {
-        match root.harness {
-            Harness::Pi => dirs.pi(&root.path),
-            Harness::Claude => dirs.claude(&root.path),
-            Harness::Codex => dirs.codex(&root.path),
-        }
+        layout_dirs(&root.path, root.harness, &mut dirs);
     }
     let mut discovery = Discovery::default();
     let mut seen: rustc_hash::FxHashSet<(u64, u64)> = rustc_hash::FxHashSet::default();
-    for listing in list_all(&dirs.0) {
+    for listing in list_all(&dirs) {
         discovery.unreadable += listing.unreadable;
         for found in listing.files {
             if seen.insert((found.stat.dev, found.stat.ino)) {
@@ -102,41 +96,34 @@ pub fn discover(roots: &[Root]) -> Discovery {
     discovery
 }
 
-/// The directories that hold session files, in the order they are walked, each with the
+/// The names of a directory that are session files: a glob of the layout with one `*`.
+type Wanted = &'static str;
+
+/// The directories a layout's patterns name under `root`, in pattern order, each with the file
 /// names it takes.
-#[derive(Default)]
-struct Dirs(Vec<(PathBuf, Wanted)>);
-
-/// Which names of a directory are session files.
-type Wanted = fn(&Path) -> bool;
-
-impl Dirs {
-    fn pi(&mut self, root: &Path) {
-        self.0.push((root.to_path_buf(), is_jsonl));
-        for dir in subdirs(root) {
-            self.0.push((dir, is_jsonl));
+fn layout_dirs(root: &Path, harness: Harness, out: &mut Vec<(PathBuf, Wanted, Harness)>) {
+    let Layout(patterns) = harness.layout();
+    for pattern in patterns {
+        let (dir_parts, file) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+        let mut dirs = vec![root.to_path_buf()];
+        for part in dir_parts.split('/').filter(|p| !p.is_empty()) {
+            dirs = if part == "*" {
+                dirs.iter().flat_map(|d| subdirs(d)).collect()
+            } else {
+                dirs.into_iter().map(|d| d.join(part)).collect()
+            };
         }
+        out.extend(dirs.into_iter().map(|d| (d, file, harness)));
     }
+}
 
-    fn claude(&mut self, root: &Path) {
-        for dir in std::iter::once(root.to_path_buf()).chain(subdirs(root)) {
-            let sessions = subdirs(&dir);
-            self.0.push((dir, is_jsonl));
-            for session in sessions {
-                self.0.push((session.join("subagents"), is_jsonl));
-            }
+/// Whether a file name matches a glob of at most one `*`.
+fn matches_glob(name: &str, glob: &str) -> bool {
+    match glob.split_once('*') {
+        Some((head, tail)) => {
+            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
         }
-    }
-
-    fn codex(&mut self, root: &Path) {
-        for year in subdirs(&root.join("sessions")) {
-            for month in subdirs(&year) {
-                for day in subdirs(&month) {
-                    self.0.push((day, is_rollout));
-                }
-            }
-        }
-        self.0.push((root.join("archived_sessions"), is_rollout));
+        None => name == glob,
     }
 }
 
@@ -150,17 +137,17 @@ struct Listing {
 /// The listings of `dirs`, in their order. A `stat` of each file is most of what finding the
 /// sessions costs (3,520 of them at 10 GB, beside the opening of the index): the directories
 /// are read on two threads.
-fn list_all(dirs: &[(PathBuf, Wanted)]) -> Vec<Listing> {
+fn list_all(dirs: &[(PathBuf, Wanted, Harness)]) -> Vec<Listing> {
     const THREADS: usize = 2;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some((dir, wanted)) = dirs.get(i) else {
+            let Some((dir, wanted, harness)) = dirs.get(i) else {
                 return done;
             };
-            done.push((i, list(dir, *wanted)));
+            done.push((i, list(dir, wanted, *harness)));
         }
     };
     let mut listed: Vec<(usize, Listing)> = std::thread::scope(|scope| {
@@ -180,14 +167,14 @@ fn list_all(dirs: &[(PathBuf, Wanted)]) -> Vec<Listing> {
 }
 
 /// The files of `dir` whose names `wanted` accepts, in name order.
-fn list(dir: &Path, wanted: Wanted) -> Listing {
+fn list(dir: &Path, wanted: &str, harness: Harness) -> Listing {
     let mut listing = Listing::default();
     let Ok(entries) = fs::read_dir(dir) else {
         return listing;
     };
     let mut files: Vec<fs::DirEntry> = entries
         .flatten()
-        .filter(|e| wanted(Path::new(&e.file_name())))
+        .filter(|e| matches_glob(&e.file_name().to_string_lossy(), wanted))
         .collect();
     sort_by_name(&mut files);
     for entry in files {
@@ -195,6 +182,7 @@ fn list(dir: &Path, wanted: Wanted) -> Listing {
             Ok(metadata) if metadata.is_file() => listing.files.push(Found {
                 path: entry.path(),
                 stat: Stat::of(&metadata),
+                harness,
             }),
             // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
             _ => listing.unreadable += 1,
@@ -232,13 +220,6 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect();
     sort_by_name(&mut dirs);
     dirs.iter().map(fs::DirEntry::path).collect()
-}
-
-fn is_rollout(path: &Path) -> bool {
-    is_jsonl(path)
-        && path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
 }
 
 fn is_jsonl(path: &Path) -> bool {

@@ -21,7 +21,6 @@ mod preview;
 mod query;
 mod refresh;
 mod resolve;
-mod roots;
 mod schema;
 mod search;
 mod store;
@@ -36,7 +35,7 @@ pub use error::RecallError;
 pub use hint::{Hint, HintOutcome, HintParams};
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, SessionRef, UniquePrefixes};
-pub use roots::{harness_label, session_roots, settings_session_dir, Harness, Root, RootsInput};
+pub use crate::session::{Harness, Root};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
 use crate::history::Role;
@@ -111,7 +110,6 @@ pub struct SearchParams {
 #[derive(Debug, Clone, Serialize)]
 pub struct ListedSession {
     pub session_id: String,
-    #[serde(serialize_with = "roots::serialize_harness")]
     pub harness: Harness,
     pub parent_session_id: Option<String>,
     pub session_file: String,
@@ -163,7 +161,6 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionHits {
     pub session_id: String,
-    #[serde(serialize_with = "roots::serialize_harness")]
     pub harness: Harness,
     pub parent_session_id: Option<String>,
     pub session_file: String,

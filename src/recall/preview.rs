@@ -42,25 +42,18 @@ pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebui
     // The lines are read into the one buffer the session parses (an event's line can be
     // hundreds of megabytes: no copy of it is made on the way).
     let mut text = Vec::new();
-    let first_line = match located.harness {
-        Harness::Pi => {
-            let header = match located.version {
-                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
-                None => "{\"type\":\"session\"}\n".to_string(),
-            };
+    let first_line = match located.harness.header_for_lines(located.version) {
+        Some(header) => {
             text.extend_from_slice(header.as_bytes());
             2
         }
-        _ => 1,
+        None => 1,
     };
     read_line_into(file, located.entry, &mut text)?;
     if let Some(span) = located.result {
         read_line_into(file, span, &mut text)?;
     }
-    let session = match located.harness {
-        Harness::Pi => Session::from_bytes(text),
-        harness => Session::from_bytes_as(harness, text),
-    };
+    let session = Session::from_bytes_as(located.harness, text);
     let (index, source) = source_of(&session, located, first_line)?;
     let entry = &session.entries[index];
     let entry_id = match session.entry_id(&entry.id) {

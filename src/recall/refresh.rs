@@ -25,7 +25,7 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
-use super::roots::Root;
+use crate::session::Root;
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
@@ -718,20 +718,14 @@ fn document(
     }
 }
 
-/// The session id: the header's, else the file name without `.jsonl` (and without Pi's
-/// `<timestamp>_` prefix).
+/// The session id: the file's own, else the one its name carries as its harness names files.
 pub fn session_id(session: &Session, path: &Path) -> String {
-    if let Some(id) = session.id().filter(|id| !id.is_empty()) {
-        return id.to_string();
-    }
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match stem.rsplit_once('_') {
-        Some((_, id)) if !id.is_empty() => id.to_string(),
-        _ => stem,
-    }
+    session
+        .id()
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+        .or_else(|| session.harness.id_from_path(path))
+        .unwrap_or_default()
 }
 
 fn session_info(
@@ -849,7 +843,7 @@ mod tests {
             events: 1,
             info: SessionInfo {
                 session_id: "s".into(),
-                harness: Harness::Pi,
+                harness: Harness::default(),
                 parent_session_id: None,
                 cwd: None,
                 project_key: None,

@@ -3,12 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use super::discover;
 use super::error::RecallError;
-use super::roots::Root;
-use crate::session::{self, Harness, Session};
+use crate::session::Root;
+use crate::session::{self, Harness};
 
 /// The shortest prefix a person may type, and that human output shows.
 pub const MIN_PREFIX_CHARS: usize = 8;
@@ -32,7 +30,7 @@ pub fn resolve_session(roots: &[Root], query: &str) -> Result<SessionRef, Recall
         .files
         .into_iter()
         .filter_map(|found| {
-            let id = header_id(&found.path)?;
+            let id = header_id(&found.path, found.harness)?;
             Some(SessionRef {
                 session_id: id,
                 path: found.path,
@@ -70,12 +68,11 @@ fn pick(sessions: Vec<SessionRef>, query: &str) -> Result<SessionRef, RecallErro
     }
 }
 
-/// The session id a file gives: a Pi file's header line; another harness's first records
-/// (read as its reader reads them: Claude Code's `sessionId`, or a subagent's `agentId`;
-/// Codex's `session_meta`); else the one its name carries.
-fn header_id(path: &Path) -> Option<String> {
+/// The session id a file gives: its first records', read as its reader reads them; else the
+/// one its name carries (in the layout of the harness whose root it was found under).
+fn header_id(path: &Path, harness: Harness) -> Option<String> {
     let head = head_with_id(path).ok()?;
-    head.or_else(|| file_name_id(path))
+    head.or_else(|| harness.id_from_path(path))
 }
 
 /// The id in the file's first records, reading more of the file (up to [`MAX_HEAD_BYTES`])
@@ -97,7 +94,7 @@ fn head_with_id(path: &Path) -> std::io::Result<Option<String>> {
         } else {
             memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1)
         };
-        if let Some(id) = id_in(&head[..complete]) {
+        if let Some(id) = session::id_in_head(&head[..complete]) {
             return Ok(Some(id));
         }
         if at_end || want >= MAX_HEAD_BYTES {
@@ -105,52 +102,6 @@ fn head_with_id(path: &Path) -> std::io::Result<Option<String>> {
         }
         want = (want * 4).min(MAX_HEAD_BYTES);
     }
-}
-
-/// The session id complete lines give, as the file's reader reads them.
-fn id_in(lines: &[u8]) -> Option<String> {
-    if lines.is_empty() {
-        return None;
-    }
-    if session::detect(lines) == Harness::Pi {
-        // Only the header line names a Pi session: no need to parse the rest.
-        let first = &lines[..memchr::memchr(b'\n', lines).unwrap_or(lines.len())];
-        return pi_header_id(first);
-    }
-    Session::from_bytes(lines.to_vec())
-        .id()
-        .filter(|id| !id.is_empty())
-        .map(str::to_string)
-}
-
-fn pi_header_id(line: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Header {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-        id: Option<serde_json::Value>,
-    }
-    serde_json::from_slice::<Header>(line)
-        .ok()
-        .filter(|h| h.kind.as_deref() == Some("session"))
-        .and_then(|h| match h.id {
-            Some(serde_json::Value::String(id)) if !id.is_empty() => Some(id),
-            _ => None,
-        })
-}
-
-/// The id a file's name carries: the uuid ending a Codex `rollout-<time>-<uuid>.jsonl`, the
-/// part after Pi's `<timestamp>_`, else the whole name without `.jsonl`.
-fn file_name_id(path: &Path) -> Option<String> {
-    const UUID_CHARS: usize = 36;
-    let stem = path.file_stem()?.to_string_lossy().into_owned();
-    if stem.starts_with("rollout-") && stem.len() > "rollout-".len() + UUID_CHARS {
-        return stem.get(stem.len() - UUID_CHARS..).map(str::to_string);
-    }
-    Some(match stem.rsplit_once('_') {
-        Some((_, id)) if !id.is_empty() => id.to_string(),
-        _ => stem,
-    })
 }
 
 /// The ids of the indexed sessions, each one's shortest unique prefix computed when asked (a

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use super::cache::Decode;
 use super::guard::{Canary, GuardedMap};
+use super::harness::{detect, Harness, DETECT_BYTES};
 use super::{OpenOptions, Session, SessionError, Source};
 
 /// How many times an operation runs before a file that keeps changing is reported.
@@ -266,9 +267,38 @@ impl Opened {
     }
 }
 
+/// The harness of the file at `path`, from its first bytes (see [`detect`]). A file that
+/// cannot be read is Pi's, as a missing session is an empty Pi session.
+pub fn detect_file(path: &Path) -> Harness {
+    let Ok(file) = open_for_detection(path) else {
+        return Harness::Pi;
+    };
+    let mut head = Vec::new();
+    match file.take(DETECT_BYTES as u64).read_to_end(&mut head) {
+        Ok(_) => detect(&head),
+        Err(_) => Harness::Pi,
+    }
+}
+
+/// The session id a file's first complete lines give, as its reader reads them: a Pi file's
+/// header line (only that line is read); another harness's first records (Claude Code's
+/// `sessionId`, or a subagent's `agentId`; Codex's `session_meta`).
+pub fn id_in_head(lines: &[u8]) -> Option<String> {
+    if lines.is_empty() {
+        return None;
+    }
+    let session = if detect(lines) == Harness::Pi {
+        let first = &lines[..memchr::memchr(b'\n', lines).unwrap_or(lines.len())];
+        Session::from_bytes(first.to_vec())
+    } else {
+        Session::from_bytes(lines.to_vec())
+    };
+    session.id().filter(|id| !id.is_empty()).map(str::to_string)
+}
+
 /// A regular file opened for reading its first bytes (a FIFO or device is refused, never
 /// waited on).
-pub(super) fn open_for_detection(path: &Path) -> io::Result<File> {
+fn open_for_detection(path: &Path) -> io::Result<File> {
     let file = open_nonblocking(path)?;
     if !file.metadata()?.file_type().is_file() {
         return Err(io::Error::other("not a regular file"));

@@ -20,6 +20,7 @@ mod file;
 mod guard;
 mod harness;
 mod parse;
+mod record;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -33,9 +34,9 @@ pub(crate) use cache::{
 };
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
-pub use file::{read_consistently, SessionFile};
-pub use harness::{detect, detect_file, detect_line, Harness, UnknownHarness, DETECT_BYTES};
-pub use parse::parse_line_for_fuzzing;
+pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
+pub use harness::{detect, detect_line, Harness, Layout, Root, UnknownHarness, DETECT_BYTES};
+pub use harness::pi::parse_line_for_fuzzing;
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
 // them from `pi-context tool --schemas` (`facts`; docs/protocol.md, "The facts").
@@ -495,7 +496,7 @@ impl Session {
         let raw = self.raw(span);
         match raw.as_bytes().first() {
             Some(b'"') => raw == "\"\"",
-            Some(b'[') => parse::text_blocks(&raw).iter().all(|t| t.get() == "\"\""),
+            Some(b'[') => record::text_blocks(&raw).iter().all(|t| t.get() == "\"\""),
             _ => true,
         }
     }
@@ -511,7 +512,7 @@ fn decode_json_string(raw: &str) -> Option<Cow<'_, str>> {
 
 fn join_text_blocks(raw: &str) -> String {
     let mut out = String::new();
-    for (i, text) in parse::text_blocks(raw).iter().enumerate() {
+    for (i, text) in record::text_blocks(raw).iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
@@ -527,7 +528,7 @@ fn decode_content_in_place(text: String, at: usize) -> Option<String> {
     let raw = &text[at..];
     let literals: Vec<(usize, usize)> = match raw.as_bytes().first() {
         Some(b'"') => vec![(at, text.len())],
-        Some(b'[') => parse::text_blocks(raw)
+        Some(b'[') => record::text_blocks(raw)
             .iter()
             .map(|block| {
                 let start = block.get().as_ptr() as usize - text.as_ptr() as usize;

@@ -80,10 +80,9 @@ fn session_path(args: &ShowArgs, env: &Environment) -> Result<PathBuf, CommandEr
     if let Some(id) = &env.session_id {
         return Ok(pi_context::recall::resolve_session(&env.sessions_roots(), id)?.path);
     }
-    // Only Pi sessions hold checkpoints.
     let latest = env
         .recall()?
-        .only(&[Harness::Pi])
+        .only(&Harness::holding_checkpoints())
         .recent_sessions(env.project_key(), None, 1, u64::MAX)?
         .into_iter()
         .next();

@@ -13,8 +13,22 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::super::parse::{intern, is_true, push_atom, span_in, string, PendingEntry, Read};
+use super::super::record::{
+    blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read,
+};
+use super::Layout;
 use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
+
+/// Where Claude Code's sessions are under its `projects` directory: `<encoded cwd>/<uuid>.jsonl`
+/// (and files put in the root itself), subagents in `<encoded cwd>/<uuid>/subagents/` (one
+/// level of nesting below it too) and, in the oldest layout, `agent-*.jsonl` beside the session.
+pub(super) const LAYOUT: Layout = Layout(&[
+    "*.jsonl",
+    "*/subagents/*.jsonl",
+    "*/*.jsonl",
+    "*/*/subagents/*.jsonl",
+    "*/*/subagents/*/*.jsonl",
+]);
 
 /// The record types Claude Code writes (a record with a `uuid` or `sessionId` is Claude's too).
 pub(super) const RECORD_TYPES: [&str; 8] = [
@@ -320,7 +334,7 @@ fn assistant_kinds(content: Option<&RawValue>, base: usize, atoms: &mut String) 
     if content.get().starts_with('"') {
         return vec![assistant(Some(span), Vec::new(), true)];
     }
-    let blocks = blocks(content.get());
+    let blocks: Vec<BlockRepr> = blocks(content.get());
     let has_text = blocks.iter().any(is_text);
     let calls: Vec<ToolCall> = blocks
         .iter()
@@ -370,7 +384,7 @@ fn user_kinds(
     if content.get().starts_with('"') {
         return vec![text(string(content).into_iter().collect())];
     }
-    let blocks = blocks(content.get());
+    let blocks: Vec<BlockRepr> = blocks(content.get());
     let mut kinds: Vec<EntryKind> = blocks
         .iter()
         .filter(|b| block_type(b) == "\"tool_result\"")
@@ -400,18 +414,6 @@ fn block_type<'a>(block: &BlockRepr<'a>) -> &'a str {
 
 fn is_text(block: &BlockRepr) -> bool {
     block_type(block) == "\"text\"" && block.text.is_some_and(|t| t.get().starts_with('"'))
-}
-
-/// The blocks of a content array; elements that are not objects are dropped.
-fn blocks(raw: &str) -> Vec<BlockRepr<'_>> {
-    if let Ok(blocks) = serde_json::from_str::<Vec<BlockRepr>>(raw) {
-        return blocks;
-    }
-    serde_json::from_str::<Vec<&RawValue>>(raw)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|element| serde_json::from_str(element.get()).ok())
-        .collect()
 }
 
 fn read_tree_only(line: &str, atoms: &mut String) -> Read {

@@ -17,8 +17,15 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::super::parse::{intern, push_atom, span_in, string, PendingEntry, Read};
+use super::super::record::{intern, push_atom, span_in, string, PendingEntry, Read};
+use super::Layout;
 use super::super::{EntryKind, Header, Message, Span, ToolCall};
+
+/// Where Codex's rollouts are under its home: `sessions/YYYY/MM/DD/` and `archived_sessions/`.
+pub(super) const LAYOUT: Layout = Layout(&[
+    "sessions/*/*/*/rollout-*.jsonl",
+    "archived_sessions/rollout-*.jsonl",
+]);
 
 /// The rollout item types Codex writes (each with a `payload`).
 pub(super) const RECORD_TYPES: [&str; 5] = [

@@ -1,26 +1,36 @@
-//! Which agent wrote a transcript, and the one place each format's line reader is chosen.
+//! The harness contract: each agent whose transcripts are read ("harness") is one module here
+//! that answers every question about its files: how a line is read ([`Reader`], one dispatch),
+//! how files lie under its root ([`Layout`]), the id a file name carries, its name and label.
+//! Everything above `session` asks [`Harness`] and never matches on a variant of its own
+//! (`tests/architecture.rs`).
 //!
 //! Every format turns its lines into the same [`Entry`](super::Entry) values (kinds, byte
 //! spans, ids and parents), so that `history`, the stored projection, the search prefilter and
-//! the recall index read a Claude Code or Codex transcript exactly as they read a Pi session.
-//! The format is recognized from the file's first records, never from its path: the first
-//! line that is a JSON object with a decisive mark ([`detect_line`]) decides, and lines before
-//! it (none in a real file) are read as Pi reads them.
+//! the recall index read any agent's transcript exactly as they read a Pi session. The format
+//! is recognized from the file's first records, never from its path: the first line that is a
+//! JSON object with a decisive mark ([`detect_line`]) decides, and lines before it (none in a
+//! real file) are read as Pi reads them.
 //!
-//! Adding a harness is one file here (its line reader and its marks) and a variant of
-//! [`Harness`] and [`Reader`]; nothing above `session` changes (docs/architecture.md).
+//! Adding a harness (docs/architecture.md, "Adding a harness"): its module here (reader,
+//! `LAYOUT`, `id_from_path`), a variant of [`Harness`] and [`Reader`] and its row in the
+//! `match`es of this file; its variable and default root in `environment`; its fixtures.
 
 pub(super) mod claude;
 pub(super) mod codex;
+pub(crate) mod pi;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::record::Read;
+use super::Header;
+
 /// The agent that wrote a session file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Harness {
     /// Pi (the default: a file nothing marks as another format reads as Pi's).
     #[default]
@@ -43,6 +53,123 @@ impl Harness {
             Harness::Claude => "claude",
             Harness::Codex => "codex",
         }
+    }
+
+    /// The agent's name as people say it (the boot names other agents' sessions by it).
+    pub fn label(self) -> &'static str {
+        match self {
+            Harness::Pi => "Pi",
+            Harness::Claude => "Claude Code",
+            Harness::Codex => "Codex",
+        }
+    }
+
+    /// Where its session files are under one of its roots.
+    pub fn layout(self) -> Layout {
+        match self {
+            Harness::Pi => pi::LAYOUT,
+            Harness::Claude => claude::LAYOUT,
+            Harness::Codex => codex::LAYOUT,
+        }
+    }
+
+    /// The command-line flag naming its roots (`--<flag> DIR`, repeatable).
+    pub fn dir_flag(self) -> &'static str {
+        match self {
+            Harness::Pi => "sessions-dir",
+            Harness::Claude => "claude-dir",
+            Harness::Codex => "codex-dir",
+        }
+    }
+
+    /// What its flag's directory is, for `--help`.
+    pub fn dir_help(self) -> &'static str {
+        match self {
+            Harness::Pi => "Pi session directory",
+            Harness::Claude => "Claude Code `projects` directory",
+            Harness::Codex => "Codex home",
+        }
+    }
+
+    /// The session id a file's name carries, when the file itself names none: Pi's
+    /// `<timestamp>_<id>.jsonl`, Codex's `rollout-<time>-<uuid>.jsonl`, else the name without
+    /// its extension.
+    pub fn id_from_path(self, path: &Path) -> Option<String> {
+        let id = match self {
+            Harness::Pi => pi::id_from_path(path),
+            Harness::Claude => None,
+            Harness::Codex => codex::id_from_file_name(path),
+        };
+        id.or_else(|| Some(path.file_stem()?.to_string_lossy().into_owned()))
+            .filter(|id| !id.is_empty())
+    }
+
+    /// The line an event's own lines must follow to be read again alone (a hit's preview):
+    /// Pi's header of the session's version, which decides ids and `hookMessage`; none for the
+    /// others.
+    pub fn header_for_lines(self, version: Option<u64>) -> Option<String> {
+        match self {
+            Harness::Pi => Some(match version {
+                Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
+                None => "{\"type\":\"session\"}\n".to_string(),
+            }),
+            Harness::Claude | Harness::Codex => None,
+        }
+    }
+
+    /// Whether pi-context's own records (checkpoints, window markers) can be in its sessions:
+    /// only Pi runs the extension that writes them.
+    pub fn holds_checkpoints(self) -> bool {
+        self == Harness::Pi
+    }
+
+    /// The harnesses whose sessions can hold pi-context's checkpoints.
+    pub fn holding_checkpoints() -> Vec<Harness> {
+        Harness::ALL
+            .into_iter()
+            .filter(|h| h.holds_checkpoints())
+            .collect()
+    }
+
+    /// Whether a session's boot line names its agent (every agent but the one the boot is
+    /// written into by default, Pi).
+    pub fn named_in_boot(self) -> bool {
+        self != Harness::Pi
+    }
+}
+
+/// Where a harness keeps its session files under a root: path patterns of fixed depth, each
+/// component a literal, `*` (any one directory) or, last, a file name glob with one `*`
+/// (`*.jsonl`, `rollout-*.jsonl`). Fixed depths mean a directory link that loops back is read
+/// at most once per pattern and never walked into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout(pub &'static [&'static str]);
+
+/// A directory holding sessions in one harness's layout.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Root {
+    pub harness: Harness,
+    pub path: PathBuf,
+}
+
+impl Root {
+    /// The path is kept in normal form (no `.`, no repeated or trailing `/`), so the paths
+    /// found under it begin with its bytes ([`Root::holds`]).
+    pub fn new(harness: Harness, path: impl Into<PathBuf>) -> Root {
+        Root {
+            harness,
+            path: path.into().components().collect(),
+        }
+    }
+
+    /// Whether `path`, as discovery spells the files under this root, is under it: a byte
+    /// comparison, where [`Path::starts_with`] parses both into components (every search asks
+    /// this of every indexed file).
+    pub fn holds(&self, path: &str) -> bool {
+        let root = self.path.as_os_str().as_encoded_bytes();
+        path.as_bytes()
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest[0] == b'/' || root.last() == Some(&b'/'))
     }
 }
 
@@ -83,20 +210,6 @@ pub fn detect(bytes: &[u8]) -> Harness {
         .unwrap_or_default()
 }
 
-/// The harness of the file at `path`, from its first bytes (see [`detect`]). A file that
-/// cannot be read is Pi's, as a missing session is an empty Pi session.
-pub fn detect_file(path: &Path) -> Harness {
-    use std::io::Read;
-    let Ok(file) = super::file::open_for_detection(path) else {
-        return Harness::Pi;
-    };
-    let mut head = Vec::new();
-    match file.take(DETECT_BYTES as u64).read_to_end(&mut head) {
-        Ok(_) => detect(&head),
-        Err(_) => Harness::Pi,
-    }
-}
-
 /// The fields that mark a record's format.
 #[derive(Deserialize)]
 struct MarksRepr<'a> {
@@ -125,7 +238,7 @@ pub fn detect_line(line: &str) -> Option<Harness> {
     if codex::RECORD_TYPES.contains(&record_type) && marks.payload.is_some() {
         return Some(Harness::Codex);
     }
-    if PI_ENTRY_TYPES.contains(&record_type) {
+    if pi::ENTRY_TYPES.contains(&record_type) {
         return Some(Harness::Pi);
     }
     if claude::RECORD_TYPES.contains(&record_type)
@@ -136,20 +249,6 @@ pub fn detect_line(line: &str) -> Option<Harness> {
     }
     None
 }
-
-/// The entry types Pi writes (research/history.md §1), its header's included.
-const PI_ENTRY_TYPES: [&str; 10] = [
-    "session",
-    "message",
-    "compaction",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "model_change",
-    "thinking_level_change",
-    "label",
-    "session_info",
-];
 
 /// The line reader of a file being parsed, with what it must remember between lines (saved
 /// in the session index, so that an append is read as a whole read would read it).
@@ -173,10 +272,29 @@ impl Reader {
         }
     }
 
-    /// Whether entries form one chain in file order under synthetic ids (a Codex rollout); Pi
-    /// decides this from its header's version instead.
-    pub(super) fn is_linear(&self) -> bool {
-        matches!(self, Reader::Codex(_))
+    /// Reads one line (the one dispatch to a format's reader).
+    pub(super) fn read_line(
+        &mut self,
+        line: &str,
+        base: usize,
+        header: &mut Option<Header>,
+        atoms: &mut String,
+    ) -> Read {
+        match self {
+            Reader::Undecided | Reader::Pi => pi::read_line(line, base, header, atoms),
+            Reader::Claude(state) => claude::read_line(state, line, base, header, atoms),
+            Reader::Codex(state) => codex::read_line(state, line, base, header, atoms),
+        }
+    }
+
+    /// Whether entries form one chain in file order under synthetic ids: a Codex rollout, and
+    /// a Pi session whose header says version 1 (or that has none yet).
+    pub(super) fn is_linear(&self, header: Option<&Header>) -> bool {
+        match self {
+            Reader::Undecided | Reader::Pi => pi::is_linear(header.and_then(|h| h.version)),
+            Reader::Claude(_) => false,
+            Reader::Codex(_) => true,
+        }
     }
 
     pub(super) fn harness(&self) -> Harness {

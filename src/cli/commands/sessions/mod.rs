@@ -7,12 +7,12 @@ mod search;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueHint};
-use pi_context::recall::{self, Harness, Recall, Scope};
+use pi_context::recall::{self, Harness, Recall, Root, Scope};
 
 use crate::cli::error::CommandError;
 use crate::cli::printer::{self, SessionsPrinter};
 use crate::cli::ui::Ui;
-use pi_context::environment::{Environment, Inputs, Vars};
+use pi_context::environment::{self, Environment, Inputs, Vars};
 
 /// Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index.
 #[derive(Debug, Args)]
@@ -43,18 +43,8 @@ pub fn run(
 /// Where sessions are and how to print.
 #[derive(Debug, Args)]
 pub struct RootArgs {
-    /// Look for Pi sessions in this directory (repeatable); any root flag names the only
-    /// places looked in [default: Pi's, Claude Code's and Codex's session dirs]
-    #[arg(long = "sessions-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
-    sessions_dirs: Vec<PathBuf>,
-    /// Look for Claude Code sessions in this `projects` directory (repeatable)
-    /// [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]
-    #[arg(long = "claude-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
-    claude_dirs: Vec<PathBuf>,
-    /// Look for Codex sessions in this Codex home (repeatable) [default: $CODEX_HOME, else
-    /// ~/.codex]
-    #[arg(long = "codex-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
-    codex_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    dirs: DirArgs,
     /// Only the sessions of this agent (repeatable)
     #[arg(long = "harness", value_name = "HARNESS", value_parser = harness_parser())]
     harnesses: Vec<Harness>,
@@ -68,9 +58,7 @@ impl RootArgs {
     fn environment(&self, vars: &Vars, cwd: Option<PathBuf>) -> Result<Environment, CommandError> {
         Ok(Environment::resolve(
             Inputs {
-                sessions_dirs: self.sessions_dirs.clone(),
-                claude_dirs: self.claude_dirs.clone(),
-                codex_dirs: self.codex_dirs.clone(),
+                roots: self.dirs.roots.clone(),
                 cwd,
                 ..Inputs::default()
             },
@@ -85,6 +73,60 @@ impl RootArgs {
 
     fn printer(&self, ui: &Ui) -> Box<dyn SessionsPrinter> {
         printer::sessions(self.json, ui.color)
+    }
+}
+
+/// `--<harness>-dir DIR` of every harness (`--sessions-dir` for Pi's, `--claude-dir`, …),
+/// repeatable: the session roots a command names. One flag per harness, made from the harness
+/// table, so a new harness brings its flag with it.
+#[derive(Debug, Clone, Default)]
+pub struct DirArgs {
+    roots: Vec<Root>,
+}
+
+impl clap::FromArgMatches for DirArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let roots = Harness::ALL
+            .into_iter()
+            .flat_map(|harness| {
+                matches
+                    .get_many::<PathBuf>(harness.dir_flag())
+                    .into_iter()
+                    .flatten()
+                    .map(move |dir| Root::new(harness, dir))
+            })
+            .collect();
+        Ok(DirArgs { roots })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = DirArgs::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for DirArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Harness::ALL.into_iter().fold(cmd, |cmd, harness| {
+            cmd.arg(
+                clap::Arg::new(harness.dir_flag())
+                    .long(harness.dir_flag())
+                    .value_name("DIR")
+                    .value_hint(ValueHint::DirPath)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .action(clap::ArgAction::Append)
+                    .help(format!(
+                        "Look for {} sessions in this {} (repeatable); any such flag names the only places looked in [default: {}]",
+                        harness.label(),
+                        harness.dir_help(),
+                        environment::default_roots_help(harness)
+                    )),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        DirArgs::augment_args(cmd)
     }
 }
 
