@@ -651,3 +651,37 @@ fn writes_answer_before_their_commits_and_a_kill_with_commits_queued_loses_none(
         "{recovered}"
     );
 }
+
+#[test]
+fn a_request_whose_id_is_no_string_or_number_is_answered_invalid_with_a_null_id() {
+    let env = TestEnv::new();
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    for (n, id) in ["null", r#"{"a":1}"#, "[1,2]", "true", "false"]
+        .into_iter()
+        .enumerate()
+    {
+        server
+            .send(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        // A good request after it: an odd request taken for a notification would leave this
+        // answer the first on stdout.
+        server.send(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":\"after-{n}\",\"method\":\"ping\"}}\n")
+                .as_bytes(),
+        );
+        let answer = server.receive();
+        assert_eq!(answer["error"]["code"], -32600, "id {id}: {answer}");
+        assert_eq!(answer["id"], Value::Null, "id {id}: {answer}");
+        let pong = server.receive();
+        assert_eq!(pong["id"], format!("after-{n}"), "{pong}");
+        assert!(pong.get("result").is_some(), "{pong}");
+    }
+    // A notification (no id at all) still gets no answer.
+    server.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/odd\"}\n");
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
+    assert_eq!(server.receive()["id"], 9);
+    server.stdin = None;
+    let (code, rest) = server.exit();
+    assert_eq!(code, Some(0));
+    assert_eq!(rest, "");
+}

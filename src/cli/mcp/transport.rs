@@ -136,17 +136,17 @@ fn classify(line: &[u8]) -> Incoming {
             format!("Parse error: the line is not JSON ({error})"),
         ));
     };
-    let id = value
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number());
-    match id {
-        // A notification (no id) gets no answer, as JSON-RPC says, even a malformed one.
+    let message =
+        || format!("Invalid Request: not a JSON-RPC 2.0 message this server knows ({error})");
+    match value.get("id") {
+        // A notification (no id member) gets no answer, as JSON-RPC says, even a malformed one.
         None if value.get("method").is_some_and(Value::is_string) => Incoming::Ignored,
-        id => Incoming::Error(error_answer(
-            id.cloned().unwrap_or(Value::Null),
-            INVALID_REQUEST,
-            format!("Invalid Request: not a JSON-RPC 2.0 message this server knows ({error})"),
-        )),
+        Some(id) if id.is_string() || id.is_number() => {
+            Incoming::Error(error_answer(id.clone(), INVALID_REQUEST, message()))
+        }
+        // An id that is null, an object, an array or a boolean makes no notification: MCP wants
+        // a string or an integer, and the answer carries `null` for an id it cannot repeat.
+        _ => Incoming::Error(error_answer(Value::Null, INVALID_REQUEST, message())),
     }
 }
 
@@ -259,6 +259,15 @@ mod tests {
         assert!(matches!(classify(b"  \r"), Incoming::Ignored));
         let odd = r#"{"jsonrpc":"2.0","method":"notifications/odd","params":3}"#;
         assert!(matches!(classify(odd.as_bytes()), Incoming::Ignored));
+    }
+
+    #[test]
+    fn a_request_with_an_id_of_another_kind_is_invalid_not_a_notification() {
+        for id in ["null", "{}", "[1]", "true"] {
+            let answer = error_of(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+            assert_eq!(answer["error"]["code"], INVALID_REQUEST, "{id}");
+            assert_eq!(answer["id"], Value::Null, "{id}");
+        }
     }
 
     #[tokio::test]
