@@ -685,3 +685,52 @@ fn a_request_whose_id_is_no_string_or_number_is_answered_invalid_with_a_null_id(
     assert_eq!(code, Some(0));
     assert_eq!(rest, "");
 }
+
+/// Sends `signal` to the server's process.
+fn signal(server: &RawServer, signal: libc::c_int) {
+    let pid = server.child.id() as libc::pid_t;
+    // SAFETY: kill(2) on our own child's pid.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0, "kill({pid}, {signal})");
+}
+
+/// One `tools/call` line of `notes_write`.
+fn write_call(id: usize, address: &str, content: &str) -> Vec<u8> {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "notes_write",
+        "arguments": {"address": address, "content": content},
+    }});
+    format!("{call}\n").into_bytes()
+}
+
+#[test]
+fn sighup_and_sigquit_end_the_server_after_its_commits_like_sigterm() {
+    for (name, number) in [("SIGHUP", libc::SIGHUP), ("SIGQUIT", libc::SIGQUIT)] {
+        let env = TestEnv::new();
+        write_note(&env, "@human/first", "first");
+        // Git's lock on the branch: the write's commit waits in the queue.
+        let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+        std::fs::write(&ref_lock, "").expect("ref lock");
+        let mut server = RawServer::start(&env);
+        server.initialize();
+        server.send(&write_call(
+            1,
+            "@human/queued",
+            "answered before its commit",
+        ));
+        assert_eq!(server.receive()["result"]["isError"], false, "{name}");
+        assert_eq!(git(&env, &["rev-list", "--count", "HEAD"]).trim(), "1");
+        signal(&server, number);
+        std::fs::remove_file(&ref_lock).expect("ref lock");
+        let (code, rest) = server.exit();
+        assert_eq!(code, Some(0), "{name} ends the server cleanly");
+        assert_eq!(rest, "", "{name}");
+        assert_history_matches_disk(&env);
+        let last = git(&env, &["log", "-1", "--format=%B"]);
+        assert!(
+            last.contains("Agent: raw"),
+            "{name}: committed by the server: {last}"
+        );
+    }
+}
