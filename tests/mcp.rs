@@ -734,3 +734,74 @@ fn sighup_and_sigquit_end_the_server_after_its_commits_like_sigterm() {
         );
     }
 }
+
+/// The answers the server writes, read on a thread of their own so that a test can wait for
+/// them with a deadline.
+fn answers_of(stdout: BufReader<ChildStdout>) -> std::sync::mpsc::Receiver<Value> {
+    let (sender, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                break;
+            };
+            if sender.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    answers
+}
+
+/// Every version of `relative` the history holds, oldest first (the note's body only).
+fn versions_in_history(env: &TestEnv, relative: &str) -> Vec<String> {
+    let commits = git(env, &["log", "--reverse", "--format=%H", "--", relative]);
+    commits
+        .lines()
+        .map(|commit| {
+            let text = git(env, &["show", &format!("{commit}:{relative}")]);
+            text.rsplit("\n\n").next().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_kill_loses_no_answered_version_of_a_note_written_again_before_its_commit() {
+    const VERSIONS: usize = 5;
+    let env = TestEnv::new();
+    write_note(&env, "@human/first", "first");
+    let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+    std::fs::write(&ref_lock, "").expect("ref lock");
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    for v in 1..=VERSIONS {
+        server.send(&write_call(v, "@human/plan", &format!("version {v}")));
+    }
+    let RawServer {
+        mut child, stdout, ..
+    } = server;
+    let answers = answers_of(stdout);
+    // Whatever the server answers while the commits wait (before: every version at once).
+    let mut answered = Vec::new();
+    let mut wait = Duration::from_secs(10);
+    while let Ok(answer) = answers.recv_timeout(wait) {
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answered.push(answer["id"].as_u64().expect("an id"));
+        wait = Duration::from_millis(500);
+    }
+    assert!(
+        !answered.is_empty(),
+        "the first write answers before its commit"
+    );
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    std::fs::remove_file(&ref_lock).expect("ref lock");
+    notes_ok(&env, &["write", "@human/after", "--content", "after"]);
+    let history = versions_in_history(&env, "human/plan.md");
+    for v in answered {
+        assert!(
+            history.contains(&format!("version {v}")),
+            "version {v} was answered as saved but is in no commit: {history:?}"
+        );
+    }
+}
