@@ -805,3 +805,121 @@ fn a_kill_loses_no_answered_version_of_a_note_written_again_before_its_commit() 
         );
     }
 }
+
+/// The peak resident memory of process `pid` so far (`VmHWM`), in bytes.
+fn peak_memory(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let kib = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .expect("VmHWM");
+    kib << 10
+}
+
+#[test]
+fn a_client_that_sends_faster_than_commits_are_made_waits_in_the_pipe_not_in_memory() {
+    const WRITES: usize = 300;
+    /// Bytes of a note's body: about 1 MB a request.
+    const BODY: usize = 990_000;
+    /// Reading every request would hold about 300 MB; the queue of commits holds 64 MiB, the
+    /// requests in flight 16 MiB, the line being read at most 16 MiB.
+    const PEAK_BOUND: u64 = 200 << 20;
+    let env = TestEnv::new();
+    write_note(&env, "@human/first", "first");
+    // Git's lock on the branch, kept fresh: no commit is made until it goes.
+    let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+    std::fs::write(&ref_lock, "").expect("ref lock");
+    let holding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let refresher = {
+        let (holding, ref_lock) = (std::sync::Arc::clone(&holding), ref_lock.clone());
+        std::thread::spawn(move || {
+            while holding.load(std::sync::atomic::Ordering::SeqCst) {
+                std::fs::write(&ref_lock, "").expect("ref lock");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            std::fs::remove_file(&ref_lock).expect("ref lock");
+        })
+    };
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    let pid = server.child.id();
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writer = {
+        let mut stdin = server.stdin.take().expect("stdin");
+        let sent = std::sync::Arc::clone(&sent);
+        std::thread::spawn(move || {
+            // One content for every note (the clock is fixed): one blob to store.
+            let body = "x".repeat(BODY);
+            for i in 0..WRITES {
+                let line = write_call(i + 1, &format!("@human/big{i}"), &body);
+                stdin.write_all(&line).expect("write to the server");
+                sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            stdin
+        })
+    };
+    let RawServer {
+        mut child, stdout, ..
+    } = server;
+    let answers = answers_of(stdout);
+    // Until the server reads no more (the writer stays blocked for a second), or every line
+    // is read.
+    let mut last = (usize::MAX, Instant::now());
+    loop {
+        let now = sent.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            peak_memory(pid) < PEAK_BOUND,
+            "{} MB after {now} requests sent",
+            peak_memory(pid) >> 20
+        );
+        if now == WRITES {
+            break;
+        }
+        if now != last.0 {
+            last = (now, Instant::now());
+        } else if last.1.elapsed() > Duration::from_secs(1) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        sent.load(std::sync::atomic::Ordering::SeqCst) < WRITES,
+        "the server read every request while no commit could be made"
+    );
+    holding.store(false, std::sync::atomic::Ordering::SeqCst);
+    refresher.join().expect("the ref lock's refresher");
+    let stdin = writer.join().expect("the writer");
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < WRITES {
+        let answer = answers
+            .recv_timeout(Duration::from_secs(120))
+            .expect("every write is answered");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answered.insert(answer["id"].as_u64().expect("an id"));
+    }
+    drop(stdin);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_history_matches_disk(&env);
+    assert_eq!(
+        git(&env, &["ls-tree", "--name-only", "HEAD", "human/"])
+            .lines()
+            .filter(|name| name.starts_with("human/big"))
+            .count(),
+        WRITES
+    );
+}
