@@ -9,7 +9,7 @@
 //! It is also where back-pressure reaches the client: a request read and not yet answered
 //! holds room for its line's bytes ([`InFlight`]), and the next line is not read while there is
 //! no room, so what a client sends faster than the server works it off waits in the pipe, not
-//! in memory (docs/mcp.md, "Bounded").
+//! in memory (docs/mcp.md, "Back-pressure reaches the client").
 
 use std::future::Future;
 use std::io;
@@ -32,7 +32,7 @@ pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// reads no further line until a request is done. With the commit queue's 64 MiB and the one
 /// line being read (at most [`MAX_MESSAGE_BYTES`]), this bounds what a client's input can
 /// make the server hold.
-pub const MAX_IN_FLIGHT_BYTES: usize = 16 << 20;
+const MAX_IN_FLIGHT_BYTES: usize = 16 << 20;
 
 /// What a request counts for at least, so that small requests are bounded in number too
 /// (at most 256 in flight).
@@ -42,7 +42,7 @@ const MIN_REQUEST_COST: usize = 64 << 10;
 /// into the request's context, which the handler owns until it returns, so the room is given
 /// back when the request is done (answered, or cancelled and finished).
 #[derive(Clone)]
-pub struct InFlight {
+struct InFlight {
     _room: Arc<OwnedSemaphorePermit>,
 }
 
