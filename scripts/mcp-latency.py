@@ -5,7 +5,10 @@
 
 A minimal JSON-RPC client on the standard library only (no SDK in the measured path): it starts
 one server, says hello (initialize, 2025-11-25), warms up, then times each request from the
-write of its line to the read of its answer, one request at a time. Prints one JSON object:
+write of its line to the read of its answer, one request at a time. Writes and edits change
+a note of their own each (a change of a note whose earlier change is not committed yet waits
+for that commit, docs/mcp.md, "Commits after the answer"; a model changes a note again only
+after it has read the answer). Prints one JSON object:
 {"<tool>": {"p50_ms", "p90_ms", "p99_ms", "runs"}, ..., "commits drained after a burst":
 {"writes", "drain_ms"}}. Every answer must be a success.
 """
@@ -19,6 +22,10 @@ import time
 
 SESSION = "bench-mcp"
 NOTE = "bench/mcp-latency.md"
+
+
+def note(kind, i):
+    return f"bench-changes/{kind}-{i}.md"
 
 
 def main():
@@ -57,26 +64,25 @@ def main():
         return request("tools/call", {"name": name, "arguments": arguments})
 
     call("notes_write", {"address": NOTE, "content": "# Latency\n\nalpha beta gamma\n"})
-    flip = [("alpha", "delta"), ("delta", "alpha")]
     calls = {
         "notes_read": lambda i: call("notes_read", {"address": NOTE}),
-        "notes_write": lambda i: call("notes_write", {"address": NOTE, "content": f"# Latency\n\nalpha beta gamma {i}\n"}),
-        "notes_edit": lambda i: call("notes_edit", {"address": NOTE, "edits": [
-            {"oldText": flip[i % 2][0], "newText": flip[i % 2][1]}]}),
+        "notes_write": lambda i: call("notes_write", {"address": note("write", i), "content": f"# Latency\n\nalpha beta gamma {i}\n"}),
+        "notes_edit": lambda i: call("notes_edit", {"address": note("edit", i), "edits": [
+            {"oldText": "alpha", "newText": "delta"}]}),
         "notes_list (session home)": lambda i: call("notes_list", {"pattern": "bench/**"}),
     }
+    calls_per_tool = args.warmup + args.runs
     results = {}
     for name, run in calls.items():
+        if name == "notes_edit":
+            for i in range(calls_per_tool):
+                call("notes_write", {"address": note("edit", i), "content": "# Latency\n\nalpha beta gamma\n"})
         # Each tool is timed on a settled server: notes_log first waits for the commits the
         # previous tool's writes left queued (docs/mcp.md, "Commits after the answer").
         call("notes_log", {"limit": 1})
-        if name == "notes_edit":
-            call("notes_write", {"address": NOTE, "content": "# Latency\n\nalpha beta gamma\n"})
         for i in range(args.warmup):
             run(i)
-        if name == "notes_edit" and args.warmup % 2:
-            run(args.warmup)  # back to "alpha" so that the timed edits alternate from it
-        times = sorted(run(i) * 1000 for i in range(args.runs))
+        times = sorted(run(i) * 1000 for i in range(args.warmup, calls_per_tool))
         quantile = lambda q: times[min(len(times) - 1, int(q * len(times)))]
         results[name] = {"p50_ms": round(statistics.median(times), 3), "p90_ms": round(quantile(0.9), 3),
                          "p99_ms": round(quantile(0.99), 3), "runs": len(times)}
@@ -85,7 +91,7 @@ def main():
     # told to stop, has made every queued commit and exited.
     burst = args.runs
     for i in range(burst):
-        call("notes_write", {"address": NOTE, "content": f"# Latency\n\nburst {i}\n"})
+        call("notes_write", {"address": note("burst", i), "content": f"# Latency\n\nburst {i}\n"})
     stopped = time.perf_counter()
     server.stdin.close()
     code = server.wait(timeout=60)

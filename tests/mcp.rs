@@ -651,3 +651,275 @@ fn writes_answer_before_their_commits_and_a_kill_with_commits_queued_loses_none(
         "{recovered}"
     );
 }
+
+#[test]
+fn a_request_whose_id_is_no_string_or_number_is_answered_invalid_with_a_null_id() {
+    let env = TestEnv::new();
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    for (n, id) in ["null", r#"{"a":1}"#, "[1,2]", "true", "false"]
+        .into_iter()
+        .enumerate()
+    {
+        server
+            .send(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        // A good request after it: an odd request taken for a notification would leave this
+        // answer the first on stdout.
+        server.send(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":\"after-{n}\",\"method\":\"ping\"}}\n")
+                .as_bytes(),
+        );
+        let answer = server.receive();
+        assert_eq!(answer["error"]["code"], -32600, "id {id}: {answer}");
+        assert_eq!(answer["id"], Value::Null, "id {id}: {answer}");
+        let pong = server.receive();
+        assert_eq!(pong["id"], format!("after-{n}"), "{pong}");
+        assert!(pong.get("result").is_some(), "{pong}");
+    }
+    // A notification (no id at all) still gets no answer.
+    server.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/odd\"}\n");
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
+    assert_eq!(server.receive()["id"], 9);
+    server.stdin = None;
+    let (code, rest) = server.exit();
+    assert_eq!(code, Some(0));
+    assert_eq!(rest, "");
+}
+
+/// Sends `signal` to the server's process.
+fn signal(server: &RawServer, signal: libc::c_int) {
+    let pid = server.child.id() as libc::pid_t;
+    // SAFETY: kill(2) on our own child's pid.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0, "kill({pid}, {signal})");
+}
+
+/// One `tools/call` line of `notes_write`.
+fn write_call(id: usize, address: &str, content: &str) -> Vec<u8> {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "notes_write",
+        "arguments": {"address": address, "content": content},
+    }});
+    format!("{call}\n").into_bytes()
+}
+
+#[test]
+fn sighup_and_sigquit_end_the_server_after_its_commits_like_sigterm() {
+    for (name, number) in [("SIGHUP", libc::SIGHUP), ("SIGQUIT", libc::SIGQUIT)] {
+        let env = TestEnv::new();
+        write_note(&env, "@human/first", "first");
+        // Git's lock on the branch: the write's commit waits in the queue.
+        let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+        std::fs::write(&ref_lock, "").expect("ref lock");
+        let mut server = RawServer::start(&env);
+        server.initialize();
+        server.send(&write_call(
+            1,
+            "@human/queued",
+            "answered before its commit",
+        ));
+        assert_eq!(server.receive()["result"]["isError"], false, "{name}");
+        assert_eq!(git(&env, &["rev-list", "--count", "HEAD"]).trim(), "1");
+        signal(&server, number);
+        std::fs::remove_file(&ref_lock).expect("ref lock");
+        let (code, rest) = server.exit();
+        assert_eq!(code, Some(0), "{name} ends the server cleanly");
+        assert_eq!(rest, "", "{name}");
+        assert_history_matches_disk(&env);
+        let last = git(&env, &["log", "-1", "--format=%B"]);
+        assert!(
+            last.contains("Agent: raw"),
+            "{name}: committed by the server: {last}"
+        );
+    }
+}
+
+/// The answers the server writes, read on a thread of their own so that a test can wait for
+/// them with a deadline.
+fn answers_of(stdout: BufReader<ChildStdout>) -> std::sync::mpsc::Receiver<Value> {
+    let (sender, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                break;
+            };
+            if sender.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    answers
+}
+
+/// Every version of `relative` the history holds, oldest first (the note's body only).
+fn versions_in_history(env: &TestEnv, relative: &str) -> Vec<String> {
+    let commits = git(env, &["log", "--reverse", "--format=%H", "--", relative]);
+    commits
+        .lines()
+        .map(|commit| {
+            let text = git(env, &["show", &format!("{commit}:{relative}")]);
+            text.rsplit("\n\n").next().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_kill_loses_no_answered_version_of_a_note_written_again_before_its_commit() {
+    const VERSIONS: usize = 5;
+    let env = TestEnv::new();
+    write_note(&env, "@human/first", "first");
+    let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+    std::fs::write(&ref_lock, "").expect("ref lock");
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    for v in 1..=VERSIONS {
+        server.send(&write_call(v, "@human/plan", &format!("version {v}")));
+    }
+    let RawServer {
+        mut child, stdout, ..
+    } = server;
+    let answers = answers_of(stdout);
+    // Whatever the server answers while the commits wait (before: every version at once).
+    let mut answered = Vec::new();
+    let mut wait = Duration::from_secs(10);
+    while let Ok(answer) = answers.recv_timeout(wait) {
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answered.push(answer["id"].as_u64().expect("an id"));
+        wait = Duration::from_millis(500);
+    }
+    assert!(
+        !answered.is_empty(),
+        "the first write answers before its commit"
+    );
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    std::fs::remove_file(&ref_lock).expect("ref lock");
+    notes_ok(&env, &["write", "@human/after", "--content", "after"]);
+    let history = versions_in_history(&env, "human/plan.md");
+    for v in answered {
+        assert!(
+            history.contains(&format!("version {v}")),
+            "version {v} was answered as saved but is in no commit: {history:?}"
+        );
+    }
+}
+
+/// The peak resident memory of process `pid` so far (`VmHWM`), in bytes.
+fn peak_memory(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let kib = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .expect("VmHWM");
+    kib << 10
+}
+
+#[test]
+fn a_client_that_sends_faster_than_commits_are_made_waits_in_the_pipe_not_in_memory() {
+    const WRITES: usize = 300;
+    /// Bytes of a note's body: about 1 MB a request.
+    const BODY: usize = 990_000;
+    /// Reading every request would hold about 300 MB; the queue of commits holds 64 MiB, the
+    /// requests in flight 16 MiB, the line being read at most 16 MiB.
+    const PEAK_BOUND: u64 = 200 << 20;
+    let env = TestEnv::new();
+    write_note(&env, "@human/first", "first");
+    // Git's lock on the branch, kept fresh: no commit is made until it goes.
+    let ref_lock = env.notes_home().join(".git/refs/heads/main.lock");
+    std::fs::write(&ref_lock, "").expect("ref lock");
+    let holding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let refresher = {
+        let (holding, ref_lock) = (std::sync::Arc::clone(&holding), ref_lock.clone());
+        std::thread::spawn(move || {
+            while holding.load(std::sync::atomic::Ordering::SeqCst) {
+                std::fs::write(&ref_lock, "").expect("ref lock");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            std::fs::remove_file(&ref_lock).expect("ref lock");
+        })
+    };
+    let mut server = RawServer::start(&env);
+    server.initialize();
+    let pid = server.child.id();
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writer = {
+        let mut stdin = server.stdin.take().expect("stdin");
+        let sent = std::sync::Arc::clone(&sent);
+        std::thread::spawn(move || {
+            // One content for every note (the clock is fixed): one blob to store.
+            let body = "x".repeat(BODY);
+            for i in 0..WRITES {
+                let line = write_call(i + 1, &format!("@human/big{i}"), &body);
+                stdin.write_all(&line).expect("write to the server");
+                sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            stdin
+        })
+    };
+    let RawServer {
+        mut child, stdout, ..
+    } = server;
+    let answers = answers_of(stdout);
+    // Until the server reads no more (the writer stays blocked for a second), or every line
+    // is read.
+    let mut last = (usize::MAX, Instant::now());
+    loop {
+        let now = sent.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            peak_memory(pid) < PEAK_BOUND,
+            "{} MB after {now} requests sent",
+            peak_memory(pid) >> 20
+        );
+        if now == WRITES {
+            break;
+        }
+        if now != last.0 {
+            last = (now, Instant::now());
+        } else if last.1.elapsed() > Duration::from_secs(1) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        sent.load(std::sync::atomic::Ordering::SeqCst) < WRITES,
+        "the server read every request while no commit could be made"
+    );
+    holding.store(false, std::sync::atomic::Ordering::SeqCst);
+    refresher.join().expect("the ref lock's refresher");
+    let stdin = writer.join().expect("the writer");
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < WRITES {
+        let answer = answers
+            .recv_timeout(Duration::from_secs(120))
+            .expect("every write is answered");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answered.insert(answer["id"].as_u64().expect("an id"));
+    }
+    drop(stdin);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_history_matches_disk(&env);
+    assert_eq!(
+        git(&env, &["ls-tree", "--name-only", "HEAD", "human/"])
+            .lines()
+            .filter(|name| name.starts_with("human/big"))
+            .count(),
+        WRITES
+    );
+}

@@ -902,3 +902,143 @@ fn writes_while_a_person_holds_the_index_lock_are_in_the_index_once_it_is_releas
     );
     assert_disk_is_head(&home);
 }
+
+/// A notes home whose index lists `count` committed notes, so that a write holds
+/// `.git/index.lock` long enough (its edit reads and writes the whole index) to be caught.
+fn home_with_a_large_index(env: &TestEnv, count: usize) {
+    let home = env.notes_home();
+    write(env, "@human/seed", "seed");
+    for i in 0..count {
+        let dir = home.join(format!("human/bulk/d{}", i % 50));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("n{i}.md")), format!("note {i}\n")).unwrap();
+    }
+    for args in [&["add", "-A"][..], &["commit", "-q", "-m", "bulk"][..]] {
+        let output = person_git(env, args);
+        assert!(output.status.success(), "{output:?}");
+    }
+}
+
+fn send_signal(child: &std::process::Child, signal: libc::c_int) {
+    // SAFETY: kill(2) on our own child's pid.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    assert_eq!(sent, 0);
+}
+
+/// A `notes write` of `address` caught with `signal` (SIGKILL or SIGSTOP) while it holds
+/// `.git/index.lock`: writes are started until one is caught in that instant.
+fn caught_holding_the_index_lock(
+    env: &TestEnv,
+    address: &str,
+    signal: libc::c_int,
+) -> std::process::Child {
+    let lock = env.notes_home().join(".git/index.lock");
+    for attempt in 0..40 {
+        let content = format!("attempt {attempt}");
+        let mut child = process(env, &["write", address, "--content", &content])
+            .spawn()
+            .unwrap();
+        while !lock.exists() {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        if lock.exists() {
+            send_signal(&child, signal);
+            if signal == libc::SIGKILL {
+                child.wait().unwrap();
+            }
+            if lock.exists() {
+                return child;
+            }
+            if signal == libc::SIGSTOP {
+                send_signal(&child, libc::SIGCONT);
+            }
+        }
+        assert!(child.wait().unwrap().success() || signal == libc::SIGKILL);
+    }
+    panic!("no write was caught holding the index lock");
+}
+
+#[test]
+fn a_writer_killed_holding_the_index_lock_leaves_it_to_the_next_write() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    home_with_a_large_index(&env, 2000);
+    let lock = home.join(".git/index.lock");
+    let mut killed = caught_holding_the_index_lock(&env, "@human/a", libc::SIGKILL);
+    assert!(!killed.wait().unwrap().success());
+    // Age says nothing (a person's `git commit` holds the lock for minutes): the lock is
+    // known to be a dead writer's.
+    age(&lock, 3600);
+    let doctor = env
+        .cmd()
+        .args(["dream", "doctor", "--json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let issue = (report["issues"].as_array().unwrap().iter())
+        .find(|i| i["path"] == ".git/index.lock")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(issue["code"], "git_lock_stale");
+    assert!(
+        issue["message"]
+            .as_str()
+            .unwrap()
+            .contains("the next notes write takes it over"),
+        "{issue}"
+    );
+    let output = notes(&env, &["write", "@human/b", "--content", "b"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "{output:?}"
+    );
+    assert!(!lock.exists(), "the dead writer's lock is taken over");
+    assert!(!home.join(".locks/index-stale").exists());
+    let status = person_git(&env, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "",
+        "git status is clean: the index holds the dead writer's commit too"
+    );
+    assert_disk_is_head(&home);
+    git_fsck(&home);
+}
+
+#[test]
+fn the_index_lock_of_a_live_writer_is_never_taken_however_old() {
+    let env = TestEnv::new();
+    let home = env.notes_home();
+    home_with_a_large_index(&env, 2000);
+    let lock = home.join(".git/index.lock");
+    let mut stopped = caught_holding_the_index_lock(&env, "@human/a", libc::SIGSTOP);
+    let held = std::fs::read(&lock).unwrap();
+    age(&lock, 3600);
+    let output = notes(&env, &["write", "@human/b", "--content", "b"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "{output:?}"
+    );
+    assert_eq!(
+        std::fs::read(&lock).ok(),
+        Some(held),
+        "the stopped writer's lock is left to it"
+    );
+    assert!(
+        home.join(".locks/index-stale").exists(),
+        "the missed edit is marked"
+    );
+    send_signal(&stopped, libc::SIGCONT);
+    assert!(stopped.wait().unwrap().success());
+    assert!(!lock.exists(), "its writer removed it");
+    write(&env, "@human/c", "c");
+    assert!(!home.join(".locks/index-stale").exists());
+    let status = person_git(&env, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+    assert_disk_is_head(&home);
+}

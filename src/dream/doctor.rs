@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::lock::{self, LockState, LAST_RUN_FILE, LOCK_FILE};
+use crate::home::index;
 use crate::home::layout::has_conflict_markers;
 use crate::home::layout::{
     AGENTS_DIR, DREAMS_DIR, GIT_DIR, HUMAN_DIR, JOURNAL_DIR, LOCK_DIR, MODELS_DIR, PENDING_DIR,
@@ -227,15 +228,23 @@ impl Doctor<'_> {
             }
             if let Ok(Some((age, _))) = lock_age(&path) {
                 if age >= STALE_LOCK_AFTER {
-                    self.issue(
-                        &path,
-                        "git_lock_stale",
+                    let notes_writers = depth == 0
+                        && entry.file_name() == "index.lock"
+                        && index::lock_is_a_notes_writers(dir);
+                    let message = if notes_writers {
+                        format!(
+                            "stale index lock ({} s old) of a notes writer that was killed holding it: the next notes write takes it over and rebuilds the index (or: rm {})",
+                            age.as_secs(),
+                            path.display()
+                        )
+                    } else {
                         format!(
                             "stale git lock ({} s old; an update holds one for milliseconds): a git process died here, and what it locks cannot change until it is removed; once sure no git command runs in the home: rm {}",
                             age.as_secs(),
                             path.display()
-                        ),
-                    );
+                        )
+                    };
+                    self.issue(&path, "git_lock_stale", message);
                 }
             }
         }

@@ -9,13 +9,14 @@
 //!   first in first out, each with the bytes its change wrote and its own identity.
 //! - **No other writer in between.** The notes' locks pass from the change to the job and are
 //!   held until the job's commit is made: another process that wants the note waits, exactly
-//!   as it waits for a writer that commits before it answers. Calls of this process borrow a
-//!   lock the queue holds instead of waiting for it, one call at a time per note, and their
-//!   jobs queue behind the earlier ones.
+//!   as it waits for a writer that commits before it answers. A change of this process to a
+//!   note with a queued job waits for that job's commit too; a read borrows the lock the
+//!   queue holds instead (it moves only the access counters).
 //! - **Nothing lost to a kill.** Each change leaves its pending mark ([`super::pending`])
-//!   before it writes, and the mark goes only when the last queued job of the note is
-//!   committed. A process killed with jobs queued leaves marks; the next commit of any writer
-//!   adopts them, as it adopts the marks of any writer that died before its commit.
+//!   before it writes, and the mark goes when the note's queued job is committed. A note has
+//!   at most one queued job (the change after it waits), and that change is the note on disk:
+//!   a process killed at any instant leaves marks whose notes, adopted as they are on disk by
+//!   the next commit of any writer, are every answered change that no commit holds.
 //!
 //! Reading the history ([`Committer::flush`]) first waits for the queue, so this process reads
 //! its own commits; another process sees them once they are made (milliseconds later).
@@ -141,46 +142,53 @@ impl Job {
     }
 }
 
-/// The lock of one note, held by a change until its commit: the process's own, or the one the
-/// queue already holds for earlier changes of the note (borrowed, given back when dropped).
+/// The lock of one note, held by a change until its commit.
 pub struct Held {
     /// Home-relative.
     relative: String,
-    kind: HeldKind,
-}
-
-enum HeldKind {
-    Own(NoteLock),
-    Borrowed(Borrow),
+    lock: NoteLock,
 }
 
 impl Held {
     pub(super) fn own(relative: &str, lock: NoteLock) -> Held {
         Held {
             relative: relative.to_string(),
-            kind: HeldKind::Own(lock),
+            lock,
+        }
+    }
+}
+
+/// The lock of one note while a read moves its access counters: the process's own, or the one
+/// the queue holds for the note's queued changes (borrowed, given back when dropped).
+pub struct ReadLock {
+    _own: Option<NoteLock>,
+    _borrowed: Option<Borrow>,
+}
+
+impl ReadLock {
+    pub(super) fn own(lock: NoteLock) -> ReadLock {
+        ReadLock {
+            _own: Some(lock),
+            _borrowed: None,
         }
     }
 }
 
 struct Borrow {
     shared: Arc<Shared>,
-    /// `None` once the borrow has passed to a queued job.
-    key: Option<NoteKey>,
+    key: NoteKey,
 }
 
 impl Drop for Borrow {
     fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            let mut state = self.shared.lock();
-            if let Some(holding) = state.held.get_mut(&key) {
-                holding.borrowed = false;
-                if holding.jobs == 0 {
-                    state.held.remove(&key);
-                }
+        let mut state = self.shared.lock();
+        if let Some(holding) = state.held.get_mut(&self.key) {
+            holding.borrowed = false;
+            if holding.jobs == 0 {
+                state.held.remove(&self.key);
             }
-            self.shared.changed.notify_all();
         }
+        self.shared.changed.notify_all();
     }
 }
 
@@ -205,9 +213,12 @@ impl Committer {
         })
     }
 
-    /// The lock of the note at `relative` in `home` (`root`): borrowed from the queue when it
-    /// holds it (waiting while another call of this process has it), else taken.
-    pub(super) fn lock(
+    /// The lock of the note at `relative` in `home` (`root`) for a change: once the queue no
+    /// longer holds it, taken as any writer takes it. A change to a note whose earlier change
+    /// waits for its commit waits for that commit first, so that a note never has two answered
+    /// changes out of the history: a kill at any instant leaves at most one, the note on disk
+    /// under its pending mark, which the next commit of any writer adopts (docs/mcp.md).
+    pub(super) fn lock_to_change(
         &self,
         root: &Dir,
         home: &std::path::Path,
@@ -215,16 +226,38 @@ impl Committer {
     ) -> Result<Held, LockError> {
         let key = (home.to_path_buf(), relative.to_string());
         let mut state = self.shared.lock();
+        while state.held.contains_key(&key) {
+            state = self.shared.wait(state);
+        }
+        drop(state);
+        // Not held by the queue: the lock is taken as any writer takes it. Once this process
+        // has it, the queue cannot hold it too (a lock is the queue's only once a job of this
+        // process hands it over), so there is nothing to look up again.
+        lock::lock(root, relative).map(|lock| Held::own(relative, lock))
+    }
+
+    /// The lock of the note at `relative` in `home` (`root`) for a read, which moves only the
+    /// access counters on disk: borrowed from the queue when it holds it (waiting while another
+    /// call of this process has it), else taken. A read never waits for a commit.
+    pub(super) fn lock_to_read(
+        &self,
+        root: &Dir,
+        home: &std::path::Path,
+        relative: &str,
+    ) -> Result<ReadLock, LockError> {
+        let key = (home.to_path_buf(), relative.to_string());
+        let mut state = self.shared.lock();
         loop {
             match state.held.get_mut(&key) {
                 Some(holding) if !holding.borrowed => {
                     holding.borrowed = true;
-                    return Ok(Held {
-                        relative: relative.to_string(),
-                        kind: HeldKind::Borrowed(Borrow {
-                            shared: Arc::clone(&self.shared),
-                            key: Some(key),
-                        }),
+                    let borrow = Borrow {
+                        shared: Arc::clone(&self.shared),
+                        key,
+                    };
+                    return Ok(ReadLock {
+                        _own: None,
+                        _borrowed: Some(borrow),
                     });
                 }
                 Some(_) => state = self.shared.wait(state),
@@ -232,10 +265,7 @@ impl Committer {
             }
         }
         drop(state);
-        // Not held by the queue: the lock is taken as any writer takes it. Once this process
-        // has it, the queue cannot hold it too (a lock is the queue's only once a job of this
-        // process hands it over), so there is nothing to look up again.
-        lock::lock(root, relative).map(|lock| Held::own(relative, lock))
+        lock::lock(root, relative).map(ReadLock::own)
     }
 
     /// Queues the commit of `job`, whose change holds `held` (the lock of every path it
@@ -258,24 +288,17 @@ impl Committer {
         }
         let home = job.identity.home.clone();
         for held in held {
-            let key = (home.clone(), held.relative);
-            match held.kind {
-                HeldKind::Own(lock) => {
-                    let holding = state.held.entry(key).or_insert(Holding {
-                        _lock: lock,
-                        jobs: 0,
-                        borrowed: false,
-                    });
-                    holding.jobs += 1;
-                }
-                HeldKind::Borrowed(mut borrow) => {
-                    borrow.key = None;
-                    if let Some(holding) = state.held.get_mut(&key) {
-                        holding.borrowed = false;
-                        holding.jobs += 1;
-                    }
-                }
-            }
+            // A change takes its lock only once the queue no longer holds the note
+            // ([`Committer::lock_to_change`]): the holding is new.
+            let holding = state
+                .held
+                .entry((home.clone(), held.relative))
+                .or_insert(Holding {
+                    _lock: held.lock,
+                    jobs: 0,
+                    borrowed: false,
+                });
+            holding.jobs += 1;
         }
         state.queued_bytes += job.bytes();
         state.jobs.push_back(job);
@@ -361,7 +384,7 @@ impl Shared {
     }
 
     /// Releases what `job` held: a note whose last queued job this was loses its pending mark
-    /// (when the commit holds its change) and, unless a call borrows it, its lock.
+    /// (when the commit holds its change) and, unless a read borrows it, its lock.
     fn done(&self, job: &Job, root: Option<&Dir>, recorded: &Recorded) {
         let committed = recorded.holds_change();
         let mut state = self.lock();
@@ -370,13 +393,16 @@ impl Shared {
                 continue;
             };
             holding.jobs -= 1;
-            if holding.jobs > 0 || holding.borrowed {
+            if holding.jobs > 0 {
                 continue;
             }
+            // A read that borrows the lock moves only counters, no change to recover.
             if let (true, Some(root)) = (committed, root) {
                 pending::clear(root, &key.1);
             }
-            state.held.remove(&key);
+            if !holding.borrowed {
+                state.held.remove(&key);
+            }
         }
         state.queued_bytes -= job.bytes();
         state.committing = false;
@@ -569,7 +595,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_of_the_same_process_borrow_the_queued_lock_instead_of_waiting() {
+    fn a_change_waits_for_the_notes_queued_commit_and_a_read_borrows_its_lock() {
         let home = tempfile::tempdir().unwrap();
         let committer = committer();
         let store = store(home.path(), &committer);
@@ -577,20 +603,55 @@ mod tests {
         committer.flush();
         let lock = home.path().join(".git/refs/heads/main.lock");
         std::fs::write(&lock, "").unwrap();
-        // The commit of "two" waits for the ref lock; the next write and read go on.
+        // The commit of "two" waits for the ref lock; a read of the note goes on meanwhile.
         store.write("@human/a", "two", None).unwrap();
-        store.write("@human/a", "three", None).unwrap();
-        assert!(store.read("@human/a").unwrap().body.ends_with("three"));
-        // They answered while both commits still wait: the history has the first change only.
-        let repo = git2::Repository::open(home.path()).unwrap();
-        let mut walk = repo.revwalk().unwrap();
-        walk.push_head().unwrap();
-        assert_eq!(walk.count(), 1);
+        assert!(store.read("@human/a").unwrap().body.ends_with("two"));
+        // The next change waits for that commit: a kill now leaves one answered change out
+        // of the history, the note on disk under its mark.
+        let next = {
+            let store = store.clone();
+            std::thread::spawn(move || store.write("@human/a", "three", None).unwrap())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            !next.is_finished(),
+            "the change did not wait for the commit"
+        );
+        let (head, disk) = head_and_disk(home.path(), "human/a.md");
+        assert!(head.unwrap().ends_with("one"));
+        assert!(disk.ends_with("two"), "{disk}");
         assert_eq!(pending_marks(home.path()), 1);
         std::fs::remove_file(&lock).unwrap();
+        next.join().unwrap();
         let log = store.log(Some("@human/a"), 10).unwrap();
         assert_eq!(log.entries.len(), 3);
         assert_eq!(pending_marks(home.path()), 0);
+        let (head, disk) = head_and_disk(home.path(), "human/a.md");
+        assert_eq!(head.as_deref(), Some(disk.as_str()));
+    }
+
+    /// A read that borrows the lock while the note's commit is made leaves no mark behind: the
+    /// commit holds the change, the read moved only counters.
+    #[test]
+    fn a_commit_made_while_a_read_borrows_the_lock_clears_the_mark() {
+        let home = tempfile::tempdir().unwrap();
+        let committer = committer();
+        let store = store(home.path(), &committer);
+        store.write("@human/a", "one", None).unwrap();
+        committer.flush();
+        let lock = home.path().join(".git/refs/heads/main.lock");
+        std::fs::write(&lock, "").unwrap();
+        store.write("@human/a", "two", None).unwrap();
+        let root = Dir::open_root(home.path()).unwrap().unwrap();
+        let borrowed = committer
+            .lock_to_read(&root, home.path(), "human/a.md")
+            .unwrap();
+        std::fs::remove_file(&lock).unwrap();
+        committer.flush();
+        assert_eq!(pending_marks(home.path()), 0);
+        drop(borrowed);
+        store.write("@human/a", "three", None).unwrap();
+        assert_eq!(store.log(Some("@human/a"), 10).unwrap().entries.len(), 3);
     }
 
     #[test]

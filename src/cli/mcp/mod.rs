@@ -21,8 +21,9 @@ pub use server::Identity;
 /// stuck lock holder is not waited for forever).
 const FINISH_CALLS_WITHIN: Duration = Duration::from_secs(30);
 
-/// Serves until stdin ends or a SIGTERM/SIGINT arrives; calls under way finish first, then
-/// the commits of their notes changes are made.
+/// Serves until stdin ends or a stop signal arrives (SIGTERM, SIGINT, SIGHUP or SIGQUIT: the
+/// launcher forwards all four); calls under way finish first, then the commits of their notes
+/// changes are made.
 pub fn serve(identity: Identity, vars: Vars) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -44,11 +45,15 @@ async fn run(identity: Identity, vars: Vars, committer: Arc<Committer>) -> std::
     let stop = CancellationToken::new();
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let mut quit = signal(SignalKind::quit())?;
     let signals = stop.clone();
     tokio::spawn(async move {
         tokio::select! {
             _ = terminate.recv() => {}
             _ = interrupt.recv() => {}
+            _ = hangup.recv() => {}
+            _ = quit.recv() => {}
         }
         signals.cancel();
     });

@@ -20,7 +20,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::address::{Address, Home, HomeSpec, Location, Pattern, Scan, MAX_PATH_BYTES};
-use super::committer::{self, Committer, Held};
+use super::committer::{self, Committer, Held, ReadLock};
 use super::error::NotesError;
 use super::files::{self, OnDisk};
 use super::frontmatter::{Document, Key};
@@ -530,10 +530,28 @@ impl Store {
     }
 
     /// The lock of the note at `relative`, held until its change is committed ([`record`]).
+    /// With a [`Committer`], it waits for the commit of the note's earlier queued change.
     pub(super) fn lock_note(&self, root: &Dir, relative: &str) -> Result<Held, LockError> {
         match &self.committer {
-            Some(committer) if self.history => committer.lock(root, &self.identity.home, relative),
+            Some(committer) if self.history => {
+                committer.lock_to_change(root, &self.identity.home, relative)
+            }
             _ => lock::lock(root, relative).map(|lock| Held::own(relative, lock)),
+        }
+    }
+
+    /// The lock of the note at `relative` while a read moves its access counters: with a
+    /// [`Committer`], borrowed from its queue without waiting for the note's commit.
+    pub(super) fn lock_note_to_read(
+        &self,
+        root: &Dir,
+        relative: &str,
+    ) -> Result<ReadLock, LockError> {
+        match &self.committer {
+            Some(committer) if self.history => {
+                committer.lock_to_read(root, &self.identity.home, relative)
+            }
+            _ => lock::lock(root, relative).map(ReadLock::own),
         }
     }
 

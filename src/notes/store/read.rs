@@ -19,7 +19,7 @@ impl Store {
         }
         let root = root.ok_or_else(not_found)?;
         let now_iso = clock::local_iso(self.clock.now());
-        let lock = match self.lock_note(&root, &path.relative) {
+        let lock = match self.lock_note_to_read(&root, &path.relative) {
             Ok(lock) => Ok(lock),
             Err(LockError::Unwritable { reason, .. }) => Err(reason),
             Err(LockError::Failed(error)) => return Err(error),
