@@ -43,8 +43,8 @@ use crate::notes::identity::{self, checked_component, model_slug, slugify, Proje
 use crate::notes::migrate::{self, Migration};
 use crate::notes::{Identity, NotesError, Store};
 use crate::recall;
-use crate::session::Root;
 use crate::session::OpenOptions;
+use crate::session::Root;
 use crate::settings::{self, Settings};
 use vars::EnvVar;
 

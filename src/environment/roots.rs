@@ -103,7 +103,9 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
 /// Where a harness's sessions are looked for by default, for `--help`.
 pub fn default_roots_help(harness: Harness) -> &'static str {
     match harness {
-        Harness::Pi => "$PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions",
+        Harness::Pi => {
+            "$PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions"
+        }
         Harness::Claude => "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects",
         Harness::Codex => "$CODEX_HOME, else ~/.codex",
     }

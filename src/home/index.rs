@@ -37,7 +37,6 @@ use std::os::unix::fs::{FileExt as _, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fs2::FileExt;
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use sha1::{Digest, Sha1};
 
@@ -336,6 +335,7 @@ fn new_entry(path: &[u8], blob: Oid, mode: u32) -> Vec<u8> {
 /// `index.lock`, taken as git takes it (created only when absent) and provably ours while it
 /// is there (module doc): it holds the token of the owner record, whose flock this value
 /// holds. Removed when dropped.
+#[must_use = "the lock is released when the guard is dropped"]
 struct IndexLock {
     git_dir: PathBuf,
     token: Vec<u8>,
@@ -445,15 +445,15 @@ fn take_owner_record(locks: &Dir, deadline: Instant) -> Result<fs::File, NotEdit
         .open_or_create_file(OWNER_RECORD)
         .map_err(|e| NotEdited::Io(io::Error::other(e)))?;
     loop {
-        match FileExt::try_lock_exclusive(&record) {
+        match record.try_lock() {
             Ok(()) => return Ok(record),
-            Err(e) if e.kind() == fs2::lock_contended_error().kind() => {
+            Err(fs::TryLockError::WouldBlock) => {
                 if Instant::now() >= deadline {
                     return Err(NotEdited::Locked);
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
-            Err(e) => return Err(e.into()),
+            Err(fs::TryLockError::Error(e)) => return Err(e.into()),
         }
     }
 }
@@ -641,7 +641,7 @@ mod tests {
     /// What a writer of ours killed while it holds the lock leaves: `index.lock` with its
     /// token, the owner record with the same token, and no flock on the record.
     fn die_holding(lock: IndexLock) {
-        FileExt::unlock(lock._owner.as_ref().unwrap()).unwrap();
+        lock._owner.as_ref().unwrap().unlock().unwrap();
         std::mem::forget(lock);
     }
 

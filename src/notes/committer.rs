@@ -143,6 +143,7 @@ impl Job {
 }
 
 /// The lock of one note, held by a change until its commit.
+#[must_use = "the note stays locked until the guard is dropped"]
 pub struct Held {
     /// Home-relative.
     relative: String,
@@ -160,6 +161,7 @@ impl Held {
 
 /// The lock of one note while a read moves its access counters: the process's own, or the one
 /// the queue holds for the note's queued changes (borrowed, given back when dropped).
+#[must_use = "the lock is released when the guard is dropped"]
 pub struct ReadLock {
     _own: Option<NoteLock>,
     _borrowed: Option<Borrow>,

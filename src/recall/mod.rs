@@ -30,12 +30,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
+pub use crate::session::{Harness, Root};
 pub use catalog::SessionInfo;
 pub use error::RecallError;
 pub use hint::{Hint, HintOutcome, HintParams};
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, SessionRef, UniquePrefixes};
-pub use crate::session::{Harness, Root};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 
 use crate::history::Role;

@@ -25,11 +25,11 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
-use crate::session::Root;
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
 use crate::history::{event_document, ProjectionStore, Role};
 use crate::redact::Masking;
+use crate::session::Root;
 use crate::session::{read_consistently, shape, OpenOptions, Session, SessionError, SessionFile};
 
 /// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.

@@ -35,8 +35,8 @@ pub(crate) use cache::{
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
-pub use harness::{detect, detect_line, Harness, Layout, Root, UnknownHarness, DETECT_BYTES};
 pub use harness::pi::parse_line_for_fuzzing;
+pub use harness::{detect, detect_line, Harness, Layout, Root, UnknownHarness, DETECT_BYTES};
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
 // them from `pi-context tool --schemas` (`facts`; docs/protocol.md, "The facts").

@@ -148,4 +148,3 @@ fn has_irregular_escapes(line: &[u8]) -> bool {
         _ => false,
     })
 }
-

@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 use super::super::record::{
     blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read,
 };
-use super::Layout;
 use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
+use super::Layout;
 
 /// Where Claude Code's sessions are under its `projects` directory: `<encoded cwd>/<uuid>.jsonl`
 /// (and files put in the root itself), subagents in `<encoded cwd>/<uuid>/subagents/` (one

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::super::record::{intern, push_atom, span_in, string, PendingEntry, Read};
-use super::Layout;
 use super::super::{EntryKind, Header, Message, Span, ToolCall};
+use super::Layout;
 
 /// Where Codex's rollouts are under its home: `sessions/YYYY/MM/DD/` and `archived_sessions/`.
 pub(super) const LAYOUT: Layout = Layout(&[

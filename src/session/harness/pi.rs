@@ -372,4 +372,3 @@ fn marker_window_id(data: &RawValue) -> Option<String> {
         _ => None,
     }
 }
-
