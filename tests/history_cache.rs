@@ -10,7 +10,7 @@ use crate::common;
 
 use std::io::Write;
 use std::os::unix::fs::{symlink, PermissionsExt};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -69,20 +69,6 @@ impl Cache {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let limit = libc::rlimit {
-            rlim_cur: ADDRESS_SPACE_BYTES,
-            rlim_max: ADDRESS_SPACE_BYTES,
-        };
-        // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
         run_guarded(cmd)
     }
 
@@ -137,9 +123,10 @@ impl Cache {
     }
 }
 
-/// Runs the child under the hang guard and checks its peak memory.
+/// Runs the child under the hang guard and the address-space limit, and checks its peak
+/// memory.
 fn run_guarded(cmd: Command) -> Output {
-    let (output, peak) = common::peak::run_measured(cmd);
+    let (output, peak) = common::peak::run_measured_within(cmd, Some(ADDRESS_SPACE_BYTES));
     assert!(
         peak < PEAK_RSS_BYTES,
         "the call used {} MiB: {output:?}",
