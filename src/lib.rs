@@ -43,6 +43,7 @@ pub mod history;
 pub mod home;
 pub mod notes;
 pub mod project;
+pub mod push;
 pub mod readwindow;
 pub mod recall;
 pub mod redact;

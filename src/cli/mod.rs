@@ -39,6 +39,7 @@ enum Command {
     Sessions(commands::sessions::SessionsArgs),
     Dream(commands::dream::DreamArgs),
     Mcp(commands::mcp::McpArgs),
+    Hook(commands::hook::HookArgs),
     Boot(commands::boot::BootArgs),
     Checkpoint(commands::checkpoint::CheckpointArgs),
     Tool(commands::tool::ToolArgs),
@@ -62,7 +63,12 @@ fn parse(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match parse(effective_args(std::env::args_os())) {
+    let args = effective_args(std::env::args_os());
+    // An agent's hook fails open: never a usage error (exit 2 drops Claude Code's prompt).
+    if args.get(1).is_some_and(|a| a == "hook") {
+        return commands::hook::run_raw(&args[2..]);
+    }
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -112,6 +118,13 @@ fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandErr
         Command::Sessions(args) => commands::sessions::run(args, ui, vars),
         Command::Dream(args) => commands::dream::run(args, ui, vars),
         Command::Mcp(args) => commands::mcp::run(args, ui, vars),
+        // `main` runs hooks before clap parses anything (they must never exit 2).
+        Command::Hook(args) => {
+            let mut raw = vec![OsString::from(args.agent()), OsString::from(args.event())];
+            raw.extend(args.rest().iter().map(OsString::from));
+            commands::hook::run_raw(&raw);
+            Ok(exit::SUCCESS)
+        }
         Command::Boot(args) => commands::boot::run(args, ui, vars),
         Command::Checkpoint(args) => commands::checkpoint::run(args, ui, vars),
         Command::Tool(args) => commands::tool::run(args, ui, vars),

@@ -68,6 +68,9 @@ pub struct HintParams {
     pub session_file: Option<PathBuf>,
     /// Sessions already hinted in this context window: when the best is one of them, no hint.
     pub hinted: Vec<String>,
+    /// The name the agent calls the `history_read` tool by (Pi: `history_read`; Claude Code:
+    /// `mcp__pi-context__history_read`).
+    pub read_tool: String,
 }
 
 /// The hint: where the earlier work is, and the block the agent reads.
@@ -253,7 +256,7 @@ impl Recall {
         let short_id = super::short_ids(catalog)
             .of(&best.record.info.session_id)
             .unwrap_or_else(|| best.record.info.session_id.clone());
-        let hint = render(best.record, &short_id, hit);
+        let hint = render(best.record, &short_id, hit, &params.read_tool);
         Ok(HintOutcome {
             hint: Some(hint),
             miss: None,
@@ -648,7 +651,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// The block the agent reads, at most [`MAX_HINT_BYTES`]: date, title, id prefix, a snippet,
 /// and the `history_read` call that opens the event.
-fn render(record: &FileRecord, short_id: &str, hit: Hit) -> Hint {
+fn render(record: &FileRecord, short_id: &str, hit: Hit, read_tool: &str) -> Hint {
     let info = &record.info;
     let date = hit
         .created_at
@@ -681,7 +684,7 @@ fn render(record: &FileRecord, short_id: &str, hit: Hit) -> Hint {
             format!(" \"{}\"", inert_markup(title))
         };
         format!(
-            "{HINT_OPEN}\n{HINT_FRAMING}\nThis prompt may continue session {short_id} of {date}{titled}, where the {} said:\n> {}\nTo read it: history_read {call}\n{HINT_CLOSE}",
+            "{HINT_OPEN}\n{HINT_FRAMING}\nThis prompt may continue session {short_id} of {date}{titled}, where the {} said:\n> {}\nTo read it: {read_tool} {call}\n{HINT_CLOSE}",
             hit.role.as_str(),
             inert_markup(snippet)
         )

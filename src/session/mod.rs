@@ -36,7 +36,9 @@ pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
-pub use harness::{detect, detect_line, Harness, Layout, Root, UnknownHarness, DETECT_BYTES};
+pub use harness::{
+    detect, detect_line, AgentFacts, Harness, Layout, Root, UnknownHarness, DETECT_BYTES,
+};
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
 // them from `pi-context tool --schemas` (`facts`; docs/protocol.md, "The facts").
@@ -55,6 +57,34 @@ pub const GUIDANCE_MESSAGE_TYPE: &str = "pi-context/guidance";
 pub const WARNING_MESSAGE_TYPE: &str = "pi-context/warning";
 /// The hidden request an idle `/wipe-memory` sends to start its turn.
 pub const MANUAL_WIPE_MESSAGE_TYPE: &str = "pi-context/manual-wipe";
+
+/// The blocks pi-context pushes into other agents through their hooks (docs/agents.md), by the
+/// tag that opens each, with the custom type a Pi session would give it. An agent may keep such
+/// a block in its transcript (Codex as a `developer` message): there it is a context event that
+/// is never indexed, never hinted and never counted as anyone's words ([`pushed_block`]).
+pub const PUSHED_BLOCKS: [(&str, &str); 5] = [
+    ("<pi_context_boot>", BOOT_MESSAGE_TYPE),
+    ("<recall_hint>", HINT_MESSAGE_TYPE),
+    ("<pi_context_compacted>", COMPACTED_MESSAGE_TYPE),
+    ("<pi_context_resumed>", RESUMED_MESSAGE_TYPE),
+    ("<pi_context_compaction_request>", COMPACTION_REQUEST_TYPE),
+];
+/// The block pushed after an agent's compaction: what left the context, and the way back.
+pub const COMPACTED_MESSAGE_TYPE: &str = "pi-context/compacted";
+/// The line pushed when an agent resumes a session that already got its boot.
+pub const RESUMED_MESSAGE_TYPE: &str = "pi-context/resumed";
+/// What is asked of an agent's compaction summary.
+pub const COMPACTION_REQUEST_TYPE: &str = "pi-context/compaction-request";
+
+/// The custom type of the pushed block `text` is (its first non-blank characters are the
+/// block's tag), if it is one.
+pub fn pushed_block(text: &str) -> Option<&'static str> {
+    let text = text.trim_start();
+    PUSHED_BLOCKS
+        .iter()
+        .find(|(tag, _)| text.starts_with(tag))
+        .map(|(_, custom_type)| *custom_type)
+}
 
 /// The byte range of a raw JSON value (or a line) inside the session bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@ pub mod checkpoint;
 pub mod completions;
 pub mod dream;
 pub mod history;
+pub mod hook;
 pub mod man;
 pub mod mcp;
 pub mod notes;

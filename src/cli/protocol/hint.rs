@@ -48,6 +48,7 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
             .as_deref()
             .map(std::path::PathBuf::from),
         hinted,
+        read_tool: "history_read".to_string(),
     })?;
     let text = outcome
         .hint

@@ -17,7 +17,7 @@ use super::super::record::{
     blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read,
 };
 use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
-use super::Layout;
+use super::{AgentFacts, Layout};
 
 /// Where Claude Code's sessions are under its `projects` directory: `<encoded cwd>/<uuid>.jsonl`
 /// (and files put in the root itself), subagents in `<encoded cwd>/<uuid>/subagents/` (one
@@ -29,6 +29,14 @@ pub(super) const LAYOUT: Layout = Layout(&[
     "*/*/subagents/*.jsonl",
     "*/*/subagents/*/*.jsonl",
 ]);
+
+/// Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the plain output of a
+/// `PreCompact` hook is appended to the compaction's instructions.
+pub(super) const AGENT: AgentFacts = AgentFacts {
+    agent_name: "claude-code",
+    mcp_tool: "mcp__pi-context__{}",
+    precompact_reaches_summary: true,
+};
 
 /// The record types Claude Code writes (a record with a `uuid` or `sessionId` is Claude's too).
 pub(super) const RECORD_TYPES: [&str; 8] = [

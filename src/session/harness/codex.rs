@@ -19,13 +19,21 @@ use serde_json::value::RawValue;
 
 use super::super::record::{intern, push_atom, span_in, string, PendingEntry, Read};
 use super::super::{EntryKind, Header, Message, Span, ToolCall};
-use super::Layout;
+use super::{AgentFacts, Layout};
 
 /// Where Codex's rollouts are under its home: `sessions/YYYY/MM/DD/` and `archived_sessions/`.
 pub(super) const LAYOUT: Layout = Layout(&[
     "sessions/*/*/*/rollout-*.jsonl",
     "archived_sessions/rollout-*.jsonl",
 ]);
+
+/// Codex offers an MCP server's tools as one namespace (`mcp__pi_context`: the server's name
+/// with `-` as `_`) holding each tool by its own name; no `PreCompact` output reaches its model.
+pub(super) const AGENT: AgentFacts = AgentFacts {
+    agent_name: "codex",
+    mcp_tool: "mcp__pi_context.{}",
+    precompact_reaches_summary: false,
+};
 
 /// The rollout item types Codex writes (each with a `payload`).
 pub(super) const RECORD_TYPES: [&str; 5] = [

@@ -123,6 +123,16 @@ impl Harness {
         self == Harness::Pi
     }
 
+    /// How the agent takes what pi-context pushes into it through its hooks (docs/agents.md);
+    /// `None` for Pi, whose extension pushes from inside.
+    pub fn agent_facts(self) -> Option<AgentFacts> {
+        match self {
+            Harness::Pi => None,
+            Harness::Claude => Some(claude::AGENT),
+            Harness::Codex => Some(codex::AGENT),
+        }
+    }
+
     /// The harnesses whose sessions can hold pi-context's checkpoints.
     pub fn holding_checkpoints() -> Vec<Harness> {
         Harness::ALL
@@ -135,6 +145,26 @@ impl Harness {
     /// written into by default, Pi).
     pub fn named_in_boot(self) -> bool {
         self != Harness::Pi
+    }
+}
+
+/// How an agent takes pushed text and names the MCP tools (facts found by running it:
+/// docs/agents.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentFacts {
+    /// Its name as a notes identity: the MCP server's `--agent`, as its client names itself.
+    pub agent_name: &'static str,
+    /// How its model sees a tool of the MCP server registered as `pi-context`: `{}` is the
+    /// tool's name.
+    pub mcp_tool: &'static str,
+    /// Whether the plain output of its `PreCompact` hook reaches the compaction's summary.
+    pub precompact_reaches_summary: bool,
+}
+
+impl AgentFacts {
+    /// The name the agent's model calls `tool` of pi-context's MCP server by.
+    pub fn tool(&self, tool: &str) -> String {
+        self.mcp_tool.replace("{}", tool)
     }
 }
 

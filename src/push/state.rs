@@ -1,0 +1,143 @@
+//! What an agent's session was given: its boot, its context window (a compaction or `/clear`
+//! opens a new one) and the sessions hinted in it. Kept in the cache, one small file per
+//! session (`<cache>/push/<agent>/<sha1 of the session id>.json`), replaced atomically; a file
+//! that cannot be read is a session that was given nothing (at worst a boot or a hint twice).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
+
+use super::PushError;
+use crate::session::Harness;
+
+/// At most this many hinted sessions are remembered per window (the oldest go first).
+const MAX_HINTED: usize = 64;
+/// Sessions whose state was not touched for this long are forgotten (at session start).
+const FORGET_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The session got its boot block.
+    #[serde(default)]
+    pub booted: bool,
+    /// The context window: 0 at start, one more after each compaction or `/clear`.
+    #[serde(default)]
+    pub window: u32,
+    /// The sessions hinted in the current window.
+    #[serde(default)]
+    pub hinted: Vec<String>,
+}
+
+impl SessionState {
+    /// The session's state; a new one when none was kept or it cannot be read.
+    pub fn load(cache: &Path, agent: Harness, session_id: &str) -> SessionState {
+        std::fs::read(file(cache, agent, session_id))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// A compaction or `/clear`: what was hinted is no longer in the context.
+    pub fn new_window(&mut self) {
+        self.window += 1;
+        self.hinted.clear();
+    }
+
+    /// Keeps the state (temp file, then rename over the old one).
+    pub fn save(
+        &mut self,
+        cache: &Path,
+        agent: Harness,
+        session_id: &str,
+    ) -> Result<(), PushError> {
+        if self.hinted.len() > MAX_HINTED {
+            let extra = self.hinted.len() - MAX_HINTED;
+            self.hinted.drain(..extra);
+        }
+        let path = file(cache, agent, session_id);
+        let error = |source| PushError::State {
+            path: path.clone(),
+            source,
+        };
+        let dir = path.parent().expect("a state file has a directory");
+        std::fs::create_dir_all(dir).map_err(error)?;
+        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(error)?;
+        temp.write_all(&serde_json::to_vec(self).expect("state serializes"))
+            .map_err(error)?;
+        temp.persist(&path).map_err(|e| error(e.error))?;
+        Ok(())
+    }
+}
+
+fn file(cache: &Path, agent: Harness, session_id: &str) -> PathBuf {
+    let digest = Sha1::digest(session_id.as_bytes());
+    let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    cache
+        .join("push")
+        .join(agent.as_str())
+        .join(format!("{name}.json"))
+}
+
+/// Removes the state of sessions untouched for 30 days (best effort).
+pub fn forget_old(cache: &Path, agent: Harness) {
+    let Ok(entries) = std::fs::read_dir(cache.join("push").join(agent.as_str())) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > FORGET_AFTER);
+        if old && entry.file_name().to_string_lossy().ends_with(".json") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_is_kept_per_agent_and_session_and_a_window_forgets_its_hints() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = Harness::Claude;
+        let mut state = SessionState::load(dir.path(), agent, "s/1");
+        assert_eq!(state, SessionState::default());
+        state.booted = true;
+        state.hinted.push("other".into());
+        state.save(dir.path(), agent, "s/1").unwrap();
+        let mut again = SessionState::load(dir.path(), agent, "s/1");
+        assert_eq!(again, state);
+        again.new_window();
+        assert_eq!((again.window, again.hinted.len()), (1, 0));
+        assert!(again.booted);
+        assert_eq!(
+            SessionState::load(dir.path(), agent, "s/2"),
+            SessionState::default()
+        );
+        std::fs::write(file(dir.path(), agent, "s/1"), "not json").unwrap();
+        assert_eq!(
+            SessionState::load(dir.path(), agent, "s/1"),
+            SessionState::default()
+        );
+    }
+
+    #[test]
+    fn only_the_newest_hints_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = Harness::Claude;
+        let mut state = SessionState {
+            hinted: (0..100).map(|n| n.to_string()).collect(),
+            ..SessionState::default()
+        };
+        state.save(dir.path(), agent, "s").unwrap();
+        assert_eq!(state.hinted.len(), MAX_HINTED);
+        assert_eq!(state.hinted.last().map(String::as_str), Some("99"));
+    }
+}
