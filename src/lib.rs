@@ -49,6 +49,7 @@ pub mod recall;
 pub mod redact;
 pub mod session;
 pub mod settings;
+pub mod setup;
 pub mod sync;
 pub mod text;
 pub mod wire;

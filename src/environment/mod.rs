@@ -36,7 +36,9 @@ use jiff::Timestamp;
 mod roots;
 pub mod vars;
 
-pub use roots::{default_roots_help, session_roots, settings_session_dir, RootsInput};
+pub use roots::{
+    agent_config_dir, default_roots_help, session_roots, settings_session_dir, RootsInput,
+};
 
 use crate::clock::Clock;
 use crate::notes::identity::{self, checked_component, model_slug, slugify, ProjectKeys};
@@ -303,6 +305,29 @@ impl Environment {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(DEFAULT_INDEX_MIN_BYTES),
         }
+    }
+
+    /// An agent's configuration directory, and whether its variable set it (see
+    /// [`agent_config_dir`]).
+    pub fn agent_config_dir(&self, harness: crate::session::Harness) -> Option<(PathBuf, bool)> {
+        agent_config_dir(harness, &self.vars, self.user_home.as_deref())
+    }
+
+    /// `$PATH`, where programs are found.
+    pub fn program_path(&self) -> Option<std::ffi::OsString> {
+        self.vars.path(vars::PATH).map(PathBuf::into_os_string)
+    }
+
+    /// The documented variables set in this environment, by name: what an agent that starts
+    /// pi-context with a stripped environment (Codex's MCP servers) is asked to pass on.
+    pub fn documented_vars() -> Vec<&'static str> {
+        vars::ALL
+            .iter()
+            .filter(|v| !v.hidden)
+            .map(|v| v.name)
+            .filter(|name| *name != "PATH")
+            .chain(["TZ"])
+            .collect()
     }
 
     /// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `$HOME/.pi/agent`; none without

@@ -100,6 +100,25 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
     }
 }
 
+/// An agent's configuration directory, and whether its variable set it: Claude Code's
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`. `None` for Pi
+/// (its extension is installed with `pi install`) and without a home.
+pub fn agent_config_dir(
+    harness: Harness,
+    vars: &Vars,
+    home: Option<&Path>,
+) -> Option<(PathBuf, bool)> {
+    let (var, default) = match harness {
+        Harness::Pi => return None,
+        Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
+        Harness::Codex => (vars::CODEX_HOME, ".codex"),
+    };
+    match vars.path(var) {
+        Some(dir) => Some((dir, true)),
+        None => Some((home?.join(default), false)),
+    }
+}
+
 /// Where a harness's sessions are looked for by default, for `--help`.
 pub fn default_roots_help(harness: Harness) -> &'static str {
     match harness {

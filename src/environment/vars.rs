@@ -130,6 +130,11 @@ pub const PI_CONTEXT_BIN: EnvVar = var(
     "Read by the Pi extension (not the binary): the pi-context binary it runs.",
     "pi-context on PATH",
 );
+pub const PATH: EnvVar = var(
+    "PATH",
+    "Where programs are found: `setup claude` registers the MCP server through `claude` when it is here.",
+    "the system's",
+);
 pub const NO_COLOR: EnvVar = var(
     "NO_COLOR",
     "Any value turns colors off (as `--color never`).",
@@ -169,6 +174,7 @@ pub const ALL: &[EnvVar] = &[
     PI_CONTEXT_REDACT,
     PI_CONTEXT_PI,
     PI_CONTEXT_BIN,
+    PATH,
     NO_COLOR,
     PI_CONTEXT_DREAM_TOKEN,
     PI_CONTEXT_SETTLE_MS,

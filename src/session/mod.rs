@@ -37,7 +37,8 @@ pub use error::SessionError;
 pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
 pub use harness::{
-    detect, detect_line, AgentFacts, Harness, Layout, Root, UnknownHarness, DETECT_BYTES,
+    detect, detect_line, AgentConfig, AgentFacts, Harness, Layout, Root, UnknownHarness,
+    DETECT_BYTES,
 };
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads

@@ -159,6 +159,17 @@ pub struct AgentFacts {
     pub mcp_tool: &'static str,
     /// Whether the plain output of its `PreCompact` hook reaches the compaction's summary.
     pub precompact_reaches_summary: bool,
+    /// How its configuration takes pi-context's MCP server and hooks (`pi-context setup`).
+    pub config: AgentConfig,
+}
+
+/// The kinds of agent configuration `pi-context setup` edits, one file each in `src/setup/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentConfig {
+    /// Claude Code: `settings.json` hooks, user-scope MCP servers in `.claude.json`.
+    Claude,
+    /// Codex: `hooks.json`, and `config.toml` for MCP servers and the hooks' trust.
+    Codex,
 }
 
 impl AgentFacts {
