@@ -56,6 +56,7 @@ mod props_harness;
 mod props_notes;
 mod props_projection;
 mod props_session;
+mod push;
 mod query_limits;
 mod sessions_faults;
 mod sessions_harnesses;
@@ -66,6 +67,7 @@ mod sessions_refresh;
 mod sessions_search;
 mod sessions_secrets;
 mod sessions_tools;
+mod setup;
 mod tool_facts;
 
 #[test]

@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::history::{EventSource, History, ProjectionStore, Role, Seqs};
-use crate::session::{shape, EntryKind, Session};
+use crate::session::{self, shape, EntryKind, Message, Session};
 
 /// Custom messages that repeat notes, protocol or earlier sessions rather than conversation:
 /// not indexed.
@@ -201,11 +201,14 @@ fn desc(
     }
 }
 
-/// Whether an entry's event belongs in the index (boot blocks and continuations do not). Only
-/// custom messages are decoded to tell: the others are known by their shape.
+/// Whether an entry's event belongs in the index: boot blocks and continuations do not, nor a
+/// block pi-context pushed into another agent, which that agent kept in its transcript
+/// (`session::pushed_block`). Only custom messages are decoded to tell: the others are known
+/// by their shape.
 fn indexed(session: &Session, entry: usize) -> bool {
     let shape = session.entries.shape(entry).map(shape::kind);
-    if shape.is_some_and(|kind| kind != shape::CUSTOM_MESSAGE) {
+    if shape.is_some_and(|kind| kind != shape::CUSTOM_MESSAGE && kind != shape::CUSTOM_MESSAGE_ROLE)
+    {
         return true;
     }
     match &session.entries[entry].kind {
@@ -213,6 +216,9 @@ fn indexed(session: &Session, entry: usize) -> bool {
             custom_type: Some(t),
             ..
         } => !NOT_INDEXED.contains(&session.str(*t).as_ref()),
+        EntryKind::Message(Message::Custom { content }) => {
+            session::pushed_block(&session.content_text(*content)).is_none()
+        }
         _ => true,
     }
 }

@@ -1,0 +1,305 @@
+//! `pi-context setup claude|codex` on configuration files that already hold the user's own keys,
+//! hooks and comments (docs/agents.md): merged, idempotent to the byte, removed exactly, shown
+//! as a diff, refused whole when a file cannot be parsed.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::TestEnv;
+use serde_json::{json, Value};
+
+fn setup(env: &TestEnv, args: &[&str]) -> (i32, String, String) {
+    let output = env
+        .cmd()
+        .arg("setup")
+        .args(args)
+        .output()
+        .expect("run setup");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+fn ok(env: &TestEnv, args: &[&str]) -> String {
+    let (code, out, err) = setup(env, args);
+    assert_eq!(code, 0, "setup {args:?}: {out}{err}");
+    out
+}
+
+fn put(path: &Path, text: &str) -> PathBuf {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    path.to_path_buf()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn json_of(path: &Path) -> Value {
+    serde_json::from_str(&read(path)).unwrap()
+}
+
+fn binary() -> String {
+    std::fs::canonicalize(assert_cmd::cargo::cargo_bin("pi-context"))
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+const CLAUDE_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(ls:*)"]},
+  "hooks": {
+    "UserPromptSubmit": [
+      {"matcher": "", "hooks": [{"type": "command", "command": "echo mine"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+"#;
+
+#[test]
+fn claude_settings_keep_the_users_keys_and_hooks_and_a_second_run_changes_no_byte() {
+    let env = TestEnv::new();
+    let settings = put(&env.home().join(".claude/settings.json"), CLAUDE_SETTINGS);
+    let out = ok(&env, &["claude"]);
+    assert!(
+        out.contains("updated") && out.contains("settings.json"),
+        "{out}"
+    );
+    let after = json_of(&settings);
+    let before: Value = serde_json::from_str(CLAUDE_SETTINGS).unwrap();
+    assert_eq!(after["model"], before["model"]);
+    assert_eq!(after["permissions"], before["permissions"]);
+    assert_eq!(after["hooks"]["Stop"], before["hooks"]["Stop"]);
+    let prompt = after["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(
+        prompt[0], before["hooks"]["UserPromptSubmit"][0],
+        "the user's hook stays first"
+    );
+    let ours = format!("{} hook claude prompt", binary());
+    assert_eq!(prompt[1]["hooks"][0]["command"], ours);
+    for event in ["SessionStart", "PreCompact"] {
+        let command = after["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(
+            command.starts_with(&binary()),
+            "by absolute path: {command}"
+        );
+    }
+    assert_eq!(
+        read(&env.home().join(".claude/settings.json.bak")),
+        CLAUDE_SETTINGS
+    );
+    // The MCP server, registered at user scope (no `claude` on PATH: in Claude Code's file).
+    let state = json_of(&env.home().join(".claude.json"));
+    assert_eq!(
+        state["mcpServers"]["pi-context"],
+        json!({"type": "stdio", "command": binary(), "args": ["mcp", "--agent", "claude-code"], "env": {}})
+    );
+
+    // Again: nothing changes, not even a file's time.
+    let bytes = read(&settings);
+    let modified = std::fs::metadata(&settings).unwrap().modified().unwrap();
+    let again = ok(&env, &["claude"]);
+    assert!(again.contains("already set up"), "{again}");
+    assert_eq!(read(&settings), bytes);
+    assert_eq!(
+        std::fs::metadata(&settings).unwrap().modified().unwrap(),
+        modified
+    );
+
+    // Removed: exactly what was added.
+    ok(&env, &["claude", "--remove"]);
+    assert_eq!(json_of(&settings), before);
+    assert!(json_of(&env.home().join(".claude.json"))
+        .get("mcpServers")
+        .is_none());
+    assert!(ok(&env, &["claude", "--remove"]).contains("nothing of pi-context's to remove"));
+}
+
+#[test]
+fn a_moved_binary_replaces_its_hooks_instead_of_adding_more() {
+    let env = TestEnv::new();
+    let settings = put(
+        &env.home().join(".claude/settings.json"),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/old/place/pi-context hook claude prompt", "timeout": 10}]}]}}"#,
+    );
+    ok(&env, &["claude"]);
+    let groups = json_of(&settings)["hooks"]["UserPromptSubmit"].clone();
+    assert_eq!(groups.as_array().unwrap().len(), 1, "{groups}");
+    assert_eq!(
+        groups[0]["hooks"][0]["command"],
+        format!("{} hook claude prompt", binary())
+    );
+}
+
+const CODEX_CONFIG: &str = r#"# My Codex configuration.
+model = "gpt-5" # the default model
+
+[mcp_servers.github]
+command = "github-mcp" # keep me
+
+# trust of my own hook
+[hooks.state."/somewhere/hooks.json:stop:0:0"]
+trusted_hash = "sha256:0000"
+"#;
+
+#[test]
+fn codex_config_keeps_comments_trusts_exactly_its_hooks_and_is_removed_to_the_byte() {
+    let env = TestEnv::new();
+    let config = put(&env.home().join(".codex/config.toml"), CODEX_CONFIG);
+    let user_hooks =
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo mine"}]}]}}"#;
+    let hooks = put(&env.home().join(".codex/hooks.json"), user_hooks);
+    let out = ok(&env, &["codex"]);
+    assert!(
+        out.contains("trusted"),
+        "the setup says it trusts its hooks: {out}"
+    );
+    let text = read(&config);
+    let mut at = 0;
+    for line in CODEX_CONFIG.lines() {
+        let found = text[at..]
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} kept, in order:\n{text}"));
+        at += found + line.len();
+    }
+    let doc: toml_edit::DocumentMut = text.parse().unwrap();
+    let server = &doc["mcp_servers"]["pi-context"];
+    assert_eq!(server["command"].as_str(), Some(binary().as_str()));
+    let env_vars: Vec<&str> = server["env_vars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        env_vars.contains(&"HOME") && env_vars.contains(&"PI_NOTES_HOME"),
+        "{env_vars:?}"
+    );
+    // Our hooks come after the user's, and each is trusted under its place in hooks.json.
+    let file = json_of(&hooks);
+    assert_eq!(
+        file.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks"]
+    );
+    assert_eq!(
+        file["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "echo mine"
+    );
+    let hooks_path = env.home().join(".codex/hooks.json");
+    let state = doc["hooks"]["state"].as_table_like().unwrap();
+    let keys: Vec<&str> = state.iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        keys,
+        [
+            "/somewhere/hooks.json:stop:0:0".to_string(),
+            format!("{}:session_start:1:0", hooks_path.display()),
+            format!("{}:user_prompt_submit:0:0", hooks_path.display()),
+        ],
+        "the user's trust first, then exactly ours"
+    );
+    let status = ok(&env, &["--status", "--json", "codex"]);
+    let status: Value = serde_json::from_str(&status).unwrap();
+    for hook in status["agents"][0]["hooks"].as_array().unwrap() {
+        assert_eq!(hook["trusted"], true, "{hook}");
+        assert_eq!(hook["binary_present"], true, "{hook}");
+        assert_eq!(hook["current_version"], true, "{hook}");
+    }
+    assert_eq!(status["agents"][0]["mcp"]["registered"], true);
+
+    let bytes = read(&config);
+    assert!(ok(&env, &["codex"]).contains("already set up"));
+    assert_eq!(read(&config), bytes, "idempotent to the byte");
+
+    ok(&env, &["codex", "--remove"]);
+    assert_eq!(read(&config), CODEX_CONFIG, "removed to the byte");
+    assert_eq!(
+        json_of(&hooks),
+        serde_json::from_str::<Value>(user_hooks).unwrap()
+    );
+}
+
+#[test]
+fn a_dry_run_shows_a_diff_and_writes_nothing() {
+    let env = TestEnv::new();
+    let config = put(&env.home().join(".codex/config.toml"), CODEX_CONFIG);
+    let out = ok(&env, &["codex", "--dry-run"]);
+    assert!(out.contains("+[mcp_servers.pi-context]"), "{out}");
+    assert!(out.contains("+++ ") && out.contains("hooks.json"), "{out}");
+    assert_eq!(read(&config), CODEX_CONFIG);
+    assert!(!env.home().join(".codex/hooks.json").exists());
+    assert!(!env.home().join(".codex/config.toml.bak").exists());
+}
+
+#[test]
+fn a_file_that_cannot_be_parsed_stops_the_setup_before_anything_is_written() {
+    let env = TestEnv::new();
+    let config = put(
+        &env.home().join(".codex/config.toml"),
+        "model = \"x\"\n[broken\n",
+    );
+    let (code, out, err) = setup(&env, &["codex"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("line 2"),
+        "{err}"
+    );
+    assert!(
+        !env.home().join(".codex/hooks.json").exists(),
+        "nothing written"
+    );
+    assert_eq!(read(&config), "model = \"x\"\n[broken\n");
+
+    let settings = put(
+        &env.home().join(".claude/settings.json"),
+        "{\n  \"model\": \"x\",\n  oops\n}\n",
+    );
+    let (code, _, err) = setup(&env, &["claude"]);
+    assert_eq!(code, 74);
+    assert!(
+        err.contains("settings.json") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(!env.home().join(".claude.json").exists());
+    assert!(read(&settings).contains("oops"));
+}
+
+#[test]
+fn a_hooks_file_codex_would_ignore_is_named() {
+    let env = TestEnv::new();
+    put(
+        &env.home().join(".codex/hooks.json"),
+        r#"{"version": 1, "hooks": {}}"#,
+    );
+    let out = ok(&env, &["codex"]);
+    assert!(
+        out.contains("`version`") && out.contains("ignores every hook"),
+        "{out}"
+    );
+}
+
+#[test]
+fn status_shows_installed_hooks_that_never_ran_and_a_missing_binary() {
+    let env = TestEnv::new();
+    put(
+        &env.home().join(".claude/settings.json"),
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/gone/pi-context hook claude session-start"}]}]}}"#,
+    );
+    let out = ok(&env, &["--status", "claude"]);
+    assert!(
+        out.contains("hook session-start: installed, its binary is missing; never ran"),
+        "{out}"
+    );
+    assert!(out.contains("hook prompt: not installed"), "{out}");
+    assert!(
+        out.contains("MCP server pi-context: not registered"),
+        "{out}"
+    );
+}
