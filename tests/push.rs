@@ -439,3 +439,91 @@ fn a_pushed_block_kept_in_a_transcript_is_never_indexed() {
     assert_eq!(hits.len(), 1, "only the harness's own words: {hits:?}");
     assert!(hits[0].contains("quokkaplain"), "{hits:?}");
 }
+
+/// `pi-context stats`: per agent, what was pushed, which hints were followed and which
+/// pi-context tools were called, read from the transcripts.
+#[test]
+fn stats_count_what_was_pushed_followed_and_called_per_agent() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "p");
+    let record = |v: Value| v.to_string() + "\n";
+    let item = |payload: Value| {
+        record(
+            json!({"timestamp":"2026-02-28T11:00:01Z","type":"response_item","payload": payload}),
+        )
+    };
+    let developer = |text: &str| {
+        item(
+            json!({"type":"message","role":"developer","content":[{"type":"input_text","text": text}]}),
+        )
+    };
+    let user = |text: &str| {
+        item(json!({"type":"message","role":"user","content":[{"type":"input_text","text": text}]}))
+    };
+    let mut text = record(
+        json!({"timestamp":"2026-02-28T11:00:00Z","type":"session_meta",
+        "payload":{"id":"0199c0de-2222-7ccc-8ddd-0000000000e3","cwd":project}}),
+    );
+    text += &developer("<pi_context_boot>\nearlier sessions\n</pi_context_boot>");
+    text += &user("the cache bug again");
+    text += &developer("<recall_hint>\nRecalled…\nTo read it: mcp__pi_context.history_read {\"session_id\":\"earlier-1\",\"seq\":4,\"leaf_id\":null}\n</recall_hint>");
+    text += &item(
+        json!({"type":"function_call","namespace":"mcp__pi_context","name":"history_read",
+        "arguments":"{\"session_id\":\"earlier-1\",\"seq\":4}","call_id":"c1"}),
+    );
+    text += &item(json!({"type":"function_call_output","call_id":"c1","output":"the old fix"}));
+    text += &item(
+        json!({"type":"function_call","namespace":"mcp__pi_context","name":"notes_write",
+        "arguments":"{\"address\":\"@project/a.md\",\"content\":\"x\"}","call_id":"c2"}),
+    );
+    text += &item(
+        json!({"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c3"}),
+    );
+    write(
+        &env.home().join(".codex/sessions/2026/02/28/rollout-2026-02-28T11-00-00-0199c0de-2222-7ccc-8ddd-0000000000e3.jsonl"),
+        &text,
+    );
+    // A second Codex session whose hint is never followed.
+    let mut other = record(
+        json!({"timestamp":"2026-02-28T12:00:00Z","type":"session_meta",
+        "payload":{"id":"0199c0de-2222-7ccc-8ddd-0000000000e4","cwd":project}}),
+    );
+    other += &developer("<recall_hint>\nTo read it: mcp__pi_context.history_read {\"session_id\":\"earlier-2\",\"seq\":1,\"leaf_id\":null}\n</recall_hint>");
+    for n in 0..5 {
+        other += &user(&format!("turn {n}"));
+    }
+    other += &item(
+        json!({"type":"function_call","namespace":"mcp__pi_context","name":"history_read",
+        "arguments":"{\"session_id\":\"earlier-2\",\"seq\":1}","call_id":"c9"}),
+    );
+    write(
+        &env.home().join(".codex/sessions/2026/02/28/rollout-2026-02-28T12-00-00-0199c0de-2222-7ccc-8ddd-0000000000e4.jsonl"),
+        &other,
+    );
+    let output = env
+        .cmd()
+        .args(["stats", "--since", "all", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let codex = stats["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "codex")
+        .unwrap_or_else(|| panic!("{stats}"));
+    assert_eq!(codex["sessions"], 2, "{codex}");
+    assert_eq!(codex["boots"], 1, "{codex}");
+    assert_eq!(codex["hints"], 2, "{codex}");
+    assert_eq!(
+        codex["hints_followed"], 1,
+        "opened within three turns, not after five: {codex}"
+    );
+    assert_eq!(
+        codex["tool_calls"],
+        json!({"history_read": 2, "notes_write": 1}),
+        "{codex}"
+    );
+    assert!(codex["bytes_pushed"].as_u64().unwrap() > 100, "{codex}");
+}

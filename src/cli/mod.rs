@@ -41,6 +41,7 @@ enum Command {
     Mcp(commands::mcp::McpArgs),
     Hook(commands::hook::HookArgs),
     Setup(commands::setup::SetupArgs),
+    Stats(commands::stats::StatsArgs),
     Boot(commands::boot::BootArgs),
     Checkpoint(commands::checkpoint::CheckpointArgs),
     Tool(commands::tool::ToolArgs),
@@ -120,6 +121,7 @@ fn dispatch(command: Command, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandErr
         Command::Dream(args) => commands::dream::run(args, ui, vars),
         Command::Mcp(args) => commands::mcp::run(args, ui, vars),
         Command::Setup(args) => commands::setup::run(args, ui, vars),
+        Command::Stats(args) => commands::stats::run(args, ui, vars),
         // `main` runs hooks before clap parses anything (they must never exit 2).
         Command::Hook(args) => {
             let mut raw = vec![OsString::from(args.agent()), OsString::from(args.event())];

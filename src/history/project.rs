@@ -351,6 +351,17 @@ impl<'s> History<'s> {
         self.session.timestamp(&self.session.entries[event.entry])
     }
 
+    /// The custom type of a context event from a Pi custom message (`pi-context/boot`, …).
+    pub fn custom_type(&self, event: &Event) -> Option<String> {
+        match &self.session.entries[event.entry].kind {
+            crate::session::EntryKind::CustomMessage {
+                custom_type: Some(t),
+                ..
+            } => Some(self.session.str(*t).into_owned()),
+            _ => None,
+        }
+    }
+
     pub(super) fn is_on_branch(&self, seq: u64) -> bool {
         self.branch_seqs.binary_search(&seq).is_ok()
     }

@@ -18,6 +18,7 @@
 
 pub mod blocks;
 pub mod state;
+pub mod stats;
 pub mod status;
 
 use std::path::PathBuf;

@@ -9,6 +9,7 @@ pub mod mcp;
 pub mod notes;
 pub mod sessions;
 pub mod setup;
+pub mod stats;
 pub mod tool;
 
 /// Which part of a text a READ WINDOW shows: shared by `history read` and `notes read`.

@@ -99,6 +99,9 @@ struct PayloadRepr<'a> {
     content: Option<&'a RawValue>,
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
+    /// The tool namespace of a call (an MCP server's tools: `mcp__pi_context`).
+    #[serde(borrow, default)]
+    namespace: Option<&'a RawValue>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -271,9 +274,14 @@ fn call(
     span: &impl Fn(&RawValue) -> Span,
     atoms: &mut String,
 ) -> Option<EntryKind> {
+    let name = match (payload.namespace.and_then(string), name.and_then(string)) {
+        // An MCP tool is named as the model called it: `<namespace>.<tool>`.
+        (Some(namespace), Some(name)) => Some(push_atom(atoms, &format!("{namespace}.{name}"))),
+        _ => name.and_then(|raw| intern(atoms, raw)),
+    };
     let call = ToolCall {
         id: call_id(payload, atoms),
-        name: name.and_then(|raw| intern(atoms, raw)),
+        name,
         arguments: arguments.map(span),
         arguments_in_string: arguments.is_some_and(|raw| raw.get().starts_with('"')),
     };
