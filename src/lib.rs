@@ -6,6 +6,8 @@
 //! - [`beneath`]: files below a directory handle, reached one `openat` at a time, never through
 //!   a link.
 //! - [`boot`]: the boot block at the head of every context window, and the boot request.
+//! - `cachefile` (inside the crate): cache files (a framed payload, read or mapped behind the
+//!   SIGBUS guard) and the one atomic save, synced or not as the file needs.
 //! - [`checkpoint`]: the task-state handoff: its fields, the branch's applicable checkpoint, its
 //!   rendering.
 //! - [`clock`]: the process's clock (`PI_CONTEXT_NOW`), spans like `30d`, relative ages.
@@ -35,6 +37,7 @@
 
 pub mod beneath;
 pub mod boot;
+mod cachefile;
 pub mod checkpoint;
 pub mod clock;
 pub mod dream;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 const NEVER: &[(&str, &[&str])] = &[
     ("beneath", &["*"]),
     ("redact", &["*"]),
+    ("cachefile", &["*"]),
     (
         "text",
         &[
@@ -93,6 +94,7 @@ const NEVER: &[(&str, &[&str])] = &[
             "boot",
             "checkpoint",
             "environment",
+            "session",
         ],
     ),
     (

@@ -32,12 +32,13 @@ use super::project::{
     allocate_seqs_from, seq_count, session_id_of, Event, History, Source, WindowInfo,
 };
 use super::Role;
+use crate::cachefile::{self, Durability, Kind};
 use crate::history::root_window_id;
-use crate::session::{self, shape, Atom, OpenOptions, Session, SessionFile, Span};
+use crate::session::{shape, Atom, OpenOptions, Session, SessionFile, Span};
 
-const MAGIC: &[u8; 8] = b"PICTXPRJ";
-/// Bumped whenever the layout or the meaning of a stored projection changes.
-const FORMAT: u32 = 4;
+/// A stored projection file: its magic, and its format, bumped whenever the layout or the
+/// meaning of a stored projection changes.
+const PROJECTION: Kind = Kind::new(b"PICTXPRJ", 4);
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
 /// The same for a reader that reads the session once and moves on (a recall refresh).
@@ -126,7 +127,7 @@ impl<'f> ProjectionStore<'f> {
             return None;
         }
         let (dev, ino) = file.identity()?;
-        let (path, key) = session::cache_file(dir, file.path(), "proj");
+        let (path, key) = cachefile::for_path(dir, file.path(), "proj");
         Some(ProjectionStore {
             file,
             path,
@@ -196,14 +197,15 @@ impl<'f> ProjectionStore<'f> {
     fn load(&self, session: &Session, keep: impl FnOnce(usize) -> Keep) -> Option<Stored> {
         let bytes = self.file.bytes();
         let max = (bytes.len() as u64).saturating_mul(16) + (64 << 10);
-        let payload = session::map_cache_file(&self.path, MAGIC, FORMAT, max)?;
+        let payload = cachefile::map(&self.path, PROJECTION, max)?;
         let (meta, arrays) = split_payload(payload.bytes())?;
         let covered_len = usize::try_from(meta.covered_len).ok()?;
         let valid = meta.path == self.key
             && (meta.dev, meta.ino) == (self.dev, self.ino)
             && covered_len <= bytes.len()
             && (covered_len == 0 || bytes[covered_len - 1] == b'\n')
-            && session::checks(&bytes[..covered_len]) == (meta.head_check, meta.tail_check);
+            && cachefile::prefix_checks(&bytes[..covered_len])
+                == (meta.head_check, meta.tail_check);
         if !valid {
             return None;
         }
@@ -228,7 +230,7 @@ impl<'f> ProjectionStore<'f> {
             return;
         };
         if self.file.is_unchanged() {
-            let _ = session::save_cache_file(&self.path, &data);
+            let _ = cachefile::save(&self.path, &data, Durability::Rebuildable);
         }
     }
 }
@@ -403,7 +405,7 @@ fn encode(
     let known_ids = known_ids.filter(|k| k.entries <= history.entries);
     let (from, mut id_hashes) = known_ids.map_or((0, Vec::new()), |k| (k.entries, k.hashes));
     let entries = session.entries.range(from..history.entries);
-    let (head_check, tail_check) = session::checks(&store.file.bytes()[..covered_len]);
+    let (head_check, tail_check) = cachefile::prefix_checks(&store.file.bytes()[..covered_len]);
     id_hashes.extend(entries.map(|e| id_hash(&session.entry_id(&e.id))));
     id_hashes.sort_unstable();
     id_hashes.dedup();
@@ -437,9 +439,7 @@ fn encode(
     };
     let meta = postcard::to_stdvec(&meta).ok()?;
     // Built in the file's frame: a large projection is not copied again to be framed.
-    let mut data = session::frame_start(
-        MAGIC,
-        FORMAT,
+    let mut data = PROJECTION.start(
         8 + meta.len()
             + 8 * id_hashes.len()
             + 4 * (history.branch.len() + history.branch_seqs.len())
@@ -502,11 +502,11 @@ fn encode(
         data.extend_from_slice(&u32_of(result)?.to_le_bytes());
         data.extend_from_slice(&u32_of(call)?.to_le_bytes());
     }
-    Some(session::frame_end(data))
+    Some(cachefile::end(data))
 }
 
 fn split_payload(data: &[u8]) -> Option<(Meta, &[u8])> {
-    let (meta, arrays) = session::split_meta(data)?;
+    let (meta, arrays) = cachefile::split_meta(data)?;
     // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8,
     // and a mapped file could change under the decoder.
     let copy = meta.to_vec();

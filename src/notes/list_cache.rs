@@ -32,13 +32,13 @@ use serde::{Deserialize, Serialize};
 
 use super::walk::{DirListing, Listed, Listings};
 use crate::beneath::Stamp;
-use crate::session::{cache_file, framed, map_cache_file, save_cache_file, CachePayload};
+use crate::cachefile::{self, Durability, Kind, Payload};
 
-const MAGIC: &[u8; 8] = b"PICTXNLS";
-/// Bumped whenever the layout or the meaning of a record changes: what it holds, the keys
-/// `frontmatter::known_values` reads, or the rules a note's name is checked by when its
-/// directory is listed (names from a record are not checked again).
-const FORMAT: u32 = 1;
+/// A record file: its magic, and its format, bumped whenever the layout or the meaning of a
+/// record changes: what it holds, the keys `frontmatter::known_values` reads, or the rules a
+/// note's name is checked by when its directory is listed (names from a record are not checked
+/// again).
+const RECORD: Kind = Kind::new(b"PICTXNLS", 1);
 /// A record larger than this is not read (a few hundred bytes a note: about a million notes).
 const MAX_RECORD_BYTES: u64 = 512 << 20;
 /// A frontmatter block longer than this is read each time rather than recorded.
@@ -104,7 +104,7 @@ pub struct ReadNote {
 pub struct ListCache {
     file: PathBuf,
     key: String,
-    payload: Option<CachePayload>,
+    payload: Option<Payload>,
     /// Changes before this are settled.
     settled_before: SystemTime,
 }
@@ -126,8 +126,8 @@ impl ListCache {
     /// The record of the notes home `home` kept in `dir`; what changed within `settle` before
     /// now is not recorded ([`SETTLED`] unless a test says otherwise).
     pub fn open(dir: &Path, home: &Path, settle: Duration) -> ListCache {
-        let (file, key) = cache_file(dir, home, "list");
-        let payload = map_cache_file(&file, MAGIC, FORMAT, MAX_RECORD_BYTES);
+        let (file, key) = cachefile::for_path(dir, home, "list");
+        let payload = cachefile::map(&file, RECORD, MAX_RECORD_BYTES);
         let settled_before = SystemTime::now()
             .checked_sub(settle)
             .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -180,7 +180,8 @@ impl ListCache {
             dirs,
         };
         if let Ok(payload) = postcard::to_allocvec(&record) {
-            let _ = save_cache_file(&self.file, &framed(MAGIC, FORMAT, &payload));
+            let framed = RECORD.framed(&payload);
+            let _ = cachefile::save(&self.file, &framed, Durability::Rebuildable);
         }
     }
 

@@ -44,6 +44,8 @@ use tantivy::directory::{
     WatchCallback, WatchHandle, WritePtr,
 };
 
+use crate::cachefile::{self, Durability};
+
 const MANAGED: &str = ".managed.json";
 const META: &str = "meta.json";
 /// The largest `meta.json`, `.managed.json` or catalog read; a larger one is corrupt.
@@ -241,16 +243,7 @@ impl BatchSyncDirectory {
     /// Replaces `name` with `data`: a synced temp file renamed over it, then the directory
     /// synced (what tantivy's own directory does for `meta.json`).
     fn replace_durably(&self, name: &str, data: &[u8]) -> io::Result<()> {
-        let temp = format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple());
-        let written = self.create_new(&temp).and_then(|mut file| {
-            file.write_all(data)?;
-            file.sync_data()
-        });
-        if let Err(e) = written.and_then(|()| self.rename(&temp, name)) {
-            let _ = self.remove(&temp);
-            return Err(e);
-        }
-        self.sync()
+        cachefile::save_in(&*self.dir, single_name(name)?, data, Durability::Durable)
     }
 
     fn path_name<'p>(&self, path: &'p Path) -> io::Result<&'p str> {

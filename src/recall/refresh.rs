@@ -15,7 +15,6 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
-use sha1::{Digest, Sha1};
 use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{TantivyDocument, Term};
@@ -27,13 +26,12 @@ use super::error::RecallError;
 use super::events::{self, EventDesc};
 use super::schema::{Fields, Flags, SourceKind};
 use super::store::{IndexWriter, Store};
+use crate::cachefile::prefix_checks;
 use crate::history::{event_document, ProjectionStore, Role};
 use crate::redact::Masking;
 use crate::session::Root;
 use crate::session::{read_consistently, shape, OpenOptions, Session, SessionError, SessionFile};
 
-/// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
-const CHECK_BYTES: usize = 4096;
 /// The first user message shown by `sessions list`, in code points.
 pub const FIRST_USER_PREVIEW_CHARS: usize = 200;
 /// Past this many runs of scattered seqs to delete (a rewind in a long session with many
@@ -397,7 +395,7 @@ impl FilePart<'_> {
         let bytes = session.bytes();
         let settled = stat.modified_before(settled_before);
         let (indexed_len, entries) = indexable(session, settled);
-        let (head_check, tail_check) = checks(&bytes[..indexed_len]);
+        let (head_check, tail_check) = prefix_checks(&bytes[..indexed_len]);
         let grown_from = record.filter(|r| still_holds(r, &stat, bytes, indexed_len, entries));
         let session_id = session_id(session, &found.path);
         let changes = describe_changes(session, grown_from, entries, &session_id, store);
@@ -493,7 +491,7 @@ fn still_holds(
         || prefix[old_len - 1] == b'\n'
         || old_len == bytes.len()
         || bytes[old_len] == b'\n';
-    unchanged && line_kept && checks(prefix) == (record.head_check, record.tail_check)
+    unchanged && line_kept && prefix_checks(prefix) == (record.head_check, record.tail_check)
 }
 
 /// The CRC-32 of `bytes[..len]`: of what follows the prefix `grown_from` indexed, combined
@@ -816,19 +814,13 @@ pub fn parse_ms(text: &str) -> Option<i64> {
         .map(|t| t.as_millisecond())
 }
 
-pub fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
-    let head = &prefix[..prefix.len().min(CHECK_BYTES)];
-    let tail = &prefix[prefix.len().saturating_sub(CHECK_BYTES)..];
-    (Sha1::digest(head).into(), Sha1::digest(tail).into())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::session::Harness;
 
     fn record_of(bytes: &[u8], stat: Stat, racy: bool) -> FileRecord {
-        let (head_check, tail_check) = checks(bytes);
+        let (head_check, tail_check) = prefix_checks(bytes);
         FileRecord {
             file_id: 1,
             path: "/s.jsonl".into(),

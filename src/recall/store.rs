@@ -17,7 +17,7 @@
 //! (`BatchSyncDirectory` opens it and every file in it the same way).
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,7 @@ use super::catalog::{self, Catalog, Payload};
 use super::directory::BatchSyncDirectory;
 use super::error::RecallError;
 use super::schema::{self, Fields};
+use crate::cachefile::{self, Durability};
 
 /// Whether term positions are indexed; they make phrase queries exact inside the engine
 /// (docs/recall.md explains the measurement behind the choice).
@@ -263,34 +264,22 @@ fn is_generation_name(name: &str) -> bool {
 }
 
 /// Makes `store`'s generation the one readers use: its directory entry synced, then `current`
-/// replaced by a synced temp file renamed over it, then the directory synced.
+/// saved durably over the old one (older generations are removed next, so a crash must not bring
+/// back a `current` naming one of them).
 pub fn publish(dir: &Path, store: &Store, _lock: &WriterLock) -> Result<(), RecallError> {
     let io_error = |e| RecallError::io(dir, e);
     sync_dir(dir).map_err(io_error)?;
-    let temp = dir.join(format!(".{CURRENT}.{}.tmp", uuid::Uuid::new_v4().simple()));
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(format!("{}\n", store.name()).as_bytes())?;
-            file.sync_data()
-        });
     let target = dir.join(CURRENT);
-    let renamed = written.and_then(|()| match fs::rename(&temp, &target) {
-        Err(e) if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) => {
+    let name = format!("{}\n", store.name());
+    let save = || cachefile::save(&target, name.as_bytes(), Durability::Durable);
+    match save() {
+        Err(_) if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) => {
             // Something put a directory there; ours is the only name that matters.
-            fs::remove_dir_all(&target).map_err(|_| e)?;
-            fs::rename(&temp, &target)
+            fs::remove_dir_all(&target).map_err(io_error)?;
+            save().map_err(io_error)
         }
-        other => other,
-    });
-    if let Err(e) = renamed {
-        let _ = fs::remove_file(&temp);
-        return Err(io_error(e));
+        saved => saved.map_err(io_error),
     }
-    sync_dir(dir).map_err(io_error)
 }
 
 /// Removes everything in `dir` but the lock, `current` and the generation `keep`: older

@@ -8,38 +8,30 @@
 //! can hold) silently falls back to a full parse: the index is an accelerator, never a source of
 //! truth, and a bad one only costs speed.
 //!
-//! An index file is a fixed header (magic, format, payload length) and a postcard payload. It is
-//! opened with `O_NOFOLLOW | O_NONBLOCK`, must be a regular file of exactly the header's length,
-//! and is written as a 0600 temp file in a 0700 directory, then renamed into place.
+//! An index file is a cache file (`crate::cachefile`: a header of magic, format and payload
+//! length, read or mapped only when it is a regular file of exactly that length, saved whole by a
+//! rename) whose payload is laid out as [`encode`] says.
 
 use std::borrow::Cow;
-use std::fs::{self, Metadata};
-use std::io::{Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha1::{Digest, Sha1};
 
 use super::entries::{Entries, StoredEntries, CHUNK_LEN};
-use super::guard::GuardedMap;
 use super::harness::Reader;
 use super::parse::Parser;
 use super::{Header, Session, SessionFile, Span};
+use crate::cachefile::{self, Durability, Kind, Payload};
 
-/// The first bytes of every index file.
-const MAGIC: &[u8; 8] = b"PICTXIDX";
-/// Bumped whenever the index layout or the meaning of a parsed entry changes.
-const FORMAT: u32 = 12;
-/// Magic, format (u32 LE), payload length (u64 LE).
-const HEADER_LEN: usize = 8 + 4 + 8;
+/// An index file: its magic, and its format, bumped whenever the index layout or the meaning of
+/// a parsed entry changes.
+const INDEX: Kind = Kind::new(b"PICTXIDX", 12);
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
 /// densest session (a line `{}` per entry) indexes to about ten.
 const MAX_INDEX_RATIO: u64 = 16;
 const MAX_INDEX_OVERHEAD: u64 = 64 * 1024;
-/// How many bytes at each end of the indexed prefix are hashed to detect a rewritten file.
-const CHECK_BYTES: usize = 4096;
 /// The index is rewritten once this many bytes were appended since it was written.
 pub(super) const REWRITE_AFTER_BYTES: usize = 256 * 1024;
 /// The same, for a reader that reads the session once and moves on (a recall refresh):
@@ -86,7 +78,7 @@ pub(super) fn open_indexed(
 ) -> Session {
     let bytes = file.bytes();
     let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let (index_file, key) = cache_file(dir, file.path(), "idx");
+    let (index_file, key) = cachefile::for_path(dir, file.path(), "idx");
     let (mut parser, indexed_len) = load(&index_file, &key, metadata, bytes, decode)
         .filter(|(parser, _)| decode == Decode::Lazily || parser.decode_all())
         .unwrap_or_else(|| (Parser::default(), 0));
@@ -101,7 +93,7 @@ pub(super) fn open_indexed(
                 // The index outlives this call: it is written only when the file did not change
                 // while it was parsed, or it could describe a mix of two versions.
                 if file.is_unchanged() {
-                    let _ = save(&index_file, &data);
+                    let _ = cachefile::save(&index_file, &data, Durability::Rebuildable);
                 }
             }
         }
@@ -109,22 +101,6 @@ pub(super) fn open_indexed(
     // The partial last line (Pi may be writing it right now) is parsed but never indexed.
     parser.feed(bytes, complete);
     parser.into_session(file.source().clone())
-}
-
-/// The cache file with extension `ext` of the session at `path`, and the key it records (the
-/// canonical path when it resolves, else the path as given).
-pub(crate) fn cache_file(dir: &Path, path: &Path, ext: &str) -> (PathBuf, String) {
-    let key = path_key(path);
-    let file = dir.join(format!("{}.{ext}", hex(&Sha1::digest(key.as_bytes()))));
-    (file, key)
-}
-
-/// The index key: the canonical path when it resolves, else the path as given.
-fn path_key(path: &Path) -> String {
-    fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn load(
@@ -137,13 +113,11 @@ fn load(
     let max = max_payload_len(bytes.len());
     let payload = match decode {
         // A lazy reader keeps the index for its chunks: mapped, it costs no fresh memory.
-        Decode::Lazily => map_cache_file(index_file, MAGIC, FORMAT, max)?,
-        Decode::All => CachePayload(Payload::Owned(read_cache_file(
-            index_file, MAGIC, FORMAT, max,
-        )?)),
+        Decode::Lazily => cachefile::map(index_file, INDEX, max)?,
+        Decode::All => Payload::owned(cachefile::read(index_file, INDEX, max)?),
     };
     let data = payload.bytes();
-    let (meta_bytes, mut raw) = split_meta(data)?;
+    let (meta_bytes, mut raw) = cachefile::split_meta(data)?;
     // Copied before it is decoded: the strings in it must stay the bytes checked as UTF-8.
     let copy = meta_bytes.to_vec();
     let meta: IndexMeta = postcard::from_bytes(&copy).ok()?;
@@ -153,7 +127,7 @@ fn load(
         && meta.ino == metadata.ino()
         && indexed_len <= bytes.len()
         && (indexed_len == 0 || bytes[indexed_len - 1] == b'\n')
-        && checks(&bytes[..indexed_len]) == (meta.head_check, meta.tail_check);
+        && cachefile::prefix_checks(&bytes[..indexed_len]) == (meta.head_check, meta.tail_check);
     if !valid {
         return None;
     }
@@ -198,13 +172,6 @@ fn load(
     Some((parser, indexed_len))
 }
 
-/// The meta of a cache payload (after its u64 LE length) and the raw bytes after it.
-pub(crate) fn split_meta(data: &[u8]) -> Option<(&[u8], &[u8])> {
-    let meta_len = usize::try_from(u64::from_le_bytes(data.get(..8)?.try_into().ok()?)).ok()?;
-    let meta = data.get(8..8usize.checked_add(meta_len)?)?;
-    Some((meta, &data[8 + meta_len..]))
-}
-
 /// The next `len` bytes of `raw`, which moves past them.
 fn take<'a>(raw: &mut &'a [u8], len: usize) -> Option<&'a [u8]> {
     if len > raw.len() {
@@ -236,111 +203,15 @@ fn span_column(raw: &[u8], indexed_len: usize) -> Option<Vec<Span>> {
     Some(spans)
 }
 
-/// The payload of a cache file, read only when the file is a regular file (never through a
-/// symlink, never blocking on a FIFO) whose header promises a payload of exactly its size, of
-/// this kind and format, no larger than `max_payload`.
-pub(crate) fn read_cache_file(
-    index_file: &Path,
-    magic: &[u8; 8],
-    format: u32,
-    max_payload: u64,
-) -> Option<Vec<u8>> {
-    let (file, payload_len) = open_cache_file(index_file, magic, format, max_payload)?;
-    read_payload(file, payload_len)
-}
-
-fn read_payload(mut file: fs::File, payload_len: u64) -> Option<Vec<u8>> {
-    let mut payload = Vec::with_capacity(usize::try_from(payload_len).ok()?);
-    (&mut file)
-        .take(payload_len)
-        .read_to_end(&mut payload)
-        .ok()?;
-    (payload.len() as u64 == payload_len).then_some(payload)
-}
-
-/// [`read_cache_file`], mapped when a guarded map can be set up (read otherwise): the payload
-/// then costs no fresh memory, and only the pages used are touched. Cache files are replaced by
-/// a rename, never written in place; one truncated by someone else under the map reads as
-/// zeros past its end and reports [`CachePayload::damaged`].
-pub(crate) fn map_cache_file(
-    index_file: &Path,
-    magic: &[u8; 8],
-    format: u32,
-    max_payload: u64,
-) -> Option<CachePayload> {
-    let (file, payload_len) = open_cache_file(index_file, magic, format, max_payload)?;
-    let len = usize::try_from(payload_len).ok()?.checked_add(HEADER_LEN)?;
-    let payload = match GuardedMap::map(&file, len) {
-        Some(map) => Payload::Mapped(map),
-        None => Payload::Owned(read_payload(file, payload_len)?),
-    };
-    Some(CachePayload(payload))
-}
-
-/// The payload of a cache file: mapped or read.
-pub(crate) struct CachePayload(Payload);
-
-enum Payload {
-    Mapped(GuardedMap),
-    Owned(Vec<u8>),
-}
-
-impl CachePayload {
-    pub(crate) fn bytes(&self) -> &[u8] {
-        match &self.0 {
-            Payload::Mapped(map) => map.bytes().get(HEADER_LEN..).unwrap_or_default(),
-            Payload::Owned(bytes) => bytes,
-        }
-    }
-
-    /// Whether a read of the map faulted past the file's end (it was truncated), so that some
-    /// bytes read were zeros.
-    pub(crate) fn damaged(&self) -> bool {
-        matches!(&self.0, Payload::Mapped(map) if map.damaged())
-    }
-}
-
-/// A cache file opened and checked as [`read_cache_file`] says, with its payload length.
-fn open_cache_file(
-    index_file: &Path,
-    magic: &[u8; 8],
-    format: u32,
-    max_payload: u64,
-) -> Option<(fs::File, u64)> {
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(index_file)
-        .ok()?;
-    let metadata = file.metadata().ok()?;
-    if !metadata.file_type().is_file() {
-        return None;
-    }
-    let mut header = [0; HEADER_LEN];
-    file.read_exact(&mut header).ok()?;
-    let payload_len = payload_len(&header, magic, format)?;
-    let plausible = payload_len <= max_payload
-        && metadata.len() == (HEADER_LEN as u64).checked_add(payload_len)?;
-    plausible.then_some((file, payload_len))
-}
-
-/// The payload length a header promises; `None` for another file kind or format.
-fn payload_len(header: &[u8; HEADER_LEN], magic: &[u8; 8], format: u32) -> Option<u64> {
-    let (file_magic, rest) = header.split_at(magic.len());
-    let (file_format, len) = rest.split_at(4);
-    (file_magic == magic && file_format == format.to_le_bytes())
-        .then(|| u64::from_le_bytes(len.try_into().unwrap_or_default()))
-}
-
 /// The most an index of a session of `session_len` bytes can take. An entry needs a line of at
 /// least three bytes (`{}` and its newline) and encodes in at most a few dozen; the atoms, the
 /// header and the key are bounded by the session and the path.
-pub(crate) fn max_payload_len(session_len: usize) -> u64 {
+fn max_payload_len(session_len: usize) -> u64 {
     (session_len as u64).saturating_mul(MAX_INDEX_RATIO) + MAX_INDEX_OVERHEAD
 }
 
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
-    let (head_check, tail_check) = checks(indexed);
+    let (head_check, tail_check) = cachefile::prefix_checks(indexed);
     let entries = &parser.entries;
     let atoms = parser.atoms.text(entries);
     let mut encoded: Vec<Cow<[u8]>> = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
@@ -373,9 +244,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     let meta = postcard::to_stdvec(&meta).ok()?;
     let chunk_bytes: usize = encoded.iter().map(|c| c.len()).sum();
     // Built in the file's frame: a large index is not copied again to be framed.
-    let mut data = frame_start(
-        MAGIC,
-        FORMAT,
+    let mut data = INDEX.start(
         8 + meta.len()
             + entries.len() * (SPAN_BYTES + 4)
             + atoms.len()
@@ -406,95 +275,5 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
     if entries.damaged() {
         return None;
     }
-    Some(frame_end(data))
-}
-
-/// A cache file's bytes begun: magic, format, and the payload's length (0 until
-/// [`frame_end`]); the payload is appended after them.
-pub(crate) fn frame_start(magic: &[u8; 8], format: u32, payload_capacity: usize) -> Vec<u8> {
-    let mut data = Vec::with_capacity(HEADER_LEN + payload_capacity);
-    data.extend_from_slice(magic);
-    data.extend_from_slice(&format.to_le_bytes());
-    data.extend_from_slice(&0u64.to_le_bytes());
-    data
-}
-
-/// The cache file `frame_start` began, its payload appended: the payload's length goes into
-/// the header.
-pub(crate) fn frame_end(mut data: Vec<u8>) -> Vec<u8> {
-    let payload_len = (data.len() - HEADER_LEN) as u64;
-    data[HEADER_LEN - 8..HEADER_LEN].copy_from_slice(&payload_len.to_le_bytes());
-    data
-}
-
-/// A cache file's bytes: magic, format, payload length, payload.
-pub(crate) fn framed(magic: &[u8; 8], format: u32, payload: &[u8]) -> Vec<u8> {
-    let mut data = frame_start(magic, format, payload.len());
-    data.extend_from_slice(payload);
-    frame_end(data)
-}
-
-/// Writes an index file: a new 0600 temp file in the 0700 cache directory (created without
-/// following a symlink at its name), renamed over the old index.
-pub(crate) fn save(index_file: &Path, data: &[u8]) -> std::io::Result<()> {
-    let dir = index_file.parent().unwrap_or(Path::new("."));
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let temp = temp_path(index_file);
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(data));
-    match written.and_then(|()| fs::rename(&temp, index_file)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = fs::remove_file(&temp);
-            Err(e)
-        }
-    }
-}
-
-/// A temp name no other writer uses: this process's id and a per-process counter.
-fn temp_path(index_file: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut name = index_file.as_os_str().to_owned();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    name.push(format!(".{}.{n}.tmp", std::process::id()));
-    PathBuf::from(name)
-}
-
-/// SHA-1 of the first and of the last 4 KiB of a prefix of the session: a prefix whose checks
-/// are unchanged is taken to be the same bytes.
-pub(crate) fn checks(prefix: &[u8]) -> ([u8; 20], [u8; 20]) {
-    let head = &prefix[..prefix.len().min(CHECK_BYTES)];
-    let tail = &prefix[prefix.len().saturating_sub(CHECK_BYTES)..];
-    (Sha1::digest(head).into(), Sha1::digest(tail).into())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_frame_built_in_place_is_read_back_with_its_payload_length() {
-        for payload in [&b""[..], b"x", b"a payload of some length"] {
-            let mut data = frame_start(MAGIC, 7, payload.len());
-            data.extend_from_slice(payload);
-            let data = frame_end(data);
-            assert_eq!(data.len(), HEADER_LEN + payload.len());
-            let header: [u8; HEADER_LEN] = data[..HEADER_LEN].try_into().unwrap();
-            assert_eq!(payload_len(&header, MAGIC, 7), Some(payload.len() as u64));
-            assert_eq!(payload_len(&header, MAGIC, 8), None);
-            assert_eq!(&data[HEADER_LEN..], payload);
-        }
-    }
+    Some(cachefile::end(data))
 }

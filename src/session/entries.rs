@@ -18,8 +18,8 @@ use std::ops::{Index, Range};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use super::cache::CachePayload;
 use super::{Entry, EntryKind, Message, Span};
+use crate::cachefile::Payload;
 
 /// How many entries an index chunk holds: a search for a rare word decodes one chunk per
 /// matching line, so smaller chunks decode less (128 measured faster than 512 on 100 MB).
@@ -36,7 +36,7 @@ pub struct Entries {
 /// The entries an index holds, decoded on first use.
 pub(super) struct StoredEntries {
     /// The index payload (mapped, or read) the chunks' byte ranges point into.
-    payload: CachePayload,
+    payload: Payload,
     chunks: Vec<StoredChunk>,
     /// Per entry: its line's span.
     spans: Vec<Span>,
@@ -231,7 +231,7 @@ impl StoredEntries {
     /// each (the last one the rest); `spans` and `shapes` the columns; `atoms` the byte range
     /// of the atom table. `None` when they do not fit together.
     pub(super) fn new(
-        payload: CachePayload,
+        payload: Payload,
         chunks: Vec<Range<usize>>,
         spans: Vec<Span>,
         shapes: Vec<u32>,

@@ -21,9 +21,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::cache::Decode;
-use super::guard::{Canary, GuardedMap};
 use super::harness::{detect, Harness, DETECT_BYTES};
 use super::{OpenOptions, Session, SessionError, Source};
+use crate::cachefile::{Canary, GuardedMap};
 
 /// How many times an operation runs before a file that keeps changing is reported.
 const ATTEMPTS: u32 = 3;

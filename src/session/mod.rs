@@ -15,9 +15,6 @@ mod cache;
 mod entries;
 mod error;
 mod file;
-// The SIGBUS handler and its maps: the one place the library needs unsafe code.
-#[allow(unsafe_code)]
-mod guard;
 mod harness;
 mod parse;
 mod record;
@@ -28,10 +25,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use cache::{
-    cache_file, checks, frame_end, frame_start, framed, map_cache_file, save as save_cache_file,
-    split_meta, CachePayload,
-};
+use crate::cachefile::GuardedMap;
+
 pub use entries::{shape, shape_code, Entries};
 pub use error::SessionError;
 pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
@@ -261,7 +256,7 @@ enum Source {
     Empty,
     Owned(Arc<Vec<u8>>),
     /// A read-only memory map of the session file, guarded against the file shrinking.
-    Mapped(Arc<guard::GuardedMap>),
+    Mapped(Arc<GuardedMap>),
 }
 
 impl Source {

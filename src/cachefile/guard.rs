@@ -1,12 +1,14 @@
-//! Memory maps of session files that survive the file shrinking under them.
+//! Memory maps that survive the file shrinking under them: the maps of session files and of
+//! cache files.
 //!
 //! Pi rewrites session files in place (`openSync(file, "w")` for migrations and forks), so a page
 //! of a mapped session can lie past the file's end by the time it is read, and reading it raises
-//! SIGBUS, which kills the process. A process-wide SIGBUS handler, installed once, recognizes a
-//! fault inside one of the maps registered here, replaces the rest of that map with anonymous
-//! zero pages, marks the map damaged and returns: the read sees zeros, which the bounds-checked
-//! parser survives, and the caller learns from [`GuardedMap::damaged`] that it must read again.
-//! Any other SIGBUS goes to the handler that was there before, or to the default action.
+//! SIGBUS, which kills the process (a cache file truncated by someone else under its map would do
+//! the same). A process-wide SIGBUS handler, installed once, recognizes a fault inside one of the
+//! maps registered here, replaces the rest of that map with anonymous zero pages, marks the map
+//! damaged and returns: the read sees zeros, which the bounds-checked readers survive, and the
+//! caller learns from [`GuardedMap::damaged`] that it must read again. Any other SIGBUS goes to
+//! the handler that was there before, or to the default action.
 //!
 //! The handler does only async-signal-safe work: atomic loads and stores over a fixed table of
 //! slots, and the `mmap` system call.
@@ -64,8 +66,8 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// The SIGBUS action before ours, which every fault outside our maps is handed to.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-/// A read-only map of a session file, registered with the SIGBUS handler for its lifetime.
-pub(super) struct GuardedMap {
+/// A read-only map of a file, registered with the SIGBUS handler for its lifetime.
+pub(crate) struct GuardedMap {
     map: memmap2::Mmap,
     slot: &'static Slot,
 }
@@ -131,7 +133,7 @@ impl GuardedMap {
 /// zero) removes the page from the page tables of every map of it, this one included, and it
 /// stays absent even when the file grows back. So a truncation during a read is recognized
 /// even when the file was restored to the same bytes before the read ended.
-pub(super) struct Canary {
+pub(crate) struct Canary {
     map: GuardedMap,
 }
 
