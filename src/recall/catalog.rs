@@ -17,9 +17,11 @@ use crate::session::Harness;
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
 /// is rebuilt (format 3 added the change time to a file's stamp; format 4 each session's
 /// harness and parent session; format 5 a CRC-32 for the racy-clean check instead of SHA-1; format 6 that CRC kept for
-/// every file and extended as it grows; format 7 the readers' round-4 fixes: a Codex
-/// compaction's reply no longer an assistant event, Codex event copies before their roled twins
-/// read once, Claude Code's harness words context events, a compaction's missing logical parent).
+/// every file and extended as it grows; format 7 the round-4 fixes: session names masked like
+/// first prompts, words over 80 bytes indexed cut to their first 80 bytes instead of left out, a
+/// Codex compaction's reply no longer an assistant event, Codex event copies before their roled
+/// twins read once, Claude Code's harness words context events, a compaction's missing logical
+/// parent).
 pub const FORMAT: u32 = 7;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
@@ -32,6 +34,7 @@ pub struct SessionInfo {
     pub parent_session_id: Option<String>,
     pub cwd: Option<String>,
     pub project_key: Option<String>,
+    /// Masked when masking is on (docs/recall.md, "Secrets").
     pub name: Option<String>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,

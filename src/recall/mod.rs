@@ -192,6 +192,15 @@ pub struct SearchResult {
     pub indexed_sessions: usize,
     pub stale: bool,
     pub unreadable: usize,
+    /// How many query alternatives held a secret and were not searched: masking keeps secrets
+    /// out of the index, so they cannot be found (docs/recall.md, "Secrets"). Shown only when
+    /// some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub secret_queries: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What `sessions index` reports.
@@ -307,7 +316,10 @@ impl Recall {
         params: &SearchParams,
         progress: Option<&mut dyn Progress>,
     ) -> Result<SearchResult, RecallError> {
-        let alternatives = query::parse(&params.queries)?;
+        let query::Parsed {
+            alternatives,
+            secret_queries,
+        } = query::parse(&params.queries, self.masking)?;
         if params.limit == 0 || params.hits == 0 || params.preview_chars == 0 {
             return Err(RecallError::InvalidParams(
                 "limit, hits and preview length must be at least 1".into(),
@@ -321,8 +333,21 @@ impl Recall {
                 indexed_sessions: 0,
                 stale: view.stale,
                 unreadable: view.unreadable,
+                secret_queries,
             });
         };
+        if alternatives.is_empty() {
+            let result = SearchResult {
+                sessions: Vec::new(),
+                more: 0,
+                indexed_sessions: snapshot.catalog.files.len(),
+                stale: view.stale,
+                unreadable: view.unreadable,
+                secret_queries,
+            };
+            self.close(view);
+            return Ok(result);
+        }
         let catalog = &snapshot.catalog;
         let filter = self.filter(catalog, params);
         let searcher = &snapshot.searcher;
@@ -365,6 +390,7 @@ impl Recall {
             indexed_sessions: catalog.files.len(),
             stale: view.stale,
             unreadable: view.unreadable,
+            secret_queries,
         };
         drop((segments, records));
         self.close(view);

@@ -426,7 +426,12 @@ pub fn preview_start(document: &str, first_match: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::query::parse;
+    use crate::recall::query::{self, Alternative};
+    use crate::redact::Masking;
+
+    fn parse(queries: &[String]) -> Result<Vec<Alternative>, crate::recall::RecallError> {
+        query::parse(queries, Masking::On).map(|parsed| parsed.alternatives)
+    }
 
     #[test]
     fn finds_words_phrases_and_offsets_in_code_points() {

@@ -4,11 +4,16 @@
 //! double-quoted phrases and the words around them; words are the analyzer's tokens (Unicode
 //! alphanumeric runs, lowercased, diacritics folded), so `AND`, `:`, `*` or `(` are ordinary
 //! text: punctuation separates words and `and` is just a word. An unbalanced quote is ordinary
-//! text too. A secret in a query (`ghp_…`, `token=…`: what masking would hide) is searched as a
-//! phrase of its words, so its kept prefix alone (`ghp`) does not make it match.
+//! text too.
+//!
+//! While masking is on, an alternative holding a secret (`ghp_…`, `token=…`: what masking
+//! hides) is not searched: the index holds no secret, so it could only match the secret's kept
+//! prefix (`ghp`) elsewhere. It is counted instead, so the answer can say why it found nothing.
+//! With masking off, the index holds the text as it is and so is the query: a secret is words.
 
 use super::error::RecallError;
 use super::schema;
+use crate::redact::Masking;
 
 /// Most words (phrase words included) in one alternative. The number and length of the
 /// alternatives are the wire's limits (`wire::check_queries`), shared by every search.
@@ -33,27 +38,41 @@ impl Alternative {
     }
 }
 
-/// Parses the alternatives; refuses an empty list, an empty string, one without any word, and
-/// queries over the size limits.
-pub fn parse(queries: &[String]) -> Result<Vec<Alternative>, RecallError> {
+/// A parsed query: the alternatives to search, and how many were left out for holding a
+/// secret (masking on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    pub alternatives: Vec<Alternative>,
+    pub secret_queries: usize,
+}
+
+/// Parses the alternatives; refuses an empty list, an empty string, one without any word (nor
+/// a secret), and queries over the size limits.
+pub fn parse(queries: &[String], masking: Masking) -> Result<Parsed, RecallError> {
     crate::wire::check_queries(queries).map_err(|e| RecallError::InvalidQuery(e.to_string()))?;
-    queries
-        .iter()
-        .map(|q| {
-            let alternative = parse_one(q);
-            if alternative.is_empty() {
-                return Err(RecallError::InvalidQuery(format!(
-                    "{q:?} has no word to search for: sessions search matches words (letters and digits)"
-                )));
-            }
-            if alternative.all_terms().count() > MAX_TERMS {
-                return Err(RecallError::InvalidQuery(format!(
-                    "a query has at most {MAX_TERMS} words"
-                )));
-            }
-            Ok(alternative)
-        })
-        .collect()
+    let mut parsed = Parsed {
+        alternatives: Vec::new(),
+        secret_queries: 0,
+    };
+    for q in queries {
+        if masking == Masking::On && crate::redact::holds_secret(q) {
+            parsed.secret_queries += 1;
+            continue;
+        }
+        let alternative = parse_one(q);
+        if alternative.is_empty() {
+            return Err(RecallError::InvalidQuery(format!(
+                "{q:?} has no word to search for: sessions search matches words (letters and digits)"
+            )));
+        }
+        if alternative.all_terms().count() > MAX_TERMS {
+            return Err(RecallError::InvalidQuery(format!(
+                "a query has at most {MAX_TERMS} words"
+            )));
+        }
+        parsed.alternatives.push(alternative);
+    }
+    Ok(parsed)
 }
 
 fn parse_one(query: &str) -> Alternative {
@@ -61,25 +80,16 @@ fn parse_one(query: &str) -> Alternative {
         words: Vec::new(),
         phrases: Vec::new(),
     };
-    let add_words = |alternative: &mut Alternative, text: &str| {
-        let mut at = 0;
-        for secret in crate::redact::find(text) {
-            add_plain_words(alternative, &text[at..secret.whole.start]);
-            add_phrase(alternative, tokens(&text[secret.whole.clone()]));
-            at = secret.whole.end;
-        }
-        add_plain_words(alternative, &text[at..]);
-    };
     let mut rest = query;
     while let Some(open) = rest.find('"') {
         let Some(close) = rest[open + 1..].find('"') else {
             break;
         };
-        add_words(&mut alternative, &rest[..open]);
+        add_plain_words(&mut alternative, &rest[..open]);
         add_phrase(&mut alternative, tokens(&rest[open + 1..open + 1 + close]));
         rest = &rest[open + 1 + close + 1..];
     }
-    add_words(&mut alternative, rest);
+    add_plain_words(&mut alternative, rest);
     alternative
 }
 
@@ -125,7 +135,10 @@ mod tests {
     use super::*;
 
     fn one(q: &str) -> Alternative {
-        parse(&[q.to_string()]).unwrap().remove(0)
+        parse(&[q.to_string()], Masking::On)
+            .unwrap()
+            .alternatives
+            .remove(0)
     }
 
     #[test]
@@ -142,19 +155,43 @@ mod tests {
         assert!(a.phrases.is_empty());
     }
 
+    /// Masking on, an alternative holding a secret is counted, not searched, whatever else
+    /// it holds (even no word at all); masking off, it is words like any other.
     #[test]
-    fn a_secret_is_one_phrase() {
-        let a = one("deploy ghp_Xk9fQ2mZ7pL4vR8tW1yBn3Hc5Jd6Ge0Ks8Uq failed");
-        assert_eq!(a.words, ["deploy", "failed"]);
+    fn a_secret_leaves_its_alternative_out_while_masking_is_on() {
+        let token = "ghp_Xk9fQ2mZ7pL4vR8tW1yBn3Hc5Jd6Ge0Ks8Uq";
+        let long_words = format!(
+            "eyJ{}.eyJ{}.{}",
+            "a1B2".repeat(25),
+            "c3D4".repeat(25),
+            "e5F6".repeat(25)
+        );
+        let queries = [
+            format!("deploy {token} failed"),
+            "deploy".into(),
+            long_words.clone(),
+        ];
+        let on = parse(&queries, Masking::On).unwrap();
+        assert_eq!(on.secret_queries, 2);
+        assert_eq!(on.alternatives.len(), 1);
+        assert_eq!(on.alternatives[0].words, ["deploy"]);
+        let off = parse(&queries[..2], Masking::Off).unwrap();
+        assert_eq!(off.secret_queries, 0);
         assert_eq!(
-            a.phrases,
-            [vec!["ghp", "xk9fq2mz7pl4vr8tw1ybn3hc5jd6ge0ks8uq"]]
+            off.alternatives[0].words,
+            [
+                "deploy",
+                "ghp",
+                "xk9fq2mz7pl4vr8tw1ybn3hc5jd6ge0ks8uq",
+                "failed"
+            ]
         );
         assert_eq!(one("ghp_short").words, ["ghp", "short"]);
     }
 
     #[test]
     fn refusals() {
+        let parse = |queries: &[String]| parse(queries, Masking::On);
         assert!(parse(&[]).is_err());
         assert!(parse(&[" ".into()]).is_err());
         assert!(parse(&["*** ::".into()]).is_err());

@@ -423,6 +423,7 @@ impl FilePart<'_> {
             first_user,
             bytes.len() as u64,
             project_keys,
+            masking,
         );
         Prepared {
             fresh: changes.all_stale,
@@ -726,6 +727,8 @@ pub fn session_id(session: &Session, path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// What the catalog keeps of a session. Its name is masked like its first prompt: every door
+/// that shows it (`sessions list`/`search`, the tools, the boot, the hint) reads it from here.
 fn session_info(
     session: &Session,
     entries: usize,
@@ -733,6 +736,7 @@ fn session_info(
     first_user_preview: Option<String>,
     bytes: u64,
     project_keys: &Mutex<FxHashMap<String, String>>,
+    masking: Masking,
 ) -> SessionInfo {
     let header = session.header.as_ref();
     let cwd = header.and_then(|h| h.cwd.clone());
@@ -748,7 +752,7 @@ fn session_info(
         parent_session_id: session.parent_session_id().map(str::to_string),
         cwd,
         project_key,
-        name: session_name(session, entries).or_else(|| session.name().map(str::to_string)),
+        name: session_name(session, entries).map(|name| masking.apply_owned(name)),
         created_at: header.and_then(|h| h.timestamp.clone()),
         updated_ms: updated_at.as_deref().and_then(parse_ms).unwrap_or(0),
         updated_at,

@@ -9,23 +9,78 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
 };
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+    AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream,
+    Tokenizer,
 };
 
 use crate::history::{EventSource, Role};
 
 /// The analyzer's name in the index's tokenizer manager.
 pub const ANALYZER: &str = "recall";
-/// Tokens longer than this many bytes (base64 blobs, hashes of hashes) are not indexed.
+/// Tokens longer than this many bytes (base64 blobs, long tokens, hashes of hashes) are indexed
+/// as their first this many bytes.
 pub const MAX_TOKEN_BYTES: usize = 80;
 
-/// Unicode-aware words (runs of alphanumeric characters), lowercased, diacritics folded.
+/// Unicode-aware words (runs of alphanumeric characters), lowercased, diacritics folded, cut
+/// to [`MAX_TOKEN_BYTES`].
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
+        .filter(CutLong)
         .build()
+}
+
+/// Cuts a token longer than [`MAX_TOKEN_BYTES`] to its first bytes (at a character boundary),
+/// so a long word is still found by the same word: the query's words are cut alike. Left out,
+/// a long secret could not be found even with masking off (issue 38).
+#[derive(Clone, Copy)]
+struct CutLong;
+
+impl TokenFilter for CutLong {
+    type Tokenizer<T: Tokenizer> = CutLongTokenizer<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> CutLongTokenizer<T> {
+        CutLongTokenizer(tokenizer)
+    }
+}
+
+#[derive(Clone)]
+pub struct CutLongTokenizer<T>(T);
+
+impl<T: Tokenizer> Tokenizer for CutLongTokenizer<T> {
+    type TokenStream<'a> = CutLongStream<T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        CutLongStream(self.0.token_stream(text))
+    }
+}
+
+pub struct CutLongStream<S>(S);
+
+impl<S: TokenStream> TokenStream for CutLongStream<S> {
+    fn advance(&mut self) -> bool {
+        if !self.0.advance() {
+            return false;
+        }
+        let text = &mut self.0.token_mut().text;
+        if text.len() > MAX_TOKEN_BYTES {
+            let mut end = MAX_TOKEN_BYTES;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        true
+    }
+
+    fn token(&self) -> &Token {
+        self.0.token()
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.0.token_mut()
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -176,5 +231,19 @@ mod tests {
             tokens.push(token.text.clone());
         }
         assert_eq!(tokens, ["cafe", "naive", "deja", "vu", "日本語"]);
+    }
+
+    #[test]
+    fn long_words_are_cut_to_their_first_bytes() {
+        let long = format!("{}é{}", "A".repeat(79), "b".repeat(40));
+        let mut analyzer = analyzer();
+        let mut stream = analyzer.token_stream(&long);
+        let token = stream.next().unwrap();
+        assert_eq!(token.text, "a".repeat(79) + "e");
+        assert_eq!((token.offset_from, token.offset_to), (0, long.len()));
+        let short = "ü".repeat(50);
+        let mut analyzer = super::analyzer();
+        let mut stream = analyzer.token_stream(&short);
+        assert_eq!(stream.next().unwrap().text, "u".repeat(50));
     }
 }

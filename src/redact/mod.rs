@@ -6,9 +6,13 @@
 //! (`ghp_`, `sk-ant-`, `AKIA`, the PEM header, the `password=` key) is left as it is, so
 //! offsets into the text keep pointing at the same places. Most text holds none of the
 //! literals any rule needs: one Aho-Corasick pass over the text decides that, and no regex runs.
+//! Masking is linear in the text, and one pass finds everything (masking twice changes
+//! nothing).
 
+mod json;
 mod random;
 mod rules;
+mod spans;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -19,8 +23,9 @@ use aho_corasick::AhoCorasick;
 pub use random::{looks_random, MIN_CHARS, MIN_ENTROPY_BITS, MIN_SWITCH_RATIO};
 
 /// The version of the rules. Text indexed under another version is indexed again; bump it
-/// whenever what is masked changes.
-pub const RULES_VERSION: u32 = 1;
+/// whenever what is masked changes (2: one pass, tokens masked with what is glued to them,
+/// `\/` and `\uXXXX` escapes seen through).
+pub const RULES_VERSION: u32 = 2;
 
 /// Whether text is masked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,16 +65,6 @@ impl Masking {
     }
 }
 
-/// One secret found in a text, byte ranges.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Secret {
-    pub kind: &'static str,
-    /// The whole match, prefix or key included.
-    pub whole: Range<usize>,
-    /// What is masked.
-    pub masked: Range<usize>,
-}
-
 struct Rules {
     rules: Vec<rules::Rule>,
     prefilter: AhoCorasick,
@@ -103,39 +98,101 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
     }
 });
 
-/// The secrets in `text`, in order, none overlapping another.
-pub fn find(text: &str) -> Vec<Secret> {
+/// The byte ranges of `text` that masking hides: sorted, disjoint, on character boundaries.
+///
+/// The rules apply in priority order, each once: its regex runs over the text as the rules
+/// before it masked it ([`rules`] says why one pass is enough), so masking is linear in the
+/// text. A text holding `\/` or `\uXXXX` escapes is matched as its decoded view, and what is
+/// found there masks the raw characters it was decoded from ([`json`]).
+pub fn find(text: &str) -> Vec<Range<usize>> {
     let rules = &*RULES;
-    let triggered = triggered_rules(rules, text);
+    let decoded = json::hides(text).then(|| json::Decoded::of(text)).flatten();
+    let view = decoded.as_ref().map_or(text, |d| d.text.as_str());
+    let triggered = triggered_rules(rules, view);
     if triggered == 0 {
         return Vec::new();
     }
-    let mut found: Vec<Secret> = Vec::new();
+    let mut view = Cow::Borrowed(view);
+    let mut masked: Vec<Range<usize>> = Vec::new();
     for (i, rule) in rules.rules.iter().enumerate() {
         if triggered & (1 << i) == 0 {
             continue;
         }
-        for captures in rule.regex().captures_iter(text) {
-            let (Some(whole), Some(secret)) = (captures.get(0), captures.get(rule.spec.secret))
-            else {
-                continue;
-            };
-            let overlaps = found
-                .iter()
-                .any(|s| s.whole.start < whole.end() && whole.start() < s.whole.end);
-            if overlaps || !rules::passes(rule.spec.check, &text[..whole.start()], secret.as_str())
-            {
-                continue;
+        let found = rule_matches(rule, &view);
+        if found.is_empty() {
+            continue;
+        }
+        view = Cow::Owned(star_bytes(view.into_owned(), &found));
+        masked = spans::union(&masked, &found);
+    }
+    match &decoded {
+        Some(decoded) => decoded.to_raw(&masked),
+        None => masked,
+    }
+}
+
+/// Whether masking hides anything of `text`.
+pub fn holds_secret(text: &str) -> bool {
+    !find(text).is_empty()
+}
+
+/// What `rule` masks of `text`, in order: one pass of its regex, and of a token, what is glued
+/// to it (the search goes on after the glue, so a token's glue is read once).
+fn rule_matches(rule: &rules::Rule, text: &str) -> Vec<Range<usize>> {
+    let regex = rule.regex();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at <= text.len() {
+        let Some(captures) = regex.captures_at(text, at) else {
+            break;
+        };
+        let (Some(whole), Some(secret)) = (captures.get(0), captures.get(rule.spec.secret)) else {
+            break;
+        };
+        at = whole.end().max(whole.start() + 1);
+        if !rules::passes(rule.spec.check, &text[..whole.start()], secret.as_str()) {
+            continue;
+        }
+        let end = if rule.spec.glued {
+            rules::glue_end(text, secret.end())
+        } else {
+            secret.end()
+        };
+        found.push(secret.start()..end);
+        at = at.max(end);
+    }
+    found
+}
+
+/// `text` with the bytes of the characters in `ranges` (whitespace aside) turned into `*`: the
+/// rules see a masked character as `*`, and every offset stays where it was.
+fn star_bytes(text: String, ranges: &[Range<usize>]) -> String {
+    let mut bytes = text.into_bytes();
+    for range in ranges {
+        let mut at = range.start;
+        while at < range.end {
+            let len = utf8_len(bytes[at]);
+            let whitespace = std::str::from_utf8(&bytes[at..at + len])
+                .ok()
+                .and_then(|c| c.chars().next())
+                .is_some_and(char::is_whitespace);
+            if !whitespace {
+                bytes[at..at + len].fill(b'*');
             }
-            found.push(Secret {
-                kind: rule.spec.kind,
-                whole: whole.range(),
-                masked: secret.range(),
-            });
+            at += len;
         }
     }
-    found.sort_by_key(|s| s.whole.start);
-    found
+    String::from_utf8(bytes).expect("masking replaces whole characters with ASCII")
+}
+
+/// The length of the UTF-8 sequence that starts with `first`.
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0..0x80 => 1,
+        0xC0..0xE0 => 2,
+        0xE0..0xF0 => 3,
+        _ => 4,
+    }
 }
 
 /// The rules whose literals occur in `text`, as a bit set. Overlapping matches: a literal
@@ -152,36 +209,21 @@ fn triggered_rules(rules: &Rules, text: &str) -> u32 {
     triggered
 }
 
-/// `text` with every secret masked; borrowed when it holds none. Masking until nothing more is
-/// found makes it idempotent (a masked span can free a neighbour's boundary).
+/// `text` with every secret masked; borrowed when it holds none. One pass: masking never
+/// frees a boundary the rules look at (`rules`), so masking again changes nothing.
 pub fn mask(text: &str) -> Cow<'_, str> {
-    let secrets = find(text);
-    if secrets.is_empty() {
+    let found = find(text);
+    if found.is_empty() {
         return Cow::Borrowed(text);
     }
-    let mut masked = star(text, &secrets);
-    loop {
-        let more = find(&masked);
-        if more.is_empty() {
-            return Cow::Owned(masked);
-        }
-        let next = star(&masked, &more);
-        if next == masked {
-            return Cow::Owned(masked);
-        }
-        masked = next;
-    }
+    Cow::Owned(star(text, &found))
 }
 
-/// Replaces the masked ranges' characters (whitespace aside) with `*`.
-fn star(text: &str, secrets: &[Secret]) -> String {
+/// Replaces the characters of `ranges` (sorted, disjoint), whitespace aside, with `*`.
+fn star(text: &str, ranges: &[Range<usize>]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for secret in secrets {
-        let range = &secret.masked;
-        if range.start < at {
-            continue;
-        }
+    for range in ranges {
         out.push_str(&text[at..range.start]);
         out.extend(
             text[range.clone()]

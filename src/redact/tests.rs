@@ -216,6 +216,150 @@ fn random_values_of_the_minimum_length_are_mostly_caught() {
     assert!(caught * 100 >= trials * 99, "{caught} of {trials}");
 }
 
+/// One token of each prefixed kind: its kept prefix and its body, varied by `i`.
+fn tokens_of_every_kind(i: usize) -> Vec<(&'static str, String)> {
+    let b = |n: usize| {
+        B62.chars()
+            .cycle()
+            .skip(i % B62.len())
+            .take(n)
+            .collect::<String>()
+    };
+    vec![
+        ("AKIA", "Q3ZXN5TL7WJ2RB4M".to_string()),
+        ("ASIA", "Q3ZXN5TL7WJ2RB4M".to_string()),
+        ("ghp_", b(36)),
+        ("gho_", b(36)),
+        ("github_pat_", format!("11ABCDEFG0_{}", b(59))),
+        ("glpat-", b(20)),
+        ("sk-ant-", format!("api03-{}-{}AA", b(40), b(40))),
+        ("sk-", b(48)),
+        ("sk-", format!("proj-{}_{}", b(30), b(40))),
+        ("xoxb-", format!("1234567890-0987654321-{}", b(16))),
+        ("sk_live_", b(24)),
+        ("rk_test_", b(24)),
+        ("AIza", format!("Sy{}", b(33))),
+        ("hf_", b(34)),
+        ("npm_", b(36)),
+        ("eyJ", format!("hbGciOiJIUzI1NiJ9.eyJ{}.{}", b(20), b(43))),
+    ]
+}
+
+/// Tokens of one kind written back to back (no space between them) are masked whole: the
+/// first prefix stays, everything after it is masked, in one pass.
+#[test]
+fn back_to_back_tokens_of_every_kind_are_masked() {
+    for kind in 0..tokens_of_every_kind(0).len() {
+        let run: Vec<(&str, String)> = (0..40)
+            .map(|i| tokens_of_every_kind(i)[kind].clone())
+            .collect();
+        let prefix = run[0].0;
+        let text: String = run.iter().map(|(p, body)| format!("{p}{body}")).collect();
+        assert_masks("run {} end", prefix, &text[prefix.len()..]);
+    }
+}
+
+/// Tokens of every kind glued together in one run: masked to its end.
+#[test]
+fn a_run_of_tokens_of_every_kind_is_masked_to_its_end() {
+    let text: String = (0..5)
+        .flat_map(tokens_of_every_kind)
+        .map(|(p, body)| format!("{p}{body}"))
+        .collect();
+    assert_masks("output: {}\n", "AKIA", &text["AKIA".len()..]);
+}
+
+/// A token glued to more letters is masked to the end of what is glued; a single token alone
+/// keeps everything around it.
+#[test]
+fn what_is_glued_to_a_token_is_masked_with_it() {
+    let key = "Q3ZXN5TL7WJ2RB4M";
+    assert_masks("id {} end", "AKIA", &format!("{key}extra_part-2.txt"));
+    assert_masks("id {}, end", "AKIA", key);
+    assert_masks("{}/repo", "ghp_", &format!("{}{}", b62(36), b62(300)));
+    assert_kept("MAKIAQ3ZXN5TL7WJ2RB4M and xghp_Xk9fQ2mZ7pL4vR8tW1yBn3Hc5Jd6Ge0Ks8Uq");
+}
+
+/// Secrets after a key or a keyword, one right after another: every value is masked.
+#[test]
+fn keyed_secrets_one_after_another_are_masked() {
+    let values: Vec<String> = (0..30)
+        .map(|i| B62.chars().cycle().skip(i).take(20).collect())
+        .collect();
+    let aws: Vec<String> = (0..30)
+        .map(|i| B62.chars().cycle().skip(i).take(40).collect())
+        .collect();
+    let texts = [
+        values
+            .iter()
+            .map(|v| format!("password: {v}\n"))
+            .collect::<String>(),
+        values.iter().map(|v| format!("API_KEY={v}")).collect(),
+        values
+            .iter()
+            .map(|v| format!("postgres://app:{v}@db/app"))
+            .collect(),
+        values
+            .iter()
+            .map(|v| format!("Authorization: Bearer {v}{v}\n"))
+            .collect(),
+        aws.iter()
+            .map(|v| format!("aws_secret_access_key={v}"))
+            .collect(),
+        aws.iter()
+            .map(|v| format!("-----BEGIN PRIVATE KEY-----\n{v}\n-----END PRIVATE KEY-----"))
+            .collect(),
+    ];
+    for text in texts {
+        let out = masked(&text);
+        for value in values.iter().chain(&aws) {
+            assert!(!out.contains(value.as_str()), "{value} left in {out}");
+        }
+    }
+}
+
+/// The inputs that took seconds to minutes when masking compared every match with every other
+/// and masked again until nothing changed: every secret is found (how fast is measured by
+/// `examples/mask_worst_case.rs`, docs/recall.md).
+#[test]
+fn many_secrets_in_one_text_are_all_masked() {
+    let google: String = (0..4000)
+        .map(|i| tokens_of_every_kind(i)[12].1.clone())
+        .map(|b| format!("AIza{b}"))
+        .collect();
+    assert_masks("{}", "AIza", &google["AIza".len()..]);
+    let lines: String = (0..20_000)
+        .map(|i| format!("password: {}\n", &b62(20 + i % 7)[i % 7..]))
+        .collect();
+    let out = mask(&lines);
+    assert_eq!(out.lines().count(), 20_000);
+    assert!(
+        out.lines()
+            .all(|l| l == format!("password: {}", "*".repeat(20))),
+        "{}",
+        &out[..200]
+    );
+}
+
+/// A secret spelled with JSON string escapes (a tool call's raw arguments) is masked in the
+/// raw text, escapes and all, at the offsets of the raw text.
+#[test]
+fn json_escaped_secrets_are_masked_in_the_raw_text() {
+    assert_masks(
+        r#"{"dsn":"postgres:\/\/app:{}@db\/app"}"#,
+        "",
+        "Sup3rS3cr3tPw",
+    );
+    assert_masks(r#"{"command":"echo {}"}"#, r"\u0067hp_", &b62(36));
+    assert_masks(r#"{"content":"line\n{}\n"}"#, "AKIA", "Q3ZXN5TL7WJ2RB4M");
+    assert_masks(r#"{"content":"a\tghp_{}"}"#, "", &b62(36));
+    // An escape inside the secret is masked whole.
+    let body = format!("{}\\u0066{}", b62(20), b62(16));
+    assert_masks(r#"{"token":"ghp_{}"}"#, "", &body);
+    assert_masks(r#"{"env":"API_KEY\u003d{}"}"#, "", "Q2mZ7pL4vR8tW1yBn3Hc");
+    assert_kept(r#"{"path":"C:\\Users\\someone\\token\\notes.txt"}"#);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -234,9 +378,37 @@ proptest! {
                 Just("-----BEGIN PRIVATE KEY-----\n".to_string()),
                 Just("Bearer ".to_string()),
                 Just("eyJ".to_string()),
+                Just("\\/".to_string()),
+                Just("\\n".to_string()),
+                Just("\\\"".to_string()),
+                Just("\\u0067hp_".to_string()),
+                Just("\\u0041".to_string()),
+                Just("AIza".to_string()),
+                Just("github_pat_".to_string()),
+                Just("sk-ant-api03-".to_string()),
+                Just("xoxb-".to_string()),
+                Just("hf_".to_string()),
+                Just("npm_".to_string()),
+                Just("sk_live_".to_string()),
+                Just("glpat-".to_string()),
+                Just("password: ".to_string()),
+                Just("key=".to_string()),
+                Just("aws_secret_access_key=".to_string()),
+                Just("Basic ".to_string()),
+                Just("https://".to_string()),
+                Just("-----END PRIVATE KEY-----".to_string()),
+                Just("\\u003d".to_string()),
+                Just("\\u002f".to_string()),
+                Just("\\t".to_string()),
+                Just("\\\\".to_string()),
+                Just("\"".to_string()),
+                Just("é".to_string()),
+                prop_oneof![Just("-"), Just("."), Just("_")].prop_map(str::to_string),
                 "[A-Za-z0-9]{16,48}",
+                "[A-Z0-9]{16}",
+                "[a-z/=+:@]{1,5}",
             ],
-            0..12,
+            0..24,
         )
     ) {
         let text: String = parts.concat();

@@ -201,6 +201,13 @@ impl SessionsPrinter for HumanPrinter {
     }
 
     fn search(&self, out: &mut dyn Write, result: &SearchResult) -> io::Result<()> {
+        if result.secret_queries > 0 {
+            let _ = writeln!(
+                io::stderr(),
+                "note: secrets are masked in the session index and cannot be searched; {} of the queries held one and matched nothing",
+                result.secret_queries
+            );
+        }
         if result.sessions.is_empty() {
             writeln!(
                 out,
