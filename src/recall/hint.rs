@@ -18,7 +18,8 @@ use tantivy::{DocAddress, Searcher, Term};
 use super::catalog::FileRecord;
 use super::error::RecallError;
 use super::schema::Fields;
-use super::{hits, query, search, store, Hit, Recall, Scope, SearchParams};
+use super::writer::RefreshRequest;
+use super::{hits, query, search, Hit, Recall, Scope, SearchParams};
 use crate::text::inert_markup;
 
 /// The bar's score: the least [`Measure::coverage`] the best event must reach. Measured on the
@@ -163,15 +164,14 @@ struct Best<'a> {
 impl Recall {
     /// At most one hint for `params.prompt` (docs/recall.md, "The hint").
     pub fn hint(&self, params: &HintParams) -> Result<HintOutcome, RecallError> {
-        let (view, _) = store::with_private_umask(|| {
-            self.refresh_private(
-                false,
-                false,
-                Some(MAX_REFRESH_BYTES),
-                params.session_file.as_deref(),
-                None,
-            )
-        })?;
+        let (view, _) = self.refresh(
+            RefreshRequest {
+                max_bytes: Some(MAX_REFRESH_BYTES),
+                skip: params.session_file.as_deref(),
+                ..RefreshRequest::default()
+            },
+            None,
+        )?;
         let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
             return Ok(HintOutcome::miss(
                 Miss::NoMatch,

@@ -5,6 +5,10 @@
 //! Every `list` and `search` refreshes the index first; a process that finds another one
 //! refreshing answers from the last commit with `stale: true` instead of waiting. The index is
 //! a cache: a corrupt one is rebuilt, and deleting it is always safe.
+//!
+//! This file is the facade: [`Recall`]'s entry points (index, list, search, recent sessions,
+//! the hint in `hint.rs`). The writer (refresh, plan, merge policy, sizing) is in `writer.rs`,
+//! asked with one `RefreshRequest`; the result types are in `types.rs`.
 
 mod ahead;
 mod catalog;
@@ -24,11 +28,11 @@ mod resolve;
 mod schema;
 mod search;
 mod store;
+mod types;
+mod writer;
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
-
-use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 pub use crate::session::{Harness, Root};
 pub use catalog::SessionInfo;
@@ -37,12 +41,16 @@ pub use hint::{Hint, HintOutcome, HintParams};
 pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, SessionRef, UniquePrefixes};
 pub use search::{recency, role_boost, PROJECT_BOOST};
+pub use types::{
+    Hit, IndexResult, ListParams, ListResult, ListedSession, Scope, SearchParams, SearchResult,
+    SessionHits,
+};
 
-use crate::history::Role;
 use crate::redact::Masking;
 use crate::session::OpenOptions;
 use catalog::{Catalog, FileRecord};
-use store::{Snapshot, Store};
+use types::View;
+use writer::RefreshRequest;
 
 /// Default number of sessions `search` returns.
 pub const DEFAULT_SEARCH_LIMIT: usize = 8;
@@ -77,152 +85,6 @@ pub struct Recall {
 
 /// The settling time unless the environment says otherwise.
 pub const DEFAULT_SETTLE: Duration = Duration::from_secs(2);
-
-/// Which sessions a list or search covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    /// Sessions of one project key.
-    Project(String),
-    /// Every session; the current project's (if known) are boosted in search.
-    All { current: Option<String> },
-}
-
-#[derive(Debug, Clone)]
-pub struct ListParams {
-    pub scope: Scope,
-    pub since_ms: Option<i64>,
-    pub limit: usize,
-}
-
-#[derive(Debug, Clone)]
-pub struct SearchParams {
-    pub queries: Vec<String>,
-    pub scope: Scope,
-    pub since_ms: Option<i64>,
-    pub roles: Option<Vec<Role>>,
-    pub all_branches: bool,
-    pub limit: usize,
-    pub hits: usize,
-    pub preview_chars: usize,
-}
-
-/// A session as `sessions list` shows it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ListedSession {
-    pub session_id: String,
-    pub harness: Harness,
-    pub parent_session_id: Option<String>,
-    pub session_file: String,
-    pub cwd: Option<String>,
-    pub project_key: Option<String>,
-    pub name: Option<String>,
-    pub created_at: Option<String>,
-    pub updated_at: Option<String>,
-    pub entries: usize,
-    pub bytes: u64,
-    pub first_user_preview: Option<String>,
-    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
-    #[serde(skip)]
-    pub short_id: String,
-    /// The parent's id shown the same way.
-    #[serde(skip)]
-    pub short_parent_id: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ListResult {
-    pub sessions: Vec<ListedSession>,
-    pub more: usize,
-    pub indexed_sessions: usize,
-    pub stale: bool,
-    pub unreadable: usize,
-}
-
-/// One hit: an event, with a preview starting shortly before the first match.
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    pub seq: u64,
-    pub entry_id: String,
-    pub leaf_id: Option<String>,
-    pub window_id: String,
-    pub role: Role,
-    pub created_at: Option<String>,
-    pub on_branch: bool,
-    pub score: f32,
-    pub offset_chars: usize,
-    pub content: String,
-    pub truncated: bool,
-    pub total_chars: usize,
-    /// Matches inside `content`, `(start, end)` in code points (for highlighting).
-    #[serde(skip)]
-    pub highlights: Vec<(usize, usize)>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SessionHits {
-    pub session_id: String,
-    pub harness: Harness,
-    pub parent_session_id: Option<String>,
-    pub session_file: String,
-    pub cwd: Option<String>,
-    pub project_key: Option<String>,
-    pub name: Option<String>,
-    pub updated_at: Option<String>,
-    pub score: f32,
-    pub hits: Vec<Hit>,
-    /// For human output: the first user message.
-    #[serde(skip)]
-    pub first_user_preview: Option<String>,
-    /// The id's shortest unique prefix among every indexed session (at least 8 characters).
-    #[serde(skip)]
-    pub short_id: String,
-    /// The parent's id shown the same way.
-    #[serde(skip)]
-    pub short_parent_id: Option<String>,
-    /// What `history read --session` opens this session by: `short_id` when that names this
-    /// file alone, else the file's path.
-    #[serde(skip)]
-    pub session_arg: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResult {
-    pub sessions: Vec<SessionHits>,
-    pub more: usize,
-    pub indexed_sessions: usize,
-    pub stale: bool,
-    pub unreadable: usize,
-    /// How many query alternatives held a secret and were not searched: masking keeps secrets
-    /// out of the index, so they cannot be found (docs/recall.md, "Secrets"). Shown only when
-    /// some were.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub secret_queries: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// What `sessions index` reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct IndexResult {
-    pub sessions: usize,
-    pub events: u64,
-    pub bytes: u64,
-    pub seconds: f64,
-    pub unreadable: usize,
-    /// Sessions (re)indexed by this run.
-    #[serde(skip)]
-    pub refreshed: usize,
-}
-
-/// The index after a refresh: a consistent snapshot (none when no index could be opened).
-struct View {
-    store: Option<Store>,
-    snapshot: Option<Snapshot>,
-    stale: bool,
-    unreadable: usize,
-}
 
 impl Recall {
     /// This recall narrowed to the sessions of `harnesses` (none: every harness): only their
@@ -259,7 +121,14 @@ impl Recall {
         progress: Option<&mut dyn Progress>,
     ) -> Result<IndexResult, RecallError> {
         let started = Instant::now();
-        let (view, refreshed) = self.refresh(rebuild, true, progress)?;
+        let (view, refreshed) = self.refresh(
+            RefreshRequest {
+                rebuild,
+                wait: true,
+                ..RefreshRequest::default()
+            },
+            progress,
+        )?;
         let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
         let files: Vec<&FileRecord> = catalog
             .map(|c| c.files.iter().filter(|r| self.covers(r)).collect())
@@ -276,7 +145,7 @@ impl Recall {
 
     /// `sessions list`: sessions in scope, most recently updated first.
     pub fn list(&self, params: &ListParams) -> Result<ListResult, RecallError> {
-        let (view, _) = self.refresh(false, false, None)?;
+        let (view, _) = self.refresh(RefreshRequest::default(), None)?;
         let empty = Catalog::empty();
         let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
         let mut files: Vec<&FileRecord> = catalog
@@ -325,7 +194,7 @@ impl Recall {
                 "limit, hits and preview length must be at least 1".into(),
             ));
         }
-        let (view, _) = self.refresh(false, false, progress)?;
+        let (view, _) = self.refresh(RefreshRequest::default(), progress)?;
         let (Some(store), Some(snapshot)) = (&view.store, &view.snapshot) else {
             return Ok(SearchResult {
                 sessions: Vec::new(),
@@ -447,9 +316,13 @@ impl Recall {
         count: usize,
         max_refresh_bytes: u64,
     ) -> Result<Vec<ListedSession>, RecallError> {
-        let (view, _) = store::with_private_umask(|| {
-            self.refresh_private(false, false, Some(max_refresh_bytes), None, None)
-        })?;
+        let (view, _) = self.refresh(
+            RefreshRequest {
+                max_bytes: Some(max_refresh_bytes),
+                ..RefreshRequest::default()
+            },
+            None,
+        )?;
         let Some(snapshot) = view.snapshot else {
             return Ok(Vec::new());
         };
@@ -508,386 +381,6 @@ impl Recall {
             since_ms: params.since_ms,
             now_ms: self.now_ms,
         }
-    }
-
-    /// Refreshes the index and returns a view of it, and how many files were (re)indexed.
-    /// Every file the index creates, readers' lock files included, is private (umask 077).
-    /// `wait`: wait for another process's refresh rather than answer from the last commit.
-    fn refresh(
-        &self,
-        rebuild: bool,
-        wait: bool,
-        progress: Option<&mut dyn Progress>,
-    ) -> Result<(View, usize), RecallError> {
-        store::with_private_umask(|| self.refresh_private(rebuild, wait, None, None, progress))
-    }
-
-    /// `max_bytes`: answer from the last commit when the refresh would read more. `skip`: a
-    /// file left as the last commit has it (the live session, for a hint).
-    fn refresh_private(
-        &self,
-        rebuild: bool,
-        wait: bool,
-        max_bytes: Option<u64>,
-        skip: Option<&Path>,
-        mut progress: Option<&mut dyn Progress>,
-    ) -> Result<(View, usize), RecallError> {
-        let settled_before = SystemTime::now()
-            .checked_sub(self.settle)
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        // Finding the session files (a stat of each) and opening the index are independent,
-        // and each is a good part of a search on a large corpus: side by side.
-        let (discovery, opened) = std::thread::scope(|scope| {
-            let finding = scope.spawn(|| discover::discover(&self.roots));
-            let opened = self.open_current();
-            let discovery = finding
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (discovery, opened)
-        });
-        let opened = opened?;
-        let skip = skip.and_then(|p| std::fs::metadata(p).ok());
-        let plan = |catalog: &Catalog| {
-            let (mut changes, skipped) = self.plan(catalog, &discovery);
-            if let Some(skip) = &skip {
-                changes.retain(|change| !is_file(change, &discovery, skip));
-            }
-            (changes, skipped)
-        };
-        let mut unreadable = discovery.unreadable;
-        let nothing = Catalog::empty();
-        let catalog = opened.as_ref().map_or(&nothing, |(_, s)| &s.catalog);
-        let (changes, skipped) = plan(catalog);
-        // Without an index, everything is to be read: too much for a caller with a limit.
-        let too_much =
-            max_bytes.is_some_and(|max| change_bytes(&changes, &discovery, catalog) > max);
-        let up_to_date = changes.is_empty() && opened.is_some();
-        if (too_much || up_to_date) && !rebuild {
-            let (store, snapshot) = opened.map_or((None, None), |(st, sn)| (Some(st), Some(sn)));
-            return Ok((
-                View {
-                    store,
-                    snapshot,
-                    stale: too_much,
-                    unreadable: unreadable + skipped,
-                },
-                0,
-            ));
-        }
-        let lock = if wait {
-            Some(store::lock(&self.dir)?)
-        } else {
-            store::try_lock(&self.dir)?
-        };
-        let Some(lock) = lock else {
-            // Another process is indexing: answer from the last commit.
-            let (store, snapshot) = match opened {
-                Some((store, snapshot)) => (Some(store), Some(snapshot)),
-                None => (None, None),
-            };
-            let skipped = snapshot
-                .as_ref()
-                .map_or(0, |s| self.plan(&s.catalog, &discovery).1);
-            return Ok((
-                View {
-                    store,
-                    snapshot,
-                    stale: true,
-                    unreadable: unreadable + skipped,
-                },
-                0,
-            ));
-        };
-        drop(opened);
-        let (store, fresh) = self.writable_store(rebuild, &lock)?;
-        let snapshot = store.snapshot()?;
-        let (changes, skipped) = plan(&snapshot.catalog);
-        unreadable += skipped;
-        let mut refreshed = 0;
-        if !changes.is_empty() {
-            if !fresh {
-                store.remove_uncommitted_segments()?;
-            }
-            let big = change_bytes(&changes, &discovery, &snapshot.catalog);
-            let (threads, budget) = writer_size(big);
-            let mut writer = store.writer(threads, budget)?;
-            writer.set_merge_policy(merge_policy(big));
-            drop(snapshot);
-            let stats = refresh::apply(
-                &store,
-                &mut writer,
-                store.snapshot()?.catalog,
-                &discovery,
-                &changes,
-                refresh::Reading {
-                    session_options: &self.session_options,
-                    settled_before,
-                    masking: self.masking,
-                    threads: reader_threads(big),
-                },
-                progress.as_mut().map(|p| &mut **p as &mut dyn Progress),
-            )?;
-            unreadable += stats.unreadable;
-            refreshed = stats.files_indexed;
-            if big >= LARGE_REFRESH_BYTES && stats.committed {
-                merge_built_segments(&store, &mut writer, progress)?;
-            }
-            writer
-                .wait_merging_threads()
-                .map_err(RecallError::corrupt)?;
-        }
-        let snapshot = store.snapshot()?;
-        if fresh {
-            store::publish(&self.dir, &store, &lock)?;
-        }
-        store::remove_others(&self.dir, store.name(), &lock);
-        drop(lock);
-        Ok((
-            View {
-                store: Some(store),
-                snapshot: Some(snapshot),
-                stale: false,
-                unreadable,
-            },
-            refreshed,
-        ))
-    }
-
-    /// The current generation and its snapshot; `None` when there is none or it cannot be
-    /// used. A generation that a rebuild replaced and removed since `current` was read cannot
-    /// be opened: the one `current` names now is, a few times while it keeps changing.
-    fn open_current(&self) -> Result<Option<(Store, Snapshot)>, RecallError> {
-        let mut failed: Option<String> = None;
-        for _ in 0..4 {
-            let Some(name) = store::current(&self.dir) else {
-                return Ok(None);
-            };
-            if failed.as_ref() == Some(&name) {
-                return Ok(None);
-            }
-            let opened = Store::open(&self.dir, &name).and_then(|store| {
-                let snapshot = store.snapshot()?;
-                Ok((store, snapshot))
-            });
-            match opened {
-                // Built with other rules, or masking switched: as good as none (rebuilt).
-                Ok((_, snapshot)) if !self.built_alike(&snapshot) => return Ok(None),
-                Ok(opened) => return Ok(Some(opened)),
-                Err(RecallError::Corrupt(_)) => failed = Some(name),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(None)
-    }
-
-    /// The generation a writer holding `lock` changes, and whether it is a new one (built
-    /// aside, published when done): the current one, unless a rebuild is asked for or it
-    /// cannot be used.
-    fn writable_store(
-        &self,
-        rebuild: bool,
-        lock: &store::WriterLock,
-    ) -> Result<(Store, bool), RecallError> {
-        if !rebuild {
-            if let Some(name) = store::current(&self.dir) {
-                let opened = Store::open(&self.dir, &name)
-                    .and_then(|s| s.snapshot().map(|snapshot| (s, snapshot)));
-                match opened {
-                    Ok((store, snapshot)) if self.built_alike(&snapshot) => {
-                        return Ok((store, false))
-                    }
-                    Ok(_) => {}
-                    Err(RecallError::Corrupt(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok((Store::create(&self.dir, lock)?, true))
-    }
-
-    /// Whether a commit's documents were built with this masking (the same rules' version, or
-    /// off both times); an index without a commit yet holds no document.
-    fn built_alike(&self, snapshot: &Snapshot) -> bool {
-        snapshot
-            .masking
-            .as_ref()
-            .is_none_or(|stamp| *stamp == self.masking.stamp())
-    }
-
-    /// The changes to make, and how many new files are unreadable (those are not changes).
-    fn plan(
-        &self,
-        catalog: &Catalog,
-        discovery: &discover::Discovery,
-    ) -> (Vec<refresh::ChangeRef>, usize) {
-        let mut skipped = 0;
-        let indexed: rustc_hash::FxHashSet<&str> =
-            catalog.files.iter().map(|r| r.path.as_str()).collect();
-        let changes = refresh::plan(catalog, discovery, &self.roots)
-            .into_iter()
-            .filter(|change| match change {
-                refresh::ChangeRef::Index(i) => {
-                    let found = &discovery.files[*i];
-                    let known = indexed.contains(found.path.to_string_lossy().as_ref());
-                    let readable = discover::open_regular(&found.path).is_ok();
-                    if !readable && !known {
-                        skipped += 1;
-                    }
-                    readable || known
-                }
-                refresh::ChangeRef::Drop(_) => true,
-            })
-            .collect();
-        (changes, skipped)
-    }
-}
-
-/// Bytes a set of changes reads and indexes: of a file that grew, what was appended (the
-/// indexed prefix is kept); of a new or shrunken file, all of it. A grown file that turns out
-/// to be rewritten is indexed whole all the same; this only sizes the writer.
-fn change_bytes(
-    changes: &[refresh::ChangeRef],
-    discovery: &discover::Discovery,
-    catalog: &Catalog,
-) -> u64 {
-    let indexed: rustc_hash::FxHashMap<&str, u64> = catalog
-        .files
-        .iter()
-        .map(|r| (r.path.as_str(), r.indexed_len))
-        .collect();
-    changes
-        .iter()
-        .map(|c| match c {
-            refresh::ChangeRef::Index(i) => {
-                let found = &discovery.files[*i];
-                let size = found.stat.size;
-                match indexed.get(found.path.to_string_lossy().as_ref()) {
-                    Some(&done) if done <= size => size - done,
-                    _ => size,
-                }
-            }
-            refresh::ChangeRef::Drop(_) => 0,
-        })
-        .sum()
-}
-
-/// Whether a change indexes the file `metadata` describes (by device and inode).
-fn is_file(
-    change: &refresh::ChangeRef,
-    discovery: &discover::Discovery,
-    metadata: &std::fs::Metadata,
-) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match change {
-        refresh::ChangeRef::Index(i) => {
-            let stat = &discovery.files[*i].stat;
-            stat.dev == metadata.dev() && stat.ino == metadata.ino()
-        }
-        refresh::ChangeRef::Drop(_) => false,
-    }
-}
-
-/// A refresh indexing more than this runs the writer with two threads and merges nothing.
-const LARGE_REFRESH_BYTES: u64 = 32 << 20;
-/// A small refresh merges only segments of fewer documents than this (its own, and earlier
-/// small refreshes'), eight of a size at a time.
-const SMALL_SEGMENT_DOCS: usize = 20_000;
-
-/// Which segments a refresh merges (docs/recall.md, "Segments"). A large one merges none: its
-/// segments are large already, and merging them is what made a build's throughput and peak
-/// memory fall as the corpus grew (each document merged once more, and the segments merged
-/// mapped whole). A small one merges the small segments that refreshes leave, never a large
-/// one, so the search that follows an append never waits for a large merge.
-fn merge_policy(bytes: u64) -> Box<dyn tantivy::indexer::MergePolicy> {
-    if bytes >= LARGE_REFRESH_BYTES {
-        return Box::new(tantivy::indexer::NoMergePolicy);
-    }
-    let mut policy = tantivy::indexer::LogMergePolicy::default();
-    policy.set_max_docs_before_merge(SMALL_SEGMENT_DOCS);
-    Box::new(policy)
-}
-
-/// A segment of fewer documents than this was left by a build or a refresh and is merged after
-/// the next large refresh; a merged segment holds at most [`MERGED_SEGMENT_DOCS`].
-const UNMERGED_SEGMENT_DOCS: u32 = 200_000;
-const MERGED_SEGMENT_DOCS: u32 = 800_000;
-
-/// After a large refresh, which leaves segments of about 100,000 documents each (the writer's
-/// budget), merges them into segments of up to [`MERGED_SEGMENT_DOCS`], one merge at a time
-/// (docs/recall.md, "Segments"): every search pays for each segment it opens, and the same
-/// 10 GB index searched 1.1–1.2× faster in 8 segments than in 56. Each merge is a commit of its
-/// own, so a process killed during one leaves the index as the large refresh committed it (its
-/// unfinished files are removed by the next writer).
-fn merge_built_segments(
-    store: &Store,
-    writer: &mut store::IndexWriter,
-    mut progress: Option<&mut dyn Progress>,
-) -> Result<(), RecallError> {
-    let groups = merge_groups(&store.segment_docs()?);
-    if groups.is_empty() {
-        return Ok(());
-    }
-    if let Some(p) = progress.as_deref_mut() {
-        p.merging(groups.len());
-    }
-    for group in groups {
-        writer.merge(&group).wait().map_err(RecallError::corrupt)?;
-    }
-    if let Some(p) = progress {
-        p.finish();
-    }
-    Ok(())
-}
-
-/// The groups of segments to merge: the unmerged ones, in order, each group as many as fit in
-/// [`MERGED_SEGMENT_DOCS`]; a segment left alone is not a group.
-fn merge_groups<Id: Copy>(segments: &[(Id, u32)]) -> Vec<Vec<Id>> {
-    let mut groups: Vec<(Vec<Id>, u32)> = Vec::new();
-    for &(id, docs) in segments
-        .iter()
-        .filter(|(_, docs)| *docs < UNMERGED_SEGMENT_DOCS)
-    {
-        match groups.last_mut() {
-            Some((group, total)) if *total + docs <= MERGED_SEGMENT_DOCS => {
-                group.push(id);
-                *total += docs;
-            }
-            _ => groups.push((vec![id], docs)),
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(group, _)| group)
-        .filter(|group| group.len() > 1)
-        .collect()
-}
-
-/// A refresh indexing at least this many bytes (a megabyte appended to a long session) but less
-/// than [`LARGE_REFRESH_BYTES`] tokenizes on two threads too, each with a small budget.
-const PARALLEL_INDEXING_BYTES: u64 = 256 << 10;
-
-/// The writer's threads and memory budget for a refresh indexing `bytes`: tokenizing is the
-/// larger half of the refresh after a megabyte's append, so 256 KiB or more are split across
-/// two threads (two segments, merged with the other small ones); a turn's few kilobytes stay on
-/// one.
-fn writer_size(bytes: u64) -> (usize, usize) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-    if bytes >= LARGE_REFRESH_BYTES {
-        (cores, cores * (64 << 20))
-    } else if bytes >= PARALLEL_INDEXING_BYTES {
-        (cores, cores * (20 << 20))
-    } else {
-        (1, 20 << 20)
-    }
-}
-
-/// How many session files a refresh reads at once: a large one reads on every core (the
-/// writer's threads tokenize meanwhile), a small one on the caller's thread alone.
-fn reader_threads(bytes: u64) -> usize {
-    if bytes >= LARGE_REFRESH_BYTES {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-    } else {
-        1
     }
 }
 
@@ -995,26 +488,6 @@ pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, RecallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_build_merges_its_segments_into_few_large_ones() {
-        let built: Vec<(usize, u32)> = (0..10).map(|i| (i, 100_000)).collect();
-        assert_eq!(
-            merge_groups(&built),
-            vec![(0..8).collect::<Vec<_>>(), vec![8, 9]]
-        );
-        // A merged segment is never merged again; an odd one out is left alone.
-        let later = [
-            (0, 790_000),
-            (1, 30_000),
-            (2, 640_000),
-            (3, 12_000),
-            (4, 9_000),
-        ];
-        assert_eq!(merge_groups(&later), vec![vec![1, 3, 4]]);
-        assert!(merge_groups(&[(0, 100_000), (1, 800_000)]).is_empty());
-        assert!(merge_groups::<u8>(&[]).is_empty());
-    }
 
     #[test]
     fn since_takes_durations_and_dates() {
