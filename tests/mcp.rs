@@ -923,3 +923,232 @@ fn a_client_that_sends_faster_than_commits_are_made_waits_in_the_pipe_not_in_mem
         WRITES
     );
 }
+
+/// `git <args>` in `dir`.
+fn git_in(env: &TestEnv, dir: &std::path::Path, args: &[&str]) {
+    let out = env
+        .process_of(Some(std::path::Path::new("git")))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// The addresses a `notes_list` result names.
+fn listed_addresses(result: &Value) -> Vec<String> {
+    let files = result["files"].as_array().expect("files");
+    files
+        .iter()
+        .map(|f| f["address"].as_str().expect("address").to_string())
+        .collect()
+}
+
+#[test]
+fn notes_and_sessions_other_processes_add_between_two_calls_are_seen_by_the_next() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let cwd = project.to_string_lossy().into_owned();
+    runtime().block_on(async {
+        let client = connect(&env, &["--cwd", &cwd, "--session-id", SESSION]).await;
+        let listed = ok(&call(&client, "notes_list", json!({"pattern": "@project/**"})).await);
+        assert_eq!(listed_addresses(&listed), Vec::<String>::new(), "{listed}");
+        let missing = call(&client, "notes_read", json!({"address": "@project/news"})).await;
+        assert_eq!(refusal(&missing)["code"], "not_found", "{missing:?}");
+        let sessions = ok(&call(&client, "sessions_list", json!({})).await);
+        assert_eq!(sessions["sessions"], json!([]), "{sessions}");
+
+        // Another process writes a note of this project and a session of it starts.
+        let written = notes_ok(
+            &env,
+            &[
+                "write",
+                "@project/news",
+                "--content",
+                "fresh",
+                "--cwd",
+                &cwd,
+            ],
+        );
+        assert!(written.contains("news"), "{written}");
+        let mut s = SessionBuilder::with_id(&session_id(7)).cwd(&cwd);
+        s.user("which queue?");
+        s.assistant("the heron queue");
+        write_pi_session(&env, &project, &s);
+
+        let read = call(&client, "notes_read", json!({"address": "@project/news"})).await;
+        assert!(text_of(&read).ends_with("fresh"), "{read:?}");
+        let listed = ok(&call(&client, "notes_list", json!({"pattern": "@project/**"})).await);
+        assert_eq!(listed_addresses(&listed), ["@project/news.md"], "{listed}");
+        let found = ok(&call(&client, "sessions_search", json!({"query": "heron"})).await);
+        assert_eq!(found["sessions"][0]["session_id"], session_id(7), "{found}");
+        client.cancel().await.expect("close");
+    });
+}
+
+/// The project keys under whose directory a note `name` is.
+fn project_keys_holding(env: &TestEnv, name: &str) -> Vec<String> {
+    let projects = std::fs::read_dir(env.notes_home().join("project")).expect("project/");
+    projects
+        .map(|e| e.expect("entry").path())
+        .filter(|dir| dir.join(name).is_file())
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn project_notes_another_process_moves_to_the_remote_key_are_seen_without_a_restart() {
+    let env = TestEnv::new();
+    let checkout = project_dir(&env, "repo");
+    let cwd = checkout.to_string_lossy().into_owned();
+    git_in(&env, &checkout, &["init", "--quiet"]);
+    let origin = [
+        "remote",
+        "add",
+        "origin",
+        "https://example.com/owner/repo.git",
+    ];
+    git_in(&env, &checkout, &origin);
+    runtime().block_on(async {
+        let client = connect(&env, &["--cwd", &cwd, "--session-id", SESSION]).await;
+        // The server's own look for notes to move finds none: its project has none yet.
+        let listed = ok(&call(&client, "notes_list", json!({"pattern": "@project/**"})).await);
+        assert_eq!(listed_addresses(&listed), Vec::<String>::new(), "{listed}");
+
+        // A note lands under the project's path-based key (written where no origin was seen),
+        // and another process, the CLI, moves it to the remote-based key.
+        git_in(&env, &checkout, &["remote", "remove", "origin"]);
+        notes_ok(
+            &env,
+            &[
+                "write",
+                "@project/decisions",
+                "--content",
+                "use git",
+                "--cwd",
+                &cwd,
+            ],
+        );
+        let path_key = project_keys_holding(&env, "decisions.md");
+        git_in(&env, &checkout, &origin);
+        let moved = notes_ok(&env, &["read", "@project/decisions", "--cwd", &cwd]);
+        assert!(moved.ends_with("use git\n"), "{moved}");
+        let remote_key = project_keys_holding(&env, "decisions.md");
+        assert_eq!((path_key.len(), remote_key.len()), (1, 1));
+        assert_ne!(path_key, remote_key, "the CLI moved the note");
+
+        let read = call(
+            &client,
+            "notes_read",
+            json!({"address": "@project/decisions"}),
+        )
+        .await;
+        assert!(text_of(&read).ends_with("use git"), "{read:?}");
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn each_request_of_the_stateless_revision_writes_as_the_client_it_names() {
+    let env = TestEnv::new();
+    let mut server = RawServer::start(&env);
+    for (id, client) in [
+        (1, "Claude Code"),
+        (2, "codex-mcp-client"),
+        (3, "Claude Code"),
+    ] {
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {
+                "name": "notes_write",
+                "arguments": {"address": format!("@self/note-{id}"), "content": "x"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        });
+        server.send(format!("{request}\n").as_bytes());
+        let answer = server.receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    server.stdin = None;
+    assert_eq!(server.exit().0, Some(0));
+    let home = env.notes_home();
+    for note in [
+        "claude-code/note-1.md",
+        "codex/note-2.md",
+        "claude-code/note-3.md",
+    ] {
+        assert!(home.join("agents").join(note).is_file(), "{note}");
+    }
+    let log = notes_json(&env, &["log"]);
+    let mut agents: Vec<&str> = log["commits"]
+        .as_array()
+        .expect("commits")
+        .iter()
+        .map(|c| c["agent"].as_str().unwrap_or_default())
+        .collect();
+    agents.sort_unstable();
+    assert_eq!(agents, ["claude-code", "claude-code", "codex"], "{log}");
+}
+
+#[test]
+fn the_project_key_is_the_servers_from_its_first_look_for_its_whole_life() {
+    let env = TestEnv::new();
+    let checkout = project_dir(&env, "repo");
+    let cwd = checkout.to_string_lossy().into_owned();
+    git_in(&env, &checkout, &["init", "--quiet"]);
+    let origin = [
+        "remote",
+        "add",
+        "origin",
+        "https://example.com/owner/one.git",
+    ];
+    git_in(&env, &checkout, &origin);
+    runtime().block_on(async {
+        let client = connect(&env, &["--cwd", &cwd, "--session-id", SESSION]).await;
+        let write = |name: &'static str| {
+            call(
+                &client,
+                "notes_write",
+                json!({"address": format!("@project/{name}"), "content": name}),
+            )
+        };
+        ok(&write("first").await);
+        git_in(
+            &env,
+            &checkout,
+            &[
+                "remote",
+                "set-url",
+                "origin",
+                "https://example.com/owner/two.git",
+            ],
+        );
+        ok(&write("second").await);
+        client.cancel().await.expect("close");
+    });
+    let first = project_keys_holding(&env, "first.md");
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(project_keys_holding(&env, "second.md"), first);
+    // A process started now works under the new remote's key.
+    notes_ok(
+        &env,
+        &[
+            "write",
+            "@project/third",
+            "--content",
+            "third",
+            "--cwd",
+            &cwd,
+        ],
+    );
+    let third = project_keys_holding(&env, "third.md");
+    assert_eq!(third.len(), 1, "{third:?}");
+    assert_ne!(third, first);
+}

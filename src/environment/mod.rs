@@ -26,10 +26,10 @@
 //! Every variable is declared once, with its meaning and default, in [`vars`]; `Vars` reads
 //! only declared ones.
 
-use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use jiff::Timestamp;
 
@@ -55,20 +55,22 @@ pub const DEFAULT_MODEL: &str = "default";
 /// Sessions smaller than this are parsed directly; larger ones keep an index in the cache.
 pub const DEFAULT_INDEX_MIN_BYTES: u64 = 1 << 20;
 
-/// The process environment, read once. Empty values count as unset.
+/// The process environment, read once. Empty values count as unset. A clone shares the values.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
-    vars: BTreeMap<String, OsString>,
+    vars: Arc<BTreeMap<String, OsString>>,
 }
 
 impl Vars {
     /// The variables of this process.
     pub fn capture() -> Vars {
         Vars {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
-                .filter(|(_, v)| !v.is_empty())
-                .collect(),
+            vars: Arc::new(
+                std::env::vars_os()
+                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+                    .filter(|(_, v)| !v.is_empty())
+                    .collect(),
+            ),
         }
     }
 
@@ -77,11 +79,13 @@ impl Vars {
         pairs: impl IntoIterator<Item = (K, V)>,
     ) -> Vars {
         Vars {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
-                .filter(|(_, v)| !v.is_empty())
-                .collect(),
+            vars: Arc::new(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .filter(|(_, v)| !v.is_empty())
+                    .collect(),
+            ),
         }
     }
 
@@ -149,9 +153,17 @@ pub struct Environment {
     pub clock: Clock,
     explicit_roots: Vec<Root>,
     live_session_dir: Option<PathBuf>,
-    project_keys: OnceCell<ProjectKeys>,
-    migration: OnceCell<Option<Result<Migration, NotesError>>>,
-    settings: OnceCell<Settings>,
+    /// Shared with the environments of the calls made from this one ([`Environment::for_call`]).
+    once: Arc<OncePerProcess>,
+    settings: OnceLock<Settings>,
+}
+
+/// What a process works out at most once, however many calls it answers: the project key (a
+/// look into the project's git configuration) and the move of the project's notes to it.
+#[derive(Debug, Default)]
+struct OncePerProcess {
+    project_keys: OnceLock<ProjectKeys>,
+    migration: OnceLock<Option<Result<Migration, NotesError>>>,
 }
 
 impl Environment {
@@ -213,10 +225,36 @@ impl Environment {
             clock,
             explicit_roots: inputs.roots,
             live_session_dir: non_empty_path(inputs.live_session_dir),
-            project_keys: OnceCell::new(),
-            migration: OnceCell::new(),
-            settings: OnceCell::new(),
+            once: Arc::default(),
+            settings: OnceLock::new(),
         })
+    }
+
+    /// The environment of one call of a long-lived process (the MCP server) that resolved
+    /// `self` at its start: the same place and identity, as `agent` (slugified) when given and
+    /// not empty.
+    /// Nothing is resolved again: the project key and the move of the project's notes stay
+    /// once per process, shared with `self`. Pi's settings are read again (at the call's first
+    /// need), as a process per call would, so a change to them applies from the next call.
+    pub fn for_call(&self, agent: Option<&str>) -> Environment {
+        Environment {
+            vars: self.vars.clone(),
+            user_home: self.user_home.clone(),
+            cwd: self.cwd.clone(),
+            notes_home: self.notes_home.clone(),
+            session_id: self.session_id.clone(),
+            explicit_project_key: self.explicit_project_key.clone(),
+            agent: agent
+                .filter(|a| !a.is_empty())
+                .map_or_else(|| self.agent.clone(), slugify),
+            model_id: self.model_id.clone(),
+            model: self.model.clone(),
+            clock: self.clock,
+            explicit_roots: self.explicit_roots.clone(),
+            live_session_dir: self.live_session_dir.clone(),
+            once: Arc::clone(&self.once),
+            settings: OnceLock::new(),
+        }
     }
 
     /// The notes home, absolute.
@@ -226,7 +264,7 @@ impl Environment {
             .ok_or(EnvironmentError::NoNotesHome)
     }
 
-    /// The project key: `--project-key`, else `project_key(cwd)` (computed once).
+    /// The project key: `--project-key`, else `project_key(cwd)` (computed once per process).
     pub fn project_key(&self) -> &str {
         &self.project_keys().key
     }
@@ -234,7 +272,8 @@ impl Environment {
     /// The project key and, when it comes from the project's `origin` remote, the path-based
     /// key it replaces (never for an explicit `--project-key`).
     pub fn project_keys(&self) -> &ProjectKeys {
-        self.project_keys
+        self.once
+            .project_keys
             .get_or_init(|| match &self.explicit_project_key {
                 Some(key) => ProjectKeys {
                     key: key.clone(),
@@ -250,7 +289,8 @@ impl Environment {
     /// `None` when there was nothing to move; an error is what stopped it (the notes commands
     /// go on: they warn).
     pub fn migrate_project_notes(&self) -> Option<&Result<Migration, NotesError>> {
-        self.migration
+        self.once
+            .migration
             .get_or_init(|| {
                 let path_key = self.project_keys().path_key.clone()?;
                 let store = self.notes_store().ok()?;
@@ -543,5 +583,40 @@ mod tests {
         .unwrap();
         assert_eq!(env.project_key(), "app-1a2b3c4d");
         assert_eq!(env.session_id.as_deref(), Some("s1"));
+    }
+
+    #[test]
+    fn a_call_of_a_long_lived_process_shares_what_was_resolved_once() {
+        let project = tempfile::tempdir().unwrap();
+        let settings = project.path().join(".pi");
+        std::fs::create_dir(&settings).unwrap();
+        let settings = settings.join("settings.json");
+        let base = resolve(
+            Inputs {
+                cwd: Some(project.path().to_path_buf()),
+                agent: Some("Server".into()),
+                session_id: Some("s1".into()),
+                ..Inputs::default()
+            },
+            &[("HOME", "/h")],
+        )
+        .unwrap();
+        assert!(base.settings().notes_history);
+
+        let call = base.for_call(Some("Claude Code"));
+        assert_eq!(call.agent, "claude-code");
+        assert_eq!(base.for_call(None).agent, "server");
+        assert_eq!(base.for_call(Some("")).agent, "server");
+        assert_eq!(
+            (call.cwd.as_path(), call.session_id.as_deref()),
+            (project.path(), Some("s1"))
+        );
+        // The project key and the migration are the process's, not worked out again per call.
+        assert!(std::ptr::eq(base.project_keys(), call.project_keys()));
+        assert!(std::ptr::eq(&base.once.migration, &call.once.migration));
+        // Pi's settings are read again by each call.
+        std::fs::write(&settings, r#"{"pi-context": {"notesHistory": false}}"#).unwrap();
+        assert!(base.settings().notes_history, "read once per environment");
+        assert!(!base.for_call(None).settings().notes_history);
     }
 }

@@ -53,38 +53,39 @@ pub struct McpArgs {
 }
 
 pub fn run(args: McpArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandError> {
-    let env = Environment::resolve(
+    let mut environment = Environment::resolve(
         Inputs {
-            notes_home: args.notes_home.clone(),
-            session_id: args.session_id.clone(),
-            cwd: args.cwd.clone(),
+            notes_home: args.notes_home,
+            session_id: args.session_id,
+            cwd: args.cwd,
             agent: args.agent.clone(),
-            model: args.model.clone(),
+            model: args.model,
             ..Inputs::default()
         },
         vars,
     )?;
-    env.notes_home()?;
+    environment.notes_home()?;
     let session_file = match &args.session {
-        Some(given) => Some(env.cwd.join(super::session_file(given, &env)?)),
+        Some(given) => Some(
+            environment
+                .cwd
+                .join(super::session_file(given, &environment)?),
+        ),
         None => None,
     };
-    let session_id = env.session_id.clone().unwrap_or_else(|| {
+    if environment.session_id.is_none() {
         let made = uuid::Uuid::new_v4().to_string();
         ui.note(&format!(
             "session id {made}: bare note addresses of this server are notes of that session"
         ));
-        made
-    });
+        environment.session_id = Some(made);
+    }
     ui.flush()?;
     let identity = Identity {
-        notes_home: args.notes_home,
-        session_id,
-        cwd: env.cwd.clone(),
-        agent: args.agent,
-        model: args.model,
+        environment,
+        agent_named: args.agent.is_some(),
         session_file,
     };
-    mcp::serve(identity, vars.clone()).map_err(|e| CommandError::io("the MCP server failed", e))?;
+    mcp::serve(identity).map_err(|e| CommandError::io("the MCP server failed", e))?;
     Ok(exit::SUCCESS)
 }

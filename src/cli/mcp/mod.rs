@@ -12,7 +12,6 @@ use rmcp::service::{serve_server_with_ct, ServerInitializeError};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
-use pi_context::environment::Vars;
 use pi_context::notes::Committer;
 
 pub use server::Identity;
@@ -24,7 +23,7 @@ const FINISH_CALLS_WITHIN: Duration = Duration::from_secs(30);
 /// Serves until stdin ends or a stop signal arrives (SIGTERM, SIGINT, SIGHUP or SIGQUIT: the
 /// launcher forwards all four); calls under way finish first, then the commits of their notes
 /// changes are made.
-pub fn serve(identity: Identity, vars: Vars) -> std::io::Result<()> {
+pub fn serve(identity: Identity) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("pi-context-mcp")
@@ -32,15 +31,15 @@ pub fn serve(identity: Identity, vars: Vars) -> std::io::Result<()> {
     let committer = Committer::start(Box::new(|failure| {
         eprintln!("pi-context mcp: warning: {failure}");
     }));
-    let served = runtime.block_on(run(identity, vars, Arc::clone(&committer)));
+    let served = runtime.block_on(run(identity, Arc::clone(&committer)));
     // Nothing runs any more but stdin's reader thread, which would block until input comes.
     runtime.shutdown_background();
     committer.finish();
     served
 }
 
-async fn run(identity: Identity, vars: Vars, committer: Arc<Committer>) -> std::io::Result<()> {
-    let server = server::Server::new(identity, vars, committer);
+async fn run(identity: Identity, committer: Arc<Committer>) -> std::io::Result<()> {
+    let server = server::Server::new(identity, committer);
     let calls = server.calls_running();
     let stop = CancellationToken::new();
     let mut terminate = signal(SignalKind::terminate())?;

@@ -1,5 +1,6 @@
 //! The MCP door onto the tool registry: `tools/list` is `offered_by(Door::Mcp)`, `tools/call`
-//! is the same dispatch as `pi-context tool <name>`, with the server's identity as the context.
+//! answers the tool it found as `pi-context tool <name>` does ([`protocol::answer_with`]), in
+//! the environment the server resolved at start, refined per call by the client's name.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,28 +16,30 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{Mutex, RwLock};
 
 use crate::cli::protocol::registry::{self, Door, Mode, Tool};
-use crate::cli::protocol::{self, Refusal, ToolContext, ToolRequest, ToolResponse};
-use pi_context::environment::Vars;
+use crate::cli::protocol::{self, Call, Refusal, ToolContext, ToolResponse};
+use pi_context::environment::Environment;
 use pi_context::notes::Committer;
 
-/// Who the server writes as and what it reads by default, fixed at start (docs/mcp.md).
-#[derive(Debug, Clone)]
+/// Who the server writes as and what it reads by default, resolved once at start
+/// (docs/mcp.md, "Identity").
+#[derive(Debug)]
 pub struct Identity {
-    pub notes_home: Option<PathBuf>,
-    /// The id bare (session) note addresses use.
-    pub session_id: String,
-    /// The project's directory, absolute.
-    pub cwd: PathBuf,
-    /// `--agent`; without it, each call's client name.
-    pub agent: Option<String>,
-    pub model: Option<String>,
+    /// Where every call runs: the notes home, the session id bare addresses use, the project,
+    /// the model, and the agent of `--agent` (else the environment's, for a client without a
+    /// name).
+    pub environment: Environment,
+    /// Whether `--agent` named the agent; else each call's client name does, when it has one.
+    pub agent_named: bool,
     /// `--session`: the Pi session `history_*` read when no `session_id` is given.
     pub session_file: Option<PathBuf>,
 }
 
 pub struct Server {
-    identity: Identity,
-    vars: Vars,
+    /// Resolved once; each call runs in [`Environment::for_call`] of it.
+    environment: Arc<Environment>,
+    agent_named: bool,
+    /// The live session every call reads by default: `--session` and the session id.
+    live: Arc<ToolContext>,
     tools: Vec<McpTool>,
     /// Held by every call of a sequential tool (notes writes): they never overlap, as in Pi.
     sequential: Mutex<()>,
@@ -48,13 +51,19 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(identity: Identity, vars: Vars, committer: Arc<Committer>) -> Self {
+    pub fn new(identity: Identity, committer: Arc<Committer>) -> Self {
         let tools = registry::offered_by(Door::Mcp)
             .map(|tool| listed(tool, identity.session_file.is_none()))
             .collect();
+        let live = ToolContext {
+            session_file: identity.session_file,
+            session_id: identity.environment.session_id.clone(),
+            ..ToolContext::default()
+        };
         Server {
-            identity,
-            vars,
+            environment: Arc::new(identity.environment),
+            agent_named: identity.agent_named,
+            live: Arc::new(live),
             tools,
             sequential: Mutex::new(()),
             running: Arc::new(RwLock::new(())),
@@ -67,25 +76,20 @@ impl Server {
         Arc::clone(&self.running)
     }
 
-    fn context(&self, client: Option<&Implementation>) -> ToolContext {
-        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.to_string_lossy().into_owned());
-        let client_name = client.and_then(|c| agent_of_client(&c.name));
-        ToolContext {
-            session_file: path(&self.identity.session_file),
-            session_id: Some(self.identity.session_id.clone()),
-            cwd: Some(self.identity.cwd.to_string_lossy().into_owned()),
-            agent: self.identity.agent.clone().or(client_name),
-            model: self.identity.model.clone(),
-            notes_home: path(&self.identity.notes_home),
-            ..ToolContext::default()
+    /// The agent a call writes as, when not the server's: the client's name, unless `--agent`
+    /// named one.
+    fn agent_of_call(&self, client: Option<&Implementation>) -> Option<String> {
+        if self.agent_named {
+            return None;
         }
+        client.and_then(|c| agent_of_client(&c.name))
     }
 
     async fn call(
         &self,
         tool: &'static Tool,
         params: Value,
-        context: ToolContext,
+        agent: Option<String>,
     ) -> Result<ToolResponse, ErrorData> {
         if let Some(refusal) = self.missing_session(tool, &params) {
             return Ok(ToolResponse::refusal(refusal));
@@ -95,16 +99,17 @@ impl Server {
             Mode::Parallel => None,
         };
         let running = Arc::clone(&self.running).read_owned().await;
-        let vars = self.vars.clone();
+        let environment = Arc::clone(&self.environment);
+        let live = Arc::clone(&self.live);
         let committer = Arc::clone(&self.committer);
         let work = tokio::task::spawn_blocking(move || {
             let _running = running;
-            let request = ToolRequest { params, context };
-            protocol::answer_with(tool.name, &request, &vars, Some(&committer))
+            let environment = environment.for_call(agent.as_deref());
+            let call = Call::in_environment(&live, &environment, Some(&committer));
+            protocol::answer_with(tool, &params, &call)
         });
         match work.await {
-            Ok(Some(response)) => Ok(response),
-            Ok(None) => Err(unknown_tool(tool.name)),
+            Ok(response) => Ok(response),
             Err(e) => Err(ErrorData::internal_error(
                 format!("internal error: the {} call failed: {e}", tool.name),
                 None,
@@ -115,7 +120,7 @@ impl Server {
     /// A tool that reads the live session by default has none here without `--session`.
     fn missing_session(&self, tool: &Tool, params: &Value) -> Option<Refusal> {
         let named = params.get("session_id").is_some_and(|v| !v.is_null());
-        (tool.live_session && self.identity.session_file.is_none() && !named).then(|| {
+        (tool.live_session && self.live.session_file.is_none() && !named).then(|| {
             Refusal::new(
                 "invalid_params",
                 format!(
@@ -217,10 +222,8 @@ impl ServerHandler for Server {
             return Err(unknown_tool(&request.name));
         };
         let params = Value::Object(request.arguments.unwrap_or_default());
-        let client = context.client_info();
-        let response = self
-            .call(tool, params, self.context(client.as_ref()))
-            .await?;
+        let agent = self.agent_of_call(context.client_info().as_ref());
+        let response = self.call(tool, params, agent).await?;
         Ok(result(response).into())
     }
 }

@@ -129,7 +129,7 @@ fn branch_of(call: &Call) -> Result<checkpoint::OnBranch, Refusal> {
     let options = call.environment()?.session_open_options();
     let input = match (&context.session_file, &context.entries) {
         (Some(path), _) => SessionInput::File {
-            path: std::path::Path::new(path),
+            path,
             options: &options,
         },
         (None, Some(lines)) => SessionInput::Lines(lines),

@@ -42,11 +42,7 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
         prompt: prompt.to_string(),
         project_key: env.project_key().to_string(),
         session_id: env.session_id.clone(),
-        session_file: call
-            .context
-            .session_file
-            .as_deref()
-            .map(std::path::PathBuf::from),
+        session_file: call.context.session_file.clone(),
         hinted,
         read_tool: "history_read".to_string(),
     })?;

@@ -135,12 +135,12 @@ fn read(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
 /// consistently, and projects its branch.
 fn answer(call: HistoryCall, target: Target, ctx: &Call) -> Result<ToolResponse, Refusal> {
     let env = ctx.environment()?;
-    let source = Source::resolve(&target, ctx.context, &env)?;
+    let source = Source::resolve(&target, ctx.context, env)?;
     let options = env.session_open_options();
     let no_lines = Vec::new();
     let input = match &source.file {
         Some(path) => SessionInput::File {
-            path: std::path::Path::new(path),
+            path,
             options: &options,
         },
         None => SessionInput::Lines(source.entries.map_or(&no_lines, |lines| lines)),
@@ -169,7 +169,7 @@ struct Target {
 /// The session a call reads, resolved: this session (the context's file or entries) or
 /// another past session found by id under the session roots.
 struct Source<'c> {
-    file: Option<String>,
+    file: Option<std::path::PathBuf>,
     entries: Option<&'c Vec<String>>,
     leaf: Leaf,
     session_id: Option<String>,
@@ -203,7 +203,7 @@ impl<'c> Source<'c> {
         let same = context
             .session_file
             .as_deref()
-            .is_some_and(|f| std::path::Path::new(f) == found.path)
+            .is_some_and(|f| f == found.path)
             || own_id == Some(found.session_id.as_str());
         let leaf = match (&target.leaf_id, same) {
             (Some(leaf), _) => Leaf::from_wire(Some(leaf)),
@@ -211,7 +211,7 @@ impl<'c> Source<'c> {
             (None, false) => Leaf::Last,
         };
         Ok(Source {
-            file: Some(found.path.to_string_lossy().into_owned()),
+            file: Some(found.path),
             entries: None,
             leaf,
             session_id: Some(found.session_id),

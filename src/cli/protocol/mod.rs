@@ -20,6 +20,8 @@ mod sessions;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use std::cell::OnceCell;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pi_context::environment::{Environment, EnvironmentError, Inputs, Vars};
@@ -27,20 +29,23 @@ use pi_context::notes::Committer;
 use pi_context::wire::{self, RESULT_BUDGET_BYTES};
 
 pub use params::Params;
+use registry::Tool;
 
-/// What Pi knows about the live session, sent with every call.
+/// What Pi knows about the live session, sent with every call. The MCP server gives the live
+/// session it was started on (`session_file`, `session_id`) and nothing else: its environment
+/// is resolved already.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct ToolContext {
-    pub session_file: Option<String>,
+    pub session_file: Option<PathBuf>,
     pub leaf_id: Option<String>,
     pub session_id: Option<String>,
-    pub cwd: Option<String>,
+    pub cwd: Option<PathBuf>,
     pub agent: Option<String>,
     pub model: Option<String>,
-    pub notes_home: Option<String>,
+    pub notes_home: Option<PathBuf>,
     /// Pi's `getSessionDir()`: where the live session's directory is, searched by recall.
-    pub session_dir: Option<String>,
+    pub session_dir: Option<PathBuf>,
     /// The header and entries as JSON lines, when Pi keeps the session only in memory.
     pub entries: Option<Vec<String>>,
     /// What the extension saw on the branch since the last checkpoint, for tools that ask for it
@@ -218,53 +223,166 @@ fn merged(error: &Map<String, Value>, details: &Map<String, Value>) -> Value {
     Value::Object(all)
 }
 
-/// One tool call: what Pi sent about the live session, and the process's environment.
+/// One tool call: what the door knows about the live session, where the call runs, and where
+/// its notes changes are committed.
 pub struct Call<'a> {
     pub context: &'a ToolContext,
-    pub vars: &'a Vars,
     /// Where notes changes are committed after the answer (the MCP server); `None`: before.
     pub committer: Option<&'a Arc<Committer>>,
+    place: Place<'a>,
+    /// The environment of a [`Place::FromContext`], once resolved.
+    resolved: OnceCell<Result<Environment, Refusal>>,
 }
 
-impl Call<'_> {
-    /// The environment of the live session: its notes home, session, cwd (project), agent and
-    /// model from the context; what the context leaves out falls back like the command line's.
-    pub fn environment(&self) -> Result<Environment, Refusal> {
-        let c = self.context;
-        let path = |v: &Option<String>| v.clone().map(std::path::PathBuf::from);
-        Ok(Environment::resolve(
-            Inputs {
-                notes_home: path(&c.notes_home),
-                session_id: c.session_id.clone(),
-                project_key: None,
-                cwd: path(&c.cwd),
-                agent: c.agent.clone(),
-                model: c.model.clone(),
-                roots: Vec::new(),
-                live_session_dir: path(&c.session_dir),
-            },
-            self.vars,
-        )?)
+/// Where a call's [`Environment`] comes from.
+enum Place<'a> {
+    /// Resolved from the context at the call's first need: `pi-context tool`, one process per
+    /// call.
+    FromContext(&'a Vars),
+    /// Resolved by the door before the call: the MCP server, from what it resolved at start.
+    Given(&'a Environment),
+}
+
+impl<'a> Call<'a> {
+    /// A call of `pi-context tool`: the context says where it runs (its notes home, session,
+    /// cwd, agent and model), and what it leaves out falls back like the command line's.
+    pub fn from_context(context: &'a ToolContext, vars: &'a Vars) -> Self {
+        Call {
+            context,
+            committer: None,
+            place: Place::FromContext(vars),
+            resolved: OnceCell::new(),
+        }
+    }
+
+    /// A call that runs in `environment`, resolved by its door (the MCP server), committing
+    /// notes changes through `committer` when given.
+    pub fn in_environment(
+        context: &'a ToolContext,
+        environment: &'a Environment,
+        committer: Option<&'a Arc<Committer>>,
+    ) -> Self {
+        Call {
+            context,
+            committer,
+            place: Place::Given(environment),
+            resolved: OnceCell::new(),
+        }
+    }
+
+    /// Where the call runs; the first need of a [`Call::from_context`] resolves it.
+    pub fn environment(&self) -> Result<&Environment, Refusal> {
+        match self.place {
+            Place::Given(environment) => Ok(environment),
+            Place::FromContext(vars) => self
+                .resolved
+                .get_or_init(|| resolve_context(self.context, vars))
+                .as_ref()
+                .map_err(Refusal::clone),
+        }
     }
 }
 
-/// Answers one tool call; `None` for a tool this binary does not have.
-pub fn answer(name: &str, request: &ToolRequest, vars: &Vars) -> Option<ToolResponse> {
-    answer_with(name, request, vars, None)
+/// The environment a tool context describes.
+fn resolve_context(context: &ToolContext, vars: &Vars) -> Result<Environment, Refusal> {
+    Ok(Environment::resolve(
+        Inputs {
+            notes_home: context.notes_home.clone(),
+            session_id: context.session_id.clone(),
+            project_key: None,
+            cwd: context.cwd.clone(),
+            agent: context.agent.clone(),
+            model: context.model.clone(),
+            roots: Vec::new(),
+            live_session_dir: context.session_dir.clone(),
+        },
+        vars,
+    )?)
 }
 
-/// [`answer`], committing notes changes through `committer` (after answering) when given.
-pub fn answer_with(
-    name: &str,
-    request: &ToolRequest,
-    vars: &Vars,
-    committer: Option<&Arc<Committer>>,
-) -> Option<ToolResponse> {
+/// Answers one call of `pi-context tool <name>`; `None` for a tool this binary does not have.
+pub fn answer(name: &str, request: &ToolRequest, vars: &Vars) -> Option<ToolResponse> {
     let tool = registry::find(name)?;
-    let call = Call {
-        context: &request.context,
-        vars,
-        committer,
+    let call = Call::from_context(&request.context, vars);
+    Some(answer_with(tool, &request.params, &call))
+}
+
+/// Answers one call of `tool`, as every door does: a refusal is an error result.
+pub fn answer_with(tool: &Tool, params: &Value, call: &Call) -> ToolResponse {
+    (tool.answer)(params, call).unwrap_or_else(ToolResponse::refusal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registry::{Mode, EVERY_DOOR};
+    use super::*;
+
+    fn probe_parameters() -> Value {
+        json!({"type": "object", "additionalProperties": false})
+    }
+
+    fn probe_answer(params: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
+        let env = call.environment()?;
+        Ok(ToolResponse::ok(
+            format!("{} {} {params}", env.agent, env.cwd.display()),
+            Value::Null,
+        ))
+    }
+
+    /// A tool the registry does not list: only the one the door found answers.
+    static PROBE: Tool = Tool {
+        name: "probe_not_in_the_registry",
+        label: "Probe",
+        description: "",
+        parameters: probe_parameters,
+        mode: Mode::Parallel,
+        activity: false,
+        saves_notes: false,
+        doors: EVERY_DOOR,
+        read_only: true,
+        live_session: false,
+        answer: probe_answer,
     };
-    Some((tool.answer)(&request.params, &call).unwrap_or_else(ToolResponse::refusal))
+
+    #[test]
+    fn the_door_hands_over_the_tool_it_found_and_the_environment_it_resolved() {
+        assert!(registry::find(PROBE.name).is_none());
+        let vars = Vars::from_pairs([("HOME", "/h")]);
+        let environment = Environment::resolve(
+            Inputs {
+                cwd: Some("/project".into()),
+                agent: Some("Codex".into()),
+                ..Inputs::default()
+            },
+            &vars,
+        )
+        .unwrap();
+        let context = ToolContext::default();
+        let call = Call::in_environment(&context, &environment, None);
+        let response = answer_with(&PROBE, &json!({"x": 1}), &call);
+        assert!(!response.is_error, "{}", response.text);
+        assert_eq!(response.text, r#"codex /project {"x":1}"#);
+    }
+
+    #[test]
+    fn a_call_of_the_tool_command_resolves_its_context_at_first_need() {
+        let vars = Vars::from_pairs([("HOME", "/h"), ("PI_NOTES_AGENT", "pi")]);
+        let context = ToolContext {
+            cwd: Some("/elsewhere".into()),
+            ..ToolContext::default()
+        };
+        let call = Call::from_context(&context, &vars);
+        let response = answer_with(&PROBE, &json!({}), &call);
+        assert_eq!(response.text, "pi /elsewhere {}");
+        assert!(std::ptr::eq(
+            call.environment().unwrap(),
+            call.environment().unwrap()
+        ));
+        let bad = ToolContext {
+            session_id: Some("a/b".into()),
+            ..ToolContext::default()
+        };
+        let response = answer_with(&PROBE, &json!({}), &Call::from_context(&bad, &vars));
+        assert!(response.is_error, "{}", response.text);
+    }
 }

@@ -84,7 +84,7 @@ fn since(params: &Params, recall: &Recall) -> Result<Option<i64>, Refusal> {
 fn list(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let params = &Params::new(value, &SCOPE_KEYS)?;
     let env = call.environment()?;
-    let scope = scope(params, &env)?;
+    let scope = scope(params, env)?;
     let limit = params
         .positive("limit")?
         .map_or(DEFAULT_LIST_LIMIT, |n| n.min(10_000) as usize);
@@ -111,7 +111,7 @@ fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let params = &Params::new(value, &keys)?;
     let queries = queries(params.get("query"))?;
     let env = call.environment()?;
-    let scope = scope(params, &env)?;
+    let scope = scope(params, env)?;
     let roles = params.roles("roles")?;
     let all_branches = match params.string("branches")? {
         None | Some("current") => false,
