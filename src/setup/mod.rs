@@ -23,7 +23,7 @@ use crate::push::{status, Event};
 use crate::session::{AgentConfig, Harness};
 
 /// The name the MCP server is registered under, in every agent.
-pub const MCP_NAME: &str = "pi-context";
+pub const MCP_NAME: &str = crate::session::MCP_SERVER;
 /// The timeout, in seconds, each installed hook gets from its agent: a backstop only, the hook
 /// keeps its own deadline of under a second.
 pub const HOOK_TIMEOUT_SECS: u64 = 10;
