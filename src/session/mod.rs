@@ -33,7 +33,7 @@ pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
 pub use harness::{
     detect, detect_line, AgentConfig, AgentFacts, Harness, Layout, Root, UnknownHarness,
-    DETECT_BYTES,
+    DETECT_BYTES, MCP_SERVER,
 };
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads

@@ -34,7 +34,8 @@ pub(super) const LAYOUT: Layout = Layout(&[
 /// `PreCompact` hook is appended to the compaction's instructions.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "claude-code",
-    mcp_tool: "mcp__pi-context__{}",
+    mcp_tool: "mcp__{server}__{}",
+    mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: true,
     config: AgentConfig::Claude,
 };

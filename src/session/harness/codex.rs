@@ -31,7 +31,8 @@ pub(super) const LAYOUT: Layout = Layout(&[
 /// with `-` as `_`) holding each tool by its own name; no `PreCompact` output reaches its model.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "codex",
-    mcp_tool: "mcp__pi_context.{}",
+    mcp_tool: "mcp__{server}.{}",
+    mcp_server_dash_as_underscore: true,
     precompact_reaches_summary: false,
     config: AgentConfig::Codex,
 };
