@@ -282,6 +282,8 @@ pub struct Session {
     pub entries: Entries,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
+    /// Records of types the file's reader does not know, by type (kept in the tree, inert).
+    pub unknown_types: std::collections::BTreeMap<String, u32>,
     /// The text of every [`Atom`], back to back.
     atoms: entries::Atoms,
     /// The agent that wrote the file, recognized from its first records.
