@@ -6,6 +6,7 @@ pub mod dream;
 pub mod harness;
 pub mod notes;
 pub mod other_agents;
+pub mod output;
 pub mod peak;
 pub mod pi;
 pub mod recall;
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
+
+pub use output::CommandOutput;
 
 /// The fixed clock every command sees (`PI_CONTEXT_NOW`), unless a test overrides it.
 pub const FIXED_NOW: &str = "2026-03-01T09:00:00.000Z";
@@ -54,6 +57,60 @@ impl TestEnv {
     /// A scratch directory for files a test writes (sessions, projects).
     pub fn work(&self) -> PathBuf {
         self.root().join("work")
+    }
+
+    /// `pi-context ARGS` in the work directory.
+    pub fn run<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        args: impl IntoIterator<Item = S>,
+    ) -> CommandOutput {
+        self.run_with(|cmd| cmd.args(args))
+    }
+
+    /// `pi-context ARGS` in `cwd`.
+    pub fn run_in<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        cwd: &Path,
+        args: impl IntoIterator<Item = S>,
+    ) -> CommandOutput {
+        self.run_with(|cmd| cmd.current_dir(cwd).args(args))
+    }
+
+    /// `pi-context ARGS` in the work directory, reading `stdin`.
+    pub fn run_stdin<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        args: impl IntoIterator<Item = S>,
+        stdin: impl Into<Vec<u8>>,
+    ) -> CommandOutput {
+        let stdin = stdin.into();
+        self.run_with(|cmd| cmd.args(args).write_stdin(stdin))
+    }
+
+    /// The binary as [`TestEnv::cmd`] builds it, set up further by `build` (arguments, stdin,
+    /// more variables, another directory), run to its end.
+    pub fn run_with(&self, build: impl FnOnce(&mut Command) -> &mut Command) -> CommandOutput {
+        let mut cmd = self.cmd();
+        build(&mut cmd);
+        self.output_of(&mut cmd)
+    }
+
+    /// Runs a command built from [`TestEnv::cmd`] or [`TestEnv::shell`] to its end.
+    pub fn output_of(&self, cmd: &mut Command) -> CommandOutput {
+        let shown = command_line(cmd);
+        let output = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+        CommandOutput::new(shown, output, self.normalizer())
+    }
+
+    /// How this environment's outputs are normalized (`$TEST_ENV` for the temp root).
+    pub fn normalizer(&self) -> output::Normalizer {
+        output::Normalizer::new(self.root())
+    }
+
+    /// Normalizes text as the outputs of [`TestEnv::run`] are.
+    pub fn normalize(&self, text: &str) -> String {
+        self.normalizer().normalize(text)
     }
 
     /// The binary with a clean, fixed environment ([`TestEnv::vars`]).
@@ -104,10 +161,12 @@ impl TestEnv {
     }
 
     /// The one hermetic environment of every command a test runs: nothing inherited but
-    /// `PATH`, a temp HOME, notes home and Pi agent dir, the fixed clock and time zone.
+    /// `PATH`, a temp HOME, notes home and Pi agent dir, the fixed clock and time zone. The
+    /// `git` a command runs reads no system configuration (its global one is the temp HOME's).
     pub fn vars(&self, path: std::ffi::OsString) -> Vec<(&'static str, std::ffi::OsString)> {
         vec![
             ("HOME", self.home().into()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
             ("TMPDIR", self.root().join("tmp").into()),
             ("PATH", path),
             ("PI_NOTES_HOME", self.notes_home().into()),
@@ -170,6 +229,103 @@ impl TestEnv {
             "details over budget"
         );
         response
+    }
+}
+
+/// `$ program args…` of a command, as a person would type it: the binary as `pi-context`, an
+/// argument with spaces, quotes or newlines (or none) in single quotes.
+fn command_line(cmd: &Command) -> String {
+    let program = Path::new(cmd.get_program());
+    let name = if program == assert_cmd::cargo::cargo_bin("pi-context") {
+        "pi-context".to_string()
+    } else {
+        program.display().to_string()
+    };
+    let mut line = format!("$ {name}");
+    for arg in cmd.get_args() {
+        let arg = arg.to_string_lossy();
+        line.push(' ');
+        if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+            line.push_str(&format!("'{}'", arg.replace('\'', r"'\''")));
+        } else {
+            line.push_str(&arg);
+        }
+    }
+    line
+}
+
+/// `git ARGS` in `dir`, hermetic (no system or user configuration, a fixed identity and
+/// default branch); it must succeed. Its stdout.
+pub fn git<S: AsRef<std::ffi::OsStr>>(dir: &Path, args: impl IntoIterator<Item = S>) -> String {
+    let output = git_command(dir).args(args).output().expect("run git");
+    assert!(
+        output.status.success(),
+        "git in {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("git's stdout is UTF-8")
+}
+
+/// `git -C dir` with the hermetic configuration of [`git`], to run or spawn as a test needs.
+pub fn git_command(dir: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new("git");
+    cmd.arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "advice.detachedHead=false",
+        ])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com");
+    cmd
+}
+
+/// A small deterministic generator (xorshift64) for tests that draw many cases; no dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed` (0 is replaced: xorshift would stay at 0).
+    pub fn new(seed: u64) -> Rng {
+        Rng(if seed == 0 {
+            0x9e37_79b9_7f4a_7c15
+        } else {
+            seed
+        })
+    }
+
+    /// A generator from `$TEST_SEED` when set, else from `seed`; the seed is printed, so a
+    /// failing run (whose output the test harness shows) can be replayed with `TEST_SEED=…`.
+    pub fn seeded(test: &str, seed: u64) -> Rng {
+        let seed = std::env::var("TEST_SEED")
+            .ok()
+            .map(|s| s.parse().expect("TEST_SEED is a number"))
+            .unwrap_or(seed);
+        eprintln!("{test}: seed {seed} (replay with TEST_SEED={seed})");
+        Rng::new(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
     }
 }
 
