@@ -103,6 +103,15 @@ impl TestEnv {
         CommandOutput::new(shown, output, self.normalizer())
     }
 
+    /// Waits for a spawned command (its stdout and stderr piped, or null) and takes its output;
+    /// `shown` names it in a snapshot or a failure.
+    pub fn wait_for(&self, shown: &str, child: std::process::Child) -> CommandOutput {
+        let output = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait for {shown}: {e}"));
+        CommandOutput::new(format!("$ {shown}"), output, self.normalizer())
+    }
+
     /// How this environment's outputs are normalized (`$TEST_ENV` for the temp root).
     pub fn normalizer(&self) -> output::Normalizer {
         output::Normalizer::new(self.root())
