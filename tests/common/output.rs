@@ -15,15 +15,29 @@ pub struct Normalizer {
 
 impl Normalizer {
     pub fn new(root: &std::path::Path) -> Normalizer {
-        let mut literal = Vec::new();
         let raw = root.display().to_string();
+        let mut roots = vec![raw.clone()];
         if let Ok(canonical) = root.canonicalize() {
             let canonical = canonical.display().to_string();
             if canonical != raw {
-                literal.push((canonical, "$TEST_ENV"));
+                roots.insert(0, canonical);
             }
         }
-        literal.push((raw, "$TEST_ENV"));
+        let mut literal = Vec::new();
+        for root in &roots {
+            literal.push((root.clone(), "$TEST_ENV"));
+        }
+        // The root inside a directory name that encodes a cwd: Pi's sessions directory
+        // (`--<path, slashes as dashes>--`) and Claude Code's projects directory (every
+        // character but letters and digits as a dash).
+        for root in &roots {
+            literal.push((root.trim_start_matches('/').replace('/', "-"), "$TEST_ENV"));
+            let claude: String = root
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            literal.push((claude, "$TEST_ENV"));
+        }
         literal.push((env!("CARGO_MANIFEST_DIR").to_string(), "$REPO"));
         Normalizer { literal }
     }
