@@ -96,7 +96,7 @@ impl TestEnv {
 
     /// Runs a command built from [`TestEnv::cmd`] or [`TestEnv::shell`] to its end.
     pub fn output_of(&self, cmd: &mut Command) -> CommandOutput {
-        let shown = command_line(cmd);
+        let shown = command_line(cmd.get_program(), cmd.get_args());
         let output = cmd
             .output()
             .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
@@ -243,15 +243,18 @@ impl TestEnv {
 
 /// `$ program args…` of a command, as a person would type it: the binary as `pi-context`, an
 /// argument with spaces, quotes or newlines (or none) in single quotes.
-fn command_line(cmd: &Command) -> String {
-    let program = Path::new(cmd.get_program());
+fn command_line<'a>(
+    program: &std::ffi::OsStr,
+    args: impl Iterator<Item = &'a std::ffi::OsStr>,
+) -> String {
+    let program = Path::new(program);
     let name = if program == assert_cmd::cargo::cargo_bin("pi-context") {
         "pi-context".to_string()
     } else {
         program.display().to_string()
     };
     let mut line = format!("$ {name}");
-    for arg in cmd.get_args() {
+    for arg in args {
         let arg = arg.to_string_lossy();
         line.push(' ');
         if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
@@ -261,6 +264,48 @@ fn command_line(cmd: &Command) -> String {
         }
     }
     line
+}
+
+/// Runs a command a [`TestEnv`] built ([`TestEnv::cmd`], [`TestEnv::process`], a helper's) to
+/// its end: `dream_cmd(&env).arg("--force").run()`. Its outputs are normalized for the
+/// environment whose `HOME` (`<root>/home`) the command has.
+pub trait Run {
+    fn run(&mut self) -> CommandOutput;
+}
+
+impl Run for Command {
+    fn run(&mut self) -> CommandOutput {
+        let shown = command_line(self.get_program(), self.get_args());
+        let normalizer = normalizer_of(&shown, self.get_envs());
+        let output = self
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+        CommandOutput::new(shown, output, normalizer)
+    }
+}
+
+impl Run for std::process::Command {
+    fn run(&mut self) -> CommandOutput {
+        let shown = command_line(self.get_program(), self.get_args());
+        let normalizer = normalizer_of(&shown, self.get_envs());
+        let output = self
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+        CommandOutput::new(shown, output, normalizer)
+    }
+}
+
+/// The normalizer of the environment whose `HOME` a command has.
+fn normalizer_of<'a>(
+    shown: &str,
+    mut envs: impl Iterator<Item = (&'a std::ffi::OsStr, Option<&'a std::ffi::OsStr>)>,
+) -> output::Normalizer {
+    let home = envs
+        .find(|(name, _)| *name == "HOME")
+        .and_then(|(_, value)| value)
+        .unwrap_or_else(|| panic!("{shown}: not a command of a TestEnv (no HOME)"));
+    let root = Path::new(home).parent().expect("HOME is <root>/home");
+    output::Normalizer::new(root)
 }
 
 /// `git ARGS` in `dir`, hermetic (no system or user configuration, a fixed identity and
