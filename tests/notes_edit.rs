@@ -12,10 +12,7 @@ fn edit(env: &TestEnv, params: Value) -> Value {
 }
 
 fn later(env: &TestEnv, args: &[&str], now: &str) {
-    notes(env, args)
-        .env("PI_CONTEXT_NOW", now)
-        .assert()
-        .success();
+    let _ = notes(env, args).env("PI_CONTEXT_NOW", now).run().success();
 }
 
 #[test]
@@ -260,9 +257,8 @@ fn crumpling_is_metadata_keeps_updated_at_and_the_first_time() {
     let updated = frontmatter_value(&read_file(&path), "updatedAt");
     let crumple = notes(&env, &["edit", "n", "--crumple", "--json"])
         .env("PI_CONTEXT_NOW", "2026-03-02T10:00:00Z")
-        .output()
-        .unwrap();
-    let receipt: Value = serde_json::from_slice(&crumple.stdout).unwrap();
+        .run();
+    let receipt = crumple.json();
     assert_eq!(receipt["change_kind"], "metadata");
     assert_eq!(receipt["applied"], 0);
     let diff = receipt["diff"].as_str().unwrap();
@@ -316,9 +312,9 @@ fn a_body_edit_with_a_crumple_is_a_file_change() {
 fn an_origin_change_is_metadata_and_bumps_updated_at() {
     let env = TestEnv::new();
     write(&env, "n", "x");
-    notes(&env, &["edit", "n", "--origin", "external"])
+    let _ = notes(&env, &["edit", "n", "--origin", "external"])
         .env("PI_CONTEXT_NOW", "2026-03-05T00:00:00Z")
-        .assert()
+        .run()
         .success();
     let text = read_file(&session_file(&env, "n.md"));
     assert_eq!(

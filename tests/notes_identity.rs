@@ -62,7 +62,7 @@ fn linked_worktrees_share_the_main_checkout_key() {
         "a future subdirectory too"
     );
     // A note written from the worktree is the main checkout's project note.
-    notes(
+    let _ = notes(
         &env,
         &[
             "write",
@@ -73,7 +73,7 @@ fn linked_worktrees_share_the_main_checkout_key() {
             absolute.to_str().unwrap(),
         ],
     )
-    .assert()
+    .run()
     .success();
     let read = ok(
         &env,
@@ -196,22 +196,22 @@ fn the_default_agent_is_anonymous_and_names_are_slugified() {
         .notes_home()
         .join("agents/anonymous/private.md")
         .is_file());
-    notes(&env, &["write", "@self/private", "-c", "x"])
+    let _ = notes(&env, &["write", "@self/private", "-c", "x"])
         .env("PI_NOTES_AGENT", "Test Agent")
         .env("PI_CONTEXT_MODEL", "provider/First.Model")
-        .assert()
+        .run()
         .success();
     assert!(env
         .notes_home()
         .join("agents/test-agent/private.md")
         .is_file());
-    notes(&env, &["write", "@model/m", "-c", "x"])
+    let _ = notes(&env, &["write", "@model/m", "-c", "x"])
         .env("PI_CONTEXT_MODEL", "provider/First.Model")
-        .assert()
+        .run()
         .success();
     assert!(env.notes_home().join("models/first-model/m.md").is_file());
-    notes(&env, &["write", "@self/u", "-c", "x", "--agent", "模型"])
-        .assert()
+    let _ = notes(&env, &["write", "@self/u", "-c", "x", "--agent", "模型"])
+        .run()
         .success();
     assert!(
         env.notes_home().join("agents/root/u.md").is_file(),
@@ -316,13 +316,13 @@ fn after_a_model_switch_the_old_home_is_readable_but_not_writable() {
 #[test]
 fn the_notes_home_defaults_to_the_home_directory() {
     let env = TestEnv::new();
-    notes(&env, &["write", "@human/h", "-c", "x"])
+    let _ = notes(&env, &["write", "@human/h", "-c", "x"])
         .env("PI_NOTES_HOME", "")
-        .assert()
+        .run()
         .success();
     assert!(env.home().join(".agents/notes/human/h.md").is_file());
     let elsewhere = env.root().join("flag-home");
-    notes(
+    let _ = notes(
         &env,
         &[
             "write",
@@ -333,7 +333,7 @@ fn the_notes_home_defaults_to_the_home_directory() {
             elsewhere.to_str().unwrap(),
         ],
     )
-    .assert()
+    .run()
     .success();
     assert!(elsewhere.join("human/h.md").is_file());
 }

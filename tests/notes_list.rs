@@ -8,9 +8,9 @@ use common::TestEnv;
 use serde_json::{json, Value};
 
 fn write_at(env: &TestEnv, address: &str, now: &str) {
-    notes(env, &["write", address, "-c", "x"])
+    let _ = notes(env, &["write", address, "-c", "x"])
         .env("PI_CONTEXT_NOW", now)
-        .assert()
+        .run()
         .success();
 }
 
@@ -111,9 +111,8 @@ fn crumpled_notes_are_hidden_counted_and_listed_alone_in_the_wastebasket() {
     // The wastebasket shows how long ago each note was crumpled.
     let later = notes(&env, &["list", "--wastebasket"])
         .env("PI_CONTEXT_NOW", "2026-03-13T10:00:00Z")
-        .output()
-        .unwrap();
-    let later = String::from_utf8(later.stdout).unwrap();
+        .run();
+    let later = later.stdout;
     assert!(
         later.contains("@human/gone.md  (crumpled 12 days ago)"),
         "{later}"
@@ -171,14 +170,14 @@ fn patterns_filter_canonical_addresses_and_narrow_homes() {
 #[test]
 fn foreign_homes_are_reached_only_through_explicit_patterns() {
     let env = TestEnv::new();
-    notes(
+    let _ = notes(
         &env,
         &["write", "@self/theirs", "-c", "x", "--agent", "other"],
     )
-    .assert()
+    .run()
     .success();
-    notes(&env, &["write", "@model/m", "-c", "x", "--model", "gpt-5"])
-        .assert()
+    let _ = notes(&env, &["write", "@model/m", "-c", "x", "--model", "gpt-5"])
+        .run()
         .success();
     write(&env, "@self/mine", "x");
     assert_eq!(
@@ -248,9 +247,10 @@ fn unreadable_homes_are_reported_not_fatal() {
     let result = tool_ok(&env, "notes_list", json!({}));
     assert_eq!(addresses(&result), ["@human/fine.md"]);
     assert_eq!(result["homes_unavailable"], json!(["@project"]));
-    let output = notes(&env, &["list"]).output().unwrap();
-    assert!(output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("warning: @project could not be read"));
+    let output = notes(&env, &["list"]).run().success();
+    assert!(output
+        .stderr
+        .contains("warning: @project could not be read"));
 
     std::fs::write(env.notes_home().join("agents"), "not a directory").unwrap();
     let agents = tool_ok(&env, "notes_list", json!({"pattern": "@agents/*/**"}));

@@ -59,9 +59,9 @@ fn a_read_returns_the_body_only_and_bumps_the_counters() {
     let env = TestEnv::new();
     write(&env, "n", "body text");
     let path = session_file(&env, "n.md");
-    notes(&env, &["read", "n"])
+    let _ = notes(&env, &["read", "n"])
         .env("PI_CONTEXT_NOW", "2026-03-04T00:00:00Z")
-        .assert()
+        .run()
         .success();
     let text = read_file(&path);
     assert_eq!(

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+pub use super::Run;
 use super::{CommandOutput, TestEnv};
 
 /// The session id every notes command sees unless a test says otherwise.
