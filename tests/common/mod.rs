@@ -242,7 +242,7 @@ impl TestEnv {
 }
 
 /// `$ program args…` of a command, as a person would type it: the binary as `pi-context`, an
-/// argument with spaces, quotes or newlines (or none) in single quotes.
+/// argument a shell would change (spaces, quotes, globs, newlines; or none) in single quotes.
 fn command_line<'a>(
     program: &std::ffi::OsStr,
     args: impl Iterator<Item = &'a std::ffi::OsStr>,
@@ -257,7 +257,9 @@ fn command_line<'a>(
     for arg in args {
         let arg = arg.to_string_lossy();
         line.push(' ');
-        if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+        if arg.is_empty()
+            || arg.contains(|c: char| c.is_whitespace() || "'\"$`\\*?[]{}()<>|&;~#!".contains(c))
+        {
             line.push_str(&format!("'{}'", arg.replace('\'', r"'\''")));
         } else {
             line.push_str(&arg);
