@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::recall::{project_dir, session_id, write_pi_session};
 use common::session::{ok_json, refusal, SessionBuilder};
-use common::TestEnv;
+use common::{Run, TestEnv};
 use serde_json::{json, Value};
 
 fn session(n: u32, cwd: &std::path::Path) -> SessionBuilder {
@@ -189,10 +189,9 @@ fn boot_text(env: &TestEnv, cwd: &Path, session: &str) -> String {
         .cmd()
         .arg("boot")
         .write_stdin(request.to_string())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    String::from_utf8(output.stdout).unwrap()
+        .run()
+        .success();
+    output.stdout
 }
 
 #[test]
@@ -250,7 +249,7 @@ fn a_small_append_to_a_large_session_still_lets_the_boot_refresh() {
         json!({"customType": "state", "data": "z".repeat(17 << 20)}),
     );
     write_pi_session(&env, &project, &big);
-    env.cmd().args(["sessions", "index"]).assert().success();
+    let _ = env.cmd().args(["sessions", "index"]).run().success();
 
     // Pi appends a turn to it (the file keeps its prefix), and a new session starts.
     big.user("one more turn");

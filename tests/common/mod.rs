@@ -199,34 +199,24 @@ impl TestEnv {
 
     /// `pi-context tool --schemas`, parsed; the command must succeed.
     pub fn tool_schemas(&self) -> Value {
-        let output = self
-            .cmd()
-            .args(["tool", "--schemas"])
-            .output()
-            .expect("run tool --schemas");
-        assert!(
-            output.status.success(),
-            "tool --schemas failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_slice(&output.stdout).expect("schemas are JSON")
+        self.run(["tool", "--schemas"]).success().json()
     }
 
     /// Runs `pi-context tool <name>` with a request and returns the parsed response.
     pub fn tool(&self, name: &str, request: &Value) -> Value {
-        let output = self
-            .cmd()
-            .args(["tool", name])
-            .write_stdin(request.to_string())
-            .output()
-            .expect("run tool");
-        assert!(
-            output.status.success(),
-            "tool {name} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let response: Value =
-            serde_json::from_slice(&output.stdout).expect("tool response is JSON");
+        self.tool_with_env(&[], name, request)
+    }
+
+    /// [`TestEnv::tool`] with extra environment variables; the response must fit the budget.
+    pub fn tool_with_env(&self, vars: &[(&str, &str)], name: &str, request: &Value) -> Value {
+        let response = self
+            .run_with(|cmd| {
+                cmd.envs(vars.iter().copied())
+                    .args(["tool", name])
+                    .write_stdin(request.to_string())
+            })
+            .success()
+            .json();
         let text = response["text"].as_str().expect("text is a string");
         assert!(
             text.len() <= 32 * 1024,
@@ -270,7 +260,7 @@ fn command_line<'a>(
 
 /// Runs a command a [`TestEnv`] built ([`TestEnv::cmd`], [`TestEnv::process`], a helper's) to
 /// its end: `dream_cmd(&env).arg("--force").run()`. Its outputs are normalized for the
-/// environment whose `HOME` (`<root>/home`) the command has.
+/// environment the command's `HOME` (or `TMPDIR`) lies in.
 pub trait Run {
     fn run(&mut self) -> CommandOutput;
 }
@@ -297,16 +287,22 @@ impl Run for std::process::Command {
     }
 }
 
-/// The normalizer of the environment whose `HOME` a command has.
+/// The normalizer of the environment a command belongs to: the parent of its `HOME`
+/// (`<root>/home`), or of its `TMPDIR` (`<root>/tmp`) when a test removed `HOME`.
 fn normalizer_of<'a>(
     shown: &str,
-    mut envs: impl Iterator<Item = (&'a std::ffi::OsStr, Option<&'a std::ffi::OsStr>)>,
+    envs: impl Iterator<Item = (&'a std::ffi::OsStr, Option<&'a std::ffi::OsStr>)>,
 ) -> output::Normalizer {
-    let home = envs
-        .find(|(name, _)| *name == "HOME")
-        .and_then(|(_, value)| value)
-        .unwrap_or_else(|| panic!("{shown}: not a command of a TestEnv (no HOME)"));
-    let root = Path::new(home).parent().expect("HOME is <root>/home");
+    let envs: Vec<_> = envs.collect();
+    let dir = ["HOME", "TMPDIR"]
+        .iter()
+        .find_map(|var| {
+            envs.iter()
+                .find(|(name, _)| name == var)
+                .and_then(|(_, value)| *value)
+        })
+        .unwrap_or_else(|| panic!("{shown}: not a command of a TestEnv (no HOME, no TMPDIR)"));
+    let root = Path::new(dir).parent().expect("<root>/home or <root>/tmp");
     output::Normalizer::new(root)
 }
 
