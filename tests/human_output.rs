@@ -21,10 +21,16 @@ fn run(env: &TestEnv, cwd: &Path, args: &[&str], stdin: &str) -> String {
 }
 
 /// Snapshots `text` (normalized: `$TEST_ENV` for the temp root, `[HASH]` for the hashes of
-/// temp paths in project keys) with the sizes of sessions, which hold temp paths, redacted.
+/// temp paths in project keys) with the sizes of sessions, which hold temp paths, and the time
+/// an index run took redacted.
 fn snapshot(name: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(r", [0-9.]+ (B|KB|MB|KiB|MiB)\)", ", [SIZE])");
+    // What an index run took: bytes (the sessions hold temp paths) and seconds.
+    settings.add_filter(
+        r"[0-9.]+ (B|KB|MB) indexed in [0-9.]+ s",
+        "[SIZE] indexed in [TIME] s",
+    );
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 
@@ -108,10 +114,16 @@ fn notes() {
         (vec!["list", "--wastebasket"], ""),
         (vec!["read", "@human/missing"], ""),
         (vec!["write", "@agents/other/x", "--content", "no"], ""),
+        (vec!["log", "@project/decisions"], ""),
+        (vec!["diff", "@project/decisions"], ""),
+        (vec!["restore", "@project/decisions", "--rev", "HEAD~3"], ""),
+        (vec!["log", "--limit", "2"], ""),
     ] {
         text.push_str(&notes(&args, stdin));
     }
-    snapshot("notes", &text);
+    // Commit ids depend on the identity that signs them (the machine's git config may name one).
+    let commits = regex::Regex::new(r"\b[0-9a-f]{7,40}\b").unwrap();
+    snapshot("notes", &commits.replace_all(&text, "[COMMIT]"));
 }
 
 #[test]
@@ -132,6 +144,7 @@ fn sessions() {
         vec!["sessions", "list"],
         vec!["sessions", "search", "kingfisher cache"],
         vec!["sessions", "search", "nothinglikethis"],
+        vec!["sessions", "index"],
     ] {
         text.push_str(&run(&env, &project, &args, ""));
     }
