@@ -308,7 +308,7 @@ fn normalizer_of<'a>(
 
 /// `git ARGS` in `dir`, hermetic (no system or user configuration, a fixed identity and
 /// default branch); it must succeed. Its stdout.
-pub fn git<S: AsRef<std::ffi::OsStr>>(dir: &Path, args: impl IntoIterator<Item = S>) -> String {
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let output = git_command(dir).args(args).output().expect("run git");
     assert!(
         output.status.success(),
