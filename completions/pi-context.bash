@@ -52,6 +52,9 @@ _pi__context() {
             pi__context,setup)
                 cmd="pi__context__subcmd__setup"
                 ;;
+            pi__context,stats)
+                cmd="pi__context__subcmd__stats"
+                ;;
             pi__context,tool)
                 cmd="pi__context__subcmd__tool"
                 ;;
@@ -120,6 +123,9 @@ _pi__context() {
                 ;;
             pi__context__subcmd__help,setup)
                 cmd="pi__context__subcmd__help__subcmd__setup"
+                ;;
+            pi__context__subcmd__help,stats)
+                cmd="pi__context__subcmd__help__subcmd__stats"
                 ;;
             pi__context__subcmd__help,tool)
                 cmd="pi__context__subcmd__help__subcmd__tool"
@@ -311,7 +317,7 @@ _pi__context() {
 
     case "${cmd}" in
         pi__context)
-            opts="-h -V --color --help --version history notes sessions dream mcp hook setup boot checkpoint tool completions man help"
+            opts="-h -V --color --help --version history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -647,7 +653,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help)
-            opts="history notes sessions dream mcp hook setup boot checkpoint tool completions man help"
+            opts="history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1095,6 +1101,20 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help__subcmd__setup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2698,6 +2718,28 @@ _pi__context() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__stats)
+            opts="-h --since --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
