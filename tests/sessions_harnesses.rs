@@ -435,3 +435,109 @@ fn an_old_layout_subagent_without_is_sidechain_is_listed_under_its_parent() {
         file.to_string_lossy()
     );
 }
+
+/// Format drift (issue 41, item 5): a record type a reader does not know is kept in the tree,
+/// inert, and counted; `sessions index --json` reports per agent the files read, the files
+/// not read and why, and the unknown types by name.
+#[test]
+fn a_format_change_shows_up_as_numbers_in_the_index_report() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "drift");
+    let cwd = project.to_string_lossy().into_owned();
+    let record = |v: Value| v.to_string() + "\n";
+    let claude = env
+        .home()
+        .join(".claude/projects")
+        .join(common::other_agents::claude_encoded(&project))
+        .join("c1a0de00-1111-4aaa-8bbb-00000000df01.jsonl");
+    let id = "c1a0de00-1111-4aaa-8bbb-00000000df01";
+    let mut text = record(
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":id,
+        "cwd":cwd,"timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"first driftword"}}),
+    );
+    text += &record(json!({"type":"hologram-note","uuid":"h1","parentUuid":"u1","sessionId":id}));
+    text += &record(json!({"type":"hologram-note","uuid":"h2","parentUuid":"h1","sessionId":id}));
+    text += &record(
+        json!({"type":"assistant","uuid":"a1","parentUuid":"h2","sessionId":id,
+        "timestamp":"2026-02-01T10:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"answer driftword"}]}}),
+    );
+    common::other_agents::write(&claude, &text);
+    let rollout = env
+        .home()
+        .join(".codex/sessions/2026/02/01/rollout-2026-02-01T10-00-00-0199c0de-2222-7ccc-8ddd-0000000000df.jsonl");
+    let mut rollout_text = record(
+        json!({"timestamp":"2026-02-01T10:00:00Z","type":"session_meta",
+        "payload":{"id":"0199c0de-2222-7ccc-8ddd-0000000000df","cwd":cwd}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:01Z","type":"quantum_item","payload":{"x":1}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:02Z","type":"response_item",
+        "payload":{"type":"teleport_call","x":1}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:03Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"codex driftword"}]}}),
+    );
+    common::other_agents::write(&rollout, &rollout_text);
+    let pi_root = common::recall::sessions_root(&env).join("--drift--");
+    std::fs::create_dir_all(&pi_root).unwrap();
+    let fifo = std::ffi::CString::new(pi_root.join("2026_fifo.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+    let report = env.run(["sessions", "index", "--json"]).success().json();
+    let agent = |name: &str| {
+        report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+            .clone()
+    };
+    assert_eq!(agent("claude")["files"], 1, "{report}");
+    assert_eq!(
+        agent("claude")["unknown_types"],
+        json!({"hologram-note": 2}),
+        "{report}"
+    );
+    assert_eq!(
+        agent("codex")["unknown_types"],
+        json!({"quantum_item": 1, "response_item:teleport_call": 1}),
+        "{report}"
+    );
+    assert_eq!(agent("codex")["files_with_unknown_types"], 1);
+    assert_eq!(
+        agent("pi")["unreadable"],
+        json!({"not a regular file": 1}),
+        "{report}"
+    );
+    // The unknown records stay in the tree: the reply after them is on the branch, right after
+    // the prompt (seq 1, 2), and both are found.
+    let rows = env
+        .run([
+            "history",
+            "list",
+            "--json",
+            "--session",
+            claude.to_str().unwrap(),
+        ])
+        .success()
+        .json();
+    let seqs: Vec<u64> = rows["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, [1, 2], "{rows}");
+    let human = env.run(["sessions", "index"]).success();
+    assert!(
+        human
+            .stderr
+            .contains("claude: records of types its reader does not know"),
+        "{human}"
+    );
+}
