@@ -339,3 +339,33 @@ fn status_shows_installed_hooks_that_never_ran_and_a_missing_binary() {
         "{out}"
     );
 }
+
+/// The Claude Code plugin brings hooks of its own: `--status` names it, and says so when setup's
+/// hooks are installed too (each would push its own boot block).
+#[test]
+fn status_names_the_claude_plugin_and_a_second_set_of_hooks() {
+    let env = TestEnv::new();
+    let settings = put(
+        &env.home().join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"pi-context@pi-context": true, "other@x": true}}"#,
+    );
+    let out = ok(&env, &["--status", "claude"]);
+    assert!(
+        out.contains("the Claude Code plugin pi-context@pi-context is enabled: its own MCP server"),
+        "{out}"
+    );
+    ok(&env, &["claude"]);
+    assert_eq!(json_of(&settings)["enabledPlugins"]["other@x"], true);
+    let out = ok(&env, &["--status", "claude"]);
+    assert!(
+        out.contains("pi-context@pi-context is enabled too, with hooks of its own")
+            && out.contains("claude plugin uninstall pi-context@pi-context"),
+        "{out}"
+    );
+    put(
+        &settings,
+        r#"{"enabledPlugins": {"pi-context@pi-context": false}}"#,
+    );
+    let out = ok(&env, &["--status", "claude"]);
+    assert!(!out.contains("plugin"), "{out}");
+}

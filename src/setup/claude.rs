@@ -182,6 +182,31 @@ fn mcp_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<(), Setu
     Ok(())
 }
 
+/// The pi-context plugin (`pi-context@<marketplace>`) when `enabledPlugins` turns it on: it
+/// brings its own MCP server and hooks (plugins/claude-code/).
+fn enabled_plugin(settings: &Map<String, Value>) -> Option<String> {
+    settings
+        .get("enabledPlugins")?
+        .as_object()?
+        .iter()
+        .find(|(name, on)| name.starts_with("pi-context@") && on.as_bool() == Some(true))
+        .map(|(name, _)| name.clone())
+}
+
+fn hooks_installed(hooks: &[HookStatus]) -> bool {
+    hooks.iter().any(|h| h.installed)
+}
+
+fn plugin_note(plugin: &str, hooks_too: bool) -> String {
+    if hooks_too {
+        format!(
+            "the Claude Code plugin {plugin} is enabled too, with hooks of its own: each pushes its own boot block; keep one (`pi-context setup claude --remove`, or `claude plugin uninstall {plugin}`)"
+        )
+    } else {
+        format!("the Claude Code plugin {plugin} is enabled: its own MCP server and hooks push the memory (a hook's last run below is the plugin's)")
+    }
+}
+
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let settings_path = settings_file(target);
     let settings = parse_object(&settings_path, read_text(&settings_path)?.as_deref())?;
@@ -190,7 +215,7 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
         .get("hooks")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let hooks = EVENTS
+    let hooks: Vec<HookStatus> = EVENTS
         .into_iter()
         .map(|event| {
             let found = hooks::find(table, target, event);
@@ -212,6 +237,9 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
     let state = parse_object(&state_path, read_text(&state_path)?.as_deref())?;
     let server = state.get("mcpServers").and_then(|s| s.get(MCP_NAME));
     let mut notes = Vec::new();
+    if let Some(plugin) = enabled_plugin(&settings) {
+        notes.push(plugin_note(&plugin, hooks_installed(&hooks)));
+    }
     if settings.get("disableAllHooks") == Some(&Value::Bool(true)) {
         notes.push(format!(
             "{} sets disableAllHooks: Claude Code runs no hook",
