@@ -187,6 +187,16 @@ impl Recall {
         if words.is_empty() {
             return Ok(HintOutcome::miss(Miss::NoWords, words, None, view.stale));
         }
+        if !holds_a_rare_word(&prompt_words, &words, searcher.num_docs()) {
+            // No session can clear the bar's rare-word test: the search would only cost time
+            // (on a large index, common words' long posting lists are most of a hint's cost).
+            return Ok(HintOutcome::miss(
+                Miss::CommonWords,
+                words,
+                None,
+                view.stale,
+            ));
+        }
         let alternatives = vec![query::Alternative {
             words: words.clone(),
             phrases: Vec::new(),
@@ -363,6 +373,15 @@ fn coverage(prompt_words: &[Word], matched: &[String], events: u64) -> f32 {
     } else {
         0.0
     }
+}
+
+/// Whether any of the searched `words` is rare: the bar needs a matched word that is, and a
+/// session can only match words that are searched.
+fn holds_a_rare_word(prompt_words: &[Word], words: &[String], events: u64) -> bool {
+    prompt_words
+        .iter()
+        .filter(|w| words.contains(&w.text))
+        .any(|w| is_rare(w.docs, events))
 }
 
 /// Whether a word in `docs` of `events` indexed events is rare enough to make a hint.
@@ -734,6 +753,37 @@ fn one_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_searched_rare_word_lets_a_prompt_reach_the_search() {
+        let events = 1_000_000;
+        let word = |text: &str, docs| Word {
+            text: text.into(),
+            docs,
+        };
+        let common = (events as f64 * RARE_SHARE) as u64 + 1;
+        let prompt = [
+            word("kestrel", common),
+            word("cache", common * 10),
+            word("zyzzyva", 3),
+        ];
+        let searched = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert!(holds_a_rare_word(
+            &prompt,
+            &searched(&["kestrel", "zyzzyva"]),
+            events
+        ));
+        assert!(!holds_a_rare_word(
+            &prompt,
+            &searched(&["kestrel", "cache"]),
+            events
+        ));
+        assert!(!holds_a_rare_word(
+            &prompt[..2],
+            &searched(&["kestrel", "cache"]),
+            events
+        ));
+    }
 
     #[test]
     fn stop_words_are_sorted_and_lowercase() {
