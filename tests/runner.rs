@@ -20,6 +20,8 @@ mod environment;
 mod generate;
 mod harness_claude;
 mod harness_codex;
+mod harness_copilot;
+mod harness_cursor;
 mod history_cache;
 mod history_cli;
 mod history_list;
