@@ -34,6 +34,9 @@ complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Re
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "hook" -d 'Answer an agent\'s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook\'s JSON on stdin)'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "setup" -d 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "stats" -d 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -293,9 +296,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
-codex\t''"
+codex\t''
+copilot\t''
+cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -317,9 +324,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
-codex\t''"
+codex\t''
+copilot\t''
+cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -329,9 +340,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
-codex\t''"
+codex\t''
+copilot\t''
+cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -387,6 +402,24 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand hook" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand hook" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -l dry-run -d 'Show what would change, as a diff, and change nothing'
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -l remove -d 'Take out exactly what a setup adds (the user\'s own entries stay)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -l status -d 'Show what is installed, whether the binary the hooks name is there and is this version, and how each hook last ran'
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -l json -d 'With --status: print JSON'
+complete -c pi-context -n "__fish_pi_context_using_subcommand setup" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pi-context -n "__fish_pi_context_using_subcommand stats" -l since -d 'Only sessions updated this recently: 30m, 12h, 7d, 4w or an RFC 3339 date; `all` for every session' -r
+complete -c pi-context -n "__fish_pi_context_using_subcommand stats" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c pi-context -n "__fish_pi_context_using_subcommand stats" -l json -d 'Print JSON'
+complete -c pi-context -n "__fish_pi_context_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_using_subcommand boot" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -420,17 +453,20 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "completions" -d 'Print shell completions'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp boot checkpoint tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "mcp" -d 'Serve the notes, sessions and history tools to any MCP client over stdio'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "hook" -d 'Answer an agent\'s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook\'s JSON on stdin)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "setup" -d 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "stats" -d 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "boot" -d 'Render the boot block for a fresh context window from a JSON request on stdin'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "checkpoint" -d 'The task-state checkpoint of a Pi session\'s branch'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "tool" -d 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "completions" -d 'Print shell completions'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "man" -d 'Print the man page (roff); e.g. `pi-context man > ~/.local/share/man/man1/pi-context.1`'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "windows" -d 'List the context windows of the current branch, oldest first'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List events, newest page first; without --role, the conversation view folds tool and context events between user and assistant rows'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'

@@ -105,7 +105,8 @@ fn tool_calls_pair_with_their_results_and_a_resume_continues_the_session() {
         ]
     );
     assert!(
-        notes.starts_with("view {\"path\":\"/tmp/") && notes.ends_with("--- output ---\nview-marker-line\n"),
+        notes.starts_with("view {\"path\":\"/tmp/")
+            && notes.ends_with("--- output ---\nview-marker-line\n"),
         "{notes}"
     );
     // A result's seq reads as its call.
@@ -116,10 +117,7 @@ fn tool_calls_pair_with_their_results_and_a_resume_continues_the_session() {
         windows["session_id"],
         "00000000-0000-4000-8000-000000000001"
     );
-    assert_eq!(
-        windows["windows"][0]["window_id"],
-        "pcw:00000000:root"
-    );
+    assert_eq!(windows["windows"][0]["window_id"], "pcw:00000000:root");
 }
 
 #[test]
@@ -131,7 +129,11 @@ fn the_header_gives_the_id_cwd_and_start_and_the_format_is_known_by_its_events()
     assert_eq!(session.id(), Some("00000000-0000-4000-8000-000000000001"));
     let header = session.header.as_ref().unwrap();
     assert!(header.cwd.as_deref().unwrap().ends_with("/project"));
-    assert!(header.timestamp.as_deref().unwrap().starts_with("2026-12-06T"));
+    assert!(header
+        .timestamp
+        .as_deref()
+        .unwrap()
+        .starts_with("2026-12-06T"));
     assert_eq!(session.parent_session_id(), None);
     assert_eq!(session.skipped_lines, 0);
 }
@@ -143,10 +145,17 @@ fn a_subagent_is_a_branch_under_its_task_call_and_its_report_the_calls_result() 
     let main = rows(&list_all(&env, &path, &[]));
     assert_eq!(
         main.iter().map(|r| (r.0, r.1.as_str())).collect::<Vec<_>>(),
-        [(1, "user"), (2, "assistant"), (3, "tool"), (10, "assistant")]
+        [
+            (1, "user"),
+            (2, "assistant"),
+            (3, "tool"),
+            (10, "assistant")
+        ]
     );
     assert!(
-        main[2].3.ends_with("--- output ---\nSUB-REPORT: the answer is 42."),
+        main[2]
+            .3
+            .ends_with("--- output ---\nSUB-REPORT: the answer is 42."),
         "{:?}",
         main[2]
     );
@@ -168,8 +177,16 @@ fn a_subagent_is_a_branch_under_its_task_call_and_its_report_the_calls_result() 
         ]
     );
     assert_eq!(sub[3].3, "SUB-TASK: find the answer with bash");
-    assert!(sub[5].3.contains("--- output ---\nsub-agent-bash"), "{:?}", sub[5]);
-    let found = history(&env, &path, &["search", "sub-agent-bash", "--leaf", &leaf, "--json"]);
+    assert!(
+        sub[5].3.contains("--- output ---\nsub-agent-bash"),
+        "{:?}",
+        sub[5]
+    );
+    let found = history(
+        &env,
+        &path,
+        &["search", "sub-agent-bash", "--leaf", &leaf, "--json"],
+    );
     assert_eq!(row_seqs(&found.json()), [6]);
 }
 
@@ -178,9 +195,9 @@ fn last_id_of(path: &Path, kind: &str) -> String {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["type"] == kind)
-        .last()
+        .find(|r| r["type"] == kind)
         .and_then(|r| r["id"].as_str().map(str::to_string))
         .expect("an event of the type")
 }
@@ -209,7 +226,7 @@ fn a_compaction_is_one_context_event_and_the_model_records_copying_the_conversat
     // Each said once: the `model.*` records hold the whole conversation again, the summary
     // request and the reply; the system prompt and the harness's wrapping are never text.
     let once = history(&env, &path, &["search", "before-compaction", "--json"]);
-    assert_eq!(row_seqs(&once.json()), [5, 6, 3, 1]);
+    assert_eq!(row_seqs(&once.json()), [3, 5, 6, 8]);
     for hidden in [
         "Please create a detailed summary",
         "You are the GitHub Copilot CLI",
@@ -229,8 +246,18 @@ fn the_fixtures_read_the_same_through_the_session_index() {
         let path = harness_fixture(fixture);
         let plain = list_all(&env, &path, &[]);
         let args = [
-            "list", "--role", "user", "--role", "assistant", "--role", "tool", "--role",
-            "context", "--limit", "100", "--json",
+            "list",
+            "--role",
+            "user",
+            "--role",
+            "assistant",
+            "--role",
+            "tool",
+            "--role",
+            "context",
+            "--limit",
+            "100",
+            "--json",
         ];
         for _ in 0..2 {
             let indexed = history_indexed(&env, &cache, &path, &args);
@@ -273,18 +300,33 @@ fn sessions_are_found_under_the_copilot_home_searched_and_their_secrets_masked()
         secret["first_user_preview"],
         "S1: my key is AKIA****************, keep it safe"
     );
-    let found = sessions(&env, &fixtures_home(), &["search", "--all", "hello-from-bash"]);
+    let found = sessions(
+        &env,
+        &fixtures_home(),
+        &["search", "--all", "hello-from-bash"],
+    );
     assert_eq!(
         found["sessions"][0]["session_id"],
         "00000000-0000-4000-8000-000000000001"
     );
-    let key = sessions(&env, &fixtures_home(), &["search", "--all", "AKIALABFAKEKEY012345"]);
+    let key = sessions(
+        &env,
+        &fixtures_home(),
+        &["search", "--all", "AKIALABFAKEKEY012345"],
+    );
     assert_eq!(key["sessions"], json!([]), "{key}");
     // The variable names the home when no flag does.
     let run = env
         .cmd()
         .env("COPILOT_HOME", fixtures_home())
-        .args(["sessions", "list", "--all", "--json", "--harness", "copilot"])
+        .args([
+            "sessions",
+            "list",
+            "--all",
+            "--json",
+            "--harness",
+            "copilot",
+        ])
         .output()
         .unwrap();
     let by_var: Value = serde_json::from_slice(&run.stdout).unwrap();
@@ -297,11 +339,23 @@ fn unknown_and_ephemeral_events_are_inert_and_a_torn_last_line_waits() {
     let cwd = env.work();
     let lines = [
         start("c0ffee00-0000-4000-8000-000000000001", &cwd),
-        event("u1", "user.message", json!({"content": "first prompt", "transformedContent": "<x>first prompt</x>"})),
+        event(
+            "u1",
+            "user.message",
+            json!({"content": "first prompt", "transformedContent": "<x>first prompt</x>"}),
+        ),
         event("f1", "some.future_event", json!({"content": "futuretext"})),
         json!({"type": "assistant.message_delta", "ephemeral": true, "id": "d1", "data": {"deltaContent": "deltatext"}}),
-        event("a1", "assistant.message", json!({"messageId": "m", "content": "an answer", "reasoningText": "reasoningtext", "toolRequests": []})),
-        event("s1", "user.message", json!({"content": "skill text", "source": "skill-pdf"})),
+        event(
+            "a1",
+            "assistant.message",
+            json!({"messageId": "m", "content": "an answer", "reasoningText": "reasoningtext", "toolRequests": []}),
+        ),
+        event(
+            "s1",
+            "user.message",
+            json!({"content": "skill text", "source": "skill-pdf"}),
+        ),
     ];
     let path = write_session(&env, "c0ffee00-0000-4000-8000-000000000001", &lines);
     let list = rows(&list_all(&env, &path, &[]));
@@ -379,8 +433,16 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
     };
     let lines = [
         start("c0ffee00-0000-4000-8000-000000000003", &project),
-        hook_end("h1", "sessionStart", "<pi_context_boot>\nquokkaboot earlier sessions\n</pi_context_boot>"),
-        hook_end("h2", "userPromptSubmitted", "quokkaplain from a hook of the user's"),
+        hook_end(
+            "h1",
+            "sessionStart",
+            "<pi_context_boot>\nquokkaboot earlier sessions\n</pi_context_boot>",
+        ),
+        hook_end(
+            "h2",
+            "userPromptSubmitted",
+            "quokkaplain from a hook of the user's",
+        ),
         event("u1", "user.message", json!({"content": "the prompt"})),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
@@ -392,7 +454,14 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
     );
     let found = env
         .cmd()
-        .args(["sessions", "search", "--all", "--json", "quokkaboot", "quokkaplain"])
+        .args([
+            "sessions",
+            "search",
+            "--all",
+            "--json",
+            "quokkaboot",
+            "quokkaplain",
+        ])
         .output()
         .unwrap();
     let found: Value = serde_json::from_slice(&found.stdout).unwrap();
@@ -413,7 +482,10 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
         .iter()
         .find(|a| a["agent"] == "copilot")
         .unwrap_or_else(|| panic!("{stats}"));
-    assert_eq!((copilot["sessions"].as_u64(), copilot["boots"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (copilot["sessions"].as_u64(), copilot["boots"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
 
 // ----- push: hook copilot, setup copilot ---------------------------------------------------------
@@ -532,7 +604,10 @@ fn setup_copilot_installs_its_own_hooks_file_and_the_mcp_server_and_removes_them
             .as_array()
             .unwrap()
             .iter()
-            .map(|h| (h["event"].as_str().unwrap(), h["installed"].as_bool().unwrap()))
+            .map(|h| (
+                h["event"].as_str().unwrap(),
+                h["installed"].as_bool().unwrap()
+            ))
             .collect::<Vec<_>>(),
         [("session-start", true), ("prompt", true)]
     );

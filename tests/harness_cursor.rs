@@ -110,10 +110,18 @@ fn a_transcript_is_linear_and_its_calls_have_no_output() {
             row(3, "tool", "Bash", "Bash {\"command\":\"ls\"}"),
         ]
     );
-    let found = history(&env, &harness_fixture(TEXT_AND_CALL), &["search", "transcriptneedle", "--json"]);
+    let found = history(
+        &env,
+        &harness_fixture(TEXT_AND_CALL),
+        &["search", "transcriptneedle", "--json"],
+    );
     assert_eq!(row_seqs(&found.json()), [1]);
     // `turn_ended` holds its place and is never text.
-    let none = history(&env, &harness_fixture(TEXT_AND_CALL), &["search", "success", "--json"]);
+    let none = history(
+        &env,
+        &harness_fixture(TEXT_AND_CALL),
+        &["search", "success", "--json"],
+    );
     assert_eq!(none.code, 1, "{}", none.stdout);
 }
 
@@ -130,7 +138,10 @@ fn the_id_is_the_file_name_and_a_subagent_names_its_parent_by_its_directory() {
         assert_eq!((session.harness, session.id()), (Harness::Cursor, Some(id)));
         assert_eq!(session.parent_session_id(), None);
         let header = session.header.as_ref().unwrap();
-        assert_eq!((header.cwd.as_deref(), header.timestamp.as_deref()), (None, None));
+        assert_eq!(
+            (header.cwd.as_deref(), header.timestamp.as_deref()),
+            (None, None)
+        );
     }
     let child = Session::open(&harness_fixture(
         "cursor/projects/Users-x-app/agent-transcripts/s1/subagents/child.jsonl",
@@ -152,7 +163,10 @@ fn sessions_take_their_files_time_as_their_last_update_and_say_so() {
     assert_eq!(sessions.len(), 6, "{listed}");
     for session in sessions {
         assert_eq!(session["harness"], "cursor");
-        assert_eq!(session["updated_at"], "2026-02-28T17:33:20.123Z", "{session}");
+        assert_eq!(
+            session["updated_at"], "2026-02-28T17:33:20.123Z",
+            "{session}"
+        );
         assert_eq!(session["updated_from_file"], true, "{session}");
         assert_eq!(session["created_at"], Value::Null, "{session}");
     }
@@ -170,13 +184,23 @@ fn sessions_take_their_files_time_as_their_last_update_and_say_so() {
         .unwrap();
     let human = String::from_utf8(human.stdout).unwrap();
     assert!(
-        human.lines().all(|l| l.starts_with("2026-02-28 17:33 (file time)  ")),
+        human
+            .lines()
+            .all(|l| l.starts_with("2026-02-28 17:33 (file time)  ")),
         "{human}"
     );
     // `--since` sees the file's time.
     let since = env
         .cmd()
-        .args(["sessions", "list", "--all", "--json", "--since", "1d", "--cursor-dir"])
+        .args([
+            "sessions",
+            "list",
+            "--all",
+            "--json",
+            "--since",
+            "1d",
+            "--cursor-dir",
+        ])
         .arg(&home)
         .output()
         .unwrap();
@@ -221,4 +245,101 @@ fn metadata_names_the_session_and_unknown_records_are_inert() {
     assert_eq!(none.code, 1, "{}", none.stdout);
     let listed = list_sessions(&env, &home);
     assert_eq!(listed["sessions"][0]["name"], "Fix the flaky login test");
+}
+
+/// A Cursor transcript written by the test in its layout under a home.
+fn write_transcript(home: &Path, id: &str, text: &str) -> PathBuf {
+    let path = home.join(format!("projects/p/agent-transcripts/{id}/{id}.jsonl"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn user_line(text: &str) -> String {
+    serde_json::json!({"role": "user", "message": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+        + "\n"
+}
+
+fn assistant_line(text: &str) -> String {
+    serde_json::json!({"role": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+        + "\n"
+}
+
+#[test]
+fn secrets_are_masked_and_never_found() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-secret");
+    let text = user_line("my key is AKIALABFAKEKEY012345, keep it") + &assistant_line("kept");
+    let path = write_transcript(&home, "sec", &text);
+    let listed = list_sessions(&env, &home);
+    assert_eq!(
+        listed["sessions"][0]["first_user_preview"],
+        "my key is AKIA****************, keep it"
+    );
+    let run = env
+        .cmd()
+        .args([
+            "sessions",
+            "search",
+            "--all",
+            "--json",
+            "AKIALABFAKEKEY012345",
+            "--cursor-dir",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let found: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(found["sessions"], serde_json::json!([]), "{found}");
+    // `history` reads a file exactly; `--redact` masks it as another session's read is.
+    let read = history(&env, &path, &["read", "1", "--json", "--redact"]);
+    assert_eq!(
+        read.json()["content"],
+        "my key is AKIA****************, keep it",
+        "{}",
+        read.stdout
+    );
+}
+
+#[test]
+fn a_torn_last_line_waits_until_it_is_whole() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-torn");
+    let whole = assistant_line("the answer");
+    let first = user_line("a question");
+    let path = write_transcript(
+        &home,
+        "torn",
+        &format!("{first}{}", &whole[..whole.len() / 2]),
+    );
+    let torn = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&torn), [1]);
+    assert_eq!(torn["skipped_lines"], 1);
+    std::fs::write(&path, format!("{first}{whole}")).unwrap();
+    assert_eq!(
+        rows(&list_all(&env, &path, &[])),
+        vec![
+            row(1, "user", "", "a question"),
+            row(2, "assistant", "", "the answer")
+        ]
+    );
+}
+
+#[test]
+fn a_50_mb_message_lists_and_searches() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-big");
+    let big = format!(
+        "{}needle-at-the-end",
+        "0123456789abcdef ".repeat((50 << 20) / 17)
+    );
+    let text = user_line("paste") + &assistant_line(&big);
+    assert!(text.len() > 50 << 20);
+    let path = write_transcript(&home, "big", &text);
+    assert_eq!(row_seqs(&list_all(&env, &path, &[])), [1, 2]);
+    let search = history(&env, &path, &["search", "needle-at-the-end", "--json"]);
+    assert_eq!(search.code, 0, "{}", search.stderr);
+    assert_eq!(search.json()["items"][0]["seq"], 2);
 }

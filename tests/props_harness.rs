@@ -548,8 +548,12 @@ fn copilot_line(i: usize, kind: u8, text: &str, call: u8, agent: u8) -> String {
         6 => json!({"success": true, "summaryContent": text}),
         7 => json!({"role": "system", "content": text}),
         8 => json!({"role": "developer", "content": text}),
-        9 => json!({"hookType": "userPromptSubmitted", "success": true, "output": {"additionalContext": text}}),
-        12 => json!({"sessionId": format!("s-{i}"), "startTime": "2026-01-01T00:00:00Z", "context": {"cwd": text}}),
+        9 => {
+            json!({"hookType": "userPromptSubmitted", "success": true, "output": {"additionalContext": text}})
+        }
+        12 => {
+            json!({"sessionId": format!("s-{i}"), "startTime": "2026-01-01T00:00:00Z", "context": {"cwd": text}})
+        }
         _ => json!({"text": text}),
     };
     let record_type = match kind {

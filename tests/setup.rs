@@ -1,6 +1,6 @@
-//! `pi-context setup claude|codex` on configuration files that already hold the user's own keys,
-//! hooks and comments (docs/agents.md): merged, idempotent to the byte, removed exactly, shown
-//! as a diff, refused whole when a file cannot be parsed.
+//! `pi-context setup claude|codex|copilot|cursor` on configuration files that already hold the
+//! user's own keys, hooks and comments (docs/agents.md): merged, idempotent to the byte, removed
+//! exactly, shown as a diff, refused whole when a file cannot be parsed.
 
 use crate::common;
 
@@ -117,9 +117,10 @@ fn claude_settings_keep_the_users_keys_and_hooks_and_a_second_run_changes_no_byt
     // Removed: exactly what was added.
     ok(&env, &["claude", "--remove"]);
     assert_eq!(json_of(&settings), before);
-    assert!(json_of(&env.home().join(".claude.json"))
-        .get("mcpServers")
-        .is_none());
+    assert!(
+        !env.home().join(".claude.json").exists(),
+        "the setup created it: it goes"
+    );
     assert!(ok(&env, &["claude", "--remove"]).contains("nothing of pi-context's to remove"));
 }
 
@@ -226,6 +227,41 @@ fn codex_config_keeps_comments_trusts_exactly_its_hooks_and_is_removed_to_the_by
     );
 }
 
+/// The agents start without these files (found by running them: tests/agents/test_hooks.py):
+/// a removal leaves none of the files the setup created, not even an empty one or a `.bak`.
+#[test]
+fn a_removal_deletes_the_files_the_setup_created() {
+    let env = TestEnv::new();
+    let created = [
+        env.home().join(".claude/settings.json"),
+        env.home().join(".claude.json"),
+        env.home().join(".codex/hooks.json"),
+        env.home().join(".codex/config.toml"),
+    ];
+    ok(&env, &["claude"]);
+    ok(&env, &["codex"]);
+    for file in &created {
+        assert!(file.exists(), "{} created", file.display());
+    }
+    ok(&env, &["claude", "--remove"]);
+    ok(&env, &["codex", "--remove"]);
+    for file in &created {
+        assert!(!file.exists(), "{}: {}", file.display(), read(file));
+        assert!(
+            !pi_context::setup::backup_path(file).exists(),
+            "{}",
+            file.display()
+        );
+    }
+    // A file the user made, even one as empty as ours, stays.
+    let empty = put(
+        &env.home().join(".claude/settings.json"),
+        "{\"hooks\": {}}\n",
+    );
+    assert!(ok(&env, &["claude", "--remove"]).contains("nothing of pi-context's to remove"));
+    assert_eq!(read(&empty), "{\"hooks\": {}}\n");
+}
+
 #[test]
 fn a_dry_run_shows_a_diff_and_writes_nothing() {
     let env = TestEnv::new();
@@ -302,4 +338,53 @@ fn status_shows_installed_hooks_that_never_ran_and_a_missing_binary() {
         out.contains("MCP server pi-context: not registered"),
         "{out}"
     );
+}
+
+/// Copilot CLI's own hooks file and MCP file: a dry run writes nothing, a file that cannot be
+/// parsed stops everything (exit 74, file and line), a person's handler in pi-context's hooks
+/// file stays through a setup and a removal.
+#[test]
+fn setup_copilot_dry_runs_refuses_a_broken_file_and_keeps_a_persons_handler() {
+    let env = TestEnv::new();
+    let home = env.home().join(".copilot");
+    let out = ok(&env, &["copilot", "--dry-run"]);
+    assert!(
+        out.contains("hooks/pi-context.json") && out.contains("+    \"sessionStart\": ["),
+        "{out}"
+    );
+    assert!(out.contains("mcp-config.json") && out.contains("+    \"pi-context\": {"));
+    assert!(!home.exists(), "a dry run writes nothing");
+
+    let broken = put(
+        &home.join("mcp-config.json"),
+        "{\n  \"mcpServers\": {\n    \"x\": oops\n  }\n}\n",
+    );
+    let (code, out, err) = setup(&env, &["copilot"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("mcp-config.json") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(!home.join("hooks").exists(), "nothing written");
+    std::fs::remove_file(&broken).unwrap();
+
+    let mine = json!({"type": "command", "bash": "echo mine"});
+    put(
+        &home.join("hooks/pi-context.json"),
+        &serde_json::to_string_pretty(&json!({"version": 1, "hooks": {"sessionStart": [mine]}}))
+            .unwrap(),
+    );
+    ok(&env, &["copilot"]);
+    let hooks = json_of(&home.join("hooks/pi-context.json"));
+    assert_eq!(hooks["hooks"]["sessionStart"][0], mine);
+    assert_eq!(
+        hooks["hooks"]["sessionStart"][1]["bash"],
+        format!("{} hook copilot session-start", binary())
+    );
+    ok(&env, &["copilot", "--remove"]);
+    assert_eq!(
+        json_of(&home.join("hooks/pi-context.json")),
+        json!({"version": 1, "hooks": {"sessionStart": [mine]}})
+    );
+    assert!(!home.join("mcp-config.json").exists());
 }

@@ -257,6 +257,8 @@ mod tests {
                 pi(d.join("agent/sessions")),
                 Root::new(Harness::Claude, d.join("home/.claude/projects")),
                 Root::new(Harness::Codex, d.join("home/.codex")),
+                Root::new(Harness::Copilot, d.join("home/.copilot")),
+                Root::new(Harness::Cursor, d.join("home/.cursor")),
                 pi(d.join("live")),
             ]
         );
@@ -271,6 +273,8 @@ mod tests {
             &[
                 ("CLAUDE_CONFIG_DIR", d.join("cc")),
                 ("CODEX_HOME", d.join("cx")),
+                ("COPILOT_HOME", d.join("cp")),
+                ("CURSOR_CONFIG_DIR", d.join("cu")),
             ],
         );
         assert_eq!(
@@ -278,6 +282,8 @@ mod tests {
             [
                 Root::new(Harness::Claude, d.join("cc/projects")),
                 Root::new(Harness::Codex, d.join("cx")),
+                Root::new(Harness::Copilot, d.join("cp")),
+                Root::new(Harness::Cursor, d.join("cu")),
             ]
         );
         i.home = None;

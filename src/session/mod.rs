@@ -34,7 +34,7 @@ pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
 pub use harness::{
     detect, detect_line, AgentConfig, AgentFacts, ContextOutput, Harness, Layout, Root,
-    UnknownHarness, DETECT_BYTES,
+    UnknownHarness, DETECT_BYTES, MCP_SERVER,
 };
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
@@ -284,6 +284,8 @@ pub struct Session {
     pub entries: Entries,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
+    /// Records of types the file's reader does not know, by type (kept in the tree, inert).
+    pub unknown_types: std::collections::BTreeMap<String, u32>,
     /// The text of every [`Atom`], back to back.
     atoms: entries::Atoms,
     /// The agent that wrote the file, recognized from its first records.

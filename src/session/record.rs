@@ -48,6 +48,13 @@ pub(super) enum Read {
     Entries(Vec<PendingEntry>),
     /// Not UTF-8 JSON object, or not one the format can read: skipped and counted.
     Malformed,
+    /// A record of a type the reader does not know (a format that changed): its entries keep
+    /// its place in the tree, inert, and its type is counted by name, so a format change shows
+    /// up as a number (`sessions index --json`) instead of silently missing history.
+    Unknown {
+        record_type: String,
+        entries: Vec<PendingEntry>,
+    },
 }
 
 /// Decodes a JSON string value into the atom table.

@@ -62,7 +62,10 @@ fn is_ours(handler: &Value, target: &Target) -> bool {
 }
 
 fn server(target: &Target) -> Value {
-    let agent = target.agent.agent_facts().map_or("copilot", |f| f.agent_name);
+    let agent = target
+        .agent
+        .agent_facts()
+        .map_or("copilot", |f| f.agent_name);
     json!({
         "type": "local",
         "command": target.binary.to_string_lossy(),

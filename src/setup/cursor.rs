@@ -14,7 +14,10 @@ fn mcp_file(target: &Target) -> PathBuf {
 }
 
 fn server(target: &Target) -> Value {
-    let agent = target.agent.agent_facts().map_or("cursor", |f| f.agent_name);
+    let agent = target
+        .agent
+        .agent_facts()
+        .map_or("cursor", |f| f.agent_name);
     json!({
         "command": target.binary.to_string_lossy(),
         "args": mcp_json::server_args(agent),

@@ -14,7 +14,11 @@ pub fn is_ours(server: &Value) -> bool {
     server
         .get("command")
         .and_then(Value::as_str)
-        .and_then(|c| Path::new(c).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .and_then(|c| {
+            Path::new(c)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
         .is_some_and(|name| name.starts_with("pi-context"))
 }
 

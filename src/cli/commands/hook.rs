@@ -27,7 +27,9 @@ pub struct HookArgs {
     /// The hook event: session-start, prompt or pre-compact
     #[arg(value_name = "EVENT")]
     event: String,
-    /// Ignored (a newer setup may pass more)
+    /// `--mcp-server NAME`: the name the agent registered pi-context's MCP server under, when
+    /// it is not pi-context (Claude Code's plugin); anything else is ignored (a newer setup
+    /// may pass more)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     rest: Vec<String>,
 }
@@ -65,11 +67,14 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
         log_unknown(&vars, &arg(0), &arg(1));
         return ExitCode::SUCCESS;
     };
+    let server = mcp_server(&args[2..]);
     let (done, answer) = mpsc::channel();
     let worker_vars = vars.clone();
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
-            read_input().and_then(|input| push::answer(agent, event, &input, &worker_vars))
+            read_input().and_then(|input| {
+                push::answer(agent, event, &input, &worker_vars, server.as_deref())
+            })
         })
         .unwrap_or_else(|panic| Err(PushError::Input(panic_text(panic))));
         let _ = done.send(result);
@@ -97,6 +102,23 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
     // The worker may still run (a deadline passed): the process ends without waiting for it.
     let _ = std::io::stdout().flush();
     std::process::exit(0)
+}
+
+/// The `--mcp-server NAME` (or `--mcp-server=NAME`) among the arguments after the event, when
+/// it is a server's name ([`push::is_server_name`]).
+fn mcp_server(rest: &[OsString]) -> Option<String> {
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let value = rest.iter().enumerate().find_map(|(i, arg)| {
+        if arg == "--mcp-server" {
+            rest.get(i + 1).cloned()
+        } else {
+            arg.strip_prefix("--mcp-server=").map(str::to_string)
+        }
+    })?;
+    push::is_server_name(&value).then_some(value)
 }
 
 /// The hook's input: at most [`MAX_INPUT_BYTES`] of stdin, one JSON object.

@@ -25,7 +25,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::super::record::{blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read};
+use super::super::record::{
+    blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read,
+};
 use super::super::{Atom, EntryId, EntryKind, Header, Message, Span, ToolCall};
 use super::{AgentConfig, AgentFacts, ContextOutput, Layout};
 
@@ -39,7 +41,8 @@ pub(super) const LAYOUT: Layout = Layout(&["session-state/*/events.jsonl"]);
 /// compaction's summary.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "copilot",
-    mcp_tool: "pi-context-{}",
+    mcp_tool: "{server}-{}",
+    mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: false,
     boot_survives_restart: false,
     context_output: ContextOutput::AdditionalContext,
@@ -61,6 +64,174 @@ pub(super) const RECORD_TYPES: [&str; 12] = [
     "tool.execution_start",
     "tool.execution_complete",
     "hook.start",
+];
+
+/// Every event type of the schema Copilot CLI 1.0.102 ships (`schemas/session-events.schema.json`
+/// in its package), persisted or ephemeral; any other is a format change, counted by name.
+const KNOWN_TYPES: [&str; 163] = [
+    "abort",
+    "agent.interrupted",
+    "assistant.fusion_phase_activity",
+    "assistant.fusion_phase_completed",
+    "assistant.fusion_phase_failed",
+    "assistant.fusion_phase_started",
+    "assistant.idle",
+    "assistant.intent",
+    "assistant.message",
+    "assistant.message_delta",
+    "assistant.message_start",
+    "assistant.reasoning",
+    "assistant.reasoning_delta",
+    "assistant.server_tool_progress",
+    "assistant.streaming_delta",
+    "assistant.tool_call_delta",
+    "assistant.turn_end",
+    "assistant.turn_retry",
+    "assistant.turn_start",
+    "assistant.usage",
+    "auto_mode_switch.completed",
+    "auto_mode_switch.requested",
+    "capabilities.changed",
+    "command.completed",
+    "command.execute",
+    "command.queued",
+    "commands.changed",
+    "elicitation.completed",
+    "elicitation.requested",
+    "exit_plan_mode.completed",
+    "exit_plan_mode.requested",
+    "external_tool.completed",
+    "external_tool.requested",
+    "hook.end",
+    "hook.progress",
+    "hook.start",
+    "human_response.recorded",
+    "mcp.headers_refresh_completed",
+    "mcp.headers_refresh_required",
+    "mcp.oauth_completed",
+    "mcp.oauth_recovery_completed",
+    "mcp.oauth_required",
+    "mcp.prompts.list_changed",
+    "mcp.resources.list_changed",
+    "mcp.tools.list_changed",
+    "mcp_app.tool_call_complete",
+    "model.call_failure",
+    "model.call_final_result",
+    "model.call_finished",
+    "model.call_start",
+    "pending_messages.modified",
+    "permission.assentDetected",
+    "permission.carriedForward",
+    "permission.completed",
+    "permission.contextualAuthorization",
+    "permission.messageAuthorization",
+    "permission.messageAuthorizationDegraded",
+    "permission.messageAuthorizationRead",
+    "permission.requested",
+    "prompt_cache_break",
+    "sampling.completed",
+    "sampling.requested",
+    "sandbox.decision",
+    "session.auto_mode_resolved",
+    "session.auto_tier_recommendation",
+    "session.auto_tier_switch_failed",
+    "session.autopilot_objective_changed",
+    "session.autopilot_stopped",
+    "session.background_tasks_changed",
+    "session.binary_asset",
+    "session.canvas.closed",
+    "session.canvas.opened",
+    "session.canvas.recorded",
+    "session.canvas.registry_changed",
+    "session.canvas.removed",
+    "session.canvas.unavailable",
+    "session.compaction_complete",
+    "session.compaction_start",
+    "session.completion_receipt",
+    "session.context_changed",
+    "session.context_cleared",
+    "session.custom_agents_updated",
+    "session.custom_notification",
+    "session.error",
+    "session.extensions.attachments_pushed",
+    "session.extensions_loaded",
+    "session.fusion_change_checkpoint",
+    "session.fusion_commit_started",
+    "session.fusion_completed",
+    "session.fusion_handoff",
+    "session.fusion_resolved",
+    "session.fusion_route_failed",
+    "session.fusion_route_started",
+    "session.handoff",
+    "session.idle",
+    "session.indexed_search",
+    "session.info",
+    "session.managed_plugin_progress",
+    "session.managed_settings_enforced",
+    "session.managed_settings_resolved",
+    "session.mcp_server_needs_reconnect",
+    "session.mcp_server_removed",
+    "session.mcp_server_status_changed",
+    "session.mcp_server_tools_loaded",
+    "session.mcp_servers_loaded",
+    "session.memory_changed",
+    "session.mode_changed",
+    "session.mode_notice_delivered",
+    "session.model_change",
+    "session.model_deselected",
+    "session.permission_recovery",
+    "session.permissions_changed",
+    "session.plan_changed",
+    "session.quota_observation",
+    "session.remote_steerable_changed",
+    "session.request_body_compression_disabled",
+    "session.resume",
+    "session.schedule_cancelled",
+    "session.schedule_created",
+    "session.schedule_rearmed",
+    "session.session_limits_changed",
+    "session.shutdown",
+    "session.skills_loaded",
+    "session.snapshot_rewind",
+    "session.start",
+    "session.task_complete",
+    "session.title_changed",
+    "session.todos_changed",
+    "session.tools_updated",
+    "session.truncation",
+    "session.usage_checkpoint",
+    "session.usage_info",
+    "session.usage_record",
+    "session.warning",
+    "session.workspace_file_changed",
+    "session_limits_exhausted.completed",
+    "session_limits_exhausted.requested",
+    "skill.context_delivered",
+    "skill.context_delivered_ref",
+    "skill.invoked",
+    "skill.invoked_ref",
+    "subagent.completed",
+    "subagent.configured",
+    "subagent.deselected",
+    "subagent.failed",
+    "subagent.selected",
+    "subagent.started",
+    "system.message",
+    "system.notification",
+    "tool.execution_complete",
+    "tool.execution_partial_result",
+    "tool.execution_progress",
+    "tool.execution_start",
+    "tool.shell_output",
+    "tool.user_requested",
+    "tool_search.activated",
+    "ui.ephemeral_query",
+    "user.message",
+    "user_input.completed",
+    "user_input.requested",
+    "workflow.run_settled",
+    "workflow.run_started",
+    "workflow.run_updated",
 ];
 
 /// What the reader remembers between lines.
@@ -171,7 +342,14 @@ pub(in crate::session) fn read_line(
     let Ok(record) = serde_json::from_str::<RecordRepr>(line) else {
         // A JSON object of an unexpected shape (a repeated key) still holds its place.
         return match serde_json::from_str::<serde::de::IgnoredAny>(line) {
-            Ok(_) => Read::Entries(vec![entry(state, None, None, None, EntryKind::Other, atoms)]),
+            Ok(_) => Read::Entries(vec![entry(
+                state,
+                None,
+                None,
+                None,
+                EntryKind::Other,
+                atoms,
+            )]),
             Err(_) => Read::Malformed,
         };
     };
@@ -190,7 +368,15 @@ pub(in crate::session) fn read_line(
     let kind = event_kind(&record_type, &data, base, atoms);
     let timestamp = record.timestamp.map(|raw| span_in(raw, base));
     let agent = record.agent_id.and_then(string).filter(|a| !a.is_empty());
-    Read::Entries(vec![entry(state, record.id, agent, timestamp, kind, atoms)])
+    let entries = vec![entry(state, record.id, agent, timestamp, kind, atoms)];
+    if record_type.is_empty() || KNOWN_TYPES.contains(&record_type.as_str()) {
+        Read::Entries(entries)
+    } else {
+        Read::Unknown {
+            record_type,
+            entries,
+        }
+    }
 }
 
 /// Records that are no entry: `model.*` (a compaction's model call, with a whole copy of the
@@ -264,10 +450,7 @@ fn event_kind(record_type: &str, data: &DataRepr, base: usize, atoms: &mut Strin
     let message = match record_type {
         "user.message" => {
             let content = text(data.content);
-            let from_harness = data
-                .source
-                .and_then(string)
-                .is_some_and(|s| !s.is_empty())
+            let from_harness = data.source.and_then(string).is_some_and(|s| !s.is_empty())
                 || data.autopilot.is_some_and(is_true);
             if from_harness {
                 Message::Custom { content }
@@ -321,7 +504,9 @@ fn assistant(data: &DataRepr, base: usize, atoms: &mut String) -> EntryKind {
             id: request.tool_call_id.and_then(|raw| intern(atoms, raw)),
             name: request.name.and_then(|raw| intern(atoms, raw)),
             arguments: request.arguments.map(|raw| span_in(raw, base)),
-            arguments_in_string: request.arguments.is_some_and(|raw| raw.get().starts_with('"')),
+            arguments_in_string: request
+                .arguments
+                .is_some_and(|raw| raw.get().starts_with('"')),
         })
         .collect();
     if !has_text && calls.is_empty() {

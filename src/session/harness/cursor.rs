@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::super::record::{blocks, intern, is_true, span_in, PendingEntry, Read};
+use super::super::record::{blocks, intern, is_true, span_in, string, PendingEntry, Read};
 use super::super::{EntryKind, Header, Message, ToolCall};
 use super::{AgentConfig, AgentFacts, ContextOutput, Layout};
 
@@ -33,7 +33,8 @@ pub(super) const LAYOUT: Layout = Layout(&[
 /// verified.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "cursor",
-    mcp_tool: "mcp_pi-context_{}",
+    mcp_tool: "mcp_{server}_{}",
+    mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: false,
     boot_survives_restart: false,
     context_output: ContextOutput::AdditionalContext,
@@ -106,7 +107,10 @@ pub(in crate::session) fn read_line(
             Err(_) => Read::Malformed,
         };
     };
-    if record.record_type.is_some_and(|t| t.get() == "\"metadata\"") {
+    if record
+        .record_type
+        .is_some_and(|t| t.get() == "\"metadata\"")
+    {
         learn_name(record.metadata, header);
     }
     let content = record
@@ -119,15 +123,31 @@ pub(in crate::session) fn read_line(
         ("\"assistant\"", Some(content)) => assistant_kinds(content, base, atoms),
         _ => Vec::new(),
     };
-    if kinds.is_empty() {
-        return Read::Entries(vec![inert()]);
-    }
-    Read::Entries(
+    let entries = if kinds.is_empty() {
+        vec![inert()]
+    } else {
         kinds
             .into_iter()
             .map(|kind| PendingEntry::ready(None, None, None, kind))
-            .collect(),
-    )
+            .collect()
+    };
+    match unknown_type(&record) {
+        Some(record_type) => Read::Unknown {
+            record_type,
+            entries,
+        },
+        None => Read::Entries(entries),
+    }
+}
+
+/// The name of a record this reader does not know: a `type` other than Cursor's own, or a
+/// message of another role (`role:<role>`); a format change, counted by name.
+fn unknown_type(record: &RecordRepr) -> Option<String> {
+    if let Some(record_type) = record.record_type.and_then(string) {
+        return (!RECORD_TYPES.contains(&record_type.as_str())).then_some(record_type);
+    }
+    let role = record.role.and_then(string)?;
+    (!ROLES.contains(&role.as_str())).then(|| format!("role:{role}"))
 }
 
 fn inert() -> PendingEntry {

@@ -189,9 +189,11 @@ impl Harness {
 pub struct AgentFacts {
     /// Its name as a notes identity: the MCP server's `--agent`, as its client names itself.
     pub agent_name: &'static str,
-    /// How its model sees a tool of the MCP server registered as `pi-context`: `{}` is the
-    /// tool's name.
+    /// How its model sees a tool of an MCP server: `{server}` is the server's name (as
+    /// [`AgentFacts::tool_of`] spells it), `{}` the tool's.
     pub mcp_tool: &'static str,
+    /// Whether its tool names spell a `-` of the server's name as `_` (Codex).
+    pub mcp_server_dash_as_underscore: bool,
     /// Whether the plain output of its `PreCompact` hook reaches the compaction's summary.
     pub precompact_reaches_summary: bool,
     /// Whether what its session-start hook gave stays in the conversation when the session is
@@ -226,10 +228,27 @@ pub enum AgentConfig {
     Cursor,
 }
 
+/// The name pi-context's MCP server is registered under (`pi-context setup`).
+pub const MCP_SERVER: &str = "pi-context";
+
 impl AgentFacts {
-    /// The name the agent's model calls `tool` of pi-context's MCP server by.
+    /// The name the agent's model calls `tool` of pi-context's MCP server by, registered as
+    /// [`MCP_SERVER`].
     pub fn tool(&self, tool: &str) -> String {
-        self.mcp_tool.replace("{}", tool)
+        self.tool_of(MCP_SERVER, tool)
+    }
+
+    /// The name the agent's model calls `tool` by when the server is registered as `server`
+    /// (Claude Code names a plugin's server `plugin_<plugin>_<server>`).
+    pub fn tool_of(&self, server: &str, tool: &str) -> String {
+        let server = if self.mcp_server_dash_as_underscore {
+            server.replace('-', "_")
+        } else {
+            server.to_string()
+        };
+        self.mcp_tool
+            .replace("{server}", &server)
+            .replace("{}", tool)
     }
 }
 
@@ -446,5 +465,25 @@ pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
             header.parent_session_id = cursor::parent_from_path(path);
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As the agents named the tools when run (tests/agents): Claude Code keeps the server's
+    /// name, a plugin's server included; Codex makes one namespace of it, `-` as `_`.
+    #[test]
+    fn each_agent_names_a_servers_tools_its_own_way() {
+        let claude = Harness::Claude.agent_facts().unwrap();
+        assert_eq!(claude.tool("notes_write"), "mcp__pi-context__notes_write");
+        assert_eq!(
+            claude.tool_of("plugin_pi-context_pi-context", "notes_write"),
+            "mcp__plugin_pi-context_pi-context__notes_write"
+        );
+        let codex = Harness::Codex.agent_facts().unwrap();
+        assert_eq!(codex.tool("notes_write"), "mcp__pi_context.notes_write");
+        assert_eq!(codex.tool("*"), "mcp__pi_context.*");
     }
 }
