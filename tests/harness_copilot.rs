@@ -444,13 +444,36 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
             "quokkaplain from a hook of the user's",
         ),
         event("u1", "user.message", json!({"content": "the prompt"})),
+        hook_end(
+            "h3",
+            "userPromptSubmitted",
+            "<recall_hint>\nTo read it: pi-context-history_read {\"session_id\":\"earlier-1\",\"seq\":2,\"leaf_id\":null}\n</recall_hint>",
+        ),
+        event("u2", "user.message", json!({"content": "go on"})),
+        event(
+            "a1",
+            "assistant.message",
+            json!({"messageId": "m", "content": "", "toolRequests": [
+                {"toolCallId": "t1", "name": "pi-context-history_read", "arguments": {"session_id": "earlier-1", "seq": 2}},
+                {"toolCallId": "t2", "name": "github-mcp-server-search_code", "arguments": {}}]}),
+        ),
+        event("r1", "tool.execution_complete", json!({"toolCallId": "t1", "success": true, "result": {"content": "the event"}})),
+        event("r2", "tool.execution_complete", json!({"toolCallId": "t2", "success": true, "result": {"content": "none"}})),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, text).unwrap();
     let list = rows(&list_all(&env, &path, &[]));
     assert_eq!(
         list.iter().map(|r| (r.0, r.1.as_str())).collect::<Vec<_>>(),
-        [(1, "context"), (2, "context"), (3, "user")]
+        [
+            (1, "context"),
+            (2, "context"),
+            (3, "user"),
+            (4, "context"),
+            (5, "user"),
+            (6, "tool"),
+            (7, "tool")
+        ]
     );
     let found = env
         .cmd()
@@ -485,6 +508,14 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
     assert_eq!(
         (copilot["sessions"].as_u64(), copilot["boots"].as_u64()),
         (Some(1), Some(1))
+    );
+    // Copilot's model calls the tools `pi-context-<tool>`; another server's are not ours.
+    assert_eq!(copilot["hints"], 1, "{copilot}");
+    assert_eq!(copilot["hints_followed"], 1, "{copilot}");
+    assert_eq!(
+        copilot["tool_calls"],
+        json!({"history_read": 1}),
+        "{copilot}"
     );
 }
 

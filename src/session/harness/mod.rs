@@ -250,6 +250,14 @@ impl AgentFacts {
             .replace("{server}", &server)
             .replace("{}", tool)
     }
+
+    /// What its names of MCP tools are made of around the server's name: the text before it
+    /// and the separator between it and the tool's name (`("mcp__", "__")` for Claude Code,
+    /// `("", "-")` for Copilot CLI).
+    pub fn mcp_tool_parts(&self) -> (&'static str, &'static str) {
+        let (prefix, rest) = self.mcp_tool.split_once("{server}").unwrap_or(("", ""));
+        (prefix, rest.strip_suffix("{}").unwrap_or(rest))
+    }
 }
 
 /// Where a harness keeps its session files under a root: path patterns of fixed depth, each
@@ -485,5 +493,10 @@ mod tests {
         let codex = Harness::Codex.agent_facts().unwrap();
         assert_eq!(codex.tool("notes_write"), "mcp__pi_context.notes_write");
         assert_eq!(codex.tool("*"), "mcp__pi_context.*");
+        let copilot = Harness::Copilot.agent_facts().unwrap();
+        assert_eq!(copilot.tool("notes_write"), "pi-context-notes_write");
+        assert_eq!(copilot.mcp_tool_parts(), ("", "-"));
+        assert_eq!(claude.mcp_tool_parts(), ("mcp__", "__"));
+        assert_eq!(codex.mcp_tool_parts(), ("mcp__", "."));
     }
 }
