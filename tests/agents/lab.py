@@ -220,6 +220,9 @@ enabled = false
             # Copilot unpacks its package under the cache on first run (about 235 MB): one shared
             # directory instead of one per Lab.
             "XDG_CACHE_HOME": str(copilot_cache()),
+            # ... which must not become pi-context's cache (its hooks' state, the recall index):
+            # the Lab's own, where it is without XDG_CACHE_HOME.
+            "PI_CONTEXT_CACHE_DIR": str(self.home / ".cache" / "pi-context"),
         }
 
     def copilot(self, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:

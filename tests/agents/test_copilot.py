@@ -114,8 +114,9 @@ class CopilotTest(unittest.TestCase):
         hints = pushed(request, HINT)
         prompt_hook = next(h for h in self.lab.status("copilot")["hooks"] if h["event"] == "prompt")
         self.assertEqual(len(hints), 1, f"{prompt_hook['last_run']}\n{all_text(request)[-1500:]}")
-        _, role, hint = hints[0]
-        self.assertEqual(role, "user", "appended to the prompt's message")
+        index, role, hint = hints[0]
+        self.assertEqual(role, "user")
+        self.assertIn(RELATED, messages(request)[index][1], "in the prompt's own message")
         self.assertIn(f'pi-context-history_read {{"session_id":"{planted}"', hint)
         self.assertIn("thumbnailer crashes", hint, "the earlier session's own words, quoted")
 
