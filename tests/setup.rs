@@ -381,6 +381,12 @@ fn setup_copilot_dry_runs_refuses_a_broken_file_and_keeps_a_persons_handler() {
         hooks["hooks"]["sessionStart"][1]["bash"],
         format!("{} hook copilot session-start", binary())
     );
+    // Copilot's switch that turns every hook off is named by the status.
+    put(&home.join("settings.json"), "{\"disableAllHooks\": true}\n");
+    let status: Value =
+        serde_json::from_str(&ok(&env, &["--status", "--json", "copilot"])).unwrap();
+    let notes = status["agents"][0]["notes"].to_string();
+    assert!(notes.contains("disableAllHooks"), "{status}");
     ok(&env, &["copilot", "--remove"]);
     assert_eq!(
         json_of(&home.join("hooks/pi-context.json")),
