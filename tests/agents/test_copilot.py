@@ -149,7 +149,7 @@ class CopilotTest(unittest.TestCase):
                     "bash": f"echo {name}-begins >> {order}; sleep {sleep}; echo {name}-ends >> {order}; echo '{answer}'"}
 
         hooks = {"version": 1, "hooks": {
-            "sessionStart": [hook("start", '{"additionalContext":"FLAT-START-MARK"}', sleep=1),
+            "sessionStart": [hook("start", '{"additionalContext":"FLAT-START-MARK"}', sleep=2),
                              hook("start", '{"hookSpecificOutput":{"hookEventName":"SessionStart",'
                                            '"additionalContext":"NESTED-START-MARK"}}')],
             "userPromptSubmitted": [hook("prompt", '{"additionalContext":"FLAT-PROMPT-MARK"}')],
@@ -164,7 +164,9 @@ class CopilotTest(unittest.TestCase):
         self.assertIn("FLAT-START-MARK", first)
         self.assertIn("FLAT-PROMPT-MARK", first)
         self.assertNotIn("NESTED-START-MARK", first, "the nested (Claude Code) form is ignored")
-        print(order.read_text().split())
+        ran = order.read_text().split()
+        self.assertLess(ran.index("prompt-begins"), ran.index("start-ends"),
+                        f"the prompt's hook runs while the session start's still runs: {ran}")
 
         self.lab.script([Rule(Reply("LAB-SUMMARY."), contains=SUMMARY_REQUEST)], Reply("unexpected request"))
         compact = self.copilot("/compact", f"--resume={session}")
