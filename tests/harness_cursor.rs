@@ -206,6 +206,27 @@ fn sessions_take_their_files_time_as_their_last_update_and_say_so() {
         .unwrap();
     let since: Value = serde_json::from_slice(&since.stdout).unwrap();
     assert_eq!(since["sessions"].as_array().unwrap().len(), 6, "{since}");
+    // A search says so too, in its JSON and in its human output.
+    let search = |json: bool| {
+        let mut cmd = env.cmd();
+        cmd.args([
+            "sessions",
+            "search",
+            "--all",
+            "transcriptneedle",
+            "--cursor-dir",
+        ])
+        .arg(&home);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let found: Value = serde_json::from_str(&search(true)).unwrap();
+    assert_eq!(found["sessions"][0]["session_id"], "sess-1", "{found}");
+    assert_eq!(found["sessions"][0]["updated_from_file"], true, "{found}");
+    let human = search(false);
+    assert!(human.contains("2026-02-28 17:33 (file time)"), "{human}");
     // Other agents' sessions keep their events' times and say nothing of files.
     let copilot = env
         .cmd()
