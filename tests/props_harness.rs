@@ -1,7 +1,7 @@
-//! Properties of the Claude Code and Codex readers, and hostile files (contract §11.2): no
-//! line makes a reader panic; seqs are stable under append (a prefix of a file, cut anywhere,
-//! gives the same seqs to the same events); a binary file, a truncated last line and a 50 MB
-//! line read as they should.
+//! Properties of the Claude Code, Codex, Copilot CLI and Cursor readers, and hostile files
+//! (contract §11.2): no line makes a reader panic; seqs are stable under append (a prefix of a
+//! file, cut anywhere, gives the same seqs to the same events); a binary file, a truncated last
+//! line and a 50 MB line read as they should.
 
 use crate::common;
 
@@ -441,8 +441,12 @@ fn compare_sessions(indexed: &Session, whole: &Session) -> Result<(), TestCaseEr
         format!("{:?}", indexed.entries),
         format!("{:?}", whole.entries)
     );
-    prop_assert_eq!(indexed.id(), whole.id());
-    prop_assert_eq!(indexed.parent_session_id(), whole.parent_session_id());
+    // A Cursor transcript names nothing: its id and parent come from its path, which a read of
+    // bytes alone has not.
+    if whole.harness != Harness::Cursor {
+        prop_assert_eq!(indexed.id(), whole.id());
+        prop_assert_eq!(indexed.parent_session_id(), whole.parent_session_id());
+    }
     for leaf in whole
         .entries
         .iter()
@@ -525,4 +529,194 @@ fn a_50_mb_tool_output_line_lists_and_searches() {
         .as_str()
         .unwrap()
         .starts_with("needle-at-the-end"));
+}
+
+// ----- GitHub Copilot CLI and Cursor ------------------------------------------------------------
+
+/// One Copilot CLI event: its kind, a text, a tool call's number, and its agent (0: the main
+/// agent, else a subagent's `agentId`).
+fn copilot_line(i: usize, kind: u8, text: &str, call: u8, agent: u8) -> String {
+    let call = format!("call_{call}");
+    let data = match kind {
+        0 => json!({"content": text}),
+        1 => json!({"content": text, "source": "agent-parent"}),
+        2 => json!({"messageId": "m", "content": text, "toolRequests": []}),
+        3 => json!({"messageId": "m", "content": "", "reasoningText": text,
+                     "toolRequests": [{"toolCallId": call, "name": "bash", "arguments": {"command": text}}]}),
+        4 => json!({"toolCallId": call, "success": true, "result": {"content": text}}),
+        5 => json!({"toolCallId": call, "success": false, "error": {"message": text}}),
+        6 => json!({"success": true, "summaryContent": text}),
+        7 => json!({"role": "system", "content": text}),
+        8 => json!({"role": "developer", "content": text}),
+        9 => {
+            json!({"hookType": "userPromptSubmitted", "success": true, "output": {"additionalContext": text}})
+        }
+        12 => {
+            json!({"sessionId": format!("s-{i}"), "startTime": "2026-01-01T00:00:00Z", "context": {"cwd": text}})
+        }
+        _ => json!({"text": text}),
+    };
+    let record_type = match kind {
+        0 | 1 => "user.message",
+        2 | 3 => "assistant.message",
+        4 | 5 => "tool.execution_complete",
+        6 => "session.compaction_complete",
+        7 | 8 => "system.message",
+        9 => "hook.end",
+        10 => "assistant.message_delta",
+        11 => "model.messages_snapshot",
+        12 => "session.start",
+        13 => "session.resume",
+        _ => "some.future_event",
+    };
+    let mut record = json!({"type": record_type, "data": data, "id": format!("e{i}"),
+                            "timestamp": format!("2026-01-01T00:00:{:02}Z", i % 60), "parentId": null});
+    if kind == 10 {
+        record["ephemeral"] = json!(true);
+    }
+    if agent > 0 {
+        record["agentId"] = json!(format!("agent-{agent}"));
+    }
+    record.to_string()
+}
+
+fn copilot_records() -> impl Strategy<Value = Vec<(u8, String, u8, u8)>> {
+    prop::collection::vec((0u8..15, text(), 0u8..4, 0u8..3), 0..30)
+}
+
+/// One Cursor transcript line: its kind and a text.
+fn cursor_line(kind: u8, text: &str, call: u8) -> String {
+    let value = match kind {
+        0 => json!({"role": "user", "message": {"content": [{"type": "text", "text": text}]}}),
+        1 => json!({"role": "user", "message": {"content": text}}),
+        2 => json!({"role": "assistant", "message": {"content": [{"type": "text", "text": text}]}}),
+        3 => json!({"role": "assistant", "message": {"content": [
+            {"type": "text", "text": text},
+            {"type": "tool_use", "name": "Shell", "input": {"command": text}}]}}),
+        4 => json!({"role": "assistant", "message": {"content": [
+            {"type": "tool_use", "id": format!("t{call}"), "name": "Read", "input": {"path": text}}]}}),
+        5 => json!({"role": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": format!("t{call}"), "content": text}]}}),
+        6 => json!({"type": "turn_ended", "status": "success"}),
+        7 => json!({"type": "metadata", "metadata": {"overview": text}}),
+        _ => json!({"type": "something_new", "text": text}),
+    };
+    value.to_string()
+}
+
+fn cursor_records() -> impl Strategy<Value = Vec<(u8, String, u8)>> {
+    prop::collection::vec((0u8..9, text(), 0u8..3), 0..30)
+}
+
+/// [`garble`], with a replaced field put in a Copilot event's `data`.
+fn garble_copilot(line: String, how: u8, field: &str, value: &Value) -> String {
+    if how != 3 {
+        return garble(line, how, field, value);
+    }
+    let mut record: Value = serde_json::from_str(&line).unwrap_or(json!({}));
+    if let Some(data) = record.get_mut("data").and_then(Value::as_object_mut) {
+        data.insert(field.to_string(), value.clone());
+    }
+    record.to_string()
+}
+
+fn copilot_field() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "type",
+        "id",
+        "agentId",
+        "ephemeral",
+        "data",
+        "content",
+        "source",
+        "toolRequests",
+        "toolCallId",
+        "success",
+        "result",
+        "error",
+        "summaryContent",
+        "role",
+        "output",
+        "sessionId",
+        "context",
+        "message",
+    ])
+    .prop_map(String::from)
+}
+
+const COPILOT_START: &str = r#"{"type":"session.start","data":{"sessionId":"s-copilot","startTime":"2026-01-01T00:00:00Z","context":{"cwd":"/w"}},"id":"start","timestamp":"2026-01-01T00:00:00Z","parentId":null}"#;
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn copilot_lines_never_panic_the_reader(
+        records in copilot_records(),
+        garbles in prop::collection::vec((0u8..5, copilot_field(), any_value()), 30),
+        noise in "\\PC{0,80}",
+    ) {
+        let mut lines: Vec<String> = records.iter().enumerate()
+            .map(|(i, (k, t, c, a))| copilot_line(i, *k, t, *c, *a)).collect();
+        for (line, (how, field, value)) in lines.iter_mut().zip(&garbles) {
+            *line = garble_copilot(std::mem::take(line), *how, field, value);
+        }
+        lines.insert(lines.len() / 2, noise);
+        let bytes = format!("{COPILOT_START}\n{}", lines.join("\n"));
+        prop_assert_eq!(detect(bytes.as_bytes()), Harness::Copilot);
+        survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn cursor_lines_never_panic_the_reader(
+        records in cursor_records(),
+        garbles in prop::collection::vec((0u8..5, field(), any_value()), 30),
+        noise in "\\PC{0,80}",
+    ) {
+        let mut lines: Vec<String> = records.iter().map(|(k, t, c)| cursor_line(*k, t, *c)).collect();
+        for (line, (how, field, value)) in lines.iter_mut().zip(&garbles) {
+            *line = garble(std::mem::take(line), *how, field, value);
+        }
+        lines.insert(lines.len() / 2, noise);
+        let bytes = format!("{}\n{}", cursor_line(0, "first", 0), lines.join("\n"));
+        prop_assert_eq!(detect(bytes.as_bytes()), Harness::Cursor);
+        survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn copilot_seqs_are_stable_under_append(records in copilot_records(), cut in any::<prop::sample::Index>()) {
+        let lines: Vec<String> = records.iter().enumerate()
+            .map(|(i, (k, t, c, a))| copilot_line(i, *k, t, *c, *a)).collect();
+        let bytes = format!("{COPILOT_START}\n{}\n", lines.join("\n")).into_bytes();
+        check_prefix(&bytes, cut.index(bytes.len() + 1))?;
+    }
+
+    #[test]
+    fn cursor_seqs_are_stable_under_append(records in cursor_records(), cut in any::<prop::sample::Index>()) {
+        let lines: Vec<String> = records.iter().map(|(k, t, c)| cursor_line(*k, t, *c)).collect();
+        let bytes = format!("{}\n", lines.join("\n")).into_bytes();
+        check_prefix(&bytes, cut.index(bytes.len() + 1))?;
+    }
+
+    #[test]
+    fn copilot_appends_read_through_the_index_equal_a_whole_read(
+        records in copilot_records(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+    ) {
+        let mut lines = vec![COPILOT_START.to_string()];
+        lines.extend(records.iter().enumerate().map(|(i, (k, t, c, a))| copilot_line(i, *k, t, *c, *a)));
+        check_appends_through_the_index(&lines, &cuts)?;
+    }
+
+    #[test]
+    fn cursor_appends_read_through_the_index_equal_a_whole_read(
+        records in cursor_records(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+    ) {
+        let lines: Vec<String> = records.iter().map(|(k, t, c)| cursor_line(*k, t, *c)).collect();
+        check_appends_through_the_index(&lines, &cuts)?;
+    }
 }

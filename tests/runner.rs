@@ -37,6 +37,10 @@ mod generate;
 mod harness_claude;
 // Codex rollouts read by `history … --session FILE`, on tests/fixtures/codex.
 mod harness_codex;
+// Copilot CLI's events.jsonl (tests/fixtures/copilot-real) read and found; its hooks and setup.
+mod harness_copilot;
+// Cursor's agent transcripts (tests/fixtures/cursor) read, found, timed by their files.
+mod harness_cursor;
 // The session index: a bad one only costs speed.
 mod history_cache;
 // `history` on the command line: human output, `--json`, exit codes, stderr, closed pipes.
@@ -101,7 +105,7 @@ mod notes_write;
 mod package;
 // Project keys from a checkout's origin, and the one-time move of notes from the path key.
 mod project_keys;
-// Property tests of the Claude Code and Codex readers on hostile files.
+// Property tests of the Claude Code, Codex, Copilot CLI and Cursor readers on hostile files.
 mod props_harness;
 // Property tests of the notes parsers (the fuzz targets' properties, on stable).
 mod props_notes;
@@ -109,13 +113,13 @@ mod props_notes;
 mod props_projection;
 // Property tests of the session reader and every history operation.
 mod props_session;
-// `pi-context hook <agent> <event>`: what is pushed into Claude Code and Codex, and `stats`.
+// `pi-context hook <agent> <event>`: what is pushed into the agents, and `stats`.
 mod push;
 // The one query limit of every search, checked before any work.
 mod query_limits;
 // The recall index under stress: concurrent processes, a held writer, corruption, permissions.
 mod sessions_faults;
-// Claude Code's and Codex's sessions found, scoped and opened like Pi's.
+// Other agents' sessions found, scoped and opened like Pi's.
 mod sessions_harnesses;
 // `sessions_hint`: at most one hint for a prompt, over the relevance bar.
 mod sessions_hint;
@@ -131,7 +135,7 @@ mod sessions_search;
 mod sessions_secrets;
 // The recall tools over the tool protocol, and the boot block's list of sessions.
 mod sessions_tools;
-// `pi-context setup claude|codex` on the user's own configuration files.
+// `pi-context setup claude|codex|copilot|cursor` on the user's own configuration files.
 mod setup;
 // `tool --schemas` facts the Pi extension shares with the binary, each checked against it.
 mod tool_facts;

@@ -541,3 +541,76 @@ fn a_format_change_shows_up_as_numbers_in_the_index_report() {
         "{human}"
     );
 }
+
+/// Copilot CLI's and Cursor's readers count what they do not know the same way: an event type
+/// outside the schema Copilot ships, a Cursor record of another `type` or `role`.
+#[test]
+fn copilot_and_cursor_records_of_unknown_types_are_counted_in_the_index_report() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "drift2");
+    let record = |v: Value| v.to_string() + "\n";
+    let copilot = env
+        .home()
+        .join(".copilot/session-state/c0ffee00-0000-4000-8000-0000000000df/events.jsonl");
+    let mut text = record(
+        json!({"type":"session.start","id":"e0","timestamp":"2026-02-01T10:00:00Z",
+        "data":{"sessionId":"c0ffee00-0000-4000-8000-0000000000df","startTime":"2026-02-01T10:00:00Z",
+        "context":{"cwd":project}}}),
+    );
+    text += &record(
+        json!({"type":"user.message","id":"e1","timestamp":"2026-02-01T10:00:01Z",
+        "data":{"content":"copilot driftword"}}),
+    );
+    text += &record(
+        json!({"type":"session.hologram","id":"e2","timestamp":"2026-02-01T10:00:02Z",
+        "data":{"x":1}}),
+    );
+    text += &record(
+        json!({"type":"assistant.message","id":"e3","timestamp":"2026-02-01T10:00:03Z",
+        "data":{"content":"an answer","toolRequests":[]}}),
+    );
+    common::other_agents::write(&copilot, &text);
+    let cursor = env
+        .home()
+        .join(".cursor/projects/p/agent-transcripts/cu1/cu1.jsonl");
+    let mut text = record(json!({"role":"user","message":{"content":"cursor driftword"}}));
+    text += &record(json!({"type":"quantum_note","x":1}));
+    text += &record(json!({"role":"narrator","message":{"content":"aside"}}));
+    text += &record(json!({"type":"turn_ended"}));
+    common::other_agents::write(&cursor, &text);
+
+    let report = env.run(["sessions", "index", "--json"]).success().json();
+    let agent = |name: &str| {
+        report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+            .clone()
+    };
+    assert_eq!(agent("copilot")["files"], 1, "{report}");
+    assert_eq!(
+        agent("copilot")["unknown_types"],
+        json!({"session.hologram": 1}),
+        "{report}"
+    );
+    assert_eq!(agent("cursor")["files"], 1, "{report}");
+    assert_eq!(
+        agent("cursor")["unknown_types"],
+        json!({"quantum_note": 1, "role:narrator": 1}),
+        "{report}"
+    );
+    // The reply after the unknown event is still on the branch, right after the prompt.
+    let rows = env
+        .run([
+            "history",
+            "list",
+            "--json",
+            "--session",
+            copilot.to_str().unwrap(),
+        ])
+        .success()
+        .json();
+    assert_eq!(rows["items"].as_array().unwrap().len(), 2, "{rows}");
+}

@@ -1,6 +1,6 @@
-//! `pi-context setup claude|codex` on configuration files that already hold the user's own keys,
-//! hooks and comments (docs/agents.md): merged, idempotent to the byte, removed exactly, shown
-//! as a diff, refused whole when a file cannot be parsed.
+//! `pi-context setup claude|codex|copilot|cursor` on configuration files that already hold the
+//! user's own keys, hooks and comments (docs/agents.md): merged, idempotent to the byte, removed
+//! exactly, shown as a diff, refused whole when a file cannot be parsed.
 
 use crate::common;
 
@@ -368,4 +368,59 @@ fn status_names_the_claude_plugin_and_a_second_set_of_hooks() {
     );
     let out = ok(&env, &["--status", "claude"]);
     assert!(!out.contains("plugin"), "{out}");
+}
+
+/// Copilot CLI's own hooks file and MCP file: a dry run writes nothing, a file that cannot be
+/// parsed stops everything (exit 74, file and line), a person's handler in pi-context's hooks
+/// file stays through a setup and a removal.
+#[test]
+fn setup_copilot_dry_runs_refuses_a_broken_file_and_keeps_a_persons_handler() {
+    let env = TestEnv::new();
+    let home = env.home().join(".copilot");
+    let out = ok(&env, &["copilot", "--dry-run"]);
+    assert!(
+        out.contains("hooks/pi-context.json") && out.contains("+    \"sessionStart\": ["),
+        "{out}"
+    );
+    assert!(out.contains("mcp-config.json") && out.contains("+    \"pi-context\": {"));
+    assert!(!home.exists(), "a dry run writes nothing");
+
+    let broken = put(
+        &home.join("mcp-config.json"),
+        "{\n  \"mcpServers\": {\n    \"x\": oops\n  }\n}\n",
+    );
+    let (code, out, err) = setup(&env, &["copilot"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("mcp-config.json") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(!home.join("hooks").exists(), "nothing written");
+    std::fs::remove_file(&broken).unwrap();
+
+    let mine = json!({"type": "command", "bash": "echo mine"});
+    put(
+        &home.join("hooks/pi-context.json"),
+        &serde_json::to_string_pretty(&json!({"version": 1, "hooks": {"sessionStart": [mine]}}))
+            .unwrap(),
+    );
+    ok(&env, &["copilot"]);
+    let hooks = json_of(&home.join("hooks/pi-context.json"));
+    assert_eq!(hooks["hooks"]["sessionStart"][0], mine);
+    assert_eq!(
+        hooks["hooks"]["sessionStart"][1]["bash"],
+        format!("{} hook copilot session-start", binary())
+    );
+    // Copilot's switch that turns every hook off is named by the status.
+    put(&home.join("settings.json"), "{\"disableAllHooks\": true}\n");
+    let status: Value =
+        serde_json::from_str(&ok(&env, &["--status", "--json", "copilot"])).unwrap();
+    let notes = status["agents"][0]["notes"].to_string();
+    assert!(notes.contains("disableAllHooks"), "{status}");
+    ok(&env, &["copilot", "--remove"]);
+    assert_eq!(
+        json_of(&home.join("hooks/pi-context.json")),
+        json!({"version": 1, "hooks": {"sessionStart": [mine]}})
+    );
+    assert!(!home.join("mcp-config.json").exists());
 }

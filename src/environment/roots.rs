@@ -66,7 +66,9 @@ pub fn session_roots(input: &RootsInput) -> Vec<Root> {
 /// - Pi: `$PI_CODING_AGENT_SESSION_DIR`, else the settings' `sessionDir`; and always
 ///   `<agent dir>/sessions`;
 /// - Claude Code: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`;
-/// - Codex: `$CODEX_HOME`, else `~/.codex`.
+/// - Codex: `$CODEX_HOME`, else `~/.codex`;
+/// - GitHub Copilot CLI: `$COPILOT_HOME`, else `~/.copilot`;
+/// - Cursor: `$CURSOR_CONFIG_DIR`, else `~/.cursor`.
 fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
     let home_dir = |name: &str| input.home.as_ref().map(|h| h.join(name));
     match harness {
@@ -91,18 +93,19 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
             .map(|config| config.join("projects"))
             .into_iter()
             .collect(),
-        Harness::Codex => input
-            .vars
-            .path(vars::CODEX_HOME)
-            .or_else(|| home_dir(".codex"))
-            .into_iter()
-            .collect(),
+        Harness::Codex | Harness::Copilot | Harness::Cursor => {
+            agent_config_dir(harness, &input.vars, input.home.as_deref())
+                .map(|(dir, _)| dir)
+                .into_iter()
+                .collect()
+        }
     }
 }
 
 /// An agent's configuration directory, and whether its variable set it: Claude Code's
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`. `None` for Pi
-/// (its extension is installed with `pi install`) and without a home.
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`; Copilot CLI's
+/// `$COPILOT_HOME`, else `~/.copilot`; Cursor's `$CURSOR_CONFIG_DIR`, else `~/.cursor`. `None`
+/// for Pi (its extension is installed with `pi install`) and without a home.
 pub fn agent_config_dir(
     harness: Harness,
     vars: &Vars,
@@ -112,6 +115,8 @@ pub fn agent_config_dir(
         Harness::Pi => return None,
         Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
         Harness::Codex => (vars::CODEX_HOME, ".codex"),
+        Harness::Copilot => (vars::COPILOT_HOME, ".copilot"),
+        Harness::Cursor => (vars::CURSOR_CONFIG_DIR, ".cursor"),
     };
     match vars.path(var) {
         Some(dir) => Some((dir, true)),
@@ -127,6 +132,8 @@ pub fn default_roots_help(harness: Harness) -> &'static str {
         }
         Harness::Claude => "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects",
         Harness::Codex => "$CODEX_HOME, else ~/.codex",
+        Harness::Copilot => "$COPILOT_HOME, else ~/.copilot",
+        Harness::Cursor => "$CURSOR_CONFIG_DIR, else ~/.cursor",
     }
 }
 
@@ -250,6 +257,8 @@ mod tests {
                 pi(d.join("agent/sessions")),
                 Root::new(Harness::Claude, d.join("home/.claude/projects")),
                 Root::new(Harness::Codex, d.join("home/.codex")),
+                Root::new(Harness::Copilot, d.join("home/.copilot")),
+                Root::new(Harness::Cursor, d.join("home/.cursor")),
                 pi(d.join("live")),
             ]
         );
@@ -264,6 +273,8 @@ mod tests {
             &[
                 ("CLAUDE_CONFIG_DIR", d.join("cc")),
                 ("CODEX_HOME", d.join("cx")),
+                ("COPILOT_HOME", d.join("cp")),
+                ("CURSOR_CONFIG_DIR", d.join("cu")),
             ],
         );
         assert_eq!(
@@ -271,6 +282,8 @@ mod tests {
             [
                 Root::new(Harness::Claude, d.join("cc/projects")),
                 Root::new(Harness::Codex, d.join("cx")),
+                Root::new(Harness::Copilot, d.join("cp")),
+                Root::new(Harness::Cursor, d.join("cu")),
             ]
         );
         i.home = None;

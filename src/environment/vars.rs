@@ -105,6 +105,16 @@ pub const CODEX_HOME: EnvVar = var(
     "Codex's home: its sessions are in sessions/ and archived_sessions/ below it (`--codex-dir` wins).",
     "$HOME/.codex",
 );
+pub const COPILOT_HOME: EnvVar = var(
+    "COPILOT_HOME",
+    "GitHub Copilot CLI's home: its sessions are in session-state/ below it (`--copilot-dir` wins).",
+    "$HOME/.copilot",
+);
+pub const CURSOR_CONFIG_DIR: EnvVar = var(
+    "CURSOR_CONFIG_DIR",
+    "Cursor's configuration directory: its agent transcripts are in projects/*/agent-transcripts/ below it (`--cursor-dir` wins).",
+    "$HOME/.cursor",
+);
 pub const PI_CONTEXT_NOTES_HISTORY: EnvVar = var(
     "PI_CONTEXT_NOTES_HISTORY",
     "`off` (`0`, `false`, `no`) stops committing every notes change; `on` commits even when the notesHistory setting is false.",
@@ -169,6 +179,8 @@ pub const ALL: &[EnvVar] = &[
     PI_CODING_AGENT_SESSION_DIR,
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,
+    COPILOT_HOME,
+    CURSOR_CONFIG_DIR,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
     PI_CONTEXT_REDACT,

@@ -41,9 +41,11 @@ impl Event {
     /// The names `pi-context hook <agent> <event>` takes (kebab case, or the agents' own).
     pub fn parse(name: &str) -> Option<Event> {
         Some(match name {
-            "session-start" | "SessionStart" => Event::SessionStart,
-            "prompt" | "user-prompt-submit" | "UserPromptSubmit" => Event::Prompt,
-            "pre-compact" | "PreCompact" => Event::PreCompact,
+            "session-start" | "SessionStart" | "sessionStart" => Event::SessionStart,
+            "prompt" | "user-prompt-submit" | "UserPromptSubmit" | "userPromptSubmitted" => {
+                Event::Prompt
+            }
+            "pre-compact" | "PreCompact" | "preCompact" => Event::PreCompact,
             _ => return None,
         })
     }
@@ -84,19 +86,21 @@ impl Source {
             Some("resume") => Source::Resume,
             Some("clear") => Source::Clear,
             Some("compact") => Source::Compact,
-            // `startup`, `fork` (a new session copying another) and anything newer start fresh.
+            // `startup`, `fork` (a new session copying another), Copilot's `new` and anything
+            // newer start fresh.
             _ => Source::Startup,
         }
     }
 }
 
-/// What the agent sends on stdin, as Claude Code and Codex both name it (unknown fields are
-/// ignored, missing ones are `None`).
+/// What the agent sends on stdin, as Claude Code and Codex both name it, or in Copilot CLI's
+/// camelCase (`sessionId`, `transcriptPath`); unknown fields are ignored, missing ones are
+/// `None`.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct HookInput {
-    #[serde(default)]
+    #[serde(default, alias = "sessionId")]
     pub session_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, alias = "transcriptPath")]
     pub transcript_path: Option<PathBuf>,
     #[serde(default)]
     pub cwd: Option<PathBuf>,
@@ -275,7 +279,8 @@ fn session_start(
                 "way back",
             ))
         }
-        Source::Resume if state.booted => Ok(Push::pushed(
+        // An agent that drops the session start's context on a restart gets the boot again.
+        Source::Resume if state.booted && tools.facts.boot_survives_restart => Ok(Push::pushed(
             blocks::resumed(tools, session_id),
             "resume line",
         )),

@@ -14,6 +14,8 @@ use crate::session::Harness;
 
 /// At most this many hinted sessions are remembered per window (the oldest go first).
 const MAX_HINTED: usize = 64;
+/// The lock every save of an agent's session states holds (one per agent, never removed).
+const LOCK_FILE: &str = "state.lock";
 /// Sessions whose state was not touched for this long are forgotten (at session start).
 const FORGET_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
@@ -45,17 +47,16 @@ impl SessionState {
         self.hinted.clear();
     }
 
-    /// Keeps the state (temp file, then rename over the old one).
+    /// Keeps the state (temp file, then rename over the old one), with what another run of
+    /// the same session saved since this one loaded it ([`SessionState::merge`]): one agent may
+    /// run two hooks of a session at once (Copilot CLI its first prompt's beside its session
+    /// start's). The merge and the write hold the agent's state lock, a moment.
     pub fn save(
         &mut self,
         cache: &Path,
         agent: Harness,
         session_id: &str,
     ) -> Result<(), PushError> {
-        if self.hinted.len() > MAX_HINTED {
-            let extra = self.hinted.len() - MAX_HINTED;
-            self.hinted.drain(..extra);
-        }
         let path = file(cache, agent, session_id);
         let error = |source| PushError::State {
             path: path.clone(),
@@ -63,11 +64,40 @@ impl SessionState {
         };
         let dir = path.parent().expect("a state file has a directory");
         std::fs::create_dir_all(dir).map_err(error)?;
+        let lock = std::fs::File::create(dir.join(LOCK_FILE)).map_err(error)?;
+        lock.lock().map_err(error)?;
+        self.merge(SessionState::load(cache, agent, session_id));
+        if self.hinted.len() > MAX_HINTED {
+            let extra = self.hinted.len() - MAX_HINTED;
+            self.hinted.drain(..extra);
+        }
         let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(error)?;
         temp.write_all(&serde_json::to_vec(self).expect("state serializes"))
             .map_err(error)?;
         temp.persist(&path).map_err(|e| error(e.error))?;
         Ok(())
+    }
+
+    /// Takes in what was saved meanwhile: a boot given is given; in the same window the hints
+    /// of both runs are kept, the saved ones first; a newer window (a compaction the other run
+    /// saw) wins with its own hints.
+    fn merge(&mut self, saved: SessionState) {
+        self.booted |= saved.booted;
+        match saved.window.cmp(&self.window) {
+            std::cmp::Ordering::Greater => {
+                self.window = saved.window;
+                self.hinted = saved.hinted;
+            }
+            std::cmp::Ordering::Equal => {
+                let mine = std::mem::replace(&mut self.hinted, saved.hinted);
+                for hinted in mine {
+                    if !self.hinted.contains(&hinted) {
+                        self.hinted.push(hinted);
+                    }
+                }
+            }
+            std::cmp::Ordering::Less => {}
+        }
     }
 }
 
@@ -126,6 +156,35 @@ mod tests {
             SessionState::load(dir.path(), agent, "s/1"),
             SessionState::default()
         );
+    }
+
+    /// Copilot CLI runs a session's first prompt hook while its session-start hook still runs
+    /// (tests/agents/test_copilot.py): two runs load the same state, and neither save may lose
+    /// what the other did.
+    #[test]
+    fn two_hook_runs_of_one_session_at_once_keep_both_their_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = Harness::Copilot;
+        let mut start = SessionState::load(dir.path(), agent, "s");
+        let mut prompt = SessionState::load(dir.path(), agent, "s");
+        prompt.hinted.push("hinted".into());
+        prompt.save(dir.path(), agent, "s").unwrap();
+        start.booted = true;
+        start.save(dir.path(), agent, "s").unwrap();
+        let kept = SessionState::load(dir.path(), agent, "s");
+        assert_eq!(
+            (kept.booted, kept.hinted),
+            (true, vec!["hinted".to_string()])
+        );
+        // A window the other run opened meanwhile wins, with its own (empty) hints.
+        let mut old = SessionState::load(dir.path(), agent, "s");
+        let mut compacted = SessionState::load(dir.path(), agent, "s");
+        compacted.new_window();
+        compacted.save(dir.path(), agent, "s").unwrap();
+        old.hinted.push("late".into());
+        old.save(dir.path(), agent, "s").unwrap();
+        let kept = SessionState::load(dir.path(), agent, "s");
+        assert_eq!((kept.window, kept.hinted.len()), (1, 0));
     }
 
     #[test]

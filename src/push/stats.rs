@@ -174,23 +174,28 @@ fn hinted_session(text: &str) -> Option<String> {
 /// The pi-context tool a tool event calls, by its registry name: the event's document starts
 /// with the tool's name as the agent called it (`mcp__pi-context__notes_write`,
 /// `mcp__pi_context.notes_write`, a plugin's `mcp__plugin_pi-context_pi-context__notes_write`,
-/// Pi's `notes_write`): a server whose name holds `pi-context` (or `pi_context`).
+/// Copilot CLI's `pi-context-notes_write`, Pi's `notes_write`): a server whose name holds
+/// `pi-context` (or `pi_context`), then the agent's separator, then one of our tools. The
+/// separator can be in the server's name too (Copilot's `-`, Cursor's `_`), and `_` is in every
+/// tool's: the tool is the first of our tools found after a separator past the last
+/// `pi-context` in the name.
 fn pi_context_tool(document: &str, harness: Harness) -> Option<&str> {
     let name = document.split([' ', '\n']).next()?;
-    let bare = if harness.agent_facts().is_some() {
-        let (server, tool) = name.rsplit_once('.').or_else(|| name.rsplit_once("__"))?;
-        let ours = server.contains("pi-context") || server.contains("pi_context");
-        if !ours {
-            return None;
-        }
-        tool
-    } else {
-        name
+    let is_ours = |tool: &str| TOOL_PREFIXES.iter().any(|p| tool.starts_with(p));
+    let Some(facts) = harness.agent_facts() else {
+        return is_ours(name).then_some(name);
     };
-    TOOL_PREFIXES
+    let (prefix, separator) = facts.mcp_tool_parts();
+    let rest = name.strip_prefix(prefix)?;
+    let server_end = ["pi-context", "pi_context"]
         .iter()
-        .any(|p| bare.starts_with(p))
-        .then_some(bare)
+        .filter_map(|ours| rest.rfind(ours).map(|at| at + ours.len()))
+        .max()?;
+    let after_server = &rest[server_end..];
+    after_server
+        .match_indices(separator)
+        .map(|(at, _)| &after_server[at + separator.len()..])
+        .find(|tool| is_ours(tool))
 }
 
 #[cfg(test)]
@@ -225,6 +230,35 @@ mod tests {
         assert_eq!(
             pi_context_tool("mcp__other__notes_write {}", Harness::Claude),
             None
+        );
+        assert_eq!(
+            pi_context_tool(
+                "mcp__plugin_pi-context_pi-context__notes_write {}",
+                Harness::Claude
+            ),
+            Some("notes_write")
+        );
+        assert_eq!(
+            pi_context_tool("mcp__pi-context-dev__notes_write {}", Harness::Claude),
+            Some("notes_write")
+        );
+        // Copilot CLI: `<server>-<tool>`, a `-` in the server's name too.
+        assert_eq!(
+            pi_context_tool("pi-context-history_read {}", Harness::Copilot),
+            Some("history_read")
+        );
+        assert_eq!(
+            pi_context_tool("pi-context-dev-notes_write {}", Harness::Copilot),
+            Some("notes_write")
+        );
+        assert_eq!(
+            pi_context_tool("github-mcp-server-search_code {}", Harness::Copilot),
+            None
+        );
+        assert_eq!(pi_context_tool("bash {}", Harness::Copilot), None);
+        assert_eq!(
+            pi_context_tool("mcp_pi-context_history_read {}", Harness::Cursor),
+            Some("history_read")
         );
     }
 }

@@ -196,6 +196,7 @@ pub(super) fn open_hits(
         project_key: info.project_key.clone(),
         name: info.name.clone(),
         updated_at: info.updated_at.clone(),
+        updated_from_file: !info.harness.writes_times(),
         score: best,
         hits,
         first_user_preview: info.first_user_preview.clone(),

@@ -488,6 +488,7 @@ fn listed(record: &FileRecord, prefixes: &UniquePrefixes) -> ListedSession {
         name: info.name.clone(),
         created_at: info.created_at.clone(),
         updated_at: info.updated_at.clone(),
+        updated_from_file: !info.harness.writes_times(),
         entries: info.entries,
         bytes: info.bytes,
         first_user_preview: info.first_user_preview.clone(),

@@ -421,7 +421,7 @@ impl FilePart<'_> {
             entries,
             &session_id,
             first_user,
-            bytes.len() as u64,
+            (bytes.len() as u64, stat.mtime_ns),
             project_keys,
             masking,
         );
@@ -730,23 +730,29 @@ pub fn session_id(session: &Session, path: &Path) -> String {
 
 /// What the catalog keeps of a session. Its name is masked like its first prompt: every door
 /// that shows it (`sessions list`/`search`, the tools, the boot, the hint) reads it from here.
+/// A session whose agent writes no times (Cursor) was last updated when its file was
+/// (`file`: its length and modification time in nanoseconds).
 fn session_info(
     session: &Session,
     entries: usize,
     session_id: &str,
     first_user_preview: Option<String>,
-    bytes: u64,
+    (bytes, mtime_ns): (u64, i64),
     project_keys: &Mutex<FxHashMap<String, String>>,
     masking: Masking,
 ) -> SessionInfo {
     let header = session.header.as_ref();
     let cwd = header.and_then(|h| h.cwd.clone());
     let project_key = cwd.as_ref().map(|cwd| project_key(cwd, project_keys));
-    let updated_at = session
-        .entries
-        .range(0..entries)
-        .rev()
-        .find_map(|e| session.timestamp(e));
+    let updated_at = if session.harness.writes_times() {
+        session
+            .entries
+            .range(0..entries)
+            .rev()
+            .find_map(|e| session.timestamp(e))
+    } else {
+        file_time(mtime_ns)
+    };
     SessionInfo {
         session_id: session_id.to_string(),
         harness: session.harness,
@@ -813,6 +819,13 @@ fn pi_session_name(session: &Session, entries: usize) -> Option<String> {
 }
 
 /// Unix milliseconds of an RFC 3339 timestamp.
+/// A modification time in nanoseconds as RFC 3339 (milliseconds, UTC), as the agents write
+/// times.
+fn file_time(mtime_ns: i64) -> Option<String> {
+    let time = jiff::Timestamp::from_nanosecond(i128::from(mtime_ns)).ok()?;
+    Some(format!("{time:.3}"))
+}
+
 pub fn parse_ms(text: &str) -> Option<i64> {
     text.parse::<jiff::Timestamp>()
         .ok()

@@ -49,6 +49,10 @@ pub struct ListedSession {
     pub name: Option<String>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
+    /// `updated_at` is the file's modification time, not an event's: the agent writes no times
+    /// (Cursor); shown only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub updated_from_file: bool,
     pub entries: usize,
     pub bytes: u64,
     pub first_user_preview: Option<String>,
@@ -99,6 +103,9 @@ pub struct SessionHits {
     pub project_key: Option<String>,
     pub name: Option<String>,
     pub updated_at: Option<String>,
+    /// As [`ListedSession::updated_from_file`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub updated_from_file: bool,
     pub score: f32,
     pub hits: Vec<Hit>,
     /// For human output: the first user message.

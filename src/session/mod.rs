@@ -1,4 +1,5 @@
-//! Reading a session file of Pi, Claude Code or Codex (JSONL) as a tree of entries.
+//! Reading a session file of Pi, Claude Code, Codex, GitHub Copilot CLI or Cursor (JSONL) as a
+//! tree of entries.
 //!
 //! The reader is tolerant by design. Pi appends while we read (and sometimes rewrites the file in
 //! place), third-party tools write their own entry types, and old files predate ids. So: a line
@@ -32,8 +33,8 @@ pub use error::SessionError;
 pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
 pub use harness::{
-    detect, detect_line, AgentConfig, AgentFacts, Harness, Layout, Root, UnknownHarness,
-    DETECT_BYTES, MCP_SERVER,
+    detect, detect_line, AgentConfig, AgentFacts, ContextOutput, Harness, Layout, Root,
+    UnknownHarness, DETECT_BYTES, MCP_SERVER,
 };
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
@@ -138,7 +139,8 @@ pub struct Header {
     pub cwd: Option<String>,
     /// The session's name, when the file gives one (Claude Code's `summary` records).
     pub name: Option<String>,
-    /// The session a subagent's transcript belongs to (Claude Code's `sessionId` in a sidechain).
+    /// The session a subagent's transcript belongs to (Claude Code's `sessionId` in a sidechain,
+    /// the directory above a Cursor subagent's `subagents/`).
     pub parent_session_id: Option<String>,
 }
 

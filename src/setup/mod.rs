@@ -8,13 +8,16 @@
 //! them) is deleted, with no `.bak`. A file that cannot be parsed stops the whole setup before
 //! anything is written.
 //!
-//! Each agent is one file here ([`claude`], [`codex`]); which one configures an agent is the
-//! harness table's answer ([`crate::session::AgentFacts::config`]).
+//! Each agent is one file here ([`claude`], [`codex`], [`copilot`], [`cursor`]); which one
+//! configures an agent is the harness table's answer ([`crate::session::AgentFacts::config`]).
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod cursor;
 mod hooks;
 mod json;
+mod mcp_json;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -155,6 +158,8 @@ pub fn plan_install(target: &Target) -> Result<Plan, SetupError> {
     match config_of(target)? {
         AgentConfig::Claude => claude::plan(target, false),
         AgentConfig::Codex => codex::plan(target, false),
+        AgentConfig::Copilot => copilot::plan(target, false),
+        AgentConfig::Cursor => cursor::plan(target, false),
     }
 }
 
@@ -163,6 +168,8 @@ pub fn plan_remove(target: &Target) -> Result<Plan, SetupError> {
     match config_of(target)? {
         AgentConfig::Claude => claude::plan(target, true),
         AgentConfig::Codex => codex::plan(target, true),
+        AgentConfig::Copilot => copilot::plan(target, true),
+        AgentConfig::Cursor => cursor::plan(target, true),
     }
 }
 
@@ -324,6 +331,8 @@ pub fn status(target: &Target, cache: Option<&Path>) -> Result<Status, SetupErro
     let mut status = match config_of(target)? {
         AgentConfig::Claude => claude::status(target)?,
         AgentConfig::Codex => codex::status(target)?,
+        AgentConfig::Copilot => copilot::status(target)?,
+        AgentConfig::Cursor => cursor::status(target)?,
     };
     for hook in &mut status.hooks {
         let event = Event::parse(hook.event).expect("a status names a known event");

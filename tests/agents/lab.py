@@ -1,6 +1,7 @@
-"""Run the real agents (Claude Code, Codex CLI) headless and offline against model_server.py.
+"""Run the real agents (Claude Code, Codex CLI, GitHub Copilot CLI) headless and offline against
+model_server.py.
 
-A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR and CODEX_HOME inside it), a
+A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME and COPILOT_HOME inside it), a
 TMPDIR, a project directory used as the agents' working directory, and a scripted model server
 on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its session.
 
@@ -18,8 +19,10 @@ quiet variables; Codex's provider block and its switches for plugins, apps, upda
 and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`);
 checked with `strace -f -e trace=connect` (Lab(trace_connects=True), OfflineTest): only the
 model server on 127.0.0.1 is contacted. Of the caller's environment only PATH is passed on.
-The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN, else from
-scripts/setup-agents (which installs them into the test cache once).
+Copilot runs with COPILOT_OFFLINE=true (no GitHub authentication, telemetry, web tools or
+update) and its BYOK provider pointed at the server's Chat Completions endpoint.
+The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN / PI_CONTEXT_COPILOT_BIN,
+else from scripts/setup-agents (which installs them into the test cache once).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_server import ANTHROPIC, OPENAI, ModelServer, Reply, Rule
+from model_server import ANTHROPIC, CHAT, OPENAI, ModelServer, Reply, Rule
 from model_server import last_user_text as _last_user_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,8 +56,9 @@ CODEX_FEATURES_OFF = (
 
 @functools.cache
 def agent_binaries() -> dict[str, str]:
-    """{"claude": path, "codex": path}: from the environment, else from scripts/setup-agents."""
-    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex")}
+    """{"claude": path, "codex": path, "copilot": path}: from the environment, else from
+    scripts/setup-agents."""
+    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "copilot")}
     if all(given.values()):
         return given
     setup = REPO / "scripts" / "setup-agents"
@@ -108,6 +112,7 @@ class Lab:
             (self.bin / name).symlink_to(path)
         self.claude_config = self.home / ".claude"
         self.codex_home = self.home / ".codex"
+        self.copilot_home = self.home / ".copilot"
         self.keep = keep
         self.trace_connects = trace_connects
         self.server = ModelServer(rules, default, record_path=str(self.root / "requests.jsonl")).start()
@@ -200,11 +205,39 @@ enabled = false
 """
         )
 
+    # --- GitHub Copilot CLI ------------------------------------------------------------------
+
+    def copilot_env(self) -> dict[str, str]:
+        return {
+            **self._base_env(),
+            "COPILOT_HOME": str(self.copilot_home),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": f"{self.server.url}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": API_KEY,
+            "COPILOT_MODEL": "lab-model",
+            "COPILOT_AUTO_UPDATE": "false",
+            # Copilot unpacks its package under the cache on first run (about 235 MB): one shared
+            # directory instead of one per Lab.
+            "XDG_CACHE_HOME": str(copilot_cache()),
+            # ... which must not become pi-context's cache (its hooks' state, the recall index):
+            # the Lab's own, where it is without XDG_CACHE_HOME.
+            "PI_CONTEXT_CACHE_DIR": str(self.home / ".cache" / "pi-context"),
+        }
+
+    def copilot(self, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`copilot ARGS…` (e.g. `-p PROMPT --allow-all-tools`) in the project directory."""
+        argv = [agent_binaries()["copilot"], *args]
+        return self._run(argv, {**self.copilot_env(), **(env or {})}, self.copilot_home / "session-state", timeout)
+
+    def copilot_events(self, session_id: str) -> list[dict[str, Any]]:
+        return read_jsonl(self.copilot_home / "session-state" / session_id / "events.jsonl")
+
     # --- pi-context ---------------------------------------------------------------------------
 
     def env(self) -> dict[str, str]:
-        """The world's environment, both agents' variables set (what a user's shell has)."""
-        return {**self.claude_env(), **self.codex_env()}
+        """The world's environment, every agent's variables set (what a user's shell has)."""
+        return {**self.claude_env(), **self.codex_env(), **self.copilot_env()}
 
     def pi_context(
         self, *args: str, binary: str | None = None, stdin: str | None = None, check: bool = True
@@ -232,7 +265,7 @@ enabled = false
         """`pi-context setup --status --json AGENT`: the agent's entry."""
         return json.loads(self.pi_context("setup", "--status", "--json", agent).stdout)["agents"][0]
 
-    # --- both --------------------------------------------------------------------------------
+    # --- all ---------------------------------------------------------------------------------
 
     def _base_env(self) -> dict[str, str]:
         return {
@@ -258,6 +291,16 @@ enabled = false
         return Run(proc.returncode, proc.stdout, proc.stderr, transcripts, requests, connects)
 
 
+def copilot_cache() -> Path:
+    """Where Copilot unpacks its package, shared by every Lab (the test cache, as setup-agents'
+    installs)."""
+    base = os.environ.get("PI_CONTEXT_TEST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pi-context-test")
+    path = Path(base) / "copilot-xdg-cache"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def network_connects(strace_output: str) -> list[str]:
     """The IPv4/IPv6 "address:port" of every connect() in strace output (Unix sockets left out)."""
     found = []
@@ -281,5 +324,6 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def last_user_text(request: dict[str, Any]) -> str:
     """The last user-side input (prompt or tool result) of a recorded model request."""
-    api = ANTHROPIC if request["path"].startswith("/v1/messages") else OPENAI
+    path = request["path"]
+    api = ANTHROPIC if path.startswith("/v1/messages") else CHAT if path.startswith("/v1/chat/") else OPENAI
     return _last_user_text(api, request["body"])

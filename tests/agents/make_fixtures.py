@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/claude-real/ and tests/fixtures/codex-real/: transcripts written by the
-real agents (versions pinned in scripts/setup-agents), driven offline by the scripted model
-server. Nothing in them is edited: each fixture directory is a copy of what the agent wrote
-under its home (Claude's `projects/`, Codex's `sessions/`), plus an ORIGIN.md made here.
+"""Writes tests/fixtures/claude-real/, tests/fixtures/codex-real/ and tests/fixtures/copilot-real/:
+transcripts written by the real agents (versions pinned in scripts/setup-agents), driven offline
+by the scripted model server. Nothing in them is edited: each fixture directory is a copy of what
+the agent wrote under its home (Claude's `projects/`, Codex's `sessions/`, the `events.jsonl` of
+each of Copilot's `session-state/` directories), plus an ORIGIN.md made here.
 
-    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep]
+    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude,codex,copilot]
 
 --keep leaves the labs (temp HOME, recorded requests.jsonl) in place and prints where.
 """
@@ -27,6 +28,9 @@ from model_server import Reply, Rule  # noqa: E402
 FAKE_SECRET = "ghp_" + "LabFakeToken" + "0123456789" * 2 + "abcd"  # ghp_ + 36 alnum, not a real token
 CLAUDE_SUMMARY_REQUEST = "CRITICAL: Respond with TEXT ONLY"
 CODEX_SUMMARY_REQUEST = "You are performing a CONTEXT CHECKPOINT COMPACTION"
+COPILOT_SUMMARY_REQUEST = "Please create a detailed summary of the conversation so far"
+# AKIA + 16 uppercase alphanumerics, not a real key (Copilot masks `ghp_` tokens itself, not these)
+FAKE_AWS_KEY = "AKIA" + "LABFAKEKEY" + "012345"
 
 
 def bash(command: str, text: str | None = None, input_tokens: int = 100) -> Reply:
@@ -56,7 +60,8 @@ class Log:
         commands.append(f"`{shown}`")
         for rule in rules:
             cond = {k: v for k, v in vars(rule).items() if k not in ("reply", "used") and v is not None}
-            commands.append(f"  - rule {json.dumps(cond)} → {_reply(rule.reply)}")
+            shown = f"  - rule {json.dumps(cond)} → {_reply(rule.reply)}"
+            commands.append(shown.replace(str(self.lab.root), "$LAB"))
         if default is not None:
             commands.append(f"  - otherwise → {_reply(default)}")
 
@@ -239,6 +244,100 @@ def make_codex(lab: Lab, out: Path) -> Log:
     return log
 
 
+def copilot_tool(name: str, text: str | None = None, **arguments) -> Reply:
+    return Reply(text, [{"name": name, "input": arguments}])
+
+
+class CopilotDriver:
+    ARGS = ("--allow-all-tools", "--output-format", "json")
+
+    def __init__(self, lab: Lab, log: Log):
+        self.lab, self.log = lab, log
+        self.count = 0
+
+    def run(self, commands: list[str], prompt: str, *args: str, rules: list[Rule], default: Reply) -> Run:
+        self.lab.script(rules, default)
+        self.log.note(commands, ["copilot", "-p", prompt, *args, *self.ARGS], rules, default)
+        return self.lab.copilot("-p", prompt, *args, *self.ARGS).check()
+
+    def start(self, scenario: str, prompt: str, *args: str, rules: list[Rule], default: Reply) -> tuple[str, list[str]]:
+        """A new session under a fixed id (`--session-id`), so that the fixtures' names are stable."""
+        self.count += 1
+        session_id = f"00000000-0000-4000-8000-{self.count:012d}"
+        commands: list[str] = []
+        self.run(commands, prompt, "--session-id", session_id, *args, rules=rules, default=default)
+        self.log.sessions.append((scenario, session_id, commands))
+        return session_id, commands
+
+
+def make_copilot(lab: Lab, out: Path) -> Log:
+    log = Log(lab)
+    c = CopilotDriver(lab, log)
+    notes = lab.project / "notes.txt"
+    notes.write_text("view-marker-line\n")
+
+    # P: `bash` and `view` tool calls, then a `--resume` turn.
+    sid, cmds = c.start(
+        "`bash` and `view` tool calls, then a `--resume` turn",
+        "P1: print the marker with bash, then read notes.txt",
+        rules=[
+            Rule(copilot_tool("bash", "Running it.", command="echo hello-from-bash", description="Print a marker"),
+                 last_user="P1:"),
+            Rule(copilot_tool("view", "Reading it.", path=str(notes)), last_user="hello-from-bash"),
+        ],
+        default=Reply("The command printed hello-from-bash and notes.txt says view-marker-line."),
+    )
+    c.run(cmds, "P2: what did it print?", f"--resume={sid}", rules=[], default=Reply("It printed hello-from-bash."))
+
+    # Q: a `task` subagent that runs `bash` itself; its report comes back as the task's result.
+    task = {"description": "Find the answer", "prompt": "SUB-TASK: find the answer with bash",
+            "agent_type": "general-purpose", "name": "finder"}
+    c.start(
+        "A `task` subagent (`general-purpose`) that calls `bash` itself; its report is the task's result",
+        "Q1: delegate to a subagent",
+        rules=[
+            Rule(copilot_tool("bash", "Checking.", command="echo sub-agent-bash", description="Print a marker"),
+                 last_user="SUB-TASK", times=1),
+            Rule(Reply("SUB-REPORT: the answer is 42."), last_user="sub-agent-bash"),
+            Rule(Reply("Delegating.", [{"name": "task", "input": task}]), last_user="Q1:"),
+        ],
+        default=Reply("The subagent reported 42."),
+    )
+
+    # R: manual compaction (`-p /compact --resume`), then one more turn.
+    sid, cmds = c.start(
+        "Manual compaction: a `bash` turn, `copilot -p /compact --resume=ID`, one more `--resume` turn",
+        "R1: print the marker with bash",
+        rules=[Rule(copilot_tool("bash", "Running it.", command="echo before-compaction", description="Print a marker"),
+                    last_user="R1:")],
+        default=Reply("The command printed before-compaction."),
+    )
+    c.run(cmds, "/compact", f"--resume={sid}",
+          rules=[Rule(Reply("LAB-COPILOT-SUMMARY: the user ran echo before-compaction."), contains=COPILOT_SUMMARY_REQUEST)],
+          default=Reply("unexpected request"))
+    c.run(cmds, "R3: what happened before?", f"--resume={sid}", rules=[], default=Reply("You ran echo before-compaction."))
+
+    # S: a prompt holding a fake AWS key.
+    c.start(
+        "A prompt holding a fake AWS access key id (`AKIA` + 16 characters, not a real key)",
+        f"S1: my key is {FAKE_AWS_KEY}, keep it safe",
+        rules=[],
+        default=Reply("I will not repeat it."),
+    )
+
+    copy_copilot_sessions(lab.copilot_home / "session-state", out / "session-state")
+    return log
+
+
+def copy_copilot_sessions(src: Path, dst: Path) -> None:
+    """Each session's `events.jsonl` (its directory's other files are Copilot's workspace state)."""
+    if dst.exists():
+        shutil.rmtree(dst)
+    for events in sorted(src.glob("*/events.jsonl")):
+        (dst / events.parent.name).mkdir(parents=True)
+        shutil.copyfile(events, dst / events.parent.name / "events.jsonl")
+
+
 def copy_tree(src: Path, dst: Path) -> None:
     if dst.exists():
         shutil.rmtree(dst)
@@ -270,18 +369,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures")
     parser.add_argument("--keep", action="store_true", help="keep the labs and print where they are")
+    parser.add_argument("--only", default="claude,codex,copilot", help="comma-separated agents to run")
     args = parser.parse_args()
+    only = set(args.only.split(","))
 
-    with Lab(keep=args.keep) as lab:
-        out = args.out / "claude-real"
-        log = make_claude(lab, out)
-        write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
-        print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
-    with Lab(keep=args.keep) as lab:
-        out = args.out / "codex-real"
-        log = make_codex(lab, out)
-        write_origin(out, "Codex CLI", "0.169.0", "`$CODEX_HOME/sessions/`", log, CODEX_SETUP)
-        print(f"codex lab: {lab.root}" if args.keep else "codex fixtures written", file=sys.stderr)
+    if "claude" in only:
+        with Lab(keep=args.keep) as lab:
+            out = args.out / "claude-real"
+            log = make_claude(lab, out)
+            write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
+            print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
+    if "codex" in only:
+        with Lab(keep=args.keep) as lab:
+            out = args.out / "codex-real"
+            log = make_codex(lab, out)
+            write_origin(out, "Codex CLI", "0.169.0", "`$CODEX_HOME/sessions/`", log, CODEX_SETUP)
+            print(f"codex lab: {lab.root}" if args.keep else "codex fixtures written", file=sys.stderr)
+    if "copilot" in only:
+        with Lab(keep=args.keep) as lab:
+            out = args.out / "copilot-real"
+            log = make_copilot(lab, out)
+            write_origin(out, "GitHub Copilot CLI", "1.0.102",
+                         "the `events.jsonl` of each `$COPILOT_HOME/session-state/<id>/`", log, COPILOT_SETUP)
+            print(f"copilot lab: {lab.root}" if args.keep else "copilot fixtures written", file=sys.stderr)
 
 
 CLAUDE_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.claude_env`): `HOME=$LAB/home`,
@@ -295,6 +405,15 @@ CODEX_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.codex_env
 (`base_url = "http://127.0.0.1:PORT/v1"`, `wire_api = "responses"`, model `lab-model`) and the
 network features off, `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null.
 `codex` is the native binary installed by `scripts/setup-agents`."""
+
+COPILOT_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.copilot_env`): `HOME=$LAB/home`,
+`COPILOT_HOME=$LAB/home/.copilot`, `COPILOT_OFFLINE=true`, `COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:PORT/v1`,
+`COPILOT_PROVIDER_TYPE=openai` (Chat Completions), `COPILOT_PROVIDER_API_KEY` (a dummy),
+`COPILOT_MODEL=lab-model`, `COPILOT_AUTO_UPDATE=false`, `XDG_CACHE_HOME` (where Copilot unpacks its
+package), `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null. `copilot` is the
+native binary of `@github/copilot-linux-x64` installed by `scripts/setup-agents`. Each session's
+directory holds more of Copilot's state (`workspace.yaml`, `checkpoints/`, `session.db`, …): only
+`events.jsonl`, the transcript, is copied."""
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ It listens on 127.0.0.1 and speaks just enough of two APIs:
 - OpenAI Responses (Codex): ``POST /v1/responses`` streamed as SSE (response.created,
   response.output_item.added/done for message and function_call items,
   response.output_text.delta, response.completed with the usage).
+- OpenAI Chat Completions (GitHub Copilot CLI's BYOK provider): ``POST /v1/chat/completions``
+  streamed as SSE (``chat.completion.chunk`` deltas: the role, the text, each tool call's id and
+  name then its arguments, the finish reason, a last chunk with the usage, ``[DONE]``) or as one
+  ``chat.completion`` body when ``stream`` is false.
 - ``GET /v1/models`` for both.
 
 What it answers is a script: a list of rules, tried in order; the first that matches a request
@@ -44,6 +48,7 @@ from urllib.parse import urlsplit
 
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
+CHAT = "chat"  # OpenAI Chat Completions
 
 
 @dataclass
@@ -68,9 +73,10 @@ class Reply:
 class Rule:
     """Matches a request when every given condition holds.
 
-    api: "anthropic" or "openai". last_user: a substring of the last user-side input (the last
-    user message, a tool result included: Anthropic's last ``user`` message, OpenAI's last
-    ``user`` message or ``function_call_output``). contains: a substring of any string anywhere
+    api: "anthropic", "openai" or "chat". last_user: a substring of the last user-side input (the
+    last user message, a tool result included: Anthropic's last ``user`` message, OpenAI's last
+    ``user`` message or ``function_call_output``, Chat Completions' last ``user`` or ``tool``
+    message). contains: a substring of any string anywhere
     in the request body. nth: the request's 1-based number among the model requests this server
     received. times: how often the rule may answer (None: always).
     """
@@ -118,6 +124,8 @@ def last_user_text(api: str, body: dict[str, Any]) -> str:
     """The text of the last user-side input (a prompt or a tool result), all strings joined."""
     if api == ANTHROPIC:
         items = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    elif api == CHAT:
+        items = [m for m in body.get("messages", []) if m.get("role") in ("user", "tool")]
     else:
         items = [
             i
@@ -318,6 +326,52 @@ def openai_events(reply: Reply, model: str, ids) -> list[bytes]:
     return out
 
 
+def chat_events(reply: Reply, model: str, ids) -> list[bytes]:
+    """A Chat Completions stream: ``data:`` lines of ``chat.completion.chunk`` objects."""
+    chunk_id = f"chatcmpl-lab{ids():04d}"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        body = {"id": chunk_id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [choice]}
+        return f"data: {json.dumps(body)}\n\n".encode()
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    if reply.text is not None:
+        out.append(chunk({"content": reply.text}))
+    for index, call in enumerate(chat_tool_calls(reply, ids)):
+        named = {"index": index, "id": call["id"], "type": "function",
+                 "function": {"name": call["function"]["name"], "arguments": ""}}
+        out.append(chunk({"tool_calls": [named]}))
+        arguments = {"index": index, "function": {"arguments": call["function"]["arguments"]}}
+        out.append(chunk({"tool_calls": [arguments]}))
+    out.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+    usage = {"id": chunk_id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
+             "usage": chat_usage(reply)}
+    out.append(f"data: {json.dumps(usage)}\n\n".encode())
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def chat_tool_calls(reply: Reply, ids) -> list[dict[str, Any]]:
+    return [{"id": f"call_lab{ids():04d}", "type": "function",
+             "function": {"name": call["name"], "arguments": json.dumps(call.get("input", {}))}}
+            for call in reply.tool_calls]
+
+
+def chat_usage(reply: Reply) -> dict[str, int]:
+    return {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+            "total_tokens": reply.input_tokens + reply.output_tokens}
+
+
+def chat_completion(reply: Reply, model: str, ids) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = chat_tool_calls(reply, ids)
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
+    return {"id": f"chatcmpl-lab{ids():04d}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [choice], "usage": chat_usage(reply)}
+
+
 def _handler_for(server: ModelServer):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -344,8 +398,8 @@ def _handler_for(server: ModelServer):
             if path == "/v1/messages/count_tokens":
                 self._record(body, "count_tokens")
                 self._json(200, {"input_tokens": max(1, len(raw) // 4)})
-            elif path in ("/v1/messages", "/v1/responses"):
-                api = ANTHROPIC if path == "/v1/messages" else OPENAI
+            elif path in ("/v1/messages", "/v1/responses", "/v1/chat/completions"):
+                api = {"/v1/messages": ANTHROPIC, "/v1/responses": OPENAI}.get(path, CHAT)
                 n, reply, rule = server.choose(api, body)
                 self._record(body, rule, n)
                 self._answer(api, body, reply)
@@ -375,7 +429,11 @@ def _handler_for(server: ModelServer):
             if api == ANTHROPIC and not body.get("stream"):
                 self._json(200, anthropic_message(reply, model, server.next_id))
                 return
-            events = (anthropic_events if api == ANTHROPIC else openai_events)(reply, model, server.next_id)
+            if api == CHAT and not body.get("stream"):
+                self._json(200, chat_completion(reply, model, server.next_id))
+                return
+            events = {ANTHROPIC: anthropic_events, OPENAI: openai_events, CHAT: chat_events}[api](
+                reply, model, server.next_id)
             payload = b"".join(events)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

@@ -182,6 +182,13 @@ class OfflineTest(unittest.TestCase):
             run = lab.codex("run it").check()
             self.assert_only_the_server(lab, run.connects)
 
+    def test_copilot(self):
+        bash = Reply("Running it.", [{"name": "bash", "input": {"command": "echo hi", "description": "echo"}}])
+        with Lab([Rule(bash, last_user="run")], default=Reply("Done."), trace_connects=True) as lab:
+            run = lab.copilot("-p", "run it", "--allow-all-tools", "--output-format", "json").check()
+            self.assertEqual(len(run.requests), 2)
+            self.assert_only_the_server(lab, run.connects)
+
 
 if __name__ == "__main__":
     unittest.main()

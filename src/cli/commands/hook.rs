@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::push::{self, status, Event, HookInput, Push, PushError};
-use pi_context::session::Harness;
+use pi_context::session::{ContextOutput, Harness};
 
 /// Answer an agent's hook: the boot, the recall hint, the way back after a compaction
 /// (run by the hooks `pi-context setup` installs; reads the hook's JSON on stdin)
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The agent whose hook runs: claude or codex
+    /// The agent whose hook runs: claude, codex or copilot
     #[arg(value_name = "AGENT")]
     agent: String,
     /// The hook event: session-start, prompt or pre-compact
@@ -83,7 +83,7 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
     let millis = started.elapsed().as_millis() as u64;
     let (outcome, detail) = match waited {
         Ok(Ok(push)) => {
-            let written = write_answer(event, &push);
+            let written = write_answer(agent, event, &push);
             match written {
                 Ok(()) => ("ok", push.summary),
                 Err(e) => ("error", format!("cannot write the answer: {e}")),
@@ -132,15 +132,20 @@ fn read_input() -> Result<HookInput, PushError> {
 }
 
 /// The answer in the agent's format: `additionalContext` for what enters the context at
-/// session start and with a prompt; plain text before a compaction (appended to the
-/// compaction's instructions). Nothing to say: nothing printed.
-fn write_answer(event: Event, push: &Push) -> std::io::Result<()> {
+/// session start and with a prompt (nested in `hookSpecificOutput`, or at the top for Copilot
+/// CLI); plain text before a compaction (appended to the compaction's instructions). Nothing to
+/// say: nothing printed.
+fn write_answer(agent: Harness, event: Event, push: &Push) -> std::io::Result<()> {
     let Some(text) = &push.text else {
         return Ok(());
     };
-    let body = match event {
-        Event::PreCompact => text.clone(),
-        Event::SessionStart | Event::Prompt => serde_json::json!({
+    let shape = agent.agent_facts().map(|f| f.context_output);
+    let body = match (event, shape) {
+        (Event::PreCompact, _) => text.clone(),
+        (_, Some(ContextOutput::AdditionalContext)) => {
+            serde_json::json!({ "additionalContext": text }).to_string()
+        }
+        (Event::SessionStart | Event::Prompt, _) => serde_json::json!({
             "hookSpecificOutput": {
                 "hookEventName": event.hook_name(),
                 "additionalContext": text,

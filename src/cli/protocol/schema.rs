@@ -39,6 +39,22 @@ pub fn query_property(what: &str) -> Value {
 }
 
 /// `roles`: a non-empty subset of the four history roles.
+/// Every harness by its wire name, with its label when that is not just the name capitalized:
+/// `pi, claude (Claude Code), codex, …`.
+pub fn harness_names_described() -> String {
+    pi_context::recall::Harness::ALL
+        .into_iter()
+        .map(|h| {
+            if h.label().eq_ignore_ascii_case(h.as_str()) {
+                h.as_str().to_string()
+            } else {
+                format!("{} ({})", h.as_str(), h.label())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn harnesses_property(description: &str) -> Value {
     json!({
         "type": "array",

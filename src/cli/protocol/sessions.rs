@@ -13,7 +13,9 @@ use pi_context::environment::Environment;
 
 use super::history::queries;
 use super::registry::{Mode, Tool, EVERY_DOOR};
-use super::schema::{harnesses_property, into_map, object, query_property, roles_property};
+use super::schema::{
+    harness_names_described, harnesses_property, into_map, object, query_property, roles_property,
+};
 use super::{Call, Params, Refusal, ToolResponse};
 
 pub const TOOLS: [Tool; 2] = [
@@ -218,7 +220,7 @@ fn scope_properties() -> serde_json::Map<String, Value> {
     into_map(json!({
         "scope": {"type": "string", "enum": ["project", "all"], "description": "\"project\" (default): this project's sessions; \"all\": every project's, this project's ranked higher."},
         "since": {"type": "string", "minLength": 1, "description": "Only what happened this recently: 30m, 12h, 7d, 4w, or an RFC 3339 date."},
-        "harness": harnesses_property("Only the sessions of these agents: pi, claude (Claude Code), codex (default: all).")
+        "harness": harnesses_property(&format!("Only the sessions of these agents: {} (default: all).", harness_names_described()))
     }))
 }
 

@@ -17,7 +17,7 @@ use super::super::record::{
     blocks, intern, is_true, push_atom, span_in, string, PendingEntry, Read,
 };
 use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
-use super::{AgentConfig, AgentFacts, Layout};
+use super::{AgentConfig, AgentFacts, ContextOutput, Layout};
 
 /// Where Claude Code's sessions are under its `projects` directory: `<encoded cwd>/<uuid>.jsonl`
 /// (and files put in the root itself), subagents in `<encoded cwd>/<uuid>/subagents/` (one
@@ -37,6 +37,8 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     mcp_tool: "mcp__{server}__{}",
     mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: true,
+    boot_survives_restart: true,
+    context_output: ContextOutput::HookSpecific,
     config: AgentConfig::Claude,
 };
 

@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 
 use super::super::record::{intern, push_atom, span_in, string, PendingEntry, Read};
 use super::super::{EntryKind, Header, Message, Span, ToolCall};
-use super::{AgentConfig, AgentFacts, Layout};
+use super::{AgentConfig, AgentFacts, ContextOutput, Layout};
 
 /// Where Codex's rollouts are under its home: `sessions/YYYY/MM/DD/` and `archived_sessions/`.
 pub(super) const LAYOUT: Layout = Layout(&[
@@ -34,6 +34,8 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     mcp_tool: "mcp__{server}.{}",
     mcp_server_dash_as_underscore: true,
     precompact_reaches_summary: false,
+    boot_survives_restart: true,
+    context_output: ContextOutput::HookSpecific,
     config: AgentConfig::Codex,
 };
 

@@ -17,6 +17,8 @@
 
 pub(super) mod claude;
 pub(super) mod codex;
+pub(super) mod copilot;
+pub(super) mod cursor;
 pub(crate) mod pi;
 
 use std::path::{Path, PathBuf};
@@ -39,19 +41,31 @@ pub enum Harness {
     Claude,
     /// OpenAI Codex CLI (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
     Codex,
+    /// GitHub Copilot CLI (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
+    /// Cursor's agent CLI (`~/.cursor/projects/<enc-cwd>/agent-transcripts/…/<id>.jsonl`).
+    Cursor,
 }
 
 impl Harness {
     /// Every harness, in the order the wire lists them.
-    pub const ALL: [Harness; 3] = [Harness::Pi, Harness::Claude, Harness::Codex];
+    pub const ALL: [Harness; 5] = [
+        Harness::Pi,
+        Harness::Claude,
+        Harness::Codex,
+        Harness::Copilot,
+        Harness::Cursor,
+    ];
     /// The wire names (`harness` in results and tool parameters).
-    pub const NAMES: [&'static str; 3] = ["pi", "claude", "codex"];
+    pub const NAMES: [&'static str; 5] = ["pi", "claude", "codex", "copilot", "cursor"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::Pi => "pi",
             Harness::Claude => "claude",
             Harness::Codex => "codex",
+            Harness::Copilot => "copilot",
+            Harness::Cursor => "cursor",
         }
     }
 
@@ -61,6 +75,8 @@ impl Harness {
             Harness::Pi => "Pi",
             Harness::Claude => "Claude Code",
             Harness::Codex => "Codex",
+            Harness::Copilot => "GitHub Copilot CLI",
+            Harness::Cursor => "Cursor",
         }
     }
 
@@ -70,6 +86,8 @@ impl Harness {
             Harness::Pi => pi::LAYOUT,
             Harness::Claude => claude::LAYOUT,
             Harness::Codex => codex::LAYOUT,
+            Harness::Copilot => copilot::LAYOUT,
+            Harness::Cursor => cursor::LAYOUT,
         }
     }
 
@@ -79,6 +97,8 @@ impl Harness {
             Harness::Pi => "sessions-dir",
             Harness::Claude => "claude-dir",
             Harness::Codex => "codex-dir",
+            Harness::Copilot => "copilot-dir",
+            Harness::Cursor => "cursor-dir",
         }
     }
 
@@ -88,17 +108,23 @@ impl Harness {
             Harness::Pi => "Pi session directory",
             Harness::Claude => "Claude Code `projects` directory",
             Harness::Codex => "Codex home",
+            Harness::Copilot => "GitHub Copilot CLI home",
+            Harness::Cursor => "Cursor home",
         }
     }
 
     /// The session id a file's name carries, when the file itself names none: Pi's
-    /// `<timestamp>_<id>.jsonl`, Codex's `rollout-<time>-<uuid>.jsonl`, else the name without
-    /// its extension.
+    /// `<timestamp>_<id>.jsonl`, Codex's `rollout-<time>-<uuid>.jsonl`, Copilot's directory
+    /// (`<id>/events.jsonl`), else the name without its extension.
     pub fn id_from_path(self, path: &Path) -> Option<String> {
         let id = match self {
             Harness::Pi => pi::id_from_path(path),
-            Harness::Claude => None,
+            Harness::Claude | Harness::Cursor => None,
             Harness::Codex => codex::id_from_file_name(path),
+            Harness::Copilot => path
+                .parent()
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned()),
         };
         id.or_else(|| Some(path.file_stem()?.to_string_lossy().into_owned()))
             .filter(|id| !id.is_empty())
@@ -113,8 +139,15 @@ impl Harness {
                 Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
                 None => "{\"type\":\"session\"}\n".to_string(),
             }),
-            Harness::Claude | Harness::Codex => None,
+            Harness::Claude | Harness::Codex | Harness::Copilot | Harness::Cursor => None,
         }
+    }
+
+    /// Whether its files give each event's time. Cursor's give none: the file's modification
+    /// time stands in for the session's last update, and nothing for its start
+    /// (docs/harnesses.md).
+    pub fn writes_times(self) -> bool {
+        self != Harness::Cursor
     }
 
     /// Whether pi-context's own records (checkpoints, window markers) can be in its sessions:
@@ -130,6 +163,8 @@ impl Harness {
             Harness::Pi => None,
             Harness::Claude => Some(claude::AGENT),
             Harness::Codex => Some(codex::AGENT),
+            Harness::Copilot => Some(copilot::AGENT),
+            Harness::Cursor => Some(cursor::AGENT),
         }
     }
 
@@ -161,8 +196,23 @@ pub struct AgentFacts {
     pub mcp_server_dash_as_underscore: bool,
     /// Whether the plain output of its `PreCompact` hook reaches the compaction's summary.
     pub precompact_reaches_summary: bool,
+    /// Whether what its session-start hook gave stays in the conversation when the session is
+    /// resumed (Claude Code, Codex keep every earlier hook output); when not (Copilot CLI gives
+    /// it to the model afresh at each start), a resumed session gets its boot again.
+    pub boot_survives_restart: bool,
+    /// How its hooks answer with text for the context.
+    pub context_output: ContextOutput,
     /// How its configuration takes pi-context's MCP server and hooks (`pi-context setup`).
     pub config: AgentConfig,
+}
+
+/// The shape of a hook's answer that adds to the model's context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextOutput {
+    /// `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` (Claude Code, Codex).
+    HookSpecific,
+    /// `{"additionalContext"}` (Copilot CLI, which ignores the nested form).
+    AdditionalContext,
 }
 
 /// The kinds of agent configuration `pi-context setup` edits, one file each in `src/setup/`.
@@ -172,6 +222,10 @@ pub enum AgentConfig {
     Claude,
     /// Codex: `hooks.json`, and `config.toml` for MCP servers and the hooks' trust.
     Codex,
+    /// Copilot CLI: its own hooks file in `hooks/`, MCP servers in `mcp-config.json`.
+    Copilot,
+    /// Cursor: MCP servers in `mcp.json` only.
+    Cursor,
 }
 
 /// The name pi-context's MCP server is registered under (`pi-context setup`).
@@ -195,6 +249,14 @@ impl AgentFacts {
         self.mcp_tool
             .replace("{server}", &server)
             .replace("{}", tool)
+    }
+
+    /// What its names of MCP tools are made of around the server's name: the text before it
+    /// and the separator between it and the tool's name (`("mcp__", "__")` for Claude Code,
+    /// `("", "-")` for Copilot CLI).
+    pub fn mcp_tool_parts(&self) -> (&'static str, &'static str) {
+        let (prefix, rest) = self.mcp_tool.split_once("{server}").unwrap_or(("", ""));
+        (prefix, rest.strip_suffix("{}").unwrap_or(rest))
     }
 }
 
@@ -241,7 +303,7 @@ impl std::fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown harness {0:?} (expected pi, claude or codex)")]
+#[error("unknown harness {0:?} (expected pi, claude, codex, copilot or cursor)")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -281,11 +343,19 @@ struct MarksRepr<'a> {
     uuid: Option<&'a RawValue>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    role: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
 }
 
 /// The harness one line marks, if any: a Pi header or entry type; a Codex rollout item (a
-/// `type` of its own with a `payload`); a Claude record (a `type` of its own, or a `uuid` or
-/// `sessionId`). Anything else (not an object, an unknown type) decides nothing.
+/// `type` of its own with a `payload`); a Copilot CLI event (a `type` of its own with a
+/// `data`); a Cursor message (a `role` and a `message`, no `type`) or record (`turn_ended`,
+/// `metadata`); a Claude record (a `type` of its own, or a `uuid` or `sessionId`). Anything
+/// else (not an object, an unknown type) decides nothing.
 pub fn detect_line(line: &str) -> Option<Harness> {
     if !line.trim_start().starts_with('{') {
         return None;
@@ -297,6 +367,18 @@ pub fn detect_line(line: &str) -> Option<Harness> {
         .unwrap_or("");
     if codex::RECORD_TYPES.contains(&record_type) && marks.payload.is_some() {
         return Some(Harness::Codex);
+    }
+    if copilot::RECORD_TYPES.contains(&record_type) && marks.data.is_some() {
+        return Some(Harness::Copilot);
+    }
+    let role = marks
+        .role
+        .and_then(|raw| raw.get().strip_prefix('"')?.strip_suffix('"'))
+        .unwrap_or("");
+    if (record_type.is_empty() && cursor::ROLES.contains(&role) && marks.message.is_some())
+        || (cursor::RECORD_TYPES.contains(&record_type) && marks.uuid.is_none())
+    {
+        return Some(Harness::Cursor);
     }
     if pi::ENTRY_TYPES.contains(&record_type) {
         return Some(Harness::Pi);
@@ -320,6 +402,8 @@ pub(super) enum Reader {
     Pi,
     Claude(claude::State),
     Codex(codex::State),
+    Copilot(copilot::State),
+    Cursor,
 }
 
 impl Reader {
@@ -329,6 +413,8 @@ impl Reader {
             Harness::Pi => Reader::Pi,
             Harness::Claude => Reader::Claude(claude::State::default()),
             Harness::Codex => Reader::Codex(codex::State::default()),
+            Harness::Copilot => Reader::Copilot(copilot::State::default()),
+            Harness::Cursor => Reader::Cursor,
         }
     }
 
@@ -344,16 +430,18 @@ impl Reader {
             Reader::Undecided | Reader::Pi => pi::read_line(line, base, header, atoms),
             Reader::Claude(state) => claude::read_line(state, line, base, header, atoms),
             Reader::Codex(state) => codex::read_line(state, line, base, header, atoms),
+            Reader::Copilot(state) => copilot::read_line(state, line, base, header, atoms),
+            Reader::Cursor => cursor::read_line(line, base, header, atoms),
         }
     }
 
-    /// Whether entries form one chain in file order under synthetic ids: a Codex rollout, and
-    /// a Pi session whose header says version 1 (or that has none yet).
+    /// Whether entries form one chain in file order under synthetic ids: a Codex rollout, a
+    /// Cursor transcript, and a Pi session whose header says version 1 (or that has none yet).
     pub(super) fn is_linear(&self, header: Option<&Header>) -> bool {
         match self {
             Reader::Undecided | Reader::Pi => pi::is_linear(header.and_then(|h| h.version)),
-            Reader::Claude(_) => false,
-            Reader::Codex(_) => true,
+            Reader::Claude(_) | Reader::Copilot(_) => false,
+            Reader::Codex(_) | Reader::Cursor => true,
         }
     }
 
@@ -362,18 +450,29 @@ impl Reader {
             Reader::Undecided | Reader::Pi => Harness::Pi,
             Reader::Claude(_) => Harness::Claude,
             Reader::Codex(_) => Harness::Codex,
+            Reader::Copilot(_) => Harness::Copilot,
+            Reader::Cursor => Harness::Cursor,
         }
     }
 }
 
 /// What a session learns from its file's path: a Codex rollout without a `session_meta` takes
-/// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`).
+/// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`); a Cursor transcript,
+/// which names nothing, its id from its file name and, in a `subagents/` directory, its parent
+/// from the directory that holds it.
 pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
-    if session.harness != Harness::Codex || session.id().is_some() {
-        return;
-    }
-    if let Some(id) = codex::id_from_file_name(path) {
-        session.header.get_or_insert_with(Default::default).id = Some(id);
+    match session.harness {
+        Harness::Codex if session.id().is_none() => {
+            if let Some(id) = codex::id_from_file_name(path) {
+                session.header.get_or_insert_with(Default::default).id = Some(id);
+            }
+        }
+        Harness::Cursor => {
+            let header = session.header.get_or_insert_with(Default::default);
+            header.id = Harness::Cursor.id_from_path(path);
+            header.parent_session_id = cursor::parent_from_path(path);
+        }
+        _ => {}
     }
 }
 
@@ -394,5 +493,10 @@ mod tests {
         let codex = Harness::Codex.agent_facts().unwrap();
         assert_eq!(codex.tool("notes_write"), "mcp__pi_context.notes_write");
         assert_eq!(codex.tool("*"), "mcp__pi_context.*");
+        let copilot = Harness::Copilot.agent_facts().unwrap();
+        assert_eq!(copilot.tool("notes_write"), "pi-context-notes_write");
+        assert_eq!(copilot.mcp_tool_parts(), ("", "-"));
+        assert_eq!(claude.mcp_tool_parts(), ("mcp__", "__"));
+        assert_eq!(codex.mcp_tool_parts(), ("mcp__", "."));
     }
 }

@@ -130,6 +130,17 @@ fn local_time(time: Option<&str>) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
+/// A session's last update, marked `(file time)` when it is its file's modification time (the
+/// agent writes no times).
+fn shown_time(time: Option<&str>, from_file: bool) -> String {
+    let shown = local_time(time);
+    if from_file {
+        format!("{shown} (file time)")
+    } else {
+        shown
+    }
+}
+
 /// A one-line title: the text's whitespace collapsed, cut to `max` code points.
 fn one_line(text: &str, max: usize) -> String {
     let collapsed: Vec<&str> = text.split_whitespace().collect();
@@ -175,7 +186,7 @@ impl SessionsPrinter for HumanPrinter {
             writeln!(
                 out,
                 "{}  {}  {}  {}  {}  {}",
-                local_time(s.updated_at.as_deref()),
+                shown_time(s.updated_at.as_deref(), s.updated_from_file),
                 self.paint(&visible_line(&s.short_id), |t| t.bold().to_string()),
                 self.paint(&origin(s.harness, s.short_parent_id.as_deref()), |t| t
                     .magenta()
@@ -223,7 +234,7 @@ impl SessionsPrinter for HumanPrinter {
                 out,
                 "{} {}  {}  {}  {}  {}",
                 self.paint(&format!("{}.", rank + 1), |t| t.bold().to_string()),
-                local_time(session.updated_at.as_deref()),
+                shown_time(session.updated_at.as_deref(), session.updated_from_file),
                 self.paint(
                     &origin(session.harness, session.short_parent_id.as_deref()),
                     |t| t.magenta().to_string()

@@ -1,0 +1,366 @@
+//! Cursor's agent CLI transcripts read by `history` and `sessions` (docs/harnesses.md).
+//! Fixtures: tests/fixtures/cursor (public, copied from vshulcz/deja-vu, MIT; no Cursor was run,
+//! see its ORIGIN.md).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use common::harness::{harness_fixture, history, list_all, row_seqs, rows};
+use common::TestEnv;
+use pi_context::session::{detect_file, Harness, Session};
+use serde_json::Value;
+
+const WORK: &str = "cursor/projects/Users-me-app/agent-transcripts/s-work/s-work.jsonl";
+const FLAT: &str = "cursor/projects/registry-demo/agent-transcripts/registry-cursor.jsonl";
+const TEXT_AND_CALL: &str =
+    "cursor/projects/Users-me-work-my-app/agent-transcripts/sess-1/sess-1.jsonl";
+
+fn row(seq: u64, role: &str, tool: &str, content: &str) -> (u64, String, String, String) {
+    (seq, role.into(), tool.into(), content.into())
+}
+
+/// A copy of the fixtures' Cursor home whose transcripts were all last written at `at`.
+fn home_written_at(env: &TestEnv, at: SystemTime) -> PathBuf {
+    let home = env.work().join("cursor-home");
+    copy_dir(&harness_fixture("cursor"), &home);
+    for file in files_under(&home) {
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    home
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+fn list_sessions(env: &TestEnv, home: &Path) -> Value {
+    let output = env
+        .cmd()
+        .args(["sessions", "list", "--all", "--json", "--cursor-dir"])
+        .arg(home)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn a_transcript_is_linear_and_its_calls_have_no_output() {
+    let env = TestEnv::new();
+    assert_eq!(
+        rows(&list_all(&env, &harness_fixture(WORK), &[])),
+        vec![
+            row(1, "user", "", "fix the greeting"),
+            row(2, "tool", "Read", "Read {\"path\":\"/w/app/main.go\"}"),
+            row(
+                3,
+                "tool",
+                "StrReplace",
+                "StrReplace {\"path\":\"/w/app/main.go\",\"old_string\":\"println(\\\"hello\\\")\",\"new_string\":\"println(\\\"goodbye\\\")\"}"
+            ),
+            row(
+                4,
+                "tool",
+                "Write",
+                "Write {\"path\":\"/w/app/notes.txt\",\"contents\":\"alpha\\n\"}"
+            ),
+            row(5, "tool", "Delete", "Delete {\"path\":\"/w/app/notes.txt\"}"),
+            row(
+                6,
+                "tool",
+                "Shell",
+                "Shell {\"command\":\"go test ./...\",\"description\":\"tests\"}"
+            ),
+            row(7, "tool", "Shell", "Shell {\"command\":\"ls -la\"}"),
+        ]
+    );
+    assert_eq!(
+        rows(&list_all(&env, &harness_fixture(TEXT_AND_CALL), &[])),
+        vec![
+            row(1, "user", "", "transcriptneedle question"),
+            row(2, "assistant", "", "Running ls."),
+            row(3, "tool", "Bash", "Bash {\"command\":\"ls\"}"),
+        ]
+    );
+    let found = history(
+        &env,
+        &harness_fixture(TEXT_AND_CALL),
+        &["search", "transcriptneedle", "--json"],
+    );
+    assert_eq!(row_seqs(&found.json()), [1]);
+    // `turn_ended` holds its place and is never text.
+    let none = history(
+        &env,
+        &harness_fixture(TEXT_AND_CALL),
+        &["search", "success", "--json"],
+    );
+    assert_eq!(none.code, 1, "{}", none.stdout);
+}
+
+#[test]
+fn the_id_is_the_file_name_and_a_subagent_names_its_parent_by_its_directory() {
+    for (fixture, id) in [
+        (FLAT, "registry-cursor"),
+        (WORK, "s-work"),
+        (TEXT_AND_CALL, "sess-1"),
+    ] {
+        let path = harness_fixture(fixture);
+        assert_eq!(detect_file(&path), Harness::Cursor, "{fixture}");
+        let session = Session::open(&path).unwrap();
+        assert_eq!((session.harness, session.id()), (Harness::Cursor, Some(id)));
+        assert_eq!(session.parent_session_id(), None);
+        let header = session.header.as_ref().unwrap();
+        assert_eq!(
+            (header.cwd.as_deref(), header.timestamp.as_deref()),
+            (None, None)
+        );
+    }
+    let child = Session::open(&harness_fixture(
+        "cursor/projects/Users-x-app/agent-transcripts/s1/subagents/child.jsonl",
+    ))
+    .unwrap();
+    assert_eq!(
+        (child.id(), child.parent_session_id()),
+        (Some("child"), Some("s1"))
+    );
+}
+
+#[test]
+fn sessions_take_their_files_time_as_their_last_update_and_say_so() {
+    let env = TestEnv::new();
+    let written = SystemTime::UNIX_EPOCH + Duration::from_millis(1_772_300_000_123);
+    let home = home_written_at(&env, written);
+    let listed = list_sessions(&env, &home);
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 6, "{listed}");
+    for session in sessions {
+        assert_eq!(session["harness"], "cursor");
+        assert_eq!(
+            session["updated_at"], "2026-02-28T17:33:20.123Z",
+            "{session}"
+        );
+        assert_eq!(session["updated_from_file"], true, "{session}");
+        assert_eq!(session["created_at"], Value::Null, "{session}");
+    }
+    let child = sessions
+        .iter()
+        .find(|s| s["session_id"] == "child")
+        .unwrap();
+    assert_eq!(child["parent_session_id"], "s1");
+    // The human list marks the time as the file's.
+    let human = env
+        .cmd()
+        .args(["sessions", "list", "--all", "--cursor-dir"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let human = String::from_utf8(human.stdout).unwrap();
+    assert!(
+        human
+            .lines()
+            .all(|l| l.starts_with("2026-02-28 17:33 (file time)  ")),
+        "{human}"
+    );
+    // `--since` sees the file's time.
+    let since = env
+        .cmd()
+        .args([
+            "sessions",
+            "list",
+            "--all",
+            "--json",
+            "--since",
+            "1d",
+            "--cursor-dir",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let since: Value = serde_json::from_slice(&since.stdout).unwrap();
+    assert_eq!(since["sessions"].as_array().unwrap().len(), 6, "{since}");
+    // A search says so too, in its JSON and in its human output.
+    let search = |json: bool| {
+        let mut cmd = env.cmd();
+        cmd.args([
+            "sessions",
+            "search",
+            "--all",
+            "transcriptneedle",
+            "--cursor-dir",
+        ])
+        .arg(&home);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let found: Value = serde_json::from_str(&search(true)).unwrap();
+    assert_eq!(found["sessions"][0]["session_id"], "sess-1", "{found}");
+    assert_eq!(found["sessions"][0]["updated_from_file"], true, "{found}");
+    let human = search(false);
+    assert!(human.contains("2026-02-28 17:33 (file time)"), "{human}");
+    // Other agents' sessions keep their events' times and say nothing of files.
+    let copilot = env
+        .cmd()
+        .args(["sessions", "list", "--all", "--json", "--copilot-dir"])
+        .arg(harness_fixture("copilot-real"))
+        .output()
+        .unwrap();
+    let copilot: Value = serde_json::from_slice(&copilot.stdout).unwrap();
+    assert!(copilot["sessions"][0].get("updated_from_file").is_none());
+}
+
+#[test]
+fn metadata_names_the_session_and_unknown_records_are_inert() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-meta");
+    let path = home.join("projects/p/agent-transcripts/m1/m1.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"type":"metadata","metadata":{"overview":"Fix the flaky login test"}}"#,
+            "\n",
+            r#"{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nwhy does login flake\n</user_query>"}]}}"#,
+            "\n",
+            r#"{"type":"something_new","text":"futuretext"}"#,
+            "\n",
+            r#"{"role":"assistant","message":{"content":[{"type":"text","text":"a race in the session store"}]}}"#,
+            "\n",
+            "not json\n",
+        ),
+    )
+    .unwrap();
+    let list = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&list), [1, 2]);
+    assert_eq!(list["skipped_lines"], 1);
+    let none = history(&env, &path, &["search", "futuretext", "--json"]);
+    assert_eq!(none.code, 1, "{}", none.stdout);
+    let listed = list_sessions(&env, &home);
+    assert_eq!(listed["sessions"][0]["name"], "Fix the flaky login test");
+}
+
+/// A Cursor transcript written by the test in its layout under a home.
+fn write_transcript(home: &Path, id: &str, text: &str) -> PathBuf {
+    let path = home.join(format!("projects/p/agent-transcripts/{id}/{id}.jsonl"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn user_line(text: &str) -> String {
+    serde_json::json!({"role": "user", "message": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+        + "\n"
+}
+
+fn assistant_line(text: &str) -> String {
+    serde_json::json!({"role": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+        + "\n"
+}
+
+#[test]
+fn secrets_are_masked_and_never_found() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-secret");
+    let text = user_line("my key is AKIALABFAKEKEY012345, keep it") + &assistant_line("kept");
+    let path = write_transcript(&home, "sec", &text);
+    let listed = list_sessions(&env, &home);
+    assert_eq!(
+        listed["sessions"][0]["first_user_preview"],
+        "my key is AKIA****************, keep it"
+    );
+    let run = env
+        .cmd()
+        .args([
+            "sessions",
+            "search",
+            "--all",
+            "--json",
+            "AKIALABFAKEKEY012345",
+            "--cursor-dir",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let found: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(found["sessions"], serde_json::json!([]), "{found}");
+    // `history` reads a file exactly; `--redact` masks it as another session's read is.
+    let read = history(&env, &path, &["read", "1", "--json", "--redact"]);
+    assert_eq!(
+        read.json()["content"],
+        "my key is AKIA****************, keep it",
+        "{}",
+        read.stdout
+    );
+}
+
+#[test]
+fn a_torn_last_line_waits_until_it_is_whole() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-torn");
+    let whole = assistant_line("the answer");
+    let first = user_line("a question");
+    let path = write_transcript(
+        &home,
+        "torn",
+        &format!("{first}{}", &whole[..whole.len() / 2]),
+    );
+    let torn = list_all(&env, &path, &[]);
+    assert_eq!(row_seqs(&torn), [1]);
+    assert_eq!(torn["skipped_lines"], 1);
+    std::fs::write(&path, format!("{first}{whole}")).unwrap();
+    assert_eq!(
+        rows(&list_all(&env, &path, &[])),
+        vec![
+            row(1, "user", "", "a question"),
+            row(2, "assistant", "", "the answer")
+        ]
+    );
+}
+
+#[test]
+fn a_50_mb_message_lists_and_searches() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-big");
+    let big = format!(
+        "{}needle-at-the-end",
+        "0123456789abcdef ".repeat((50 << 20) / 17)
+    );
+    let text = user_line("paste") + &assistant_line(&big);
+    assert!(text.len() > 50 << 20);
+    let path = write_transcript(&home, "big", &text);
+    assert_eq!(row_seqs(&list_all(&env, &path, &[])), [1, 2]);
+    let search = history(&env, &path, &["search", "needle-at-the-end", "--json"]);
+    assert_eq!(search.code, 0, "{}", search.stderr);
+    assert_eq!(search.json()["items"][0]["seq"], 2);
+}
