@@ -1,6 +1,7 @@
-"""Run the real agents (Claude Code, Codex CLI) headless and offline against model_server.py.
+"""Run the real agents (Claude Code, Codex CLI, Gemini CLI) headless and offline against
+model_server.py.
 
-A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR and CODEX_HOME inside it), a
+A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME and ~/.gemini inside it), a
 TMPDIR, a project directory used as the agents' working directory, and a scripted model server
 on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its session.
 
@@ -10,11 +11,13 @@ on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its sessi
 
 Every variable and config key known to keep each agent off the network is set (Claude's four
 quiet variables; Codex's provider block and its switches for plugins, apps, updates, analytics
-and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`);
-checked with `strace -f -e trace=connect` (Lab(trace_connects=True), OfflineTest): only the
-model server on 127.0.0.1 is contacted. Of the caller's environment only PATH is passed on.
-The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN, else from
-scripts/setup-agents (which installs them into the test cache once).
+and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`;
+Gemini's settings.json with the API-key auth, telemetry, statistics and updates off, its base URL
+variable) are set; checked with `strace -f -e trace=connect` (Lab(trace_connects=True),
+OfflineTest): only the model server on 127.0.0.1 is contacted. Of the caller's environment only
+PATH is passed on. The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN /
+PI_CONTEXT_GEMINI_BIN, else from scripts/setup-agents (which installs them into the test cache
+once).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_server import ANTHROPIC, OPENAI, ModelServer, Reply, Rule
+from model_server import ANTHROPIC, GEMINI, GEMINI_PREFIX, OPENAI, ModelServer, Reply, Rule
 from model_server import last_user_text as _last_user_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,8 +51,9 @@ CODEX_FEATURES_OFF = (
 
 @functools.cache
 def agent_binaries() -> dict[str, str]:
-    """{"claude": path, "codex": path}: from the environment, else from scripts/setup-agents."""
-    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex")}
+    """{"claude": path, "codex": path, "gemini": path}: from the environment, else from
+    scripts/setup-agents."""
+    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "gemini")}
     if all(given.values()):
         return given
     setup = REPO / "scripts" / "setup-agents"
@@ -91,10 +95,12 @@ class Lab:
             d.mkdir()
         self.claude_config = self.home / ".claude"
         self.codex_home = self.home / ".codex"
+        self.gemini_dir = self.home / ".gemini"
         self.keep = keep
         self.trace_connects = trace_connects
         self.server = ModelServer(rules, default, record_path=str(self.root / "requests.jsonl")).start()
         self._write_codex_config()
+        self._write_gemini_settings()
 
     def __enter__(self) -> Lab:
         return self
@@ -173,7 +179,39 @@ enabled = false
 """
         )
 
-    # --- both --------------------------------------------------------------------------------
+    # --- Gemini CLI --------------------------------------------------------------------------
+
+    def gemini_env(self) -> dict[str, str]:
+        return {
+            **self._base_env(),
+            "GOOGLE_GEMINI_BASE_URL": self.server.url,
+            "GEMINI_API_KEY": API_KEY,
+            "GEMINI_TELEMETRY_ENABLED": "false",
+            "GEMINI_CLI_NO_RELAUNCH": "1",
+        }
+
+    def gemini(self, prompt: str | None, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`gemini -p PROMPT --skip-trust -m lab-model ARGS…` (no prompt: ARGS only)."""
+        argv = [agent_binaries()["gemini"], *(["-p", prompt] if prompt is not None else []), "--skip-trust",
+                "-m", "lab-model", *args]
+        return self._run(argv, {**self.gemini_env(), **(env or {})}, self.gemini_dir / "tmp", timeout)
+
+    def gemini_chats_dir(self) -> Path:
+        """Where Gemini keeps this project's chats: tmp/<slug>/chats, the slug from projects.json."""
+        projects = json.loads((self.gemini_dir / "projects.json").read_text())["projects"]
+        return self.gemini_dir / "tmp" / projects[str(self.project.resolve())] / "chats"
+
+    def _write_gemini_settings(self) -> None:
+        self.gemini_dir.mkdir()
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+        }
+        (self.gemini_dir / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+
+    # --- all ---------------------------------------------------------------------------------
 
     def _base_env(self) -> dict[str, str]:
         return {
@@ -222,5 +260,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def last_user_text(request: dict[str, Any]) -> str:
     """The last user-side input (prompt or tool result) of a recorded model request."""
-    api = ANTHROPIC if request["path"].startswith("/v1/messages") else OPENAI
+    if request["path"].startswith(GEMINI_PREFIX):
+        api = GEMINI
+    else:
+        api = ANTHROPIC if request["path"].startswith("/v1/messages") else OPENAI
     return _last_user_text(api, request["body"])

@@ -244,6 +244,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
         parent_before: false,
         timestamp: repr.timestamp.map(&span),
         kind,
+        record: None,
     })
 }
 
@@ -270,6 +271,7 @@ fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {
         parent_before: false,
         timestamp: None,
         kind: PendingKind::Ready(kind),
+        record: None,
     })
 }
 
