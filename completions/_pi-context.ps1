@@ -31,6 +31,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the notes, sessions and history tools to any MCP client over stdio')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer an agent''s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook''s JSON on stdin)')
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'The task-state checkpoint of a Pi session''s branch')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -513,6 +516,30 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pi-context;hook' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;setup' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would change, as a diff, and change nothing')
+            [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'Take out exactly what a setup adds (the user''s own entries stay)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Show what is installed, whether the binary the hooks name is there and is this version, and how each hook last ran')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'With --status: print JSON')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pi-context;stats' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions updated this recently: 30m, 12h, 7d, 4w or an RFC 3339 date; `all` for every session')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pi-context;boot' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color human output')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text')
@@ -574,6 +601,9 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the notes, sessions and history tools to any MCP client over stdio')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer an agent''s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook''s JSON on stdin)')
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)')
             [CompletionResult]::new('boot', 'boot', [CompletionResultType]::ParameterValue, 'Render the boot block for a fresh context window from a JSON request on stdin')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'The task-state checkpoint of a Pi session''s branch')
             [CompletionResult]::new('tool', 'tool', [CompletionResultType]::ParameterValue, 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout')
@@ -671,6 +701,15 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help;mcp' {
+            break
+        }
+        'pi-context;help;hook' {
+            break
+        }
+        'pi-context;help;setup' {
+            break
+        }
+        'pi-context;help;stats' {
             break
         }
         'pi-context;help;boot' {

@@ -34,6 +34,9 @@ _pi__context() {
             pi__context,history)
                 cmd="pi__context__subcmd__history"
                 ;;
+            pi__context,hook)
+                cmd="pi__context__subcmd__hook"
+                ;;
             pi__context,man)
                 cmd="pi__context__subcmd__man"
                 ;;
@@ -45,6 +48,12 @@ _pi__context() {
                 ;;
             pi__context,sessions)
                 cmd="pi__context__subcmd__sessions"
+                ;;
+            pi__context,setup)
+                cmd="pi__context__subcmd__setup"
+                ;;
+            pi__context,stats)
+                cmd="pi__context__subcmd__stats"
                 ;;
             pi__context,tool)
                 cmd="pi__context__subcmd__tool"
@@ -97,6 +106,9 @@ _pi__context() {
             pi__context__subcmd__help,history)
                 cmd="pi__context__subcmd__help__subcmd__history"
                 ;;
+            pi__context__subcmd__help,hook)
+                cmd="pi__context__subcmd__help__subcmd__hook"
+                ;;
             pi__context__subcmd__help,man)
                 cmd="pi__context__subcmd__help__subcmd__man"
                 ;;
@@ -108,6 +120,12 @@ _pi__context() {
                 ;;
             pi__context__subcmd__help,sessions)
                 cmd="pi__context__subcmd__help__subcmd__sessions"
+                ;;
+            pi__context__subcmd__help,setup)
+                cmd="pi__context__subcmd__help__subcmd__setup"
+                ;;
+            pi__context__subcmd__help,stats)
+                cmd="pi__context__subcmd__help__subcmd__stats"
                 ;;
             pi__context__subcmd__help,tool)
                 cmd="pi__context__subcmd__help__subcmd__tool"
@@ -299,7 +317,7 @@ _pi__context() {
 
     case "${cmd}" in
         pi__context)
-            opts="-h -V --color --help --version history notes sessions dream mcp boot checkpoint tool completions man help"
+            opts="-h -V --color --help --version history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,7 +653,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__help)
-            opts="history notes sessions dream mcp boot checkpoint tool completions man help"
+            opts="history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -819,6 +837,20 @@ _pi__context() {
         pi__subcmd__context__subcmd__help__subcmd__history__subcmd__windows)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__hook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1057,6 +1089,34 @@ _pi__context() {
         pi__subcmd__context__subcmd__help__subcmd__sessions__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__setup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1485,6 +1545,24 @@ _pi__context() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__hook)
+            opts="-h --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2620,6 +2698,46 @@ _pi__context() {
                     ;;
                 --harness)
                     COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__setup)
+            opts="-h --dry-run --remove --status --json --color --help claude codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pi__subcmd__context__subcmd__stats)
+            opts="-h --since --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -28,6 +28,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand mcp 'Serve the notes, sessions and history tools to any MCP client over stdio'
+            cand hook 'Answer an agent''s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook''s JSON on stdin)'
+            cand setup 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)'
+            cand stats 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -458,6 +461,27 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pi-context;hook'= {
+            cand --color 'When to color human output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;setup'= {
+            cand --color 'When to color human output'
+            cand --dry-run 'Show what would change, as a diff, and change nothing'
+            cand --remove 'Take out exactly what a setup adds (the user''s own entries stay)'
+            cand --status 'Show what is installed, whether the binary the hooks name is there and is this version, and how each hook last ran'
+            cand --json 'With --status: print JSON'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pi-context;stats'= {
+            cand --since 'Only sessions updated this recently: 30m, 12h, 7d, 4w or an RFC 3339 date; `all` for every session'
+            cand --color 'When to color human output'
+            cand --json 'Print JSON'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pi-context;boot'= {
             cand --color 'When to color human output'
             cand --json 'Print {"text","window_id","previous_window_id","reason","homes_unavailable"} instead of the text'
@@ -510,6 +534,9 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
             cand mcp 'Serve the notes, sessions and history tools to any MCP client over stdio'
+            cand hook 'Answer an agent''s hook: the boot, the recall hint, the way back after a compaction (run by the hooks `pi-context setup` installs; reads the hook''s JSON on stdin)'
+            cand setup 'Install pi-context into an agent: its MCP server and the hooks that push the boot, the recall hint and the way back after a compaction (docs/agents.md)'
+            cand stats 'How the memory was used, per agent: sessions, boot blocks and hints pushed, hints followed, bytes pushed, pi-context tool calls (read from the transcripts)'
             cand boot 'Render the boot block for a fresh context window from a JSON request on stdin'
             cand checkpoint 'The task-state checkpoint of a Pi session''s branch'
             cand tool 'Answer one Pi tool call: a JSON request on stdin, a JSON result on stdout'
@@ -583,6 +610,12 @@ set edit:completion:arg-completer[pi-context] = {|@words|
         &'pi-context;help;dream;undo'= {
         }
         &'pi-context;help;mcp'= {
+        }
+        &'pi-context;help;hook'= {
+        }
+        &'pi-context;help;setup'= {
+        }
+        &'pi-context;help;stats'= {
         }
         &'pi-context;help;boot'= {
         }

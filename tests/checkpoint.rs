@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::recall::{project_dir, session_id, write_pi_session};
 use common::session::{refusal, request_at, SessionBuilder};
-use common::TestEnv;
+use common::{CommandOutput, TestEnv};
 use pi_context::boot::PROTOCOL;
 use serde_json::{json, Value};
 
@@ -360,20 +360,8 @@ fn two_branches(id: &str) -> TwoBranches {
     }
 }
 
-fn show(env: &TestEnv, cwd: &Path, args: &[&str]) -> (String, i32) {
-    let output = env
-        .cmd()
-        .current_dir(cwd)
-        .args(["checkpoint", "show"])
-        .args(args)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    (
-        if stdout.is_empty() { stderr } else { stdout },
-        output.status.code().unwrap(),
-    )
+fn show(env: &TestEnv, cwd: &Path, args: &[&str]) -> CommandOutput {
+    env.run_with(|cmd| cmd.current_dir(cwd).args(["checkpoint", "show"]).args(args))
 }
 
 #[test]
@@ -383,20 +371,23 @@ fn show_prints_the_checkpoint_of_the_branch_its_leaf_ends() {
     let path = t.builder.write_to(env.work().join("s.jsonl"));
     let file = path.to_str().unwrap();
 
-    // The last entry is on branch B.
-    let (text, code) = show(&env, &env.work(), &["--session", file]);
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains("Checkpoint generation 2 · saved "), "{text}");
-    assert!(text.contains("Current: branch B work\n"), "{text}");
+    // The last entry is on branch B; before the first checkpoint there is none (exit 1); an
+    // unknown leaf is an error.
+    let mut text = show(&env, &env.work(), &["--session", file])
+        .success()
+        .to_string();
     assert!(!text.contains("branch A"), "{text}");
+    text += &show(&env, &env.work(), &["--session", file, "--leaf", "none"]).to_string();
+    text += &show(&env, &env.work(), &["--session", file, "--leaf", "nope"]).to_string();
+    insta::assert_snapshot!(text);
 
-    let (json_text, code) = show(
+    let v = show(
         &env,
         &env.work(),
         &["--session", file, "--leaf", &t.a, "--json"],
-    );
-    assert_eq!(code, 0);
-    let v: Value = serde_json::from_str(&json_text).unwrap();
+    )
+    .success()
+    .json();
     assert_eq!(v["session_id"], common::session::SESSION_ID);
     assert_eq!(v["leaf_id"], t.a.as_str());
     assert_eq!(v["malformed"], 0);
@@ -408,24 +399,13 @@ fn show_prints_the_checkpoint_of_the_branch_its_leaf_ends() {
         t.builder.timestamp(&t.a_checkpoint)
     );
 
-    // Before the first checkpoint: none, exit 1.
-    let (text, code) = show(&env, &env.work(), &["--session", file, "--leaf", "none"]);
-    assert_eq!(code, 1);
-    assert!(text.contains("No checkpoint on this branch."), "{text}");
-    let (text, code) = show(
+    let none = show(
         &env,
         &env.work(),
         &["--session", file, "--leaf", "none", "--json"],
-    );
-    assert_eq!(code, 1);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["checkpoint"],
-        Value::Null
-    );
-
-    let (text, code) = show(&env, &env.work(), &["--session", file, "--leaf", "nope"]);
-    assert_eq!(code, 2);
-    assert!(text.contains("unknown leaf id \"nope\""), "{text}");
+    )
+    .expect_code(1);
+    assert_eq!(none.json()["checkpoint"], Value::Null);
 }
 
 #[test]
@@ -445,31 +425,32 @@ fn show_finds_a_session_by_id_prefix_by_environment_or_as_the_projects_latest() 
     newer.custom(CHECKPOINT, data(4, "the newer session"));
     write_pi_session(&env, &project, &newer);
 
-    let (text, code) = show(&env, &project, &[]);
-    assert_eq!(code, 0, "{text}");
+    let latest = show(&env, &project, &[]).success();
     assert!(
-        text.contains("the newer session"),
-        "the project's latest session: {text}"
+        latest.stdout.contains("the newer session"),
+        "the project's latest session: {latest}"
     );
-
-    let (text, code) = show(&env, &project, &["--session", &session_id(1)[..13]]);
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains("the older session"), "by id prefix: {text}");
-
-    let output = env
-        .cmd()
-        .current_dir(&project)
-        .env("PI_CONTEXT_SESSION_ID", session_id(1))
-        .args(["checkpoint", "show"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&output.stdout).contains("the older session"));
-
+    let by_prefix = show(&env, &project, &["--session", &session_id(1)[..13]]).success();
+    assert!(
+        by_prefix.stdout.contains("the older session"),
+        "by id prefix: {by_prefix}"
+    );
+    let by_environment = env
+        .run_with(|cmd| {
+            cmd.current_dir(&project)
+                .env("PI_CONTEXT_SESSION_ID", session_id(1))
+                .args(["checkpoint", "show"])
+        })
+        .success();
+    assert!(
+        by_environment.stdout.contains("the older session"),
+        "{by_environment}"
+    );
     let elsewhere = project_dir(&env, "nothing-here");
-    let (text, code) = show(&env, &elsewhere, &[]);
-    assert_eq!(code, 2, "{text}");
-    assert!(text.contains("no session of this project"), "{text}");
-    assert!(text.contains("--session"), "{text}");
+    insta::assert_snapshot!(format!(
+        "{latest}{by_prefix}{}",
+        show(&env, &elsewhere, &[]).expect_code(2)
+    ));
 }
 
 // ----- malformed entries -----------------------------------------------------------------------
@@ -511,9 +492,9 @@ fn a_malformed_checkpoint_entry_breaks_neither_show_nor_history_nor_boot() {
     let file = path.to_str().unwrap();
 
     // Junk activity is no activity: that entry still reads as generation 4.
-    let (text, code) = show(&env, &env.work(), &["--session", file, "--json"]);
-    assert_eq!(code, 0, "{text}");
-    let v: Value = serde_json::from_str(&text).unwrap();
+    let v = show(&env, &env.work(), &["--session", file, "--json"])
+        .success()
+        .json();
     assert_eq!(v["checkpoint"]["data"]["generation"], 4);
     assert_eq!(v["checkpoint"]["data"]["activity"]["files"], json!([]));
 
@@ -522,12 +503,7 @@ fn a_malformed_checkpoint_entry_breaks_neither_show_nor_history_nor_boot() {
         vec!["history", "windows", "--session", file, "--json"],
         vec!["history", "search", "broken", "--session", file, "--json"],
     ] {
-        let output = env.cmd().args(&args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let _ = env.run(&args).success();
     }
 
     let mut only_bad = SessionBuilder::new();
@@ -536,16 +512,13 @@ fn a_malformed_checkpoint_entry_breaks_neither_show_nor_history_nor_boot() {
     only_bad.custom(CHECKPOINT, json!("not an object"));
     only_bad.assistant("still going");
     let bad_path = only_bad.write_to(env.work().join("bad.jsonl"));
-    let (text, code) = show(
+    // The two newer entries that cannot be read are counted.
+    insta::assert_snapshot!(show(
         &env,
         &env.work(),
         &["--session", bad_path.to_str().unwrap()],
-    );
-    assert_eq!(code, 1, "{text}");
-    assert!(
-        text.contains("2 newer checkpoint entries could not be read and were skipped"),
-        "{text}"
-    );
+    )
+    .expect_code(1));
     let text = boot(&env, &boot_request(&env, Some(&bad_path), None));
     assert!(!text.contains("checkpoint>"), "no checkpoint block: {text}");
     assert!(text.starts_with("<context_window>"));
@@ -574,18 +547,9 @@ fn boot_request(env: &TestEnv, session: Option<&Path>, leaf: Option<&str>) -> Va
 }
 
 fn boot(env: &TestEnv, request: &Value) -> String {
-    let output = env
-        .cmd()
-        .arg("boot")
-        .write_stdin(request.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "boot failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    env.run_stdin(["boot"], request.to_string())
+        .success()
+        .stdout
 }
 
 const IDENTITY: &str = "<context_window>
@@ -687,15 +651,8 @@ fn a_new_session_starts_from_the_projects_latest_checkpoint_labelled_as_inherite
         .split("\n\n")
         .nth(1)
         .unwrap_or_else(|| panic!("no second part: {text}"));
-    assert!(
-        block.starts_with("<inherited_checkpoint>\nThis session has no checkpoint yet. This is the latest checkpoint of session 0192aaaa-0002, an earlier session of this project (generation 2, saved 2026-03-01T06:00:03Z (2h ago)). It is a starting point to confirm, not the truth"),
-        "{block}"
-    );
-    assert!(
-        block.contains("Current: the second session's task\n"),
-        "{block}"
-    );
-    assert!(block.ends_with("</inherited_checkpoint>"), "{block}");
+    // The second session's latest, not the third's (it has none) nor beta's.
+    insta::assert_snapshot!(block);
     assert!(!text.contains("beta's task"));
     assert!(
         text.contains("# Earlier sessions of this project"),

@@ -13,19 +13,12 @@ use common::dream::*;
 use common::TestEnv;
 use serde_json::{json, Value};
 
-fn run_json(env: &TestEnv, pi: &FakePi) -> (std::process::Output, Value) {
+fn run_json(env: &TestEnv, pi: &FakePi) -> (common::CommandOutput, Value) {
     let output = dream_cmd(env)
         .args(["--force", "--json", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "--json output is one object: {e}\nstdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            stderr(&output)
-        )
-    });
+        .run();
+    let out = output.json();
     (output, out)
 }
 
@@ -69,7 +62,7 @@ fn a_refused_write_undoes_nothing_a_live_agent_wrote() {
     );
     let pi = FakePi::new(&env.work(), "pi-refused", &body_sh);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(body(&home, "pi/session/s1/plan.md"), "live plan");
     assert_eq!(
         body(&home, "pi/session/s1/fresh.md"),
@@ -97,7 +90,7 @@ fn a_live_write_after_the_dreamers_out_of_scope_write_is_kept_with_both_versions
     );
     let pi = FakePi::new(&env.work(), "pi-then-live", &body_sh);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(body(&home, "pi/session/s1/plan.md"), "live plan");
     let copy = format!("dreams/{STAMP}.conflicts/pi/session/s1/plan.md");
     assert_eq!(read(&home, &copy), "dreamer plan");
@@ -128,7 +121,7 @@ fn the_dreamers_out_of_scope_write_after_a_live_write_is_put_back_to_the_live_ve
     );
     let pi = FakePi::new(&env.work(), "pi-after-live", &body_sh);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(
         body(&home, "pi/session/s1/plan.md"),
         "live plan",
@@ -157,7 +150,7 @@ fn a_note_both_wrote_in_the_dreamers_own_home_keeps_the_last_and_sets_the_other_
     );
     let pi = FakePi::new(&env.work(), "pi-both", &body_sh);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(read(&home, "human/prefs.md"), "dreamer prefs");
     let copy = format!("dreams/{STAMP}.conflicts/human/prefs.md");
     assert!(
@@ -194,7 +187,7 @@ fn writes_spelled_every_way_pi_reads_a_path_are_put_back() {
     script.push_str(&emit(&events));
     let pi = FakePi::new(&env.work(), "pi-spellings", &script);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     for (name, was) in [("a", "a\n"), ("b", "b\n"), ("c", "c\n"), ("d e", "d\n")] {
         assert_eq!(
             read(&home, &format!("pi/session/s1/{name}.md")),
@@ -233,7 +226,7 @@ fn a_write_under_a_spelling_nobody_foresaw_is_found_by_its_content() {
     );
     let pi = FakePi::new(&env.work(), "pi-unforeseen", &script);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(read(&home, "pi/session/s1/a.md"), "a\n");
     assert_eq!(violations(&out), ["restored: pi/session/s1/a.md"]);
 }
@@ -248,8 +241,7 @@ fn git_metadata_and_the_last_run_file_are_put_back() {
     assert_exit(
         &forced_dream(&env, &first.path)
             .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     let config_before = read(&home, ".git/config");
@@ -272,7 +264,7 @@ fn git_metadata_and_the_last_run_file_are_put_back() {
     );
     let pi = FakePi::new(&env.work(), "pi-git", &script);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(read(&home, ".git/config"), config_before);
     assert!(!home.join(".git/hooks/pre-commit").exists());
     // The run succeeded, so the last-run time is this run's start again.
@@ -305,7 +297,7 @@ fn a_root_gitignore_hides_nothing_from_the_audit_or_the_commits() {
     );
     let pi = FakePi::new(&env.work(), "pi-ignored", &script);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 0);
+    let _ = output.expect_code(0);
     assert_eq!(read(&home, "pi/session/s1/a.md"), "a\n");
     assert_eq!(violations(&out), ["restored: pi/session/s1/a.md"]);
     // Ignored or not, notes are in the audit trail.
@@ -334,7 +326,7 @@ fn a_write_outside_the_home_is_reported_and_fails_the_dream() {
     let script = format!("printf escaped > ../outside.txt\n{}", emit(&events));
     let pi = FakePi::new(&env.work(), "pi-outside", &script);
     let (output, out) = run_json(&env, &pi);
-    assert_exit(&output, 1);
+    let _ = output.expect_code(1);
     assert_eq!(out["status"], "failed");
     let v = violations(&out);
     assert_eq!(v.len(), 2, "{v:?}");
@@ -384,11 +376,11 @@ fn a_dot_git_that_is_a_link_or_a_gitfile_is_refused_and_the_other_repository_unt
         }
         let before = snapshot(&other);
         let pi = FakePi::done(&env.work(), "should not run");
-        let output = forced_dream(&env, &pi.path).output().unwrap();
+        let output = forced_dream(&env, &pi.path).run();
         // The notes home's repository is unusable: an environment failure.
-        assert_exit(&output, 74);
+        let output = output.expect_code(74);
         assert!(!pi.ran(), "{kind}");
-        let err = stderr(&output);
+        let err = &output.stderr;
         assert!(err.contains(".git"), "{kind}: {err}");
         assert!(err.contains("hint:"), "{kind}: {err}");
         assert_same_tree(&before, &snapshot(&other));
@@ -407,8 +399,7 @@ fn a_merge_in_progress_and_a_detached_head_are_refused_with_a_hint() {
         assert_exit(
             &forced_dream(&env, &first.path)
                 .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
-                .output()
-                .unwrap(),
+                .run(),
             0,
         );
         let repo = git2::Repository::open(&home).unwrap();
@@ -427,10 +418,9 @@ fn a_merge_in_progress_and_a_detached_head_are_refused_with_a_hint() {
         let subjects = git_subjects(&home);
         let before = snapshot(&home);
         let pi = FakePi::done(&env.work(), "should not run");
-        let output = forced_dream(&env, &pi.path).output().unwrap();
-        assert_exit(&output, 74);
+        let output = forced_dream(&env, &pi.path).run().expect_code(74);
         assert!(!pi.ran(), "{state}");
-        let err = stderr(&output);
+        let err = &output.stderr;
         let expected = if state == "merge" {
             "merge --abort"
         } else {
@@ -451,15 +441,14 @@ fn a_failed_dreamer_and_an_unwritable_report_are_both_reported() {
     let output = dream_cmd(&env)
         .args(["--force", "--json", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 1);
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .expect_code(1);
+    let out = output.json();
     let error = out["error"].as_str().unwrap();
     assert!(error.contains("boom: crashed"), "{error}");
     assert!(error.contains("cannot write the report"), "{error}");
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    let err = stderr(&output);
+    let output = forced_dream(&env, &pi.path).run();
+    let err = &output.stderr;
     assert!(
         err.contains("boom: crashed") && err.contains("report"),
         "{err}"

@@ -26,7 +26,7 @@ fn the_dreamer_is_pi_in_json_mode_jailed_in_the_notes_home() {
             emit_done("ok")
         ),
     );
-    let output = dream_cmd(&env)
+    let _ = dream_cmd(&env)
         .args([
             "--force",
             "--dreamer",
@@ -36,9 +36,8 @@ fn the_dreamer_is_pi_in_json_mode_jailed_in_the_notes_home() {
             "--pi",
         ])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
 
     let args = pi.args();
     let expected_prefix = [
@@ -98,13 +97,12 @@ fn the_dreamer_is_pi_in_json_mode_jailed_in_the_notes_home() {
 fn a_relative_notes_home_is_made_absolute_for_the_dreamer() {
     let env = TestEnv::new();
     let pi = FakePi::done(&env.root().join("bin"), "relative ok");
-    let output = dream_cmd(&env)
+    let _ = dream_cmd(&env)
         .env_remove("PI_NOTES_HOME")
         .args(["--notes-home", "rel-notes", "--force", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     let home = env.work().join("rel-notes");
     let cwd = fs::read_to_string(&pi.cwd).unwrap();
     assert_eq!(
@@ -130,10 +128,9 @@ fn playbook_flags() {
         .arg("--print-playbook")
         .arg("--notes-home")
         .arg(&missing)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    assert_eq!(String::from_utf8(output.stdout).unwrap(), PLAYBOOK);
+        .run()
+        .expect_code(0);
+    assert_eq!(output.stdout, PLAYBOOK);
     assert!(!missing.exists(), "--print-playbook created the home");
 
     // --playbook FILE replaces it, in the prompt and for --print-playbook.
@@ -145,20 +142,18 @@ fn playbook_flags() {
         .arg("--print-playbook")
         .arg("--playbook")
         .arg(&custom)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert_eq!(
-        String::from_utf8(output.stdout).unwrap(),
+        output.stdout,
         "# My playbook\n\nOnly tidy the human notes.\n"
     );
     let pi = FakePi::done(&env.work(), "custom");
-    let output = forced_dream(&env, &pi.path)
+    let _ = forced_dream(&env, &pi.path)
         .arg("--playbook")
         .arg(&custom)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     let prompt = pi.prompt();
     assert!(prompt.starts_with("# Scope of this dream"), "{prompt}");
     assert!(
@@ -174,13 +169,12 @@ fn playbook_flags() {
     let env = TestEnv::new();
     let output = dream_cmd(&env)
         .args(["--force", "--playbook", "no-such-playbook.md"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 2);
+        .run()
+        .expect_code(2);
     assert!(
-        stderr(&output).contains("no-such-playbook.md"),
+        output.stderr.contains("no-such-playbook.md"),
         "{}",
-        stderr(&output)
+        output.stderr
     );
     assert!(!env.notes_home().join(".git").exists());
 }
@@ -197,19 +191,17 @@ fn the_dream_alias_behaves_like_pi_context_dream() {
 
     let output = hermetic_cmd(&env, &alias)
         .arg("--print-playbook")
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    assert_eq!(String::from_utf8(output.stdout).unwrap(), PLAYBOOK);
+        .run()
+        .expect_code(0);
+    assert_eq!(output.stdout, PLAYBOOK);
 
     let output = hermetic_cmd(&env, &alias)
         .args(["--force", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert_eq!(
-        stdout_lines(&output).last().map(Path::new),
+        output.lines().last().map(Path::new),
         Some(report_path(&home).as_path())
     );
     assert!(fs::read_to_string(report_path(&home))
@@ -223,11 +215,13 @@ fn the_dreamer_model_comes_from_the_flag_else_the_settings() {
     let settings = env.root().join("pi-agent/settings.json");
     let run = |extra: &[&str]| {
         let pi = FakePi::done(&env.work(), "ok");
-        let output = forced_dream(&env, &pi.path).args(extra).output().unwrap();
-        assert_exit(&output, 0);
+        let output = forced_dream(&env, &pi.path)
+            .args(extra)
+            .run()
+            .expect_code(0);
         // Each run needs the lock free and leaves a report at the same stamp: clear it.
         fs::remove_dir_all(env.notes_home().join("dreams")).unwrap();
-        (pi.arg_after("--model"), stderr(&output))
+        (pi.arg_after("--model"), output.stderr)
     };
 
     // No setting, no flag: Pi's default model (no --model at all).
@@ -290,14 +284,7 @@ fn pi_is_found_by_flag_then_environment_then_path() {
     let report = || fs::read_to_string(report_path(&env.notes_home())).unwrap();
     let clear = || fs::remove_dir_all(env.notes_home().join("dreams")).unwrap();
 
-    assert_exit(
-        &dream_cmd(&env)
-            .env("PATH", &path)
-            .arg("--force")
-            .output()
-            .unwrap(),
-        0,
-    );
+    assert_exit(&dream_cmd(&env).env("PATH", &path).arg("--force").run(), 0);
     assert!(report().contains("from PATH"));
     clear();
     assert_exit(
@@ -305,8 +292,7 @@ fn pi_is_found_by_flag_then_environment_then_path() {
             .env("PATH", &path)
             .env("PI_CONTEXT_PI", &from_env.path)
             .arg("--force")
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     assert!(report().contains("from PI_CONTEXT_PI"));
@@ -318,8 +304,7 @@ fn pi_is_found_by_flag_then_environment_then_path() {
             .arg("--force")
             .arg("--pi")
             .arg(&from_flag.path)
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     assert!(report().contains("from --pi"));
@@ -332,8 +317,7 @@ fn without_a_git_identity_the_commits_are_signed_by_pi_context_dream() {
     let home = env.notes_home();
     put(&home, "human/a.md", "a\n");
     let pi = FakePi::done(&env.work(), "ok");
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 0);
+    let _ = forced_dream(&env, &pi.path).run().expect_code(0);
     // The temp HOME has no .gitconfig; a system-wide identity (if this machine has one) would
     // legitimately be used instead.
     let expected = system_identity().unwrap_or_else(|| FALLBACK_AUTHOR.to_string());
@@ -362,8 +346,7 @@ fn the_users_git_identity_signs_the_commits() {
     )
     .unwrap();
     let pi = FakePi::done(&env.work(), "ok");
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 0);
+    let _ = forced_dream(&env, &pi.path).run().expect_code(0);
     let log = git_log(&home);
     assert_eq!(log.len(), 2);
     for commit in &log {
@@ -374,6 +357,7 @@ fn the_users_git_identity_signs_the_commits() {
 #[test]
 fn usage_errors_exit_2_and_change_nothing() {
     let env = TestEnv::new();
+    let mut shown = String::new();
     for args in [
         &["--min-hours", "-1"][..],
         &["--min-hours", "soon"],
@@ -382,11 +366,11 @@ fn usage_errors_exit_2_and_change_nothing() {
         &["--min-sessions", "many"],
         &["--no-such-flag"],
     ] {
-        let output = dream_cmd(&env).args(args).output().unwrap();
-        assert_exit(&output, 2);
-        assert!(stderr(&output).contains("error"), "{args:?}");
-        assert!(output.stdout.is_empty(), "{args:?}");
+        let output = dream_cmd(&env).args(args).run().expect_code(2);
+        assert!(output.stdout.is_empty(), "{output}");
+        shown += &output.to_string();
     }
+    insta::assert_snapshot!(shown);
     assert!(!env.notes_home().join(".git").exists());
     assert_eq!(fs::read_dir(env.notes_home()).unwrap().count(), 0);
 }

@@ -5,9 +5,8 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::dream::{assert_exit, assert_same_tree, put, snapshot, stdout_lines};
-use common::TestEnv;
-use serde_json::Value;
+use common::dream::{assert_same_tree, put, snapshot};
+use common::{CommandOutput, Run, TestEnv};
 
 const GOOD_META: &str = "---\norigin: user\ncreatedAt: 2026-01-01T10:00:00.000+01:00\nupdatedAt: 2026-01-01T10:00:00.000+01:00\nlastAccessed: 2026-01-02T10:00:00.000+01:00\naccessCount: 2\n---\n\n";
 
@@ -15,13 +14,13 @@ fn note(body: &str) -> String {
     format!("{GOOD_META}{body}\n")
 }
 
-fn doctor(env: &TestEnv, home: &Path, json: bool) -> std::process::Output {
+fn doctor(env: &TestEnv, home: &Path, json: bool) -> CommandOutput {
     let mut cmd = env.cmd();
     cmd.args(["dream", "doctor", "--notes-home"]).arg(home);
     if json {
         cmd.arg("--json");
     }
-    cmd.output().expect("run doctor")
+    cmd.run()
 }
 
 /// A healthy store with every kind of home, a MAP with bare and @ addresses that resolve.
@@ -78,13 +77,12 @@ fn a_healthy_store_is_ok() {
     let home = env.notes_home();
     healthy_store(&home);
     let before = snapshot(&home);
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 0);
+    let output = doctor(&env, &home, false).expect_code(0);
     assert_eq!(
-        stdout_lines(&output),
+        output.lines(),
         [format!("dream doctor: OK ({})", home.display())]
     );
-    let json: Value = serde_json::from_slice(&doctor(&env, &home, true).stdout).unwrap();
+    let json = doctor(&env, &home, true).json();
     assert_eq!(json["issues"], serde_json::json!([]));
     assert_eq!(json["home"], home.display().to_string());
     assert_same_tree(&before, &snapshot(&home));
@@ -171,49 +169,17 @@ fn one_example_of_every_issue_is_reported_exactly_once_and_nothing_changes() {
     );
     let before = snapshot(&home);
 
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 1);
-    let lines = stdout_lines(&output);
+    let output = doctor(&env, &home, false).expect_code(1);
+    let lines = output.lines();
     let mut sorted = lines.clone();
     sorted.sort();
     assert_eq!(lines, sorted, "issues are sorted");
-    let expected_prefixes = [
-        ".dream.lock: stale lock",
-        "agents/Night_Owl: invalid agent name",
-        "global: legacy home",
-        "human/.pi-context.123.abc.0.tmp: leftover of an interrupted note write",
-        "human/MAP.md: missing-entry.md: target missing",
-        "human/bad-count.md: missing/invalid accessCount",
-        "human/bad-crumple.md: invalid crumpledAt",
-        "human/bad-origin.md: missing/invalid origin",
-        "human/bad-time.md: missing/invalid updatedAt",
-        "human/dup.md: duplicate metadata key accessCount",
-        "human/link.md: symlink not inspected",
-        "human/no-meta.md: missing or unclosed frontmatter",
-        "human/prefs-again.md: hard-linked note",
-        "human/prefs.md: hard-linked note",
-        "human/refs.md: @human/gone.md: target missing",
-        "human/refs.md: @nowhere/x.md: invalid address",
-        "human/refs.md: @project/p.md: project context unavailable",
-        "human/scoped.md: obsolete scope field",
-        "human/stray.bin: unexpected file in a note home",
-        "human/unclosed.md: missing or unclosed frontmatter",
-        "notes.txt: unexpected root entry",
-        "personal: legacy home",
-        "pi/other: unexpected entry; expected pi/session/<id>/",
-        "project/no-key: invalid project key",
-    ];
-    assert_eq!(lines.len(), expected_prefixes.len(), "{lines:#?}");
-    for (line, prefix) in lines.iter().zip(expected_prefixes) {
-        assert!(
-            line.starts_with(prefix),
-            "{line:?} should start with {prefix:?}"
-        );
-    }
+    // One line per issue, each with its advice.
+    insta::assert_snapshot!(output);
 
-    let json: Value = serde_json::from_slice(&doctor(&env, &home, true).stdout).unwrap();
+    let json = doctor(&env, &home, true).json();
     let issues = json["issues"].as_array().unwrap();
-    assert_eq!(issues.len(), expected_prefixes.len());
+    assert_eq!(issues.len(), lines.len());
     assert!(issues
         .iter()
         .all(|i| i["path"].is_string() && i["code"].is_string() && i["message"].is_string()));
@@ -256,23 +222,20 @@ fn a_held_lock_is_live_with_its_pid() {
     );
     let holder = fs::File::open(home.join(".dream.lock")).unwrap();
     holder.lock().unwrap();
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 1);
-    assert_eq!(stdout_lines(&output).len(), 1);
-    assert!(stdout_lines(&output)[0]
-        .starts_with(".dream.lock: live lock: a dream is running (pid 31337)"));
+    let output = doctor(&env, &home, false).expect_code(1);
+    assert_eq!(output.lines().len(), 1);
+    assert!(output.lines()[0].starts_with(".dream.lock: live lock: a dream is running (pid 31337)"));
     holder.unlock().unwrap();
     let output = doctor(&env, &home, false);
-    assert!(stdout_lines(&output)[0].starts_with(".dream.lock: stale lock"));
+    assert!(output.lines()[0].starts_with(".dream.lock: stale lock"));
 }
 
 #[test]
 fn a_missing_home_is_an_issue_and_is_not_created() {
     let env = TestEnv::new();
     let home = env.root().join("no-such-home");
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 1);
-    assert_eq!(stdout_lines(&output), [".: the notes home does not exist"]);
+    let output = doctor(&env, &home, false).expect_code(1);
+    assert_eq!(output.lines(), [".: the notes home does not exist"]);
     assert!(!home.exists());
 }
 
@@ -281,19 +244,17 @@ fn a_file_as_home_is_reported() {
     let env = TestEnv::new();
     let home = env.root().join("file-home");
     fs::write(&home, "not a directory").unwrap();
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 1);
-    assert!(stdout_lines(&output)[0].starts_with(".: expected a directory"));
+    let output = doctor(&env, &home, false).expect_code(1);
+    assert!(output.lines()[0].starts_with(".: expected a directory"));
 }
 
 #[test]
 fn the_home_defaults_to_pi_notes_home() {
     let env = TestEnv::new();
     healthy_store(&env.notes_home());
-    let output = env.cmd().args(["dream", "doctor"]).output().unwrap();
-    assert_exit(&output, 0);
+    let output = env.cmd().args(["dream", "doctor"]).run().expect_code(0);
     assert_eq!(
-        stdout_lines(&output),
+        output.lines(),
         [format!("dream doctor: OK ({})", env.notes_home().display())]
     );
 }
@@ -301,12 +262,11 @@ fn the_home_defaults_to_pi_notes_home() {
 #[test]
 fn usage_errors_exit_2() {
     let env = TestEnv::new();
-    let output = env
+    let _ = env
         .cmd()
         .args(["dream", "doctor", "--bogus"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 2);
+        .run()
+        .expect_code(2);
 }
 
 #[test]
@@ -336,9 +296,8 @@ fn notes_the_store_reads_are_never_reported_as_missing_frontmatter() {
             "--notes-home",
         ])
         .arg(&home)
-        .output()
-        .unwrap();
-    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+        .run();
+    let listed = listed.json();
     let files = listed["files"].as_array().unwrap();
     assert_eq!(files.len(), 3, "{listed}");
     for file in files {
@@ -347,6 +306,5 @@ fn notes_the_store_reads_are_never_reported_as_missing_frontmatter() {
             "{file}"
         );
     }
-    let output = doctor(&env, &home, false);
-    assert_exit(&output, 0);
+    let _ = doctor(&env, &home, false).expect_code(0);
 }

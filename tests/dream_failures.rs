@@ -10,7 +10,15 @@ use std::path::Path;
 
 use common::dream::*;
 use common::TestEnv;
-use serde_json::Value;
+
+/// Snapshots filtered for what differs between runs: commit ids (the identity that signs them
+/// may come from the machine's git config) and the age of a lock on the real clock.
+fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\b[0-9a-f]{40}\b", "[COMMIT]");
+    settings.add_filter(r"it is \d+ s old", "it is [AGE] s old");
+    settings
+}
 
 struct Failure {
     name: &'static str,
@@ -61,6 +69,7 @@ fn failures() -> Vec<Failure> {
 
 #[test]
 fn a_failed_dreamer_is_committed_as_failed_and_restores_the_last_run() {
+    let mut shown = String::new();
     for failure in failures() {
         let env = TestEnv::new();
         let home = env.notes_home();
@@ -70,28 +79,23 @@ fn a_failed_dreamer_is_committed_as_failed_and_restores_the_last_run() {
             set_last_run(&home, hours_before_now(30));
         }
         let pi = FakePi::new(&env.work(), failure.name, &failure.body);
-        let output = forced_dream(&env, &pi.path).output().unwrap();
+        let output = forced_dream(&env, &pi.path).run();
         let name = failure.name;
-        assert_exit(&output, 1);
+        let output = output.expect_code(1);
         assert!(pi.ran(), "{name}");
-        let err = stderr(&output);
+        let err = &output.stderr;
         assert!(err.contains("error: the dream failed"), "{name}: {err}");
         assert!(err.contains(failure.error), "{name}: {err}");
         assert_eq!(
-            stdout_lines(&output).last().map(Path::new),
+            output.lines().last().map(Path::new),
             Some(report_path(&home).as_path()),
             "{name}"
         );
         let report = fs::read_to_string(report_path(&home)).unwrap();
-        assert!(
-            report.starts_with(&format!("# Dream {STAMP} (failed)\n")),
-            "{name}: {report}"
-        );
         assert!(report.contains(failure.error), "{name}: {report}");
-        assert!(
-            report.contains("- added: human/partial.md"),
-            "{name}: {report}"
-        );
+        // What a person sees: the error and the report's path, and the report (failed, with
+        // the error and what the dreamer changed).
+        shown += &format!("## {name}\n{output}{}\n", output.normalize(&report));
         assert_eq!(
             git_subjects(&home),
             [
@@ -117,6 +121,7 @@ fn a_failed_dreamer_is_committed_as_failed_and_restores_the_last_run() {
             assert!(!last_run.exists(), "{name}");
         }
     }
+    insta::assert_snapshot!(shown);
 }
 
 #[test]
@@ -127,18 +132,17 @@ fn a_missing_pi_is_a_failed_dream() {
     let output = dream_cmd(&env)
         .args(["--force", "--json", "--pi"])
         .arg(env.root().join("no/such/pi"))
-        .output()
-        .unwrap();
-    assert_exit(&output, 1);
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(out["status"], "failed");
-    assert!(
-        out["error"].as_str().unwrap().contains("no/such/pi"),
-        "{out}"
-    );
+        .run()
+        .expect_code(1);
+    assert_eq!(output.json()["status"], "failed");
+    // The error names the missing program, in the result and in the report.
     let report = fs::read_to_string(report_path(&home)).unwrap();
-    assert!(report.contains("(failed)"), "{report}");
-    assert!(report.contains("cannot start the dreamer"), "{report}");
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "missing_pi",
+            format!("{output}{}", output.normalize(&report))
+        )
+    });
     assert_eq!(git_subjects(&home)[0], format!("dream {STAMP} (failed)"));
     assert_eq!(
         mtime(&home.join(".dream.lock.last-run")),
@@ -151,14 +155,9 @@ fn a_missing_pi_is_a_failed_dream() {
     let output = dream_cmd(&env)
         .env("PATH", env.root().join("empty-path"))
         .arg("--force")
-        .output()
-        .unwrap();
-    assert_exit(&output, 1);
-    assert!(
-        stderr(&output).contains("PI_CONTEXT_PI"),
-        "{}",
-        stderr(&output)
-    );
+        .run()
+        .expect_code(1);
+    insta::assert_snapshot!("pi_not_on_path", output);
 }
 
 #[test]
@@ -170,12 +169,9 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     put(&home, ".git", "not a repository\n");
     let pi = FakePi::done(&env.work(), "should not run");
     let before = snapshot(&home);
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 74);
+    let output = forced_dream(&env, &pi.path).run().expect_code(74);
     assert!(!pi.ran(), "the dreamer started without a baseline");
-    let err = stderr(&output);
-    assert!(err.contains("repository"), "{err}");
-    assert!(err.contains("hint:"), "{err}");
+    insta::assert_snapshot!("git_is_a_file", output);
     assert!(!home.join("dreams").exists());
     // No lock, no last-run time, nothing else changed.
     assert_same_tree(&before, &snapshot(&home));
@@ -189,8 +185,7 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     assert_exit(
         &forced_dream(&env, &first.path)
             .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     let subjects = git_subjects(&home);
@@ -205,15 +200,11 @@ fn a_failed_baseline_stops_before_the_dreamer() {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     fs::File::open(&lock).unwrap().set_modified(old).unwrap();
     put(&home, "human/new.md", "new\n");
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 1);
+    let pi = FakePi::done(&env.work(), "should not run");
+    let output = forced_dream(&env, &pi.path).run().expect_code(1);
     assert!(!pi.ran());
-    assert!(stderr(&output).contains("baseline"), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains(&lock.display().to_string()),
-        "names the lock: {}",
-        stderr(&output)
-    );
+    // The baseline failed, naming the lock.
+    snapshot_settings().bind(|| insta::assert_snapshot!("branch_lock_is_a_directory", output));
     assert_eq!(git_subjects(&home), subjects);
     assert!(!report_path(&home).exists());
     assert_eq!(mtime(&home.join(".dream.lock.last-run")), last_run);
@@ -233,11 +224,9 @@ fn an_unwritable_report_fails_the_dream_but_commits_the_partial_writes() {
             emit_done("all fine")
         ),
     );
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 1);
-    let err = stderr(&output);
-    assert!(err.contains("report"), "{err}");
-    assert!(!stdout_lines(&output).iter().any(|l| l.contains("dreams/")));
+    let output = forced_dream(&env, &pi.path).run().expect_code(1);
+    // No report path on stdout: there is no report.
+    insta::assert_snapshot!(output);
     assert_eq!(
         git_subjects(&home),
         [
@@ -263,13 +252,9 @@ fn a_dreamer_that_breaks_the_repository_fails_the_final_audit() {
         "pi-breaks-git",
         &format!("rm -rf .git && echo broken > .git\n{}", emit_done("oops")),
     );
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 1);
-    let err = stderr(&output);
-    assert!(err.contains("audit"), "{err}");
+    let output = forced_dream(&env, &pi.path).run().expect_code(1);
     let report = fs::read_to_string(report_path(&home)).expect("the report is still written");
-    assert!(report.contains("(failed)"), "{report}");
-    assert!(report.contains("audit"), "{report}");
+    insta::assert_snapshot!(format!("{output}{}", output.normalize(&report)));
     assert!(!home.join(".dream.lock").exists());
     assert!(!home.join(".dream.lock.last-run").exists());
 }
@@ -291,14 +276,11 @@ fn a_failed_final_commit_is_recorded_in_the_report() {
             emit_done("all done")
         ),
     );
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert_exit(&output, 1);
-    let err = stderr(&output);
-    assert!(err.contains("final audit commit failed"), "{err}");
+    let output = forced_dream(&env, &pi.path).run().expect_code(1);
+    // The dreamer's summary, its change and why the final commit failed.
     let report = fs::read_to_string(report_path(&home)).unwrap();
-    assert!(report.contains("all done"), "{report}");
-    assert!(report.contains("- added: human/new.md"), "{report}");
-    assert!(report.contains("## Final audit failed"), "{report}");
+    snapshot_settings()
+        .bind(|| insta::assert_snapshot!(format!("{output}{}", output.normalize(&report))));
     assert_eq!(git_subjects(&home), [format!("baseline {STAMP}")]);
     assert!(!home.join(".dream.lock").exists());
     assert!(!home.join(".dream.lock.last-run").exists());
@@ -347,10 +329,9 @@ fn the_post_run_audit_restores_the_dreamers_out_of_scope_writes_and_keeps_live_a
     let output = dream_cmd(&env)
         .args(["--force", "--json", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .expect_code(0);
+    let out = output.json();
     assert_eq!(out["status"], "ran");
 
     // Put back as they were in the baseline.
@@ -437,10 +418,10 @@ fn a_last_run_that_cannot_be_written_leaves_no_lock_behind() {
     let home = env.notes_home();
     fs::create_dir_all(home.join(".dream.lock.last-run")).unwrap();
     let pi = FakePi::done(&env.work(), "should not run");
-    let output = forced_dream(&env, &pi.path).output().unwrap();
-    assert!(!output.status.success());
+    let output = forced_dream(&env, &pi.path).run();
+    assert_ne!(output.code, 0, "{output}");
     assert!(!pi.ran());
-    assert!(stderr(&output).contains("lock"), "{}", stderr(&output));
+    assert!(output.stderr.contains("lock"), "{output}");
     assert!(
         !home.join(".dream.lock").exists(),
         "a run that never started must not leave its lock"

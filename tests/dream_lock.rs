@@ -5,12 +5,12 @@ use crate::common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::dream::*;
 use common::pi::sh_quote;
-use common::TestEnv;
+use common::{CommandOutput, TestEnv};
 use serde_json::Value;
 
 /// A plain `std` command for `pi-context dream` (for runs spawned in the background).
@@ -77,9 +77,8 @@ fn an_existing_lock_refuses_every_run_and_changes_nothing() {
             .args(flags)
             .arg("--pi")
             .arg(&pi.path)
-            .output()
-            .unwrap();
-        assert_exit(&output, 75);
+            .run()
+            .expect_code(75);
         assert!(
             !pi.ran(),
             "the dreamer started despite the lock {content:?}"
@@ -87,19 +86,19 @@ fn an_existing_lock_refuses_every_run_and_changes_nothing() {
         assert_same_tree(&before, &snapshot(&home));
         assert_eq!(fs::read(&lock).unwrap(), content.as_bytes());
         if flags.contains(&"--json") {
-            let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+            let out = output.json();
             assert_eq!(out["status"], "locked");
             assert_eq!(out["report"], Value::Null);
             assert_eq!(out["commits"], serde_json::json!([]));
         } else {
-            let lines = stdout_lines(&output);
+            let lines = output.lines();
             assert!(
                 lines
                     .iter()
                     .all(|l| l.starts_with("time gate: ") || l.starts_with("material gate: ")),
                 "{lines:?}"
             );
-            let err = stderr(&output);
+            let err = &output.stderr;
             assert!(err.starts_with("error: "), "{err}");
             assert!(err.contains(&lock.display().to_string()), "{err}");
             assert!(err.contains("hint: "), "{err}");
@@ -116,12 +115,12 @@ fn two_concurrent_dreams_run_exactly_once() {
     let mut children: Vec<Child> = (0..4).map(|_| spawn_dream(&env, &pi.path)).collect();
 
     // The runs that did not get the lock give up at once; the one that did waits for `go`.
-    let mut refused: Vec<Output> = Vec::new();
+    let mut refused: Vec<CommandOutput> = Vec::new();
     wait_for("three runs to be refused", || {
         let mut i = 0;
         while i < children.len() {
             if children[i].try_wait().unwrap().is_some() {
-                refused.push(children.remove(i).wait_with_output().unwrap());
+                refused.push(env.wait_for("pi-context dream", children.remove(i)));
             } else {
                 i += 1;
             }
@@ -132,16 +131,17 @@ fn two_concurrent_dreams_run_exactly_once() {
     for output in &refused {
         assert_exit(output, 75);
         assert!(
-            stdout_lines(output).iter().all(|l| !l.contains("dreams/")),
+            output.lines().iter().all(|l| !l.contains("dreams/")),
             "a refused run printed a report"
         );
     }
     assert!(home.join(".dream.lock").exists());
     fs::write(&go, "").unwrap();
-    let winner = children.pop().unwrap().wait_with_output().unwrap();
-    assert_exit(&winner, 0);
+    let winner = env
+        .wait_for("pi-context dream", children.pop().unwrap())
+        .expect_code(0);
     assert_eq!(
-        stdout_lines(&winner).last().map(Path::new),
+        winner.lines().last().map(Path::new),
         Some(report_path(&home).as_path())
     );
     assert_eq!(
@@ -194,17 +194,15 @@ fn a_lock_left_by_a_killed_run_refuses_later_runs() {
         .arg("--force")
         .arg("--pi")
         .arg(&later.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 75);
+        .run()
+        .expect_code(75);
     assert!(!later.ran());
     assert_same_tree(&before, &snapshot(&home));
-    assert!(stderr(&output).contains("rm "), "{}", stderr(&output));
+    assert!(output.stderr.contains("rm "), "{}", output.stderr);
 
     // `dream doctor` tells the stale lock apart, and changes nothing either.
-    let doctor = env.cmd().args(["dream", "doctor"]).output().unwrap();
-    assert_exit(&doctor, 1);
-    let report = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let doctor = env.cmd().args(["dream", "doctor"]).run().expect_code(1);
+    let report = doctor.stdout.clone();
     assert!(report.contains(".dream.lock: stale lock"), "{report}");
     assert_same_tree(&before, &snapshot(&home));
 }
@@ -220,14 +218,11 @@ fn dry_run_writes_nothing_at_all() {
         .arg(&missing)
         .args(["--dry-run", "--force", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert!(!missing.exists());
-    let lines = stdout_lines(&output);
-    assert!(lines[0].starts_with("time gate: "), "{lines:?}");
-    assert!(lines[1].starts_with("material gate: "), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("plan: ")), "{lines:?}");
+    // The two gates and the plan.
+    insta::assert_snapshot!(output);
 
     // An existing home with history, a prior run and changed sessions: nothing moves.
     let home = env.notes_home();
@@ -239,8 +234,7 @@ fn dry_run_writes_nothing_at_all() {
             .env("PI_CONTEXT_NOW", "2026-02-27T09:00:00Z")
             .arg("--pi")
             .arg(&first.path)
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     seed_sessions(&home, &["d", "e", "f"], hours_before_now(1));
@@ -254,13 +248,12 @@ fn dry_run_writes_nothing_at_all() {
             .args(flags)
             .arg("--pi")
             .arg(&pi.path)
-            .output()
-            .unwrap();
-        assert_exit(&output, 0);
+            .run()
+            .expect_code(0);
         assert!(!pi.ran());
         assert_same_tree(&before, &snapshot(&home));
         if flags.contains(&"--json") {
-            let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+            let out = output.json();
             assert_eq!(out["status"], "planned");
             assert_eq!(out["commits"], serde_json::json!([]));
         }
@@ -269,12 +262,11 @@ fn dry_run_writes_nothing_at_all() {
     // A held lock: 75, still nothing written.
     let lock = put(&home, ".dream.lock", "4242 someone");
     let before = snapshot(&home);
-    let output = dream_cmd(&env)
+    let _ = dream_cmd(&env)
         .args(["--dry-run", "--force", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 75);
+        .run()
+        .expect_code(75);
     assert_same_tree(&before, &snapshot(&home));
     assert_eq!(fs::read(&lock).unwrap(), b"4242 someone");
     assert!(!pi.ran());
@@ -289,9 +281,12 @@ fn the_time_gate_skips_a_recent_dream() {
     let pi = FakePi::done(&env.work(), "ran");
     let before = snapshot(&home);
 
-    let output = dream_cmd(&env).arg("--pi").arg(&pi.path).output().unwrap();
-    assert_exit(&output, 0);
-    let lines = stdout_lines(&output);
+    let output = dream_cmd(&env)
+        .arg("--pi")
+        .arg(&pi.path)
+        .run()
+        .expect_code(0);
+    let lines = output.lines();
     assert!(
         lines.iter().any(|l| l.starts_with("time gate: ")),
         "{lines:?}"
@@ -303,22 +298,20 @@ fn the_time_gate_skips_a_recent_dream() {
     let output = dream_cmd(&env)
         .args(["--json", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .expect_code(0);
+    let out = output.json();
     assert_eq!(out["status"], "skipped");
     assert_eq!(out["gates"][0]["ok"], false);
     assert_eq!(out["gates"][1]["ok"], true);
     assert!(!pi.ran());
 
     // --min-hours lowers the bar.
-    let output = dream_cmd(&env)
+    let _ = dream_cmd(&env)
         .args(["--min-hours", "1.5", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert!(pi.ran());
     assert!(report_path(&home).exists());
     assert_eq!(mtime(&last_run), fixed_now());
@@ -342,22 +335,20 @@ fn the_material_gate_counts_session_homes_with_changed_notes() {
     set_mtime(&put(&home, "project/p-12345678/p.md", "x"), recent);
     let pi = FakePi::done(&env.work(), "ran");
 
-    let output = dream_cmd(&env).arg("--pi").arg(&pi.path).output().unwrap();
-    assert_exit(&output, 0);
-    let lines = stdout_lines(&output);
-    let material = lines
-        .iter()
-        .find(|l| l.starts_with("material gate: "))
-        .expect("a material gate line");
-    assert!(material.contains('2'), "{material}");
+    let output = dream_cmd(&env)
+        .arg("--pi")
+        .arg(&pi.path)
+        .run()
+        .expect_code(0);
+    // Two sessions changed notes.
+    insta::assert_snapshot!(output);
     assert!(!pi.ran(), "3 sessions are needed by default");
 
-    let output = dream_cmd(&env)
+    let _ = dream_cmd(&env)
         .args(["--min-sessions", "2", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert!(pi.ran());
     assert!(report_path(&home).exists());
 }
@@ -372,18 +363,16 @@ fn force_bypasses_both_gates_but_shows_them() {
         .arg("--force")
         .arg("--pi")
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
+        .run()
+        .expect_code(0);
     assert!(pi.ran());
-    let lines = stdout_lines(&output);
-    assert_eq!(lines.len(), 3, "{lines:?}");
-    assert!(lines[0].starts_with("time gate: "));
-    assert!(lines[1].starts_with("material gate: "));
-    assert_eq!(Path::new(&lines[2]), report_path(&home));
+    assert_eq!(
+        output.lines().last().map(Path::new),
+        Some(report_path(&home).as_path())
+    );
+    // The gates, then the report (forced, no changes).
     let report = fs::read_to_string(report_path(&home)).unwrap();
-    assert!(report.contains("forced"), "{report}");
-    assert!(report.contains("- no changes"), "{report}");
+    insta::assert_snapshot!(format!("{output}{}", output.normalize(&report)));
 }
 
 #[test]
@@ -397,17 +386,15 @@ fn a_dream_without_changes_still_commits_its_report() {
     assert_exit(
         &forced_dream(&env, &pi.path)
             .env("PI_CONTEXT_NOW", "2026-02-28T09:00:00Z")
-            .output()
-            .unwrap(),
+            .run(),
         0,
     );
     let output = dream_cmd(&env)
         .args(["--force", "--json", "--pi"])
         .arg(&pi.path)
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .expect_code(0);
+    let out = output.json();
     assert_eq!(out["commits"].as_array().unwrap().len(), 1, "{out}");
     assert_eq!(out["changes"], serde_json::json!([]));
     assert_eq!(
@@ -444,8 +431,7 @@ fn a_run_never_removes_a_lock_it_does_not_own() {
                 lock = sh_quote(successor),
             ),
         );
-        let output = forced_dream(&env, &pi.path).output().unwrap();
-        assert_exit(&output, code);
+        let _ = forced_dream(&env, &pi.path).run().expect_code(code);
         assert_eq!(
             fs::read_to_string(home.join(".dream.lock")).unwrap(),
             successor,

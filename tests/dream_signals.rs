@@ -77,10 +77,9 @@ fn an_interrupted_dream_fails_cleanly_and_the_next_one_runs() {
         // SAFETY: signalling the dream process this test started.
         unsafe { libc::kill(child.id() as i32, signal) };
         let status = wait_exit(&mut child);
-        let output = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert_eq!(status.code(), Some(1), "{name}: {status:?}\n{err}");
-        assert!(err.contains("interrupted"), "{name}: {err}");
+        let output = env.wait_for("pi-context dream", child);
+        assert_eq!(status.code(), Some(1), "{name}: {status:?}\n{output}");
+        assert!(output.stderr.contains("interrupted"), "{name}: {output}");
 
         let dreamer: i32 = fs::read_to_string(&pid_file)
             .unwrap()
@@ -113,11 +112,10 @@ fn an_interrupted_dream_fails_cleanly_and_the_next_one_runs() {
         assert!(leaked.is_empty(), "{name}: the jail's temp dir leaked");
 
         let next = FakePi::done(&env.root().join("next"), "next");
-        let output = forced_dream(&env, &next.path)
+        let _ = forced_dream(&env, &next.path)
             .env("PI_CONTEXT_NOW", "2026-03-02T09:00:00Z")
-            .output()
-            .unwrap();
-        assert_exit(&output, 0);
+            .run()
+            .expect_code(0);
         assert!(next.ran(), "{name}");
     }
 }

@@ -8,16 +8,15 @@ use std::fs;
 use std::path::Path;
 
 use common::dream::*;
-use common::TestEnv;
+use common::{CommandOutput, TestEnv};
 use serde_json::Value;
 
-fn notes(env: &TestEnv, args: &[&str]) -> std::process::Output {
+fn notes(env: &TestEnv, args: &[&str]) -> CommandOutput {
     env.cmd()
         .env("PI_CONTEXT_SESSION_ID", "s1")
         .arg("notes")
         .args(args)
-        .output()
-        .unwrap()
+        .run()
 }
 
 fn body(home: &Path, rel: &str) -> String {
@@ -32,7 +31,7 @@ fn body(home: &Path, rel: &str) -> String {
 /// created `@human/insight`.
 fn dreamed(env: &TestEnv) {
     for (address, content) in [("@human/prefs", "baseline prefs"), ("@human/keep", "kept")] {
-        assert_exit(&notes(env, &["write", address, "--content", content]), 0);
+        let _ = notes(env, &["write", address, "--content", content]).success();
     }
     let events: Vec<String> = ev_write("c1", "human/prefs.md", "dreamer prefs")
         .into_iter()
@@ -44,22 +43,20 @@ fn dreamed(env: &TestEnv) {
         emit(&events)
     );
     let pi = FakePi::new(&env.work(), "pi-dreamer", &script);
-    assert_exit(&forced_dream(env, &pi.path).output().unwrap(), 0);
+    let _ = forced_dream(env, &pi.path).run().success();
     assert_eq!(body(&env.notes_home(), "human/prefs.md"), "dreamer prefs");
 }
 
-fn undo(env: &TestEnv, args: &[&str]) -> std::process::Output {
+fn undo(env: &TestEnv, args: &[&str]) -> CommandOutput {
     let mut cmd = dream_cmd(env);
     cmd.arg("undo").args(args);
-    cmd.output().unwrap()
+    cmd.run()
 }
 
 fn undo_json(env: &TestEnv, args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.push("--json");
-    let output = undo(env, &all);
-    assert_exit(&output, 0);
-    serde_json::from_slice(&output.stdout).unwrap()
+    undo(env, &all).success().json()
 }
 
 #[test]
@@ -113,13 +110,8 @@ fn undo_reverts_the_last_dreams_changes_as_a_new_commit_and_keeps_its_report() {
     );
 
     // Once only.
-    let again = undo(&env, &[]);
-    assert_exit(&again, 1);
-    assert!(
-        stderr(&again).contains("already undone"),
-        "{}",
-        stderr(&again)
-    );
+    let again = undo(&env, &[]).expect_code(1);
+    assert!(again.stderr.contains("already undone"), "{}", again.stderr);
 }
 
 #[test]
@@ -142,15 +134,8 @@ fn a_note_changed_after_the_dream_is_refused_by_name_unless_forced() {
         0,
     );
     let before = snapshot(&home);
-    let refused = undo(&env, &[STAMP]);
-    assert_exit(&refused, 1);
-    let message = stderr(&refused);
-    assert!(message.contains("@human/prefs.md"), "{message}");
-    assert!(
-        !message.contains("insight"),
-        "only the changed note is named: {message}"
-    );
-    assert!(message.contains("--force"), "{message}");
+    // Only the changed note is named, and --force is offered.
+    insta::assert_snapshot!(undo(&env, &[STAMP]).expect_code(1));
     assert_same_tree(&before, &snapshot(&home));
 
     let out = undo_json(&env, &[STAMP, "--force"]);
@@ -212,17 +197,11 @@ fn a_note_the_dream_created_and_someone_edited_since_stays_when_forced() {
 fn undo_waits_for_no_dream_and_names_what_it_cannot_find() {
     let env = TestEnv::new();
     let home = env.notes_home();
-    let none = undo(&env, &[]);
-    assert_exit(&none, 1);
-    assert!(
-        stderr(&none).contains("no dream to undo"),
-        "{}",
-        stderr(&none)
-    );
+    let mut shown = undo(&env, &[]).expect_code(1).to_string();
     dreamed(&env);
-    let unknown = undo(&env, &["2020-01-01T00-00-00-000Z"]);
-    assert_exit(&unknown, 1);
-    assert!(stderr(&unknown).contains("no dream 2020-01-01T00-00-00-000Z"));
+    shown += &undo(&env, &["2020-01-01T00-00-00-000Z"])
+        .expect_code(1)
+        .to_string();
 
     fs::write(
         home.join(".dream.lock"),
@@ -230,18 +209,13 @@ fn undo_waits_for_no_dream_and_names_what_it_cannot_find() {
     )
     .unwrap();
     let before = snapshot(&home);
-    let locked = undo(&env, &[]);
-    assert_exit(&locked, 75);
+    shown += &undo(&env, &[]).expect_code(75).to_string();
     assert_same_tree(&before, &snapshot(&home));
     fs::remove_file(home.join(".dream.lock")).unwrap();
-    let human = undo(&env, &[]);
-    assert_exit(&human, 0);
-    let text = String::from_utf8_lossy(&human.stdout);
-    assert!(text.contains("@human/prefs.md: reverted"), "{text}");
-    assert!(
-        text.contains(&format!("undid dream {STAMP} (commit ")),
-        "{text}"
-    );
+    shown += &undo(&env, &[]).expect_code(0).to_string();
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\(commit [0-9a-f]{7,40}\)", "(commit [COMMIT])");
+    settings.bind(|| insta::assert_snapshot!(shown));
 }
 
 #[test]
@@ -251,9 +225,8 @@ fn log_diff_and_restore_see_through_a_dreams_commits() {
     dreamed(&env);
 
     // The log names the dream's commits among the agents' ones, newest first.
-    let log = notes(&env, &["log", "--json"]);
-    assert_exit(&log, 0);
-    let log: Value = serde_json::from_slice(&log.stdout).unwrap();
+    let log = notes(&env, &["log", "--json"]).expect_code(0);
+    let log = log.json();
     let summaries: Vec<&str> = log["commits"]
         .as_array()
         .unwrap()
@@ -268,7 +241,7 @@ fn log_diff_and_restore_see_through_a_dreams_commits() {
 
     // One note's log: its write, then the dream that rewrote it.
     let prefs = notes(&env, &["log", "@human/prefs", "--json"]);
-    let prefs: Value = serde_json::from_slice(&prefs.stdout).unwrap();
+    let prefs = prefs.json();
     let prefs: Vec<&str> = prefs["commits"]
         .as_array()
         .unwrap()
@@ -281,18 +254,17 @@ fn log_diff_and_restore_see_through_a_dreams_commits() {
     );
 
     // The diff of its last change is the dream's.
-    let diff = notes(&env, &["diff", "@human/prefs"]);
-    assert_exit(&diff, 0);
-    let diff = String::from_utf8_lossy(&diff.stdout).to_string();
+    let diff = notes(&env, &["diff", "@human/prefs"]).expect_code(0);
+    let diff = diff.stdout.clone();
     assert!(diff.contains("-baseline prefs"), "{diff}");
     assert!(diff.contains("+dreamer prefs"), "{diff}");
 
     // Restoring the version before the dream is a new commit on top of it.
-    let restore = notes(
+    let _ = notes(
         &env,
         &["restore", "@human/prefs", "--rev", "HEAD~1", "--json"],
-    );
-    assert_exit(&restore, 0);
+    )
+    .expect_code(0);
     assert_eq!(body(&home, "human/prefs.md"), "baseline prefs");
     let after = git_log(&home);
     assert_eq!(

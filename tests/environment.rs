@@ -4,16 +4,8 @@
 
 use crate::common;
 
-use common::TestEnv;
-use serde_json::{json, Value};
-
-fn code(output: &std::process::Output) -> i32 {
-    output.status.code().unwrap_or(-1)
-}
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{Run, TestEnv};
+use serde_json::json;
 
 #[test]
 fn without_home_there_is_no_notes_home_for_any_command() {
@@ -29,13 +21,12 @@ fn without_home_there_is_no_notes_home_for_any_command() {
             .env_remove("HOME")
             .env_remove("PI_NOTES_HOME")
             .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(code(&output), 74, "{args:?}: {}", stderr(&output));
+            .run();
+        assert_eq!(output.code, 74, "{args:?}: {}", output.stderr);
         assert!(
-            stderr(&output).contains("no notes home"),
+            output.stderr.contains("no notes home"),
             "{args:?}: {}",
-            stderr(&output)
+            output.stderr
         );
     }
     // Nothing was written at the file system root (dream used to fall back to `/`).
@@ -47,10 +38,9 @@ fn without_home_there_is_no_notes_home_for_any_command() {
         .env_remove("PI_NOTES_HOME")
         .args(["tool", "notes_list"])
         .write_stdin(json!({"params": {}, "context": {}}).to_string())
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0);
-    let response: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run();
+    assert_eq!(output.code, 0);
+    let response = output.json();
     assert_eq!(response["is_error"], true);
     assert!(
         response["text"].as_str().unwrap().contains("io_error"),
@@ -70,10 +60,9 @@ fn a_bad_clock_is_the_same_usage_error_everywhere() {
             .cmd()
             .env("PI_CONTEXT_NOW", "half past nine")
             .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
-        assert!(stderr(&output).contains("PI_CONTEXT_NOW"), "{args:?}");
+            .run();
+        assert_eq!(output.code, 2, "{args:?}: {}", output.stderr);
+        assert!(output.stderr.contains("PI_CONTEXT_NOW"), "{args:?}");
     }
 }
 
@@ -84,17 +73,15 @@ fn a_relative_notes_home_means_the_same_directory_for_notes_and_dream() {
         .cmd()
         .env("PI_NOTES_HOME", "rel-home")
         .args(["notes", "write", "@human/x", "--content", "x"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&write), 0, "{}", stderr(&write));
+        .run();
+    assert_eq!(write.code, 0, "{}", write.stderr);
     assert!(env.work().join("rel-home/human/x.md").is_file());
     let doctor = env
         .cmd()
         .env("PI_NOTES_HOME", "rel-home")
         .args(["dream", "doctor", "--json"])
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+        .run();
+    let report = doctor.json();
     assert_eq!(
         report["home"],
         env.work().join("rel-home").display().to_string()
@@ -108,9 +95,8 @@ fn the_model_slug_is_the_same_rule_for_notes_and_the_dreamer() {
         .cmd()
         .env("PI_CONTEXT_MODEL", "acme/Big.Model-2")
         .args(["notes", "write", "@model/quirks", "--content", "x"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&written), 0, "{}", stderr(&written));
+        .run();
+    assert_eq!(written.code, 0, "{}", written.stderr);
     assert!(env
         .notes_home()
         .join("models/big-model-2/quirks.md")
@@ -125,9 +111,8 @@ fn the_model_slug_is_the_same_rule_for_notes_and_the_dreamer() {
             "--dreamer",
             "acme/Big.Model-2",
         ])
-        .output()
-        .unwrap();
-    let plan: Value = serde_json::from_slice(&planned.stdout).unwrap();
+        .run();
+    let plan = planned.json();
     let writable: Vec<&str> = plan["writable"]
         .as_array()
         .unwrap()
@@ -146,12 +131,7 @@ fn an_io_failure_is_74_not_a_usage_error() {
     let output = env
         .cmd()
         .args(["notes", "write", "@human/x", "--content", "x"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 74, "{}", stderr(&output));
-    assert!(
-        stderr(&output).starts_with("error: "),
-        "{}",
-        stderr(&output)
-    );
+        .run();
+    assert_eq!(output.code, 74, "{}", output.stderr);
+    assert!(output.stderr.starts_with("error: "), "{}", output.stderr);
 }

@@ -8,7 +8,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::TestEnv;
+use common::{Run, TestEnv};
 
 const SHELLS: [(&str, &str, &str); 5] = [
     ("bash", "pi-context.bash", "_pi__context()"),
@@ -27,10 +27,9 @@ const SHELLS: [(&str, &str, &str); 5] = [
 ];
 
 fn generate(env: &TestEnv, args: &[&str]) -> String {
-    let output = env.cmd().args(args).output().expect("run");
-    assert!(output.status.success(), "{args:?} failed");
+    let output = env.cmd().args(args).run().success();
     assert!(output.stderr.is_empty(), "{args:?} wrote to stderr");
-    String::from_utf8(output.stdout).expect("utf-8")
+    output.stdout
 }
 
 #[test]
@@ -89,12 +88,7 @@ fn man_page_is_roff_for_pi_context() {
 #[test]
 fn unknown_shell_is_a_usage_error() {
     let env = TestEnv::new();
-    let output = env
-        .cmd()
-        .args(["completions", "tcsh"])
-        .output()
-        .expect("run");
-    assert_eq!(output.status.code(), Some(2));
+    let output = env.cmd().args(["completions", "tcsh"]).run().expect_code(2);
     assert!(output.stdout.is_empty());
 }
 

@@ -8,18 +8,12 @@ use std::path::PathBuf;
 use std::process::Stdio;
 
 use common::session::{ok_json, request, request_at, SessionBuilder};
-use common::TestEnv;
+use common::{CommandOutput, TestEnv};
 use serde_json::{json, Value};
 
 struct Cli {
     env: TestEnv,
     path: PathBuf,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 impl Cli {
@@ -29,26 +23,21 @@ impl Cli {
         Cli { env, path }
     }
 
-    fn run(&self, args: &[&str]) -> Run {
-        let output = self
-            .env
-            .cmd()
-            .args(["history"])
-            .args(args)
-            .args(["--session", self.path.to_str().unwrap()])
-            .output()
-            .expect("run");
-        let run = Run {
-            code: output.status.code().expect("exit code"),
-            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
-            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
-        };
-        assert!(
-            !run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"),
-            "{}",
-            run.stderr
-        );
-        run
+    fn run(&self, args: &[&str]) -> CommandOutput {
+        self.env.run_with(|cmd| {
+            cmd.arg("history")
+                .args(args)
+                .arg("--session")
+                .arg(&self.path)
+        })
+    }
+
+    /// The runs of `args_list`, one after the other, as a snapshot shows them.
+    fn transcript(&self, args_list: &[&[&str]]) -> String {
+        args_list
+            .iter()
+            .map(|args| self.run(args).to_string())
+            .collect()
     }
 
     fn tool(&self, name: &str, params: Value) -> Value {
@@ -73,27 +62,16 @@ fn session() -> SessionBuilder {
 #[test]
 fn search_exits_0_with_hits_and_1_without() {
     let cli = Cli::new(&session());
-    let hit = cli.run(&["search", "needle"]);
-    assert_eq!(hit.code, 0, "{}", hit.stderr);
-    // Previews start at the match.
-    assert_eq!(hit.stdout.matches("needle").count(), 2, "{}", hit.stdout);
-    assert!(!hit.stdout.contains("first needle"), "{}", hit.stdout);
-    let miss = cli.run(&["search", "absent"]);
-    assert_eq!(miss.code, 1);
-    assert_eq!(miss.stderr, "");
-    let miss = cli.run(&["search", "absent", "--json"]);
-    assert_eq!(miss.code, 1);
+    // Previews start at the match; a miss prints nothing on stderr.
+    insta::assert_snapshot!(cli.transcript(&[&["search", "needle"], &["search", "absent"]]));
+    let miss = cli.run(&["search", "absent", "--json"]).expect_code(1);
     assert_eq!(
-        serde_json::from_str::<Value>(&miss.stdout).unwrap(),
+        miss.json(),
         json!({"items": [], "older_before": null, "newer_after": null})
     );
     // Several queries are OR-ed.
-    let either = cli.run(&["search", "absent", "DONE", "--json"]);
-    assert_eq!(either.code, 0);
-    assert_eq!(
-        serde_json::from_str::<Value>(&either.stdout).unwrap()["items"][0]["seq"],
-        9
-    );
+    let either = cli.run(&["search", "absent", "DONE", "--json"]).success();
+    assert_eq!(either.json()["items"][0]["seq"], 9);
 }
 
 #[test]
@@ -140,8 +118,7 @@ fn json_output_equals_the_tool_text() {
     for (args, tool, params) in cases {
         let mut args = args;
         args.push("--json");
-        let run = cli.run(&args);
-        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let run = cli.run(&args).success();
         let response = cli.tool(tool, params);
         assert_eq!(
             run.stdout,
@@ -158,8 +135,9 @@ fn read_prints_the_read_window_and_json_gives_its_fields() {
         "history_read",
         json!({"seq": 6, "offset_chars": 3, "limit_chars": 10}),
     );
-    let run = cli.run(&["read", "6", "--offset", "3", "--limit", "10"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = cli
+        .run(&["read", "6", "--offset", "3", "--limit", "10"])
+        .success();
     assert_eq!(
         run.stdout,
         format!("{}\n", response["text"].as_str().unwrap())
@@ -173,16 +151,12 @@ fn read_prints_the_read_window_and_json_gives_its_fields() {
     expected["content"] =
         json!(common::session::parse_block(response["text"].as_str().unwrap()).content);
     assert_eq!(expected["content"], "h {\"comman");
-    assert_eq!(
-        serde_json::from_str::<Value>(&run.stdout).unwrap(),
-        expected
-    );
+    assert_eq!(run.success().json(), expected);
 
     // A negative offset counts from the end.
     let run = cli.run(&["read", "9", "--offset", "-2", "--json"]);
-    let value: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
-        value,
+        run.success().json(),
         json!({"seq": 9, "window_id": "pcw:0f1e2d3c:0000000a", "offset_chars": 2, "total_chars": 4, "next_offset_chars": null, "content": "ne"})
     );
 }
@@ -190,34 +164,11 @@ fn read_prints_the_read_window_and_json_gives_its_fields() {
 #[test]
 fn human_list_shows_rows_folds_and_cursors() {
     let cli = Cli::new(&session());
-    let run = cli.run(&["list"]);
-    assert_eq!(run.code, 0);
-    let out = &run.stdout;
-    assert!(!out.contains('\u{1b}'), "no colors when not a terminal");
-    for needle in [
-        "first needle",
-        "let me check",
-        "second needle",
-        "done",
-        "user",
-        "assistant",
-    ] {
-        assert!(out.contains(needle), "{needle} in {out}");
-    }
-    assert!(!out.contains("abandoned"), "{out}");
-    assert!(out.contains("folded"), "{out}");
-    let run = cli.run(&["list", "-n", "1"]);
-    assert!(run.stdout.contains("--before 9"), "{}", run.stdout);
-    let run = cli.run(&["windows"]);
-    assert!(
-        run.stdout
-            .contains("session 0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("pcw:0f1e2d3c:root") && run.stdout.contains("pcw:0f1e2d3c:0000000a")
-    );
+    // The branch's rows (not the abandoned one), the folded tool call, the cursor to older rows
+    // and both windows of the session.
+    let text = cli.transcript(&[&["list"], &["list", "-n", "1"], &["windows"]]);
+    assert!(!text.contains('\u{1b}'), "no colors when not a terminal");
+    insta::assert_snapshot!(text);
     let run = cli.run(&["list", "--color", "always"]);
     assert!(
         run.stdout.contains('\u{1b}'),
@@ -257,15 +208,17 @@ fn refusals_exit_2_with_an_error_line_on_stderr() {
         (&["search", ""], "error: query strings must be non-empty"),
     ];
     for (args, message) in cases {
-        let run = cli.run(args);
-        assert_eq!(run.code, 2, "{args:?}");
+        let run = cli.run(args).expect_code(2);
         assert_eq!(run.stdout, "", "{args:?}");
-        assert!(run.stderr.starts_with(message), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.starts_with(message), "{run}");
     }
-    // Off-branch text never leaks, and the hint says how to read another branch.
-    let run = cli.run(&["read", "2", "--json"]);
-    assert!(!run.stderr.contains("abandoned") && !run.stdout.contains("abandoned"));
-    assert!(run.stderr.contains("\nhint: "), "{}", run.stderr);
+    // The whole error lines and hints; off-branch text never leaks, and the hint says how to
+    // read another branch.
+    let mut all: Vec<&[&str]> = cases.iter().map(|(args, _)| *args).collect();
+    all.push(&["read", "2", "--json"]);
+    let text = cli.transcript(&all);
+    assert!(!text.contains("abandoned"), "{text}");
+    insta::assert_snapshot!(text);
 }
 
 #[test]
@@ -281,12 +234,14 @@ fn usage_errors_exit_2() {
         &["search"],
         &["frobnicate"],
     ] {
-        let run = cli.run(args);
-        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
-        assert!(run.stderr.contains("error"), "{args:?}: {}", run.stderr);
+        let run = cli.run(args).expect_code(2);
+        assert!(run.stderr.starts_with("error: "), "{run}");
     }
-    let output = cli.env.cmd().args(["history", "list"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(2), "--session is required");
+    let run = cli.env.run(["history", "list"]).expect_code(2);
+    assert!(
+        run.stderr.contains("--session"),
+        "--session is required: {run}"
+    );
 }
 
 #[test]
@@ -297,21 +252,20 @@ fn leaf_flag_selects_the_branch() {
     s.branch_from(&first);
     s.user("new branch");
     let cli = Cli::new(&s);
-    let run = cli.run(&["read", "2", "--leaf", &abandoned]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = cli.run(&["read", "2", "--leaf", &abandoned]).success();
     assert!(
         run.stdout.ends_with("\n\nabandoned reply\n"),
         "{}",
         run.stdout
     );
-    let run = cli.run(&["list", "--leaf", "none", "--json"]);
-    assert_eq!(run.code, 0);
+    let run = cli.run(&["list", "--leaf", "none", "--json"]).success();
     assert_eq!(
-        serde_json::from_str::<Value>(&run.stdout).unwrap(),
+        run.json(),
         json!({"items": [], "older_before": null, "newer_after": null})
     );
-    let run = cli.run(&["search", "first", "--leaf", "none"]);
-    assert_eq!(run.code, 1);
+    let _ = cli
+        .run(&["search", "first", "--leaf", "none"])
+        .expect_code(1);
 }
 
 #[test]
@@ -329,20 +283,16 @@ fn skipped_lines_are_reported_in_json_and_warned_about_in_text() {
         &["search", "needle", "--json"],
         &["read", "1", "--json"],
     ] {
-        let run = cli.run(args);
-        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
-        let value: Value = serde_json::from_str(&run.stdout).unwrap();
-        assert_eq!(value["skipped_lines"], 2, "{args:?}");
+        let run = cli.run(args).success();
+        assert_eq!(run.json()["skipped_lines"], 2, "{args:?}");
     }
-    let run = cli.run(&["list"]);
-    assert_eq!(run.code, 0);
-    assert!(run.stderr.contains("2"), "{}", run.stderr);
-    assert!(!run.stdout.contains("skipped"), "stdout stays the result");
+    // The warning is on stderr; stdout stays the result.
+    insta::assert_snapshot!(cli.run(&["list", "-n", "1"]).success());
     // A clean file says nothing about skipped lines.
     let clean = Cli::new(&session());
-    let run = clean.run(&["list", "--json"]);
-    assert!(!run.stdout.contains("skipped_lines"));
-    assert_eq!(clean.run(&["list"]).stderr, "");
+    let run = clean.run(&["list", "--json"]).success();
+    assert!(run.json().get("skipped_lines").is_none(), "{run}");
+    assert_eq!(clean.run(&["list"]).success().stderr, "");
 }
 
 #[test]
@@ -350,20 +300,15 @@ fn a_missing_session_file_is_an_empty_session() {
     let env = TestEnv::new();
     let path = env.work().join("lazy.jsonl");
     let cli = Cli { env, path };
-    let run = cli.run(&["list", "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        serde_json::from_str::<Value>(&run.stdout).unwrap()["items"],
-        json!([])
-    );
+    let run = cli.run(&["list", "--json"]).success();
+    assert_eq!(run.json()["items"], json!([]));
     let run = cli.run(&["windows", "--json", "--session-id", "abcdefgh-1"]);
     assert_eq!(
-        serde_json::from_str::<Value>(&run.stdout).unwrap()["windows"][0]["window_id"],
+        run.success().json()["windows"][0]["window_id"],
         "pcw:abcdefgh:root"
     );
-    assert_eq!(cli.run(&["search", "x"]).code, 1);
-    let run = cli.run(&["read", "1"]);
-    assert_eq!(run.code, 2);
+    let _ = cli.run(&["search", "x"]).expect_code(1);
+    let run = cli.run(&["read", "1"]).expect_code(2);
     assert!(
         run.stderr.starts_with("error: unknown seq 1"),
         "{}",
@@ -386,8 +331,7 @@ fn a_missing_session_file_says_there_is_no_file_at_its_path() {
         "no file at {} (Pi creates a session file lazily, so it reads as empty)",
         path.display()
     );
-    let read = cli.run(&["read", "5"]);
-    assert_eq!(read.code, 2);
+    let read = cli.run(&["read", "5"]).expect_code(2);
     assert_eq!(
         read.stderr.lines().collect::<Vec<_>>(),
         [
@@ -395,8 +339,7 @@ fn a_missing_session_file_says_there_is_no_file_at_its_path() {
             format!("hint: {note}").as_str()
         ]
     );
-    let unknown_leaf = cli.run(&["list", "--leaf", "a1b2c3d4"]);
-    assert_eq!(unknown_leaf.code, 2);
+    let unknown_leaf = cli.run(&["list", "--leaf", "a1b2c3d4"]).expect_code(2);
     assert!(
         unknown_leaf.stderr.ends_with(&format!("hint: {note}\n")),
         "{}",
@@ -408,8 +351,7 @@ fn a_missing_session_file_says_there_is_no_file_at_its_path() {
         (&["windows"], 0),
         (&["search", "anything"], 1),
     ] {
-        let run = cli.run(args);
-        assert_eq!(run.code, code, "{args:?}: {}", run.stderr);
+        let run = cli.run(args).expect_code(code);
         assert_eq!(run.stderr, format!("note: {note}\n"), "{args:?}");
     }
     // A file that exists and is empty is not a typo.
@@ -424,9 +366,8 @@ fn an_unreadable_session_path_is_an_error_not_a_panic() {
     let path = env.work().join("dir.jsonl");
     std::fs::create_dir(&path).unwrap();
     let cli = Cli { env, path };
-    let run = cli.run(&["list"]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    let run = cli.run(&["list"]).expect_code(2);
+    assert!(run.stderr.starts_with("error: "), "{run}");
 }
 
 fn large_session(env: &TestEnv) -> PathBuf {
@@ -509,66 +450,53 @@ fn a_closed_stdout_pipe_exits_0() {
 fn max_bytes_sets_the_budget() {
     let cli = Cli::new(&session());
     // The block header is 97 bytes here, so 105 bytes leave room for 8 characters.
-    let run = cli.run(&["read", "1", "--max-bytes", "105", "--json"]);
-    let value: Value = serde_json::from_str(&run.stdout).unwrap();
+    let value = cli
+        .run(&["read", "1", "--max-bytes", "105", "--json"])
+        .success()
+        .json();
     assert_eq!(
         (value["next_offset_chars"].clone(), value["content"].clone()),
         (json!(8), json!("first ne"))
     );
-    let run = cli.run(&["read", "1", "--max-bytes", "105"]);
-    assert_eq!(run.stdout.len(), 105 + 1, "{}", run.stdout);
+    let run = cli.run(&["read", "1", "--max-bytes", "105"]).success();
+    assert_eq!(run.stdout.len(), 105 + 1, "{run}");
 }
 
 // ----- the tool subcommand ---------------------------------------------------------------------
-
-fn tool_run(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, String, String) {
-    let output = env
-        .cmd()
-        .arg("tool")
-        .args(args)
-        .write_stdin(stdin.to_string())
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
 
 #[test]
 fn tool_refusals_exit_0_and_broken_requests_exit_2() {
     let env = TestEnv::new();
     let path = session().write_to(env.work().join("s.jsonl"));
-    let (code, stdout, _) = tool_run(
-        &env,
-        &["history_read"],
-        &request(&path, json!({"seq": 99})).to_string(),
-    );
-    assert_eq!(code, 0);
-    let response: Value = serde_json::from_str(&stdout).unwrap();
+    let response = env
+        .run_stdin(
+            ["tool", "history_read"],
+            request(&path, json!({"seq": 99})).to_string(),
+        )
+        .success()
+        .json();
     assert_eq!(response["is_error"], true);
     assert_eq!(response["details"], json!({"code": "unknown_seq"}));
 
-    for (args, stdin) in [
-        (&["history_read"][..], "not json"),
-        (&["history_read"], "[]"),
-        (&["no_such_tool"], "{}"),
+    let mut text = String::new();
+    for (tool, stdin) in [
+        ("history_read", "not json"),
+        ("history_read", "[]"),
+        ("no_such_tool", "{}"),
     ] {
-        let (code, stdout, stderr) = tool_run(&env, args, stdin);
-        assert_eq!(code, 2, "{args:?} {stdin}");
-        assert_eq!(stdout, "");
-        assert!(stderr.starts_with("error: "), "{stderr}");
-        assert!(!stderr.contains("panicked"));
+        let run = env.run_stdin(["tool", tool], stdin).expect_code(2);
+        assert_eq!(run.stdout, "", "{run}");
+        text.push_str(&format!("(stdin: {stdin})\n{run}"));
     }
+    insta::assert_snapshot!(text);
 }
 
 #[test]
 fn tool_without_a_name_is_an_error_that_lists_the_tools() {
     let env = TestEnv::new();
-    let (code, stdout, stderr) = tool_run(&env, &[], "");
-    assert_eq!(code, 2);
-    assert_eq!(stdout, "");
+    let run = env.run(["tool"]).expect_code(2);
+    assert_eq!(run.stdout, "");
+    let stderr = &run.stderr;
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(
         lines[0], "error: which tool? `pi-context tool` needs a tool name",
@@ -590,15 +518,11 @@ fn tool_without_a_name_is_an_error_that_lists_the_tools() {
 fn read_on_an_empty_session_says_it_has_no_items() {
     let env = TestEnv::new();
     let path = SessionBuilder::new().write_to(env.work().join("s.jsonl"));
-    let output = env
-        .cmd()
-        .args(["history", "read", "3", "--session"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    let run = env
+        .run_with(|cmd| cmd.args(["history", "read", "3", "--session"]).arg(&path))
+        .expect_code(2);
     assert_eq!(
-        String::from_utf8_lossy(&output.stderr).lines().next(),
+        run.stderr.lines().next(),
         Some("error: unknown seq 3: this session has no items yet")
     );
 }
@@ -646,18 +570,17 @@ fn a_search_of_a_large_session_finds_every_match_across_the_scan_pieces() {
     let cli = Cli::new(&s);
     assert!(std::fs::metadata(&cli.path).unwrap().len() > 12 << 20);
     for indexed in ["on", "off"] {
-        let output = cli
+        let page = cli
             .env
-            .cmd()
-            .env("PI_CONTEXT_SESSION_INDEX", indexed)
-            .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
-            .args(["history", "search", "quetzal", "--json", "--limit", "5000"])
-            .args(["--max-bytes", "100000000", "--session"])
-            .arg(&cli.path)
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(0), "{output:?}");
-        let page: Value = serde_json::from_slice(&output.stdout).unwrap();
+            .run_with(|cmd| {
+                cmd.env("PI_CONTEXT_SESSION_INDEX", indexed)
+                    .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
+                    .args(["history", "search", "quetzal", "--json", "--limit", "5000"])
+                    .args(["--max-bytes", "100000000", "--session"])
+                    .arg(&cli.path)
+            })
+            .success()
+            .json();
         assert_eq!(common::session::seqs(&page), expected, "index {indexed}");
     }
 }

@@ -2,6 +2,7 @@
 //! every role, previews and the byte budget (history.md §3.4–3.7, §4.1 items 2, 3, 4, 6, 7).
 
 use crate::common;
+use common::Run;
 
 use common::session::{
     folds, ok_json, refusal, request, request_at, rows, seq_contents, seqs, Fixture, SessionBuilder,
@@ -729,17 +730,15 @@ fn skipped_lines_count_against_the_budget() {
                 "--session",
             ])
             .arg(&f.path)
-            .output()
-            .unwrap()
+            .run()
     };
-    let full = run(32_768);
-    assert!(full.status.success());
-    let full = String::from_utf8(full.stdout).unwrap();
+    let full = run(32_768).success();
+    let full = full.stdout;
     assert!(full.contains("\"skipped_lines\":1"), "{full}");
     let size = full.trim_end().len();
     for budget in size - 30..=size {
         let output = run(budget);
-        let stdout = String::from_utf8(output.stdout).unwrap();
+        let stdout = output.stdout;
         assert!(
             stdout.trim_end().len() <= budget,
             "budget {budget}: {} bytes: {stdout}",

@@ -10,7 +10,7 @@ use common::session::{
     ok_json, parse_block, read_text, refusal, request, request_at, rows, seq_contents, seqs,
     SessionBuilder,
 };
-use common::{fixture, TestEnv};
+use common::{fixture, Run, TestEnv};
 use pi_context::history::{History, HistoryError, Leaf, ReadParams, Role};
 use pi_context::session::Session;
 use pi_context::wire::RESULT_BUDGET_BYTES;
@@ -666,10 +666,9 @@ fn a_header_version_below_2_is_v1_and_linear_whatever_ids_the_entries_carry() {
             .cmd()
             .args(["history", "list", "--json", "--session"])
             .arg(&path)
-            .output()
-            .unwrap();
-        assert_eq!(run.status.code(), Some(0), "{version}");
-        let page: Value = serde_json::from_slice(&run.stdout).unwrap();
+            .run()
+            .success();
+        let page = run.json();
         assert_eq!(
             seq_contents(&page),
             [

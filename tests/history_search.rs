@@ -354,21 +354,6 @@ fn text_escaped_in_the_file_is_found_by_its_meaning() {
 }
 
 /// A tiny deterministic generator (xorshift), so the differential test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A session mixing every document source, Unicode, and escapes from several JSON writers.
 fn varied_session() -> SessionBuilder {
     let mut s = SessionBuilder::new();
@@ -465,7 +450,7 @@ fn search_agrees_with_matching_every_document() {
     .iter()
     .map(|q| q.to_string())
     .collect();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = common::Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..600 {
         let (_, doc) = &documents[rng.below(documents.len())];
         let chars: Vec<char> = doc.chars().collect();

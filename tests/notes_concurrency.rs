@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use common::notes::*;
 use common::TestEnv;
@@ -22,12 +22,7 @@ fn process(env: &TestEnv, args: &[&str]) -> Command {
 }
 
 fn run(env: &TestEnv, args: &[&str]) {
-    let output = process(env, args).output().expect("spawn pi-context");
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let _ = process(env, args).run().success();
 }
 
 #[test]
@@ -129,20 +124,6 @@ fn concurrent_writes_and_edits_of_one_note_leave_a_whole_note() {
     );
 }
 
-/// A small deterministic generator (no extra dependency), seeded from the clock and printed so a
-/// failure can be replayed.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % below
-    }
-}
-
 /// `notes write @human/victim` with its body fed on stdin by a thread.
 fn spawn_writer(env: &TestEnv, body: String) -> (std::process::Child, std::thread::JoinHandle<()>) {
     let mut child = process(env, &["write", "@human/victim"])
@@ -161,11 +142,8 @@ fn spawn_writer(env: &TestEnv, body: String) -> (std::process::Child, std::threa
 fn writers_killed_at_random_moments_never_leave_a_torn_note() {
     const ROUNDS: usize = 100;
     let env = TestEnv::new();
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(7, |d| d.as_nanos() as u64);
-    eprintln!("kill test seed: {seed}");
-    let mut random = Lcg(seed);
+    // The kill moments: a fixed seed, another one with TEST_SEED (printed, shown on failure).
+    let mut random = common::Rng::seeded("writers_killed_at_random_moments", 0x5eed_c0ff_ee15_7a7e);
     let path = env.notes_home().join("human/victim.md");
     let content = |round: usize| {
         format!(
@@ -185,7 +163,7 @@ fn writers_killed_at_random_moments_never_leave_a_torn_note() {
     let mut finished = 0;
     for round in 0..ROUNDS {
         let (mut child, feeder) = spawn_writer(&env, content(round));
-        std::thread::sleep(Duration::from_micros(random.next(span)));
+        std::thread::sleep(Duration::from_micros(random.below(span as usize) as u64));
         match child.try_wait().expect("poll") {
             Some(_) => finished += 1,
             None => {

@@ -8,30 +8,6 @@ use std::path::{Path, PathBuf};
 use common::notes::*;
 use common::TestEnv;
 use serde_json::{json, Value};
-use sha1::{Digest, Sha1};
-
-fn expected_key(root: &Path) -> String {
-    let root = root.canonicalize().unwrap();
-    let digest = Sha1::digest(root.to_string_lossy().as_bytes());
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("{}-{hex}", root.file_name().unwrap().to_string_lossy())
-}
-
-/// The project key the binary derives for `cwd`, read back from a write receipt.
-fn key_for(env: &TestEnv, cwd: &Path) -> String {
-    let out = json(
-        env,
-        &[
-            "write",
-            "@project/probe",
-            "-c",
-            "x",
-            "--cwd",
-            cwd.to_str().unwrap(),
-        ],
-    );
-    out["project_key"].as_str().unwrap().to_string()
-}
 
 /// A main checkout with a `.git` directory and a registered linked worktree.
 fn main_checkout(env: &TestEnv) -> PathBuf {
@@ -52,8 +28,8 @@ fn linked_worktree(env: &TestEnv, name: &str, gitdir: &str) -> PathBuf {
 fn the_project_key_is_the_checkout_basename_and_a_sha1_prefix() {
     let env = TestEnv::new();
     let main = main_checkout(&env);
-    let key = key_for(&env, &main.join("src"));
-    assert_eq!(key, expected_key(&main));
+    let key = key_in(&env, &main.join("src"));
+    assert_eq!(key, path_key(&main));
     assert!(
         key.starts_with("main-repo-") && key.len() == "main-repo-".len() + 8,
         "{key}"
@@ -61,8 +37,8 @@ fn the_project_key_is_the_checkout_basename_and_a_sha1_prefix() {
     let plain = env.work().join("no git here");
     std::fs::create_dir_all(&plain).unwrap();
     assert_eq!(
-        key_for(&env, &plain),
-        expected_key(&plain),
+        key_in(&env, &plain),
+        path_key(&plain),
         "outside git the cwd is the root"
     );
 }
@@ -77,16 +53,16 @@ fn linked_worktrees_share_the_main_checkout_key() {
         &main.join(".git/worktrees/feature").to_string_lossy(),
     );
     let relative = linked_worktree(&env, "wt-rel", "../main-repo/.git/worktrees/feature");
-    let key = expected_key(&main);
-    assert_eq!(key_for(&env, &absolute), key);
-    assert_eq!(key_for(&env, &relative.join("src")), key);
+    let key = path_key(&main);
+    assert_eq!(key_in(&env, &absolute), key);
+    assert_eq!(key_in(&env, &relative.join("src")), key);
     assert_eq!(
-        key_for(&env, &absolute.join("not/created/yet")),
+        key_in(&env, &absolute.join("not/created/yet")),
         key,
         "a future subdirectory too"
     );
     // A note written from the worktree is the main checkout's project note.
-    notes(
+    let _ = notes(
         &env,
         &[
             "write",
@@ -97,7 +73,7 @@ fn linked_worktrees_share_the_main_checkout_key() {
             absolute.to_str().unwrap(),
         ],
     )
-    .assert()
+    .run()
     .success();
     let read = ok(
         &env,
@@ -114,9 +90,9 @@ fn other_git_files_make_their_own_directory_the_root() {
     let submodule = main.join("sub");
     std::fs::create_dir_all(&submodule).unwrap();
     std::fs::write(submodule.join(".git"), "gitdir: ../.git/modules/sub\n").unwrap();
-    assert_eq!(key_for(&env, &submodule), expected_key(&submodule));
+    assert_eq!(key_in(&env, &submodule), path_key(&submodule));
     let broken = linked_worktree(&env, "broken", "");
-    assert_eq!(key_for(&env, &broken), expected_key(&broken));
+    assert_eq!(key_in(&env, &broken), path_key(&broken));
 }
 
 #[test]
@@ -125,7 +101,7 @@ fn symlinked_spellings_of_one_checkout_share_a_key() {
     let main = main_checkout(&env);
     let alias = env.work().join("alias");
     std::os::unix::fs::symlink(&main, &alias).unwrap();
-    assert_eq!(key_for(&env, &alias.join("src")), key_for(&env, &main));
+    assert_eq!(key_in(&env, &alias.join("src")), key_in(&env, &main));
 }
 
 #[test]
@@ -135,7 +111,7 @@ fn session_notes_keep_the_project_they_were_created_in() {
     let second = env.work().join("second");
     std::fs::create_dir_all(&first).unwrap();
     std::fs::create_dir_all(&second).unwrap();
-    let first_key = expected_key(&first);
+    let first_key = path_key(&first);
     let in_dir = |dir: &Path, args: &[&str]| {
         let mut all = args.to_vec();
         all.extend(["--cwd", dir.to_str().unwrap()]);
@@ -151,7 +127,7 @@ fn session_notes_keep_the_project_they_were_created_in() {
     let other = read_file(&session_file(&env, "other.md"));
     assert_eq!(
         frontmatter_value(&other, "project"),
-        Some(expected_key(&second))
+        Some(path_key(&second))
     );
 }
 
@@ -220,22 +196,22 @@ fn the_default_agent_is_anonymous_and_names_are_slugified() {
         .notes_home()
         .join("agents/anonymous/private.md")
         .is_file());
-    notes(&env, &["write", "@self/private", "-c", "x"])
+    let _ = notes(&env, &["write", "@self/private", "-c", "x"])
         .env("PI_NOTES_AGENT", "Test Agent")
         .env("PI_CONTEXT_MODEL", "provider/First.Model")
-        .assert()
+        .run()
         .success();
     assert!(env
         .notes_home()
         .join("agents/test-agent/private.md")
         .is_file());
-    notes(&env, &["write", "@model/m", "-c", "x"])
+    let _ = notes(&env, &["write", "@model/m", "-c", "x"])
         .env("PI_CONTEXT_MODEL", "provider/First.Model")
-        .assert()
+        .run()
         .success();
     assert!(env.notes_home().join("models/first-model/m.md").is_file());
-    notes(&env, &["write", "@self/u", "-c", "x", "--agent", "模型"])
-        .assert()
+    let _ = notes(&env, &["write", "@self/u", "-c", "x", "--agent", "模型"])
+        .run()
         .success();
     assert!(
         env.notes_home().join("agents/root/u.md").is_file(),
@@ -340,13 +316,13 @@ fn after_a_model_switch_the_old_home_is_readable_but_not_writable() {
 #[test]
 fn the_notes_home_defaults_to_the_home_directory() {
     let env = TestEnv::new();
-    notes(&env, &["write", "@human/h", "-c", "x"])
+    let _ = notes(&env, &["write", "@human/h", "-c", "x"])
         .env("PI_NOTES_HOME", "")
-        .assert()
+        .run()
         .success();
     assert!(env.home().join(".agents/notes/human/h.md").is_file());
     let elsewhere = env.root().join("flag-home");
-    notes(
+    let _ = notes(
         &env,
         &[
             "write",
@@ -357,7 +333,7 @@ fn the_notes_home_defaults_to_the_home_directory() {
             elsewhere.to_str().unwrap(),
         ],
     )
-    .assert()
+    .run()
     .success();
     assert!(elsewhere.join("human/h.md").is_file());
 }

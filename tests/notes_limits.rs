@@ -27,23 +27,18 @@ fn tool_guarded(env: &TestEnv, params: serde_json::Value) -> serde_json::Value {
         .args(["tool", "notes_edit"])
         .write_stdin(request.to_string())
         .timeout(HANG_GUARD)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let response: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .success();
+    let response: serde_json::Value = output.json();
     assert!(text(&response).len() <= 32 * 1024);
     response
 }
 
 fn write_big(env: &TestEnv, body: &str) {
-    notes(env, &["write", "@human/big"])
+    let _ = notes(env, &["write", "@human/big"])
         .write_stdin(body)
         .timeout(HANG_GUARD)
-        .assert()
+        .run()
         .success();
 }
 
@@ -65,14 +60,9 @@ fn an_edit_changing_450000_lines_finishes_with_a_whole_diff_on_the_command_line(
         ],
     )
     .timeout(HANG_GUARD)
-    .output()
-    .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let receipt: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    .run()
+    .success();
+    let receipt: serde_json::Value = output.json();
     assert_eq!(receipt["applied"], 1);
     assert_eq!(receipt["change_kind"], "body");
     assert!(

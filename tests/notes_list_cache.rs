@@ -75,9 +75,8 @@ fn list_settling(env: &TestEnv, cached: bool, settle_ms: Option<&str>) -> Value 
     if !cached {
         cmd.env("PI_CONTEXT_NOTES_LIST_CACHE", "off");
     }
-    let output = cmd.output().unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
+    let output = cmd.run().success();
+    output.json()
 }
 
 /// The list with the record and without it, which must be the same.

@@ -203,7 +203,7 @@ fn files_name_notes_below_the_home_for_the_dreamer() {
 fn racing_moves_never_lose_or_duplicate_a_note() {
     let env = TestEnv::new();
     seed(&env, "human/ping.md", "");
-    let run = |args: &[&str]| env.process().args(args).output().unwrap();
+    let run = |args: &[&str]| env.process().args(args).run();
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
@@ -215,9 +215,9 @@ fn racing_moves_never_lose_or_duplicate_a_note() {
                         ("@human/pong", "@human/ping"),
                     ] {
                         let out = run(&["notes", "move", from, to, "--json"]);
-                        let stderr = String::from_utf8_lossy(&out.stderr);
+                        let stderr = out.stderr;
                         assert!(
-                            out.status.success()
+                            out.code == 0
                                 || stderr.contains("not found")
                                 || stderr.contains("live note"),
                             "{stderr}"
@@ -230,9 +230,9 @@ fn racing_moves_never_lose_or_duplicate_a_note() {
             for _ in 0..150 {
                 for address in ["@human/ping", "@human/pong"] {
                     let out = run(&["notes", "read", address]);
-                    let stdout = String::from_utf8_lossy(&out.stdout);
-                    let stderr = String::from_utf8_lossy(&out.stderr);
-                    if out.status.success() {
+                    let stdout = out.stdout;
+                    let stderr = out.stderr;
+                    if out.code == 0 {
                         assert!(stdout.ends_with("the body\n"), "a torn note: {stdout}");
                     } else {
                         assert!(stderr.contains("not found"), "{stderr}");

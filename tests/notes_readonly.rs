@@ -10,11 +10,11 @@ use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use common::notes::*;
-use common::TestEnv;
-use serde_json::{json, Value};
+use common::{CommandOutput, TestEnv};
+use serde_json::json;
 
 const NOTE: &str = "@human/n";
 
@@ -32,10 +32,9 @@ fn home_with_a_read_note() -> TestEnv {
 
 /// Checks a human `notes read` that could not count: the READ WINDOW with the counters line,
 /// the body, the warning, and a note file byte-identical to `before`.
-fn assert_served_uncounted(env: &TestEnv, output: &Output, before: &[u8], why: &str) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}{stderr}");
+fn assert_served_uncounted(env: &TestEnv, output: &CommandOutput, before: &[u8], why: &str) {
+    assert_eq!(output.code, 0, "{output}");
+    let (stdout, stderr) = (&output.stdout, &output.stderr);
     let line = format!("counters: not updated ({why})\n");
     assert!(stdout.contains(&line), "{stdout}");
     assert!(stdout.ends_with("\n\nhello\n"), "{stdout}");
@@ -54,7 +53,7 @@ fn a_lock_dir_that_is_a_file_or_a_link_still_serves_the_note() {
     std::fs::write(&locks, "").unwrap();
     let before = std::fs::read(note_path(&env)).unwrap();
     let why = "the lock directory .locks is unusable";
-    let output = notes(&env, &["read", NOTE]).output().unwrap();
+    let output = notes(&env, &["read", NOTE]).run();
     assert_served_uncounted(&env, &output, &before, why);
 
     // The tool says it in the text and in the details.
@@ -72,7 +71,7 @@ fn a_lock_dir_that_is_a_file_or_a_link_still_serves_the_note() {
     let outside = env.root().join("outside");
     std::fs::create_dir(&outside).unwrap();
     std::os::unix::fs::symlink(&outside, &locks).unwrap();
-    let output = notes(&env, &["read", NOTE]).output().unwrap();
+    let output = notes(&env, &["read", NOTE]).run();
     assert_served_uncounted(&env, &output, &before, why);
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
 
@@ -110,7 +109,7 @@ fn can_bind_mount_read_only(dir: &Path) -> bool {
 
 /// `pi-context notes <args>` inside a private mount namespace where the notes home is a
 /// read-only bind mount of itself.
-fn notes_on_read_only_mount(env: &TestEnv, args: &[&str]) -> Output {
+fn notes_on_read_only_mount(env: &TestEnv, args: &[&str]) -> CommandOutput {
     let script = r#"home="$1"; shift; mount --bind "$home" "$home" && mount -o remount,bind,ro "$home" && exec "$@""#;
     env.process_of(Some(Path::new("unshare")))
         .args([
@@ -127,13 +126,12 @@ fn notes_on_read_only_mount(env: &TestEnv, args: &[&str]) -> Output {
         .arg("notes")
         .args(args)
         .env("PI_CONTEXT_SESSION_ID", SESSION)
-        .output()
-        .unwrap()
+        .run()
 }
 
 /// `pi-context notes <args>` as a user who may not write the home: `nobody` when the tests run
 /// as root (root ignores permissions), else the current user with the home made read-only.
-fn notes_without_write_permission(env: &TestEnv, args: &[&str]) -> Output {
+fn notes_without_write_permission(env: &TestEnv, args: &[&str]) -> CommandOutput {
     let mut cmd = notes(env, args);
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } == 0 {
@@ -154,10 +152,10 @@ fn notes_without_write_permission(env: &TestEnv, args: &[&str]) -> Output {
             .current_dir("/")
             .arg("notes")
             .args(args);
-        return std_cmd.output().unwrap();
+        return std_cmd.run();
     }
     make_tree_read_only(&env.notes_home());
-    let output = cmd.output().unwrap();
+    let output = cmd.run();
     make_tree_writable(&env.notes_home());
     output
 }
@@ -195,8 +193,8 @@ fn a_home_without_write_permission_serves_the_note_uncounted() {
     assert_served_uncounted(&env, &output, &before, "the notes home is read-only");
     let output = notes_without_write_permission(&env, &["write", NOTE, "--content", "new"]);
     // An I/O failure, not bad input.
-    assert_eq!(output.status.code(), Some(74));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.code, 74, "{output}");
+    let stderr = &output.stderr;
     assert!(stderr.contains("Permission denied"), "{stderr}");
     assert_eq!(std::fs::read(note_path(&env)).unwrap(), before);
 }
@@ -216,11 +214,11 @@ fn a_read_only_mount_serves_the_note_uncounted() {
     let output = notes_on_read_only_mount(&env, &["read", NOTE]);
     assert_served_uncounted(&env, &output, &before, "the notes home is read-only");
     let output = notes_on_read_only_mount(&env, &["read", NOTE, "--json"]);
-    let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let read = output.json();
     assert_eq!(read["counters_updated"], false);
     let output = notes_on_read_only_mount(&env, &["write", NOTE, "--content", "new"]);
-    assert_eq!(output.status.code(), Some(74));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.code, 74, "{output}");
+    let stderr = &output.stderr;
     assert!(stderr.contains("Read-only file system"), "{stderr}");
     // A home that is missing its lock directory on a read-only mount reads the same way.
     std::fs::remove_dir_all(env.notes_home().join(".locks")).unwrap();

@@ -68,9 +68,8 @@ fn queries_are_or_ed_literal_and_unicode_case_insensitive() {
 fn no_hits_exit_one_and_hits_exit_zero() {
     let env = TestEnv::new();
     write(&env, "@human/n", "alpha\nbeta");
-    let output = notes(&env, &["search", "gamma"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "no matches\n");
+    let output = notes(&env, &["search", "gamma"]).run().expect_code(1);
+    assert_eq!(output.stdout, "no matches\n");
     let out = ok(&env, &["search", "BETA", "gamma"]);
     assert_eq!(
         out,
@@ -134,9 +133,9 @@ fn the_first_file_shrinks_to_fit_the_budget_and_the_rest_are_counted() {
         "notes_write",
         json!({"address": "@human/big", "content": body}),
     );
-    notes(&env, &["write", "@human/older", "-c", "needle"])
+    let _ = notes(&env, &["write", "@human/older", "-c", "needle"])
         .env("PI_CONTEXT_NOW", "2026-01-01T00:00:00Z")
-        .assert()
+        .run()
         .success();
     let response = tool(&env, "notes_search", json!({"query": "needle"}));
     assert!(text(&response).len() <= 32 * 1024);

@@ -174,9 +174,9 @@ fn an_explicit_origin_is_recorded_and_a_bad_one_refused() {
 #[test]
 fn content_comes_from_stdin_when_not_given() {
     let env = TestEnv::new();
-    notes(&env, &["write", "@human/piped"])
+    let _ = notes(&env, &["write", "@human/piped"])
         .write_stdin("line one\nline two\n")
-        .assert()
+        .run()
         .success();
     let text = read_file(&env.notes_home().join("human/piped.md"));
     assert!(text.ends_with("\n\nline one\nline two\n"), "{text}");
@@ -239,10 +239,10 @@ fn paths_over_512_bytes_are_refused() {
 #[test]
 fn timestamps_use_the_local_zone_with_an_explicit_offset() {
     let env = TestEnv::new();
-    notes(&env, &["write", "@human/tz", "-c", "x"])
+    let _ = notes(&env, &["write", "@human/tz", "-c", "x"])
         .env("TZ", "Asia/Kolkata")
         .env("PI_CONTEXT_NOW", "2026-03-01T09:00:00.123Z")
-        .assert()
+        .run()
         .success();
     let text = read_file(&env.notes_home().join("human/tz.md"));
     assert_eq!(
@@ -258,10 +258,9 @@ fn writing_without_a_session_id_refuses_bare_addresses() {
     let output = env
         .cmd()
         .args(["notes", "write", "bare", "-c", "x"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        .run()
+        .expect_code(2);
+    let stderr = &output.stderr;
     assert!(stderr.contains("no session id"), "{stderr}");
     let refusal = tool_in(
         &env,

@@ -6,68 +6,27 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use common::notes::*;
-use common::TestEnv;
-use sha1::{Digest, Sha1};
+use common::{git, CommandOutput, TestEnv};
 
 const ORIGIN: &str = "https://Example.com/owner/repo.git";
-
-fn sha1_prefix(text: &str) -> String {
-    let digest = Sha1::digest(text.as_bytes());
-    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
-}
-
-/// CONTRACT §1's path-based key of a checkout root.
-fn path_key(root: &Path) -> String {
-    let root = root.canonicalize().unwrap();
-    let name = root.file_name().unwrap().to_string_lossy().into_owned();
-    format!("{name}-{}", sha1_prefix(&root.to_string_lossy()))
-}
 
 /// The remote-based key of a checkout named `name` whose origin normalizes to `normalized`.
 fn remote_key(name: &str, normalized: &str) -> String {
     format!("{name}-{}", sha1_prefix(normalized))
 }
 
-/// `git` with a hermetic configuration (the test's HOME, no system config, a fixed author).
-fn git(env: &TestEnv, dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "advice.detachedHead=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", env.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .expect("run git");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 /// A bare repository with one commit, to clone from: `<work>/remote.git`.
 fn bare_remote(env: &TestEnv) -> PathBuf {
     let seed = env.work().join("seed");
     std::fs::create_dir_all(&seed).unwrap();
-    git(env, &seed, &["init", "-q"]);
+    git(&seed, &["init", "-q"]);
     std::fs::write(seed.join("README"), "hello\n").unwrap();
-    git(env, &seed, &["add", "README"]);
-    git(env, &seed, &["commit", "-q", "-m", "first"]);
+    git(&seed, &["add", "README"]);
+    git(&seed, &["commit", "-q", "-m", "first"]);
     git(
-        env,
         &env.work(),
         &["clone", "-q", "--bare", "seed", "remote.git"],
     );
@@ -78,49 +37,17 @@ fn bare_remote(env: &TestEnv) -> PathBuf {
 fn clone_at(env: &TestEnv, remote: &Path, parent: &str) -> PathBuf {
     let dir = env.work().join(parent);
     std::fs::create_dir_all(&dir).unwrap();
-    git(
-        env,
-        &dir,
-        &["clone", "-q", remote.to_str().unwrap(), "repo"],
-    );
+    git(&dir, &["clone", "-q", remote.to_str().unwrap(), "repo"]);
     dir.join("repo")
 }
 
-fn set_origin(env: &TestEnv, checkout: &Path, url: &str) {
-    git(env, checkout, &["remote", "set-url", "origin", url]);
-}
-
-/// The project key the binary uses in `cwd`, read back from a write receipt.
-fn key_in(env: &TestEnv, cwd: &Path) -> String {
-    let out = json(
-        env,
-        &[
-            "write",
-            "@project/probe",
-            "-c",
-            "x",
-            "--cwd",
-            cwd.to_str().unwrap(),
-        ],
-    );
-    out["project_key"]
-        .as_str()
-        .expect("a project key")
-        .to_string()
+fn set_origin(checkout: &Path, url: &str) {
+    git(checkout, &["remote", "set-url", "origin", url]);
 }
 
 /// `pi-context notes <args>` run in `cwd` (the process's own working directory, no `--cwd`).
-fn notes_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> std::process::Output {
-    let output = notes(env, args)
-        .current_dir(cwd)
-        .output()
-        .expect("run pi-context");
-    assert!(
-        output.status.success(),
-        "notes {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+fn notes_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> CommandOutput {
+    env.output_of(notes(env, args).current_dir(cwd)).success()
 }
 
 /// Writes `@project/<path>` under an explicit key (as the old path-based key had it).
@@ -190,8 +117,8 @@ fn at_head(home: &Path, rel: &str) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn git_fsck(env: &TestEnv, home: &Path) {
-    let out = git(env, home, &["fsck", "--full", "--strict", "--no-dangling"]);
+fn git_fsck(home: &Path) {
+    let out = git(home, &["fsck", "--full", "--strict", "--no-dangling"]);
     assert!(out.is_empty(), "git fsck: {out}");
 }
 
@@ -201,8 +128,8 @@ fn clones_at_different_paths_share_the_key_of_their_normalized_origin() {
     let remote = bare_remote(&env);
     let first = clone_at(&env, &remote, "machine-a");
     let second = clone_at(&env, &remote, "elsewhere/machine-b");
-    set_origin(&env, &first, ORIGIN);
-    set_origin(&env, &second, "git@EXAMPLE.com:owner/repo");
+    set_origin(&first, ORIGIN);
+    set_origin(&second, "git@EXAMPLE.com:owner/repo");
     let expected = remote_key("repo", "example.com/owner/repo");
     assert_eq!(key_in(&env, &first), expected);
     assert_eq!(key_in(&env, &second.join("src/not-yet")), expected);
@@ -212,15 +139,15 @@ fn clones_at_different_paths_share_the_key_of_their_normalized_origin() {
         "the paths alone would give two keys"
     );
     // A note written in one clone is the other clone's project note.
-    notes_in(&env, &first, &["write", "@project/shared", "-c", "from a"]);
+    let _ = notes_in(&env, &first, &["write", "@project/shared", "-c", "from a"]);
     let read = notes_in(&env, &second, &["read", "@project/shared"]);
-    assert!(String::from_utf8_lossy(&read.stdout).ends_with("\n\nfrom a\n"));
+    assert!(read.stdout.ends_with("\n\nfrom a\n"));
     for spelling in [
         "ssh://git@example.com:22/owner/repo",
         "https://user:secret@example.com/owner/repo.git/",
         "git://example.com/owner/repo",
     ] {
-        set_origin(&env, &second, spelling);
+        set_origin(&second, spelling);
         assert_eq!(key_in(&env, &second), expected, "{spelling}");
     }
 }
@@ -233,13 +160,13 @@ fn a_local_path_origin_is_keyed_by_its_real_path() {
     let second = clone_at(&env, &remote, "b");
     let alias = env.work().join("alias.git");
     std::os::unix::fs::symlink(&remote, &alias).unwrap();
-    set_origin(&env, &second, alias.to_str().unwrap());
+    set_origin(&second, alias.to_str().unwrap());
     let expected = remote_key("repo", &remote.canonicalize().unwrap().to_string_lossy());
     assert_eq!(key_in(&env, &first), expected);
     assert_eq!(key_in(&env, &second), expected, "through a symlink");
-    set_origin(&env, &second, "../../remote.git");
+    set_origin(&second, "../../remote.git");
     assert_eq!(key_in(&env, &second), expected, "relative to the checkout");
-    set_origin(&env, &second, &format!("file://{}", remote.display()));
+    set_origin(&second, &format!("file://{}", remote.display()));
     assert_eq!(key_in(&env, &second), expected, "a file:// URL");
 }
 
@@ -248,11 +175,11 @@ fn without_an_origin_or_a_readable_config_the_key_stays_path_based() {
     let env = TestEnv::new();
     let remote = bare_remote(&env);
     let checkout = clone_at(&env, &remote, "a");
-    git(&env, &checkout, &["remote", "rename", "origin", "upstream"]);
+    git(&checkout, &["remote", "rename", "origin", "upstream"]);
     assert_eq!(key_in(&env, &checkout), path_key(&checkout), "no origin");
     let plain = env.work().join("plain");
     std::fs::create_dir_all(&plain).unwrap();
-    git(&env, &plain, &["init", "-q"]);
+    git(&plain, &["init", "-q"]);
     assert_eq!(key_in(&env, &plain), path_key(&plain), "a fresh repository");
     let broken = env.work().join("broken");
     std::fs::create_dir_all(broken.join(".git")).unwrap();
@@ -273,8 +200,8 @@ fn a_linked_worktree_shares_its_main_checkouts_remote_key() {
     let env = TestEnv::new();
     let remote = bare_remote(&env);
     let main = clone_at(&env, &remote, "a");
-    set_origin(&env, &main, ORIGIN);
-    git(&env, &main, &["worktree", "add", "-q", "../feature-tree"]);
+    set_origin(&main, ORIGIN);
+    git(&main, &["worktree", "add", "-q", "../feature-tree"]);
     let worktree = env.work().join("a/feature-tree");
     let expected = remote_key("repo", "example.com/owner/repo");
     assert_eq!(key_in(&env, &main), expected);
@@ -293,7 +220,7 @@ fn migrating() -> Migrating {
     let env = TestEnv::new();
     let remote = bare_remote(&env);
     let checkout = clone_at(&env, &remote, "a");
-    set_origin(&env, &checkout, ORIGIN);
+    set_origin(&checkout, ORIGIN);
     let old = path_key(&checkout);
     let new = remote_key("repo", "example.com/owner/repo");
     Migrating {
@@ -319,10 +246,10 @@ fn notes_under_the_path_key_move_to_the_remote_key_once_with_one_commit() {
 
     let output = notes_in(&m.env, &m.checkout, &["read", "@project/decisions"]);
     assert!(
-        String::from_utf8_lossy(&output.stdout).ends_with("\n\nuse git\n"),
+        output.stdout.ends_with("\n\nuse git\n"),
         "the command sees the moved note"
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = &output.stderr;
     assert_eq!(
         stderr.lines().count(),
         1,
@@ -390,13 +317,9 @@ fn notes_under_the_path_key_move_to_the_remote_key_once_with_one_commit() {
 
     // Idempotent: the next command moves nothing, says nothing and commits nothing.
     let again = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
-    assert!(
-        again.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    assert!(again.stderr.is_empty(), "{again}");
     assert_eq!(migrate_commits(&home).len(), 1);
-    git_fsck(&m.env, &home);
+    git_fsck(&home);
 }
 
 #[test]
@@ -409,7 +332,7 @@ fn a_note_at_both_keys_keeps_both() {
     let at_new = std::fs::read(home.join(format!("project/{}/decisions.md", m.new))).unwrap();
 
     let output = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = &output.stderr;
     let beside = format!("decisions.from-{}.md", m.old);
     assert!(stderr.contains("moved 2 @project notes"), "{stderr}");
     assert!(
@@ -434,7 +357,7 @@ fn a_note_at_both_keys_keeps_both() {
             &format!("@project/{}", beside.trim_end_matches(".md")),
         ],
     );
-    assert!(String::from_utf8_lossy(&read.stdout).ends_with("\n\nold machine\n"));
+    assert!(read.stdout.ends_with("\n\nold machine\n"));
     assert!(!home.join("project").join(&m.old).exists());
 }
 
@@ -492,7 +415,7 @@ fn assert_all_moved(m: &Migrating, expected: &[String]) {
             "HEAD holds {rel} as on disk"
         );
     }
-    git_fsck(&m.env, &home);
+    git_fsck(&home);
 }
 
 #[test]
@@ -522,9 +445,8 @@ fn eight_processes_migrating_at_once_lose_and_duplicate_nothing() {
         .collect();
     let mut reports = 0;
     for child in children {
-        let output = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{stderr}");
+        let output = m.env.wait_for("pi-context notes", child).success();
+        let stderr = &output.stderr;
         if stderr.is_empty() {
             continue;
         }
@@ -563,11 +485,9 @@ fn a_low_open_file_limit_is_raised_for_one_commit_or_else_gives_batches() {
     // A soft limit below what 300 notes' locks need, a generous hard one: raised, one commit.
     let m = migrating();
     let expected = bulk_notes(&m.env, &m.old, NOTES);
-    let output = spawn_notes(&m.env, &m.checkout, &list, "-Sn 300")
-        .wait_with_output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let child = spawn_notes(&m.env, &m.checkout, &list, "-Sn 300");
+    let output = m.env.wait_for("pi-context notes list", child).success();
+    let stderr = &output.stderr;
     assert!(
         stderr.starts_with("note: moved 300 @project notes"),
         "{stderr}"
@@ -578,11 +498,9 @@ fn a_low_open_file_limit_is_raised_for_one_commit_or_else_gives_batches() {
     // A hard limit that fits 50 notes' locks beside the spare files: six batches, all moved.
     let m = migrating();
     let expected = bulk_notes(&m.env, &m.old, NOTES);
-    let output = spawn_notes(&m.env, &m.checkout, &list, "-n 406")
-        .wait_with_output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let child = spawn_notes(&m.env, &m.checkout, &list, "-n 406");
+    let output = m.env.wait_for("pi-context notes list", child).success();
+    let stderr = &output.stderr;
     assert!(
         stderr.starts_with("note: moved 300 @project notes"),
         "{stderr}"
@@ -603,7 +521,7 @@ fn a_symlinked_old_key_directory_is_not_followed() {
     let before = snapshot(&outside);
 
     let output = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = &output.stderr;
     assert!(
         stderr.starts_with(&format!(
             "warning: the @project notes under project/{}/ were not moved",
@@ -630,7 +548,7 @@ fn links_inside_the_old_key_directory_stay_where_they_are() {
     let before = snapshot(&outside);
 
     let output = notes_in(&m.env, &m.checkout, &["list", "-p", "@project/**"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = &output.stderr;
     assert!(
         stderr.starts_with("note: moved 1 @project note "),
         "{stderr}"
@@ -672,26 +590,14 @@ fn the_boot_and_the_tools_migrate_too_without_a_word() {
     });
     let output = m
         .env
-        .cmd()
-        .args(["boot", "--json"])
-        .write_stdin(request.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .run_stdin(["boot", "--json"], request.to_string())
+        .success();
+    assert!(output.stderr.is_empty(), "{output}");
     assert!(home
         .join(format!("project/{}/decisions.md", m.new))
         .is_file());
     assert_eq!(migrate_commits(&home).len(), 1);
-    let boot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let boot = output.json();
     let block = boot["text"].as_str().unwrap();
     assert!(
         block.contains(&format!("Project key: {}", m.new)),

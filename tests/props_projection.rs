@@ -24,25 +24,7 @@ use pi_context::wire::to_compact_json;
 use proptest::prelude::*;
 use serde_json::json;
 
-/// A small deterministic generator, so that a failing seed can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use crate::common::Rng;
 
 /// The session being written: its lines and ids, so that appends can name real parents.
 struct Writer {
@@ -418,7 +400,7 @@ fn check_appended(session: &Session, store: Option<&ProjectionStore>) {
 
 /// Runs one random case; returns how many calls there were and how many used the store.
 fn run_case(seed: u64) -> Result<(usize, usize), TestCaseError> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed | 1);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.jsonl");
     let options = OpenOptions {

@@ -329,6 +329,50 @@ fn a_prompt_that_continues_earlier_work_gets_one_hint_per_window() {
     assert_eq!(none, "");
 }
 
+/// Claude Code's plugin registers the server as `plugin_pi-context_pi-context` and says so
+/// with `--mcp-server`: the blocks name the tools as the model then sees them (found by the
+/// plugin's test in the real Claude Code, tests/agents/test_plugin.py).
+#[test]
+fn the_blocks_name_the_tools_of_the_server_the_hook_is_told() {
+    let env = TestEnv::new();
+    let project = project(&env);
+    let start = input("live-p", &project, json!({"source": "startup"})).to_string();
+    let (code, out) = hook_raw(
+        &env,
+        &[
+            "claude",
+            "session-start",
+            "--mcp-server",
+            "plugin_pi-context_pi-context",
+        ],
+        &start,
+    );
+    assert_eq!(code, 0);
+    let boot = context_of(&out, "SessionStart").expect("a boot");
+    assert!(
+        boot.contains("mcp__plugin_pi-context_pi-context__history_read {"),
+        "{boot}"
+    );
+    assert!(!boot.contains("mcp__pi-context__"), "{boot}");
+    // Codex spells the server's `-` as `_`; the hint names its read tool the same way.
+    let prompt = json!({"prompt": "the CMYK thumbnailer crash is back, what did we change?"});
+    let (_, out) = hook_raw(
+        &env,
+        &["codex", "prompt", "--mcp-server=my-memory"],
+        &input("live-q", &project, prompt).to_string(),
+    );
+    let hint = context_of(&out, "UserPromptSubmit").expect("a hint");
+    assert!(hint.contains("mcp__my_memory.history_read {"), "{hint}");
+    // A name that is no server's name is ignored.
+    let (_, out) = hook_raw(
+        &env,
+        &["claude", "session-start", "--mcp-server", "x y;z"],
+        &input("live-r", &project, json!({"source": "startup"})).to_string(),
+    );
+    let boot = context_of(&out, "SessionStart").expect("a boot");
+    assert!(boot.contains("mcp__pi-context__history_read {"), "{boot}");
+}
+
 #[test]
 fn the_live_session_is_never_hinted() {
     let env = TestEnv::new();

@@ -14,7 +14,7 @@ use common::other_agents::{
 };
 use common::recall::{ids, json_in, project_dir, run_within, session_id, spawnable};
 use common::session::{ok_json, read_text};
-use common::TestEnv;
+use common::{Run, TestEnv};
 use serde_json::{json, Value};
 
 fn list(env: &TestEnv, cwd: &Path, extra: &[&str]) -> Value {
@@ -115,10 +115,9 @@ fn the_variables_move_the_default_roots() {
         .env("CLAUDE_CONFIG_DIR", env.work().join("cc"))
         .env("CODEX_HOME", env.work().join("cx"))
         .args(["sessions", "list", "--all", "--json"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .success();
+    let listed = output.json();
     let files: Vec<&str> = listed["sessions"]
         .as_array()
         .unwrap()
@@ -237,16 +236,14 @@ fn a_claude_sessions_words_are_found_and_the_hit_opens_by_id() {
             "--harness",
             "claude",
         ])
-        .output()
-        .unwrap();
-    let human = String::from_utf8(human.stdout).unwrap();
+        .run();
+    let human = human.stdout;
     let command = human
         .lines()
         .find_map(|l| l.trim().strip_prefix("→ "))
         .unwrap_or_else(|| panic!("{human}"));
-    let shown = env.shell(command).output().unwrap();
-    assert!(shown.status.success(), "{command}: {shown:?}");
-    assert!(String::from_utf8_lossy(&shown.stdout).contains("zeta-orm"));
+    let shown = env.shell(command).run().success();
+    assert!(shown.stdout.contains("zeta-orm"));
 
     // And a Codex session's.
     let (found, _) = json_in(&env, &project, &["sessions", "search", "marzipan"]);
@@ -338,29 +335,15 @@ fn the_boot_names_the_other_agents_sessions() {
         .cmd()
         .arg("boot")
         .write_stdin(request.to_string())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let text = String::from_utf8(output.stdout).unwrap();
+        .run()
+        .success();
+    let text = output.stdout;
     let section = text
         .split("# Earlier sessions of this project")
         .nth(1)
         .unwrap_or_else(|| panic!("{text}"));
-    let lines: Vec<&str> = section.lines().filter(|l| l.starts_with("- ")).collect();
-    assert_eq!(lines.len(), 3, "subagents are left out: {section}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("c1a0de00 (Claude Code) | Kumquat migration fails on CI")),
-        "{section}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("0199c0de (Codex) | Where does the marzipan cache")),
-        "{section}"
-    );
-    assert!(lines.iter().any(|l| l.contains("0192aaaa | ")), "{section}");
+    // Each agent's session, tagged; subagents are left out.
+    insta::assert_snapshot!(section);
 }
 
 #[test]
@@ -450,5 +433,111 @@ fn an_old_layout_subagent_without_is_sidechain_is_listed_under_its_parent() {
     assert_eq!(
         oldest["session_file"].as_str().unwrap(),
         file.to_string_lossy()
+    );
+}
+
+/// Format drift (issue 41, item 5): a record type a reader does not know is kept in the tree,
+/// inert, and counted; `sessions index --json` reports per agent the files read, the files
+/// not read and why, and the unknown types by name.
+#[test]
+fn a_format_change_shows_up_as_numbers_in_the_index_report() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "drift");
+    let cwd = project.to_string_lossy().into_owned();
+    let record = |v: Value| v.to_string() + "\n";
+    let claude = env
+        .home()
+        .join(".claude/projects")
+        .join(common::other_agents::claude_encoded(&project))
+        .join("c1a0de00-1111-4aaa-8bbb-00000000df01.jsonl");
+    let id = "c1a0de00-1111-4aaa-8bbb-00000000df01";
+    let mut text = record(
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":id,
+        "cwd":cwd,"timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"first driftword"}}),
+    );
+    text += &record(json!({"type":"hologram-note","uuid":"h1","parentUuid":"u1","sessionId":id}));
+    text += &record(json!({"type":"hologram-note","uuid":"h2","parentUuid":"h1","sessionId":id}));
+    text += &record(
+        json!({"type":"assistant","uuid":"a1","parentUuid":"h2","sessionId":id,
+        "timestamp":"2026-02-01T10:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"answer driftword"}]}}),
+    );
+    common::other_agents::write(&claude, &text);
+    let rollout = env
+        .home()
+        .join(".codex/sessions/2026/02/01/rollout-2026-02-01T10-00-00-0199c0de-2222-7ccc-8ddd-0000000000df.jsonl");
+    let mut rollout_text = record(
+        json!({"timestamp":"2026-02-01T10:00:00Z","type":"session_meta",
+        "payload":{"id":"0199c0de-2222-7ccc-8ddd-0000000000df","cwd":cwd}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:01Z","type":"quantum_item","payload":{"x":1}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:02Z","type":"response_item",
+        "payload":{"type":"teleport_call","x":1}}),
+    );
+    rollout_text += &record(
+        json!({"timestamp":"2026-02-01T10:00:03Z","type":"response_item",
+        "payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"codex driftword"}]}}),
+    );
+    common::other_agents::write(&rollout, &rollout_text);
+    let pi_root = common::recall::sessions_root(&env).join("--drift--");
+    std::fs::create_dir_all(&pi_root).unwrap();
+    let fifo = std::ffi::CString::new(pi_root.join("2026_fifo.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+    let report = env.run(["sessions", "index", "--json"]).success().json();
+    let agent = |name: &str| {
+        report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report}"))
+            .clone()
+    };
+    assert_eq!(agent("claude")["files"], 1, "{report}");
+    assert_eq!(
+        agent("claude")["unknown_types"],
+        json!({"hologram-note": 2}),
+        "{report}"
+    );
+    assert_eq!(
+        agent("codex")["unknown_types"],
+        json!({"quantum_item": 1, "response_item:teleport_call": 1}),
+        "{report}"
+    );
+    assert_eq!(agent("codex")["files_with_unknown_types"], 1);
+    assert_eq!(
+        agent("pi")["unreadable"],
+        json!({"not a regular file": 1}),
+        "{report}"
+    );
+    // The unknown records stay in the tree: the reply after them is on the branch, right after
+    // the prompt (seq 1, 2), and both are found.
+    let rows = env
+        .run([
+            "history",
+            "list",
+            "--json",
+            "--session",
+            claude.to_str().unwrap(),
+        ])
+        .success()
+        .json();
+    let seqs: Vec<u64> = rows["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, [1, 2], "{rows}");
+    let human = env.run(["sessions", "index"]).success();
+    assert!(
+        human
+            .stderr
+            .contains("claude: records of types its reader does not know"),
+        "{human}"
     );
 }

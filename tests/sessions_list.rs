@@ -4,7 +4,7 @@ use crate::common;
 
 use common::recall::{ids, json_in, project_dir, session_id, write_pi_session};
 use common::session::SessionBuilder;
-use common::TestEnv;
+use common::{Run, TestEnv};
 
 fn session(n: u32, cwd: &std::path::Path) -> SessionBuilder {
     SessionBuilder::with_id(&session_id(n)).cwd(&cwd.to_string_lossy())
@@ -80,9 +80,8 @@ fn sessions_dir_flags_and_the_environment_name_the_roots() {
         .current_dir(&alpha)
         .env("PI_CODING_AGENT_SESSION_DIR", &custom)
         .args(["sessions", "list", "--json"])
-        .output()
-        .unwrap();
-    let both: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run();
+    let both: serde_json::Value = output.json();
     let mut found = ids(&both);
     found.sort();
     assert_eq!(found, vec![session_id(7), session_id(8)]);
@@ -102,26 +101,20 @@ fn history_session_takes_an_id_or_a_unique_prefix() {
     let read = |id: &str| {
         env.cmd()
             .args(["history", "read", "1", "--json", "--session", id])
-            .output()
-            .unwrap()
+            .run()
     };
-    let full = read(&session_id(2));
-    assert!(full.status.success());
-    assert!(String::from_utf8_lossy(&full.stdout).contains("second session"));
+    let full = read(&session_id(2)).success();
+    assert!(full.stdout.contains("second session"));
     let prefix = read(&session_id(1)[..14]);
-    assert!(String::from_utf8_lossy(&prefix.stdout).contains("first session"));
+    assert!(prefix.stdout.contains("first session"));
     // Both ids start with 0192aaaa: ambiguous, with the candidates listed.
-    let ambiguous = read("0192aaaa");
-    assert_eq!(ambiguous.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&ambiguous.stderr);
-    assert!(stderr.contains("matches 2 sessions"), "{stderr}");
-    assert!(stderr.contains(&session_id(1)) && stderr.contains(&session_id(2)));
-    let unknown = read("ffffffff-none");
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no session matches"));
+    let ambiguous = read("0192aaaa").expect_code(2);
+    let unknown = read("ffffffff-none").expect_code(2);
+    insta::assert_snapshot!(format!("{ambiguous}{unknown}"));
     // A short name, or one with a slash, is a (missing) file: an empty session.
-    env.cmd()
+    let _ = env
+        .cmd()
         .args(["history", "list", "--json", "--session", "nofile"])
-        .assert()
+        .run()
         .success();
 }

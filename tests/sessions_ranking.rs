@@ -6,58 +6,47 @@ use crate::common;
 
 use common::recall::{json_in, project_dir, session_id, write_pi_session};
 use common::session::SessionBuilder;
-use common::TestEnv;
+use common::{Rng, TestEnv};
 use serde_json::Value;
 
 const WORDS: [&str; 8] = [
     "amber", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo",
 ];
 
-/// A small deterministic generator (xorshift), so the corpus is the same on every run.
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-
-    fn text(&mut self) -> String {
-        let len = 1 + self.roll(12);
-        (0..len)
-            .map(|_| {
-                if self.roll(3) == 0 {
-                    WORDS[self.roll(WORDS.len() as u64) as usize]
-                } else {
-                    "filler"
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+/// Words, now and then one of [`WORDS`], so many sessions share scores.
+fn text(dice: &mut Rng) -> String {
+    let len = 1 + dice.below(12);
+    (0..len)
+        .map(|_| {
+            if dice.below(3) == 0 {
+                WORDS[dice.below(WORDS.len())]
+            } else {
+                "filler"
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Sessions in three projects, of every age (recency), role, length (BM25's length norm) and
 /// with abandoned branches, many sharing scores.
-fn session(dice: &mut Dice, n: u32, cwd: &std::path::Path) -> SessionBuilder {
-    let days_ago = dice.roll(90) as i64;
+fn session(dice: &mut Rng, n: u32, cwd: &std::path::Path) -> SessionBuilder {
+    let days_ago = dice.below(90) as i64;
     let mut s = SessionBuilder::with_id(&session_id(n))
         .cwd(&cwd.to_string_lossy())
         .time_offset(-days_ago * 86_400);
-    for turn in 0..(1 + dice.roll(6)) {
-        let asked = s.user(&dice.text());
-        s.assistant(&dice.text());
-        if dice.roll(2) == 0 {
+    for turn in 0..(1 + dice.below(6)) {
+        let asked = s.user(&text(dice));
+        s.assistant(&text(dice));
+        if dice.below(2) == 0 {
             let call = format!("c{n}-{turn}");
             s.assistant_with_calls("", &[(&call, "bash", r#"{"command":"ls"}"#)]);
-            s.tool_result(&call, "bash", &dice.text(), false);
+            s.tool_result(&call, "bash", &text(dice), false);
         }
-        if dice.roll(5) == 0 {
+        if dice.below(5) == 0 {
             // A rewind: what follows continues from the question, the answer is abandoned.
             s.branch_from(&asked);
-            s.assistant(&dice.text());
+            s.assistant(&text(dice));
         }
     }
     s
@@ -122,7 +111,8 @@ fn the_top_sessions_and_more_do_not_depend_on_the_limit() {
         project_dir(&env, "beta"),
         project_dir(&env, "gamma"),
     ];
-    let mut dice = Dice(0x9e37_79b9_7f4a_7c15);
+    // A fixed seed: the corpus is the same on every run.
+    let mut dice = Rng::new(0x9e37_79b9_7f4a_7c15);
     // Two long sessions where one word is in thousands of events: enough matches in a segment
     // for the count to skip counted sessions by their document ranges.
     let mut sessions: Vec<(SessionBuilder, usize)> = Vec::new();
@@ -131,7 +121,7 @@ fn the_top_sessions_and_more_do_not_depend_on_the_limit() {
             .cwd(&projects[n as usize].to_string_lossy())
             .time_offset(-(n as i64) * 40 * 86_400);
         for turn in 0..2500 {
-            let asked = long.user(&format!("amber turn {turn} {}", dice.text()));
+            let asked = long.user(&format!("amber turn {turn} {}", text(&mut dice)));
             if turn % 7 == 0 {
                 long.assistant("an answer left behind");
                 long.branch_from(&asked);
@@ -151,8 +141,8 @@ fn the_top_sessions_and_more_do_not_depend_on_the_limit() {
         }
         for (i, (s, at)) in sessions.iter_mut().enumerate() {
             if (i + round as usize).is_multiple_of(4) {
-                s.user(&dice.text());
-                s.assistant(&dice.text());
+                s.user(&text(&mut dice));
+                s.assistant(&text(&mut dice));
             }
             write_pi_session(&env, &projects[*at], s);
         }

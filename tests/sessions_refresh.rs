@@ -10,7 +10,7 @@ use common::recall::{
     write_pi_session,
 };
 use common::session::SessionBuilder;
-use common::TestEnv;
+use common::{CommandOutput, Run, TestEnv};
 use serde_json::Value;
 
 fn session(n: u32, cwd: &std::path::Path) -> SessionBuilder {
@@ -21,14 +21,9 @@ fn index(env: &TestEnv) -> Value {
     let output = env
         .cmd()
         .args(["sessions", "index", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+        .run()
+        .success();
+    output.json()
 }
 
 #[test]
@@ -179,9 +174,8 @@ fn rebuild_starts_from_nothing_and_finds_the_same() {
     let output = env
         .cmd()
         .args(["sessions", "index", "--rebuild", "--json"])
-        .output()
-        .unwrap();
-    let rebuilt: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run();
+    let rebuilt = output.json();
     assert_eq!(first["sessions"], rebuilt["sessions"]);
     assert_eq!(first["events"], rebuilt["events"]);
     assert_eq!(rebuilt["unreadable"], 0);
@@ -198,8 +192,7 @@ fn search_settling(env: &TestEnv, settle_ms: u64, query: &str) -> (Value, i32) {
         .args([
             "sessions", "search", "--all", "--json", "--hits", "10", query,
         ])
-        .output()
-        .unwrap();
+        .run();
     search_answer(&output)
 }
 
@@ -369,20 +362,14 @@ fn search_cached(env: &TestEnv, cache: &std::path::Path, args: &[&str]) -> Value
         .env("PI_CONTEXT_CACHE_MIN_BYTES", "0")
         .args(["sessions", "search", "--all", "--json", "--hits", "50"])
         .args(args)
-        .output()
-        .unwrap();
+        .run();
     search_answer(&output).0
 }
 
 /// A search's JSON answer and exit code: 0 (hits) or 1 (none); anything else fails the test.
-fn search_answer(output: &std::process::Output) -> (Value, i32) {
-    let code = output.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "search failed with {code}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (serde_json::from_slice(&output.stdout).unwrap(), code)
+fn search_answer(output: &CommandOutput) -> (Value, i32) {
+    assert!(output.code == 0 || output.code == 1, "{output}");
+    (output.json(), output.code)
 }
 
 /// What a search answers, but its scores, hits by seq: BM25 counts the documents a refresh

@@ -117,9 +117,10 @@ fn claude_settings_keep_the_users_keys_and_hooks_and_a_second_run_changes_no_byt
     // Removed: exactly what was added.
     ok(&env, &["claude", "--remove"]);
     assert_eq!(json_of(&settings), before);
-    assert!(json_of(&env.home().join(".claude.json"))
-        .get("mcpServers")
-        .is_none());
+    assert!(
+        !env.home().join(".claude.json").exists(),
+        "the setup created it: it goes"
+    );
     assert!(ok(&env, &["claude", "--remove"]).contains("nothing of pi-context's to remove"));
 }
 
@@ -224,6 +225,41 @@ fn codex_config_keeps_comments_trusts_exactly_its_hooks_and_is_removed_to_the_by
         json_of(&hooks),
         serde_json::from_str::<Value>(user_hooks).unwrap()
     );
+}
+
+/// The agents start without these files (found by running them: tests/agents/test_hooks.py):
+/// a removal leaves none of the files the setup created, not even an empty one or a `.bak`.
+#[test]
+fn a_removal_deletes_the_files_the_setup_created() {
+    let env = TestEnv::new();
+    let created = [
+        env.home().join(".claude/settings.json"),
+        env.home().join(".claude.json"),
+        env.home().join(".codex/hooks.json"),
+        env.home().join(".codex/config.toml"),
+    ];
+    ok(&env, &["claude"]);
+    ok(&env, &["codex"]);
+    for file in &created {
+        assert!(file.exists(), "{} created", file.display());
+    }
+    ok(&env, &["claude", "--remove"]);
+    ok(&env, &["codex", "--remove"]);
+    for file in &created {
+        assert!(!file.exists(), "{}: {}", file.display(), read(file));
+        assert!(
+            !pi_context::setup::backup_path(file).exists(),
+            "{}",
+            file.display()
+        );
+    }
+    // A file the user made, even one as empty as ours, stays.
+    let empty = put(
+        &env.home().join(".claude/settings.json"),
+        "{\"hooks\": {}}\n",
+    );
+    assert!(ok(&env, &["claude", "--remove"]).contains("nothing of pi-context's to remove"));
+    assert_eq!(read(&empty), "{\"hooks\": {}}\n");
 }
 
 #[test]

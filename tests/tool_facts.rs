@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::session::{ok_json, request, SessionBuilder};
-use common::{tool_names, TestEnv};
+use common::{tool_names, Run, TestEnv};
 use serde_json::{json, Value};
 
 fn facts(env: &TestEnv) -> Value {
@@ -43,8 +43,7 @@ fn schemas_name_the_binarys_version_the_one_cargo_and_the_npm_package_carry() {
     let env = TestEnv::new();
     let version = env.tool_schemas()["version"].clone();
     assert_eq!(version, json!(env!("CARGO_PKG_VERSION")));
-    let printed = env.cmd().arg("--version").output().expect("run --version");
-    let printed = String::from_utf8(printed.stdout).expect("utf-8");
+    let printed = env.run(["--version"]).success().stdout;
     assert_eq!(
         printed.trim(),
         format!("pi-context {}", version.as_str().unwrap())
@@ -137,10 +136,9 @@ fn the_checkpoint_facts_are_the_tool_and_the_entry_type_the_binary_writes_and_re
         .cmd()
         .args(["checkpoint", "show", "--json", "--session"])
         .arg(&path)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+        .run()
+        .success();
+    let shown = output.json();
     assert_eq!(shown["checkpoint"]["data"]["current"], "c");
 }
 
@@ -161,10 +159,9 @@ fn the_boot_header_facts_are_the_lines_boot_renders() {
         .cmd()
         .arg("boot")
         .write_stdin(boot_request.to_string())
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let boot = String::from_utf8(output.stdout).unwrap();
+        .run()
+        .success();
+    let boot = output.stdout;
     let lines: Vec<&str> = boot.lines().collect();
     assert_eq!(lines[0], text(&facts, "boot_header_open"));
     let first = format!(

@@ -6,6 +6,11 @@
 // and outside `.git/`, `.dream.lock*`, `dreams/` and `pi/session/`. Hard-linked files are refused.
 // The run's home and writable prefixes come from PI_CONTEXT_DREAM_HOME and
 // PI_CONTEXT_DREAM_WRITABLE (a JSON array such as ["human/", "project/", "agents/me/"]).
+//
+// Type-checked by scripts/test-extension (extension/tsconfig.jail.json); its type imports are
+// erased when Pi loads it, so it needs nothing installed beside it.
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { TSchema } from "typebox";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -63,7 +68,6 @@ function isInside(rel: string, home: string): boolean {
   return relParts.length > homeParts.length && homeParts.every((part, i) => part === "*" || part === relParts[i]);
 }
 
-/** Why writing `requested` is refused, or null when it is allowed. */
 /**
  * The path as Pi's write and edit tools read it (`resolveToCwd`): unicode spaces become spaces,
  * one leading `@` goes, `~` is the user's home, `file://` URLs are paths.
@@ -77,6 +81,7 @@ function asPiReadsIt(requested: string): string {
   return p;
 }
 
+/** Why writing `requested` is refused, or null when it is allowed. */
 export function refusal(requested: string, home = realHome(), writable = writablePrefixes()): string | null {
   // As for notes addresses: no NUL, no other control character, no backslash.
   if (/[\u0000-\u001f\u007f\\]/.test(requested)) {
@@ -110,7 +115,7 @@ function homeRelative(requested: string, home: string): string {
 }
 
 function failed(text: string) {
-  return { content: [{ type: "text", text }], details: {}, isError: true };
+  return { content: [{ type: "text" as const, text }], details: {}, isError: true };
 }
 
 /**
@@ -119,7 +124,7 @@ function failed(text: string) {
  * source and the target must pass the same checks as a write: moving a note away changes its
  * home as much as writing it.
  */
-function registerMove(pi: any) {
+function registerMove(pi: ExtensionAPI) {
   pi.registerTool({
     name: "notes_move",
     label: "Move a note",
@@ -135,8 +140,9 @@ function registerMove(pi: any) {
       },
       required: ["from", "to"],
       additionalProperties: false,
-    },
-    async execute(_toolCallId: string, params: any) {
+    } as unknown as TSchema,
+    async execute(_toolCallId, input) {
+      const params = input as { from?: unknown; to?: unknown } | undefined;
       const home = realHome();
       const files: string[] = [];
       for (const requested of [params?.from, params?.to]) {
@@ -162,11 +168,11 @@ function registerMove(pi: any) {
   });
 }
 
-export default function (pi: any) {
+export default function (pi: ExtensionAPI) {
   registerMove(pi);
-  pi.on("tool_call", async (event: any) => {
+  pi.on("tool_call", async (event) => {
     if (!GUARDED_TOOLS.has(event.toolName)) return undefined;
-    const requested = event.input?.path;
+    const requested = (event.input as { path?: unknown } | undefined)?.path;
     if (typeof requested !== "string" || requested.length === 0) {
       return { block: true, reason: "write jail: the call names no path" };
     }

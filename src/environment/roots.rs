@@ -97,12 +97,23 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
             .or_else(|| home_dir(".codex"))
             .into_iter()
             .collect(),
+        Harness::Gemini => gemini_dir(&input.vars, input.home.as_deref())
+            .into_iter()
+            .collect(),
     }
 }
 
+/// Gemini CLI's directory: `.gemini` in `$GEMINI_CLI_HOME`, else in the home.
+fn gemini_dir(vars: &Vars, home: Option<&Path>) -> Option<PathBuf> {
+    vars.path(vars::GEMINI_CLI_HOME)
+        .or_else(|| home.map(Path::to_path_buf))
+        .map(|home| home.join(".gemini"))
+}
+
 /// An agent's configuration directory, and whether its variable set it: Claude Code's
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`. `None` for Pi
-/// (its extension is installed with `pi install`) and without a home.
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`; Gemini CLI's
+/// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`. `None` for Pi (its extension is installed with
+/// `pi install`) and without a home.
 pub fn agent_config_dir(
     harness: Harness,
     vars: &Vars,
@@ -112,6 +123,10 @@ pub fn agent_config_dir(
         Harness::Pi => return None,
         Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
         Harness::Codex => (vars::CODEX_HOME, ".codex"),
+        Harness::Gemini => {
+            let from_env = vars.path(vars::GEMINI_CLI_HOME).is_some();
+            return gemini_dir(vars, home).map(|dir| (dir, from_env));
+        }
     };
     match vars.path(var) {
         Some(dir) => Some((dir, true)),
@@ -127,6 +142,7 @@ pub fn default_roots_help(harness: Harness) -> &'static str {
         }
         Harness::Claude => "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects",
         Harness::Codex => "$CODEX_HOME, else ~/.codex",
+        Harness::Gemini => "$GEMINI_CLI_HOME/.gemini, else ~/.gemini",
     }
 }
 

@@ -105,6 +105,11 @@ pub const CODEX_HOME: EnvVar = var(
     "Codex's home: its sessions are in sessions/ and archived_sessions/ below it (`--codex-dir` wins).",
     "$HOME/.codex",
 );
+pub const GEMINI_CLI_HOME: EnvVar = var(
+    "GEMINI_CLI_HOME",
+    "The home Gemini CLI keeps its `.gemini` directory in: its chats are in .gemini/tmp/<project>/chats/ (`--gemini-dir` wins).",
+    "$HOME",
+);
 pub const PI_CONTEXT_NOTES_HISTORY: EnvVar = var(
     "PI_CONTEXT_NOTES_HISTORY",
     "`off` (`0`, `false`, `no`) stops committing every notes change; `on` commits even when the notesHistory setting is false.",
@@ -169,6 +174,7 @@ pub const ALL: &[EnvVar] = &[
     PI_CODING_AGENT_SESSION_DIR,
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,
+    GEMINI_CLI_HOME,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
     PI_CONTEXT_REDACT,

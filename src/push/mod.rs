@@ -27,7 +27,7 @@ use serde::Deserialize;
 
 use crate::environment::{Environment, EnvironmentError, Inputs, Vars};
 use crate::recall::{HintParams, RecallError};
-use crate::session::{AgentFacts, Harness};
+use crate::session::{AgentFacts, Harness, MCP_SERVER};
 
 /// A hook event pi-context answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ impl Event {
     pub fn parse(name: &str) -> Option<Event> {
         Some(match name {
             "session-start" | "SessionStart" => Event::SessionStart,
-            "prompt" | "user-prompt-submit" | "UserPromptSubmit" => Event::Prompt,
+            "prompt" | "user-prompt-submit" | "UserPromptSubmit" | "BeforeAgent" => Event::Prompt,
             "pre-compact" | "PreCompact" => Event::PreCompact,
             _ => return None,
         })
@@ -63,6 +63,14 @@ impl Event {
             Event::SessionStart => "SessionStart",
             Event::Prompt => "UserPromptSubmit",
             Event::PreCompact => "PreCompact",
+        }
+    }
+
+    /// `agent`'s own name of the event: the prompt's event is Gemini CLI's `BeforeAgent`.
+    pub fn hook_name_for(self, agent: &AgentFacts) -> &'static str {
+        match self {
+            Event::Prompt => agent.prompt_event,
+            event => event.hook_name(),
         }
     }
 
@@ -165,14 +173,51 @@ pub enum PushError {
     },
 }
 
-/// Answers one hook run of `agent` for `event`.
+/// How the agent's model names pi-context's MCP tools: the agent's way of naming them, and
+/// the name the server is registered under (`pi-context` by `pi-context setup`; Claude Code's
+/// plugin passes its own, `plugin_pi-context_pi-context`, with `--mcp-server`).
+#[derive(Debug, Clone)]
+pub struct Tools {
+    facts: AgentFacts,
+    server: String,
+}
+
+impl Tools {
+    /// The tools of the server registered as `server` (`None`: [`MCP_SERVER`]).
+    pub fn new(facts: AgentFacts, server: Option<&str>) -> Tools {
+        Tools {
+            facts,
+            server: server.unwrap_or(MCP_SERVER).to_string(),
+        }
+    }
+
+    /// The name the model calls `tool` by.
+    pub fn name(&self, tool: &str) -> String {
+        self.facts.tool_of(&self.server, tool)
+    }
+}
+
+/// Whether `name` can be an MCP server's name in a hook's arguments: letters, digits, `-` and
+/// `_`, at most 64 (anything else is ignored: the hook keeps [`MCP_SERVER`]).
+pub fn is_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Answers one hook run of `agent` for `event`; `server`: the name the agent registered
+/// pi-context's MCP server under, when it is not [`MCP_SERVER`].
 pub fn answer(
     agent: Harness,
     event: Event,
     input: &HookInput,
     vars: &Vars,
+    server: Option<&str>,
 ) -> Result<Push, PushError> {
     let facts = agent.agent_facts().ok_or(PushError::NotAnAgent(agent))?;
+    let tools = Tools::new(facts, server);
     let session_id = input
         .session_id
         .clone()
@@ -182,10 +227,10 @@ pub fn answer(
     let cache = env.cache_dir().ok_or(EnvironmentError::NoCacheDir)?;
     let mut state = state::SessionState::load(&cache, agent, &session_id);
     let push = match event {
-        Event::SessionStart => session_start(&env, facts, input, &session_id, &mut state)?,
-        Event::Prompt => prompt(&env, facts, input, &session_id, &mut state)?,
+        Event::SessionStart => session_start(&env, &tools, input, &session_id, &mut state)?,
+        Event::Prompt => prompt(&env, &tools, input, &session_id, &mut state)?,
         Event::PreCompact if facts.precompact_reaches_summary => {
-            Push::pushed(blocks::compaction_request(facts, &session_id), "request")
+            Push::pushed(blocks::compaction_request(&tools, &session_id), "request")
         }
         Event::PreCompact => Push::nothing("nothing reaches this agent's summary"),
     };
@@ -221,7 +266,7 @@ fn environment(
 
 fn session_start(
     env: &Environment,
-    facts: AgentFacts,
+    tools: &Tools,
     input: &HookInput,
     session_id: &str,
     state: &mut state::SessionState,
@@ -234,19 +279,19 @@ fn session_start(
                 .as_deref()
                 .and_then(|path| blocks::last_compaction_seq(env, path));
             Ok(Push::pushed(
-                blocks::compacted(facts, session_id, out_of_context),
+                blocks::compacted(tools, session_id, out_of_context),
                 "way back",
             ))
         }
         Source::Resume if state.booted => Ok(Push::pushed(
-            blocks::resumed(facts, session_id),
+            blocks::resumed(tools, session_id),
             "resume line",
         )),
         source => {
             if source == Source::Clear {
                 state.new_window();
             }
-            let text = blocks::boot(env, facts, session_id);
+            let text = blocks::boot(env, tools, session_id);
             state.booted = true;
             Ok(Push::pushed(text, "boot"))
         }
@@ -255,7 +300,7 @@ fn session_start(
 
 fn prompt(
     env: &Environment,
-    facts: AgentFacts,
+    tools: &Tools,
     input: &HookInput,
     session_id: &str,
     state: &mut state::SessionState,
@@ -270,7 +315,7 @@ fn prompt(
         session_id: Some(session_id.to_string()),
         session_file: input.transcript_path.clone(),
         hinted: state.hinted.clone(),
-        read_tool: facts.tool("history_read"),
+        read_tool: tools.name("history_read"),
     })?;
     match outcome.hint {
         Some(hint) => {

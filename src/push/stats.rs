@@ -173,15 +173,19 @@ fn hinted_session(text: &str) -> Option<String> {
 
 /// The pi-context tool a tool event calls, by its registry name: the event's document starts
 /// with the tool's name as the agent called it (`mcp__pi-context__notes_write`,
-/// `mcp__pi_context.notes_write`, Pi's `notes_write`).
+/// `mcp__pi_context.notes_write`, a plugin's `mcp__plugin_pi-context_pi-context__notes_write`,
+/// Pi's `notes_write`): a server whose name holds `pi-context` (or `pi_context`).
 fn pi_context_tool(document: &str, harness: Harness) -> Option<&str> {
     let name = document.split([' ', '\n']).next()?;
-    let bare = match harness.agent_facts() {
-        Some(facts) => {
-            let (before, after) = facts.mcp_tool.split_once("{}")?;
-            name.strip_prefix(before)?.strip_suffix(after)?
+    let bare = if harness.agent_facts().is_some() {
+        let (server, tool) = name.rsplit_once('.').or_else(|| name.rsplit_once("__"))?;
+        let ours = server.contains("pi-context") || server.contains("pi_context");
+        if !ours {
+            return None;
         }
-        None => name,
+        tool
+    } else {
+        name
     };
     TOOL_PREFIXES
         .iter()

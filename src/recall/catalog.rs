@@ -21,7 +21,7 @@ use crate::session::Harness;
 /// first prompts, words over 80 bytes indexed cut to their first 80 bytes instead of left out, a
 /// Codex compaction's reply no longer an assistant event, Codex event copies before their roled
 /// twins read once, Claude Code's harness words context events, a compaction's missing logical
-/// parent).
+/// parent; the record types a reader did not know, by file).
 pub const FORMAT: u32 = 7;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
@@ -75,6 +75,8 @@ pub struct FileRecord {
     pub version: Option<u64>,
     pub events: u64,
     pub info: SessionInfo,
+    /// Records of types the file's reader does not know, by type (a format that changed).
+    pub unknown_types: std::collections::BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

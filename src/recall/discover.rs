@@ -72,6 +72,8 @@ fn nanos_since_epoch(time: SystemTime) -> Option<i64> {
 pub struct Discovery {
     pub files: Vec<Found>,
     pub unreadable: usize,
+    /// Why each unreadable name was: its harness and the reason.
+    pub problems: Vec<(Harness, String)>,
 }
 
 /// The session files under `roots`, each root read in its harness's [`Layout`]
@@ -87,6 +89,7 @@ pub fn discover(roots: &[Root]) -> Discovery {
     let mut seen: rustc_hash::FxHashSet<(u64, u64)> = rustc_hash::FxHashSet::default();
     for listing in list_all(&dirs) {
         discovery.unreadable += listing.unreadable;
+        discovery.problems.extend(listing.problems);
         for found in listing.files {
             if seen.insert((found.stat.dev, found.stat.ino)) {
                 discovery.files.push(found);
@@ -132,6 +135,7 @@ fn matches_glob(name: &str, glob: &str) -> bool {
 struct Listing {
     files: Vec<Found>,
     unreadable: usize,
+    problems: Vec<(Harness, String)>,
 }
 
 /// The listings of `dirs`, in their order. A `stat` of each file is most of what finding the
@@ -185,7 +189,16 @@ fn list(dir: &Path, wanted: &str, harness: Harness) -> Listing {
                 harness,
             }),
             // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
-            _ => listing.unreadable += 1,
+            Ok(_) => {
+                listing.unreadable += 1;
+                listing
+                    .problems
+                    .push((harness, "not a regular file".to_string()));
+            }
+            Err(e) => {
+                listing.unreadable += 1;
+                listing.problems.push((harness, reason(&e)));
+            }
         }
     }
     listing
@@ -224,6 +237,16 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 fn is_jsonl(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Why a file could not be read, in a few words (`permission denied`, `a dangling link`).
+pub fn reason(error: &io::Error) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => "a dangling link or a file gone meanwhile".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        io::ErrorKind::InvalidInput => "not a regular file".to_string(),
+        _ => error.to_string(),
+    }
 }
 
 /// Opens a session file for reading without blocking on a FIFO; refuses anything that is not

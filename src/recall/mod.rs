@@ -42,8 +42,8 @@ pub use refresh::{Progress, FIRST_USER_PREVIEW_CHARS};
 pub use resolve::{resolve_session, SessionRef, UniquePrefixes};
 pub use search::{recency, role_boost, PROJECT_BOOST};
 pub use types::{
-    Hit, IndexResult, ListParams, ListResult, ListedSession, Scope, SearchParams, SearchResult,
-    SessionHits,
+    AgentReport, Hit, IndexResult, ListParams, ListResult, ListedSession, Scope, SearchParams,
+    SearchResult, SessionHits,
 };
 
 use crate::redact::Masking;
@@ -133,14 +133,57 @@ impl Recall {
         let files: Vec<&FileRecord> = catalog
             .map(|c| c.files.iter().filter(|r| self.covers(r)).collect())
             .unwrap_or_default();
+        let agents = self.agent_reports(&files);
         Ok(IndexResult {
             sessions: files.len(),
             events: files.iter().map(|r| r.events).sum(),
             bytes: files.iter().map(|r| r.stat.size).sum(),
             seconds: started.elapsed().as_secs_f64(),
             unreadable: view.unreadable,
+            agents,
             refreshed,
         })
+    }
+
+    /// Per agent of the roots: its indexed files and the record types their readers did not
+    /// know, and the files of its layout that could not be read, with why (a second look at
+    /// the roots: `sessions index` is asked for, so it may pay for it).
+    fn agent_reports(&self, files: &[&FileRecord]) -> Vec<AgentReport> {
+        let mut reports: Vec<AgentReport> = Vec::new();
+        for root in &self.roots {
+            report_of(&mut reports, root.harness);
+        }
+        let mut indexed: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        for record in files {
+            indexed.insert(record.path.as_str());
+            let r = report_of(&mut reports, record.info.harness);
+            r.files += 1;
+            if !record.unknown_types.is_empty() {
+                r.files_with_unknown_types += 1;
+            }
+            for (record_type, n) in &record.unknown_types {
+                *r.unknown_types.entry(record_type.clone()).or_default() += u64::from(*n);
+            }
+        }
+        let discovery = discover::discover(&self.roots);
+        for (harness, reason) in discovery.problems {
+            *report_of(&mut reports, harness)
+                .unreadable
+                .entry(reason)
+                .or_default() += 1;
+        }
+        for found in &discovery.files {
+            if indexed.contains(found.path.to_string_lossy().as_ref()) {
+                continue;
+            }
+            if let Err(e) = discover::open_regular(&found.path) {
+                *report_of(&mut reports, found.harness)
+                    .unreadable
+                    .entry(discover::reason(&e))
+                    .or_default() += 1;
+            }
+        }
+        reports
     }
 
     /// `sessions list`: sessions in scope, most recently updated first.
@@ -380,6 +423,20 @@ impl Recall {
             all_branches: params.all_branches,
             since_ms: params.since_ms,
             now_ms: self.now_ms,
+        }
+    }
+}
+
+/// The report of `harness` in `reports`, added when missing.
+fn report_of(reports: &mut Vec<AgentReport>, harness: Harness) -> &mut AgentReport {
+    match reports.iter().position(|r| r.agent == harness) {
+        Some(i) => &mut reports[i],
+        None => {
+            reports.push(AgentReport {
+                agent: harness,
+                ..AgentReport::default()
+            });
+            reports.last_mut().expect("just pushed")
         }
     }
 }

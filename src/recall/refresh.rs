@@ -443,6 +443,7 @@ impl FilePart<'_> {
                 version,
                 events: changes.total,
                 info,
+                unknown_types: session.unknown_types.clone(),
             },
         }
     }
@@ -851,6 +852,7 @@ mod tests {
                 bytes: bytes.len() as u64,
                 first_user_preview: None,
             },
+            unknown_types: Default::default(),
         }
     }
 

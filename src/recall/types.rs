@@ -1,6 +1,8 @@
 //! What the recall facade answers with (`sessions list|search|index`, the tools), and the index
 //! view a refresh hands to a search.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::store::{Snapshot, Store};
@@ -140,9 +142,26 @@ pub struct IndexResult {
     pub bytes: u64,
     pub seconds: f64,
     pub unreadable: usize,
+    /// Per agent: files read, files that could not be read and why, record types its reader
+    /// did not know (docs/recall.md, "Format drift").
+    pub agents: Vec<AgentReport>,
     /// Sessions (re)indexed by this run.
     #[serde(skip)]
     pub refreshed: usize,
+}
+
+/// One agent's part of an index: what a format change would show up in.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AgentReport {
+    pub agent: Harness,
+    /// Session files indexed.
+    pub files: usize,
+    /// Files found in the agent's layout that could not be read, by reason.
+    pub unreadable: BTreeMap<String, usize>,
+    /// Records of types the reader did not know, by type, summed over its files.
+    pub unknown_types: BTreeMap<String, u64>,
+    /// Files holding such records.
+    pub files_with_unknown_types: usize,
 }
 
 /// The index after a refresh: a consistent snapshot (none when no index could be opened).

@@ -53,6 +53,8 @@ struct IndexMeta {
     header: Option<Header>,
     reader: Reader,
     skipped: usize,
+    /// Records of types the reader does not know, by type.
+    unknown: std::collections::BTreeMap<String, u32>,
     lines: usize,
     /// The atom table's length in bytes: it follows the columns, raw (see `Atoms`).
     atoms: u64,
@@ -166,6 +168,7 @@ fn load(
         reader: meta.reader,
         entries: Entries::with_stored(Some(stored)),
         skipped: meta.skipped,
+        unknown: meta.unknown,
         lines: meta.lines,
         ..Parser::default()
     };
@@ -236,6 +239,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         header: parser.header.clone(),
         reader: parser.reader.clone(),
         skipped: parser.skipped,
+        unknown: parser.unknown.clone(),
         lines: parser.lines,
         atoms: atoms.len() as u64,
         entries: entries.len() as u64,

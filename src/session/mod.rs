@@ -1,4 +1,4 @@
-//! Reading a session file of Pi, Claude Code or Codex (JSONL) as a tree of entries.
+//! Reading a session file of Pi, Claude Code, Codex or Gemini CLI (JSONL) as a tree of entries.
 //!
 //! The reader is tolerant by design. Pi appends while we read (and sometimes rewrites the file in
 //! place), third-party tools write their own entry types, and old files predate ids. So: a line
@@ -33,7 +33,7 @@ pub use file::{detect_file, id_in_head, read_consistently, SessionFile};
 pub use harness::pi::parse_line_for_fuzzing;
 pub use harness::{
     detect, detect_line, AgentConfig, AgentFacts, Harness, Layout, Root, UnknownHarness,
-    DETECT_BYTES,
+    DETECT_BYTES, MCP_SERVER,
 };
 
 // The custom types pi-context writes into Pi sessions (docs/lifecycle.md). The extension reads
@@ -282,6 +282,8 @@ pub struct Session {
     pub entries: Entries,
     /// Lines that were not UTF-8, not JSON, or not JSON objects.
     pub skipped_lines: usize,
+    /// Records of types the file's reader does not know, by type (kept in the tree, inert).
+    pub unknown_types: std::collections::BTreeMap<String, u32>,
     /// The text of every [`Atom`], back to back.
     atoms: entries::Atoms,
     /// The agent that wrote the file, recognized from its first records.

@@ -21,6 +21,8 @@ pub(super) struct Parser {
     pub(super) line: Vec<u8>,
     /// The format's line reader and what it remembers between lines.
     pub(super) reader: Reader,
+    /// Records of types the reader does not know, by type.
+    pub unknown: std::collections::BTreeMap<String, u32>,
 }
 
 impl Parser {
@@ -93,6 +95,16 @@ impl Parser {
                 }
             }
             Read::Malformed | Read::Document(_) => self.skipped += 1,
+            Read::Unknown {
+                record_type,
+                entries,
+            } => {
+                *self.unknown.entry(record_type).or_default() += 1;
+                for p in entries {
+                    let entry = self.settle(p, span, irregular);
+                    self.entries.push(entry);
+                }
+            }
         }
     }
 
@@ -148,6 +160,7 @@ impl Parser {
             header: self.header,
             entries: self.entries,
             skipped_lines: self.skipped,
+            unknown_types: self.unknown,
             atoms: self.atoms,
             harness: self.reader.harness(),
         }

@@ -58,6 +58,13 @@ pub(super) enum Read {
     ///
     /// [`Reader::read_document`]: super::harness::Reader
     Document(usize),
+    /// A record of a type the reader does not know (a format that changed): its entries keep
+    /// its place in the tree, inert, and its type is counted by name, so a format change shows
+    /// up as a number (`sessions index --json`) instead of silently missing history.
+    Unknown {
+        record_type: String,
+        entries: Vec<PendingEntry>,
+    },
 }
 
 /// Decodes a JSON string value into the atom table.

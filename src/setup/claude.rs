@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::json::{object_at, parse_object, render};
+use super::json::{object_at, parse_object, render, render_removal};
 use super::{
     hooks, read_text, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME,
 };
@@ -91,7 +91,11 @@ fn settings_change(target: &Target, remove: bool) -> Result<FileChange, SetupErr
     if table.is_empty() && !original.contains_key("hooks") {
         settings.remove("hooks");
     }
-    let after = render(before.as_deref(), &original, settings);
+    let after = if remove {
+        render_removal(before.as_deref(), &original, settings)
+    } else {
+        render(before.as_deref(), &original, settings)
+    };
     Ok(FileChange {
         path,
         before,
@@ -165,7 +169,11 @@ fn mcp_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<(), Setu
     } else {
         servers.insert(MCP_NAME.to_string(), wanted);
     }
-    let after = render(before.as_deref(), &original, state);
+    let after = if remove {
+        render_removal(before.as_deref(), &original, state)
+    } else {
+        render(before.as_deref(), &original, state)
+    };
     plan.files.push(FileChange {
         path,
         before,

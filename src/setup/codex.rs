@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use toml_edit::{Array, DocumentMut, Item, Table};
 
-use super::json::{object_at, parse_object, render};
+use super::json::{object_at, parse_object, render, render_removal};
 use super::{
     hooks, read_text, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME,
 };
@@ -104,17 +104,15 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
     if table.is_empty() && !original.contains_key("hooks") {
         file.remove("hooks");
     }
-    let after = render(before.as_deref(), &original, file);
-    let removes_file =
-        remove && after.as_deref().is_some_and(|t| t.trim() == "{}") && before.is_some();
+    let after = if remove {
+        render_removal(before.as_deref(), &original, file)
+    } else {
+        render(before.as_deref(), &original, file)
+    };
     plan.files.push(FileChange {
         path: hooks_path.clone(),
         before: before.clone(),
-        after: if removes_file && original.keys().all(|k| k == "hooks") {
-            None
-        } else {
-            after
-        },
+        after,
     });
     plan.files.push(config_change(
         target,
@@ -159,9 +157,11 @@ fn config_change(
     mcp_server(&mut doc, target, remove, &path, notes);
     trust(&mut doc, hooks_json, trusted, untrust);
     let text = doc.to_string();
-    let after = match &before {
-        None if text.trim().is_empty() => None,
-        _ => Some(text),
+    // A file left empty goes: pi-context's entries were all it held.
+    let after = if text.trim().is_empty() && before.as_deref() != Some(text.as_str()) {
+        None
+    } else {
+        Some(text)
     };
     Ok(FileChange {
         path,

@@ -47,6 +47,26 @@ pub fn render(
     Some(text)
 }
 
+/// The text a removal leaves in a file: as [`render`], but `None` (the file goes) when the
+/// removal changed it and left nothing but an empty `hooks` object: a file that held only what
+/// a setup adds, so one the setup created (the agents start without these files).
+pub fn render_removal(
+    before: Option<&str>,
+    original: &Map<String, Value>,
+    object: Map<String, Value>,
+) -> Option<String> {
+    if before.is_some() && &object != original && is_empty_shell(&object) {
+        return None;
+    }
+    render(before, original, object)
+}
+
+fn is_empty_shell(object: &Map<String, Value>) -> bool {
+    object
+        .iter()
+        .all(|(key, value)| key == "hooks" && value.as_object().is_some_and(Map::is_empty))
+}
+
 fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -4,13 +4,16 @@
 //! applied: a `.bak` copy of each file before its first change, each file replaced atomically,
 //! nothing written when nothing changes (a second run changes no byte). `--remove` plans
 //! taking out exactly what a setup adds; every other key, hook and comment of the user's files
-//! stays. A file that cannot be parsed stops the whole setup before anything is written.
+//! stays, and a file left holding nothing (one the setup created: the agents start without
+//! them) is deleted, with no `.bak`. A file that cannot be parsed stops the whole setup before
+//! anything is written.
 //!
-//! Each agent is one file here ([`claude`], [`codex`]); which one configures an agent is the
+//! Each agent is one file here ([`claude`], [`codex`], [`gemini`]); which one configures an agent is the
 //! harness table's answer ([`crate::session::AgentFacts::config`]).
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 mod hooks;
 mod json;
 
@@ -23,9 +26,9 @@ use crate::push::{status, Event};
 use crate::session::{AgentConfig, Harness};
 
 /// The name the MCP server is registered under, in every agent.
-pub const MCP_NAME: &str = "pi-context";
+pub const MCP_NAME: &str = crate::session::MCP_SERVER;
 /// The timeout, in seconds, each installed hook gets from its agent: a backstop only, the hook
-/// keeps its own deadline of under a second.
+/// keeps its own deadline of under a second (Gemini CLI counts it in milliseconds).
 pub const HOOK_TIMEOUT_SECS: u64 = 10;
 
 /// Where an agent keeps its configuration, and which binary the hooks and the server run.
@@ -153,6 +156,7 @@ pub fn plan_install(target: &Target) -> Result<Plan, SetupError> {
     match config_of(target)? {
         AgentConfig::Claude => claude::plan(target, false),
         AgentConfig::Codex => codex::plan(target, false),
+        AgentConfig::Gemini => gemini::plan(target, false),
     }
 }
 
@@ -161,6 +165,7 @@ pub fn plan_remove(target: &Target) -> Result<Plan, SetupError> {
     match config_of(target)? {
         AgentConfig::Claude => claude::plan(target, true),
         AgentConfig::Codex => codex::plan(target, true),
+        AgentConfig::Gemini => gemini::plan(target, true),
     }
 }
 
@@ -191,15 +196,16 @@ fn write_file(file: &FileChange) -> Result<(), SetupError> {
         path: file.path.clone(),
         source,
     };
+    // A file that goes held nothing but pi-context's entries: no copy of it is kept.
+    let Some(after) = &file.after else {
+        return std::fs::remove_file(&file.path).map_err(write_error);
+    };
     if let Some(before) = &file.before {
         let backup = backup_path(&file.path);
         if !backup.exists() {
             std::fs::write(&backup, before).map_err(write_error)?;
         }
     }
-    let Some(after) = &file.after else {
-        return std::fs::remove_file(&file.path).map_err(write_error);
-    };
     let dir = file.path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_error)?;
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
@@ -321,6 +327,7 @@ pub fn status(target: &Target, cache: Option<&Path>) -> Result<Status, SetupErro
     let mut status = match config_of(target)? {
         AgentConfig::Claude => claude::status(target)?,
         AgentConfig::Codex => codex::status(target)?,
+        AgentConfig::Gemini => gemini::status(target)?,
     };
     for hook in &mut status.hooks {
         let event = Event::parse(hook.event).expect("a status names a known event");

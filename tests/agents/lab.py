@@ -9,6 +9,11 @@ on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its sessi
         run = lab.claude("greet me")
         run.exit_code, run.stdout, run.transcripts, run.requests
 
+The agents are on the Lab's PATH (a `bin/` directory of links named `claude` and `codex`), as on
+a user's machine: `pi-context setup claude` registers its MCP server through `claude mcp add`.
+`Lab.pi_context(...)` runs the pi-context binary under test (PI_CONTEXT_TEST_BIN, else the debug
+build of this checkout) in the same world.
+
 Every variable and config key known to keep each agent off the network is set (Claude's four
 quiet variables; Codex's provider block and its switches for plugins, apps, updates, analytics
 and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`;
@@ -62,6 +67,15 @@ def agent_binaries() -> dict[str, str]:
     return {name: given[name] or found[name] for name in given}
 
 
+def pi_context_binary() -> str:
+    """The pi-context under test: PI_CONTEXT_TEST_BIN, else this checkout's debug build."""
+    given = os.environ.get("PI_CONTEXT_TEST_BIN")
+    if given:
+        return str(Path(given).resolve())
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+    return str((REPO / target / "debug" / "pi-context").resolve())
+
+
 @dataclass
 class Run:
     exit_code: int
@@ -91,8 +105,11 @@ class Lab:
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
         self.project = self.root / "project"
-        for d in (self.home, self.tmp, self.project):
+        self.bin = self.root / "bin"
+        for d in (self.home, self.tmp, self.project, self.bin):
             d.mkdir()
+        for name, path in agent_binaries().items():
+            (self.bin / name).symlink_to(path)
         self.claude_config = self.home / ".claude"
         self.codex_home = self.home / ".codex"
         self.gemini_dir = self.home / ".gemini"
@@ -138,6 +155,11 @@ class Lab:
         argv = [agent_binaries()["claude"], "-p", prompt, *args]
         return self._run(argv, {**self.claude_env(), **(env or {})}, self.claude_config / "projects", timeout)
 
+    def claude_command(self, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+        """`claude ARGS…` without -p (`claude plugin install …`, `claude mcp list`)."""
+        argv = [agent_binaries()["claude"], *args]
+        return self._run(argv, {**self.claude_env(), **(env or {})}, self.claude_config / "projects", timeout)
+
     def claude_project_dir(self) -> Path:
         """Where Claude keeps this project's transcripts (cwd with every non-alphanumeric → '-')."""
         name = "".join(c if c.isalnum() else "-" for c in str(self.project.resolve()))
@@ -151,6 +173,11 @@ class Lab:
     def codex(self, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
         """`codex exec --skip-git-repo-check ARGS…` (e.g. a prompt, or `resume ID PROMPT`)."""
         argv = [agent_binaries()["codex"], "exec", "--skip-git-repo-check", *args]
+        return self._run(argv, {**self.codex_env(), **(env or {})}, self.codex_home / "sessions", timeout)
+
+    def codex_command(self, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
+        """`codex ARGS…` (`codex mcp add …`)."""
+        argv = [agent_binaries()["codex"], *args]
         return self._run(argv, {**self.codex_env(), **(env or {})}, self.codex_home / "sessions", timeout)
 
     def _write_codex_config(self) -> None:
@@ -211,13 +238,45 @@ enabled = false
         }
         (self.gemini_dir / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
 
+    # --- pi-context ---------------------------------------------------------------------------
+
+    def env(self) -> dict[str, str]:
+        """The world's environment, every agent's variables set (what a user's shell has)."""
+        return {**self.claude_env(), **self.codex_env(), **self.gemini_env()}
+
+    def pi_context(
+        self, *args: str, binary: str | None = None, stdin: str | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess:
+        """`pi-context ARGS…` in the project directory (BINARY instead of the one under test)."""
+        proc = subprocess.run(
+            [binary or pi_context_binary(), *args],
+            cwd=self.project,
+            env=self.env(),
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"pi-context {' '.join(args)} exited {proc.returncode}\n{proc.stdout}{proc.stderr}")
+        return proc
+
+    def setup(self, agent: str, *args: str, binary: str | None = None) -> str:
+        """`pi-context setup AGENT ARGS…`: its stdout (an exit status but 0 fails)."""
+        return self.pi_context("setup", agent, *args, binary=binary).stdout
+
+    def status(self, agent: str) -> dict[str, Any]:
+        """`pi-context setup --status --json AGENT`: the agent's entry."""
+        return json.loads(self.pi_context("setup", "--status", "--json", agent).stdout)["agents"][0]
+
     # --- all ---------------------------------------------------------------------------------
 
     def _base_env(self) -> dict[str, str]:
         return {
             "HOME": str(self.home),
             "TMPDIR": str(self.tmp),
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": f"{self.bin}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
             "LANG": "C.UTF-8",
             "TERM": "dumb",
             "NO_COLOR": "1",

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/claude-real/ and tests/fixtures/codex-real/: transcripts written by the
-real agents (versions pinned in scripts/setup-agents), driven offline by the scripted model
+"""Writes tests/fixtures/claude-real/, tests/fixtures/codex-real/ and tests/fixtures/gemini-real/:
+transcripts written by the real agents (versions pinned in scripts/setup-agents), driven offline by the scripted model
 server. Nothing in them is edited: each fixture directory is a copy of what the agent wrote
-under its home (Claude's `projects/`, Codex's `sessions/`), plus an ORIGIN.md made here.
+under its home (Claude's `projects/`, Codex's `sessions/`, Gemini's `tmp/` and `projects.json`), plus an ORIGIN.md made here.
 
-    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep]
+    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude|codex|gemini]
 
 --keep leaves the labs (temp HOME, recorded requests.jsonl) in place and prints where.
 """
@@ -239,10 +239,69 @@ def make_codex(lab: Lab, out: Path) -> Log:
     return log
 
 
-def copy_tree(src: Path, dst: Path) -> None:
+class GeminiDriver:
+    def __init__(self, lab: Lab, log: Log):
+        self.lab, self.log = lab, log
+
+    def run(self, commands: list[str], prompt: str, *args: str, rules: list[Rule], default: Reply) -> Run:
+        self.lab.script(rules, default)
+        argv = ["gemini", "-p", prompt, "--skip-trust", "-m", "lab-model", *args, "-o", "json", "-y"]
+        self.log.note(commands, argv, rules, default)
+        return self.lab.gemini(prompt, *args, "-o", "json", "-y").check()
+
+    def start(self, scenario: str, prompt: str, *args: str, rules: list[Rule], default: Reply) -> tuple[str, list[str]]:
+        commands: list[str] = []
+        run = self.run(commands, prompt, *args, rules=rules, default=default)
+        session_id = json.loads(run.stdout)["session_id"]
+        self.log.sessions.append((scenario, session_id, commands))
+        return session_id, commands
+
+
+def gemini_tool(name: str, args: dict, text: str | None = None) -> Reply:
+    return Reply(text, [{"name": name, "input": args}])
+
+
+def make_gemini(lab: Lab, out: Path) -> Log:
+    log = Log(lab)
+    g = GeminiDriver(lab, log)
+
+    # G: a shell tool call and a file read, then `--resume ID` with a second prompt holding a secret.
+    (lab.project / "notes.txt").write_text("the launch code is amber-42\n")
+    sid, cmds = g.start(
+        "`run_shell_command` and `read_file` tool calls, then a `--resume ID` turn",
+        "G1: print the marker with the shell, then read notes.txt",
+        rules=[
+            Rule(gemini_tool("run_shell_command", {"command": "echo hello-from-gemini"}, "Running it."), last_user="G1:"),
+            Rule(gemini_tool("read_file", {"file_path": "notes.txt"}), last_user="hello-from-gemini"),
+        ],
+        default=Reply("The command printed hello-from-gemini and notes.txt holds the launch code."),
+    )
+    g.run(cmds, f"G2: what did it print? my token is {FAKE_SECRET}", "--resume", sid,
+          rules=[], default=Reply("It printed hello-from-gemini."))
+
+    # S: a subagent (`invoke_agent` of the generalist, which ends with `complete_task`).
+    g.start(
+        "A subagent: `invoke_agent` (generalist) runs the shell and answers with `complete_task`",
+        "S1: delegate the question",
+        rules=[
+            Rule(gemini_tool("complete_task", {"result": {"response": "SUB-REPORT: the answer is 42."}}),
+                 last_user="sub-marker"),
+            Rule(gemini_tool("run_shell_command", {"command": "echo sub-marker"}), last_user="SUB-TASK"),
+            Rule(gemini_tool("invoke_agent", {"agent_name": "generalist", "prompt": "SUB-TASK: find the answer"},
+                             "Delegating."), last_user="S1:"),
+        ],
+        default=Reply("The subagent found 42."),
+    )
+
+    copy_tree(lab.gemini_dir / "tmp", out / "tmp", ignore=shutil.ignore_patterns("logs"))
+    shutil.copy(lab.gemini_dir / "projects.json", out / "projects.json")
+    return log
+
+
+def copy_tree(src: Path, dst: Path, ignore=None) -> None:
     if dst.exists():
         shutil.rmtree(dst)
-    shutil.copytree(src, dst)
+    shutil.copytree(src, dst, ignore=ignore)
 
 
 def write_origin(out: Path, agent: str, version: str, layout: str, log: Log, setup: str) -> None:
@@ -270,13 +329,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures")
     parser.add_argument("--keep", action="store_true", help="keep the labs and print where they are")
+    parser.add_argument("--only", choices=("claude", "codex", "gemini"), help="write one agent's fixtures")
     args = parser.parse_args()
+    wanted = (lambda agent: args.only in (None, agent))
 
+    if wanted("claude"):
+        make_claude_fixtures(args)
+    if wanted("codex"):
+        make_codex_fixtures(args)
+    if wanted("gemini"):
+        with Lab(keep=args.keep) as lab:
+            out = args.out / "gemini-real"
+            log = make_gemini(lab, out)
+            write_origin(out, "Gemini CLI", "0.61.0", "`~/.gemini/tmp/` and `~/.gemini/projects.json`", log, GEMINI_SETUP)
+            print(f"gemini lab: {lab.root}" if args.keep else "gemini fixtures written", file=sys.stderr)
+
+
+def make_claude_fixtures(args) -> None:
     with Lab(keep=args.keep) as lab:
         out = args.out / "claude-real"
         log = make_claude(lab, out)
         write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
         print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
+
+
+def make_codex_fixtures(args) -> None:
     with Lab(keep=args.keep) as lab:
         out = args.out / "codex-real"
         log = make_codex(lab, out)
@@ -295,6 +372,15 @@ CODEX_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.codex_env
 (`base_url = "http://127.0.0.1:PORT/v1"`, `wire_api = "responses"`, model `lab-model`) and the
 network features off, `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null.
 `codex` is the native binary installed by `scripts/setup-agents`."""
+
+GEMINI_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.gemini_env`): `HOME=$LAB/home`,
+`$LAB/home/.gemini/settings.json` selecting the API-key auth (`security.auth.selectedType:
+gemini-api-key`) with updates, statistics and telemetry off, `GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT`,
+`GEMINI_API_KEY` (a dummy), `GEMINI_TELEMETRY_ENABLED=false`, `GEMINI_CLI_NO_RELAUNCH=1`,
+`TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null. `gemini` is the npm
+package's bundle installed by `scripts/setup-agents`, run by Node 20. The `logs/` directories
+Gemini keeps beside `chats/` are left out. A rewind (`/rewind`) is written only by the interactive
+CLI, so these fixtures hold none (tests/fixtures/gemini/ has hand-written ones)."""
 
 
 if __name__ == "__main__":

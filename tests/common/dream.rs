@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
 pub use super::pi::sh_quote;
 use super::pi::write_script;
-use super::TestEnv;
+pub use super::Run;
+use super::{CommandOutput, TestEnv};
 
 /// The report stamp of a run at [`super::FIXED_NOW`].
 pub const STAMP: &str = "2026-03-01T09-00-00-000Z";
@@ -232,26 +232,10 @@ pub fn git_status(home: &Path) -> Vec<String> {
         .collect()
 }
 
-pub fn stdout_lines(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-pub fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// Panics with the whole output unless the exit code is `code`.
-pub fn assert_exit(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        stderr(output)
-    );
+#[track_caller]
+pub fn assert_exit(output: &CommandOutput, code: i32) {
+    assert_eq!(output.code, code, "expected exit {code}:\n{output}");
 }
 
 /// `pi-context dream` in the test environment.

@@ -6,56 +6,32 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{fixture, TestEnv};
-
-/// One run of the binary.
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    /// The JSON stdout of a `--json` run.
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
-    }
-}
+use super::{fixture, CommandOutput, TestEnv};
 
 /// `pi-context history <args> --session <path>` with extra environment variables; no panic.
-pub fn history_with(env: &TestEnv, path: &Path, args: &[&str], vars: &[(&str, &OsStr)]) -> Run {
-    let mut cmd = env.cmd();
-    for (name, value) in vars {
-        cmd.env(name, value);
-    }
-    let output = cmd
-        .arg("history")
-        .args(args)
-        .arg("--session")
-        .arg(path)
-        .output()
-        .expect("run");
-    let run = Run {
-        code: output.status.code().expect("exit code"),
-        stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
-        "{}",
-        run.stderr
-    );
+pub fn history_with(
+    env: &TestEnv,
+    path: &Path,
+    args: &[&str],
+    vars: &[(&str, &OsStr)],
+) -> CommandOutput {
+    let run = env.run_with(|cmd| {
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
+        cmd.arg("history").args(args).arg("--session").arg(path)
+    });
+    assert!(!run.stderr.contains("internal error"), "{run}");
     run
 }
 
 /// `pi-context history <args> --session <path>`.
-pub fn history(env: &TestEnv, path: &Path, args: &[&str]) -> Run {
+pub fn history(env: &TestEnv, path: &Path, args: &[&str]) -> CommandOutput {
     history_with(env, path, args, &[])
 }
 
 /// [`history`] through the session index (a file of any size is indexed, in `cache`).
-pub fn history_indexed(env: &TestEnv, cache: &Path, path: &Path, args: &[&str]) -> Run {
+pub fn history_indexed(env: &TestEnv, cache: &Path, path: &Path, args: &[&str]) -> CommandOutput {
     let vars = [
         ("PI_CONTEXT_CACHE_DIR", cache.as_os_str()),
         ("PI_CONTEXT_CACHE_MIN_BYTES", OsStr::new("0")),
@@ -64,7 +40,7 @@ pub fn history_indexed(env: &TestEnv, cache: &Path, path: &Path, args: &[&str]) 
 }
 
 /// [`history`] with no session index.
-pub fn history_unindexed(env: &TestEnv, path: &Path, args: &[&str]) -> Run {
+pub fn history_unindexed(env: &TestEnv, path: &Path, args: &[&str]) -> CommandOutput {
     history_with(
         env,
         path,
@@ -90,9 +66,7 @@ pub fn list_all(env: &TestEnv, path: &Path, extra: &[&str]) -> Value {
         "--json",
     ];
     args.extend_from_slice(extra);
-    let run = history(env, path, &args);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    run.json()
+    history(env, path, &args).success().json()
 }
 
 /// `(seq, role, tool or "", content)` of each row.

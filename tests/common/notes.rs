@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::TestEnv;
+pub use super::Run;
+use super::{CommandOutput, TestEnv};
 
 /// The session id every notes command sees unless a test says otherwise.
 pub const SESSION: &str = "test-session";
@@ -21,36 +22,62 @@ pub fn notes(env: &TestEnv, args: &[&str]) -> assert_cmd::Command {
     cmd
 }
 
+/// Runs `pi-context notes <args>` with the test session id.
+pub fn run_notes(env: &TestEnv, args: &[&str]) -> CommandOutput {
+    env.output_of(&mut notes(env, args))
+}
+
 /// Runs a notes command that must succeed and returns its stdout.
 pub fn ok(env: &TestEnv, args: &[&str]) -> String {
-    let output = notes(env, args).output().expect("run pi-context");
-    assert!(
-        output.status.success(),
-        "notes {args:?} failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 stdout")
+    run_notes(env, args).success().stdout
 }
 
 /// Runs a notes command with `--json` that must succeed and returns the parsed document.
 pub fn json(env: &TestEnv, args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.push("--json");
-    serde_json::from_str(&ok(env, &all)).expect("--json output is JSON")
+    run_notes(env, &all).success().json()
 }
 
 /// Runs a notes command that must fail; returns (exit code, stderr).
 pub fn fails(env: &TestEnv, args: &[&str]) -> (i32, String) {
-    let output = notes(env, args).output().expect("run pi-context");
-    assert!(
-        !output.status.success(),
-        "notes {args:?} unexpectedly succeeded"
+    let output = run_notes(env, args);
+    assert_ne!(output.code, 0, "unexpectedly succeeded:\n{output}");
+    (output.code, output.stderr)
+}
+
+/// CONTRACT §1's path-based project key of a checkout root: its name and the first 8 hex digits
+/// of a SHA-1 of its real path.
+pub fn path_key(root: &Path) -> String {
+    let root = root.canonicalize().unwrap();
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    format!("{name}-{}", sha1_prefix(&root.to_string_lossy()))
+}
+
+/// The first 8 hex digits of the SHA-1 of `text`.
+pub fn sha1_prefix(text: &str) -> String {
+    use sha1::Digest;
+    let digest = sha1::Sha1::digest(text.as_bytes());
+    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The project key the binary uses in `cwd`, read back from a write receipt.
+pub fn key_in(env: &TestEnv, cwd: &Path) -> String {
+    let receipt = json(
+        env,
+        &[
+            "write",
+            "@project/probe",
+            "-c",
+            "x",
+            "--cwd",
+            cwd.to_str().unwrap(),
+        ],
     );
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    receipt["project_key"]
+        .as_str()
+        .expect("a project key")
+        .to_string()
 }
 
 /// Writes a note through the CLI.

@@ -55,28 +55,12 @@ pub fn write_pi_session(env: &TestEnv, cwd: &Path, session: &SessionBuilder) -> 
     session.write_to(&path)
 }
 
-/// Runs `pi-context <args> --json` in `cwd` and returns its JSON and exit code.
+/// Runs `pi-context <args> --json` in `cwd` (it must exit 0 or 1) and returns its JSON and exit
+/// code.
 pub fn json_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> (Value, i32) {
-    let output = env
-        .cmd()
-        .current_dir(cwd)
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("run");
-    let code = output.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "{args:?} failed with {code}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    });
-    (value, code)
+    let output = env.run_with(|cmd| cmd.current_dir(cwd).args(args).arg("--json"));
+    assert!(output.code == 0 || output.code == 1, "{output}");
+    (output.json(), output.code)
 }
 
 /// `sessions search QUERY… --all --json` from the work dir.

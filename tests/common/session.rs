@@ -604,28 +604,7 @@ pub fn tool_with_env(
     name: &str,
     request: &Value,
 ) -> Value {
-    let output = env
-        .cmd()
-        .envs(vars.iter().copied())
-        .args(["tool", name])
-        .write_stdin(request.to_string())
-        .output()
-        .expect("run tool");
-    assert!(
-        output.status.success(),
-        "tool {name} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let response: Value = serde_json::from_slice(&output.stdout).expect("tool response is JSON");
-    assert!(
-        response["text"].as_str().expect("text").len() <= 32 * 1024,
-        "text over budget"
-    );
-    assert!(
-        response["details"].to_string().len() <= 32 * 1024,
-        "details over budget"
-    );
-    response
+    env.tool_with_env(vars, name, request)
 }
 
 /// A session file written into its own hermetic environment.

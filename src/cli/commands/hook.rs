@@ -21,13 +21,15 @@ use pi_context::session::Harness;
 /// (run by the hooks `pi-context setup` installs; reads the hook's JSON on stdin)
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The agent whose hook runs: claude or codex
+    /// The agent whose hook runs: claude, codex or gemini
     #[arg(value_name = "AGENT")]
     agent: String,
     /// The hook event: session-start, prompt or pre-compact
     #[arg(value_name = "EVENT")]
     event: String,
-    /// Ignored (a newer setup may pass more)
+    /// `--mcp-server NAME`: the name the agent registered pi-context's MCP server under, when
+    /// it is not pi-context (Claude Code's plugin); anything else is ignored (a newer setup
+    /// may pass more)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     rest: Vec<String>,
 }
@@ -65,11 +67,14 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
         log_unknown(&vars, &arg(0), &arg(1));
         return ExitCode::SUCCESS;
     };
+    let server = mcp_server(&args[2..]);
     let (done, answer) = mpsc::channel();
     let worker_vars = vars.clone();
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
-            read_input().and_then(|input| push::answer(agent, event, &input, &worker_vars))
+            read_input().and_then(|input| {
+                push::answer(agent, event, &input, &worker_vars, server.as_deref())
+            })
         })
         .unwrap_or_else(|panic| Err(PushError::Input(panic_text(panic))));
         let _ = done.send(result);
@@ -78,7 +83,7 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
     let millis = started.elapsed().as_millis() as u64;
     let (outcome, detail) = match waited {
         Ok(Ok(push)) => {
-            let written = write_answer(event, &push);
+            let written = write_answer(agent, event, &push);
             match written {
                 Ok(()) => ("ok", push.summary),
                 Err(e) => ("error", format!("cannot write the answer: {e}")),
@@ -99,6 +104,23 @@ pub fn run_raw(args: &[OsString]) -> ExitCode {
     std::process::exit(0)
 }
 
+/// The `--mcp-server NAME` (or `--mcp-server=NAME`) among the arguments after the event, when
+/// it is a server's name ([`push::is_server_name`]).
+fn mcp_server(rest: &[OsString]) -> Option<String> {
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let value = rest.iter().enumerate().find_map(|(i, arg)| {
+        if arg == "--mcp-server" {
+            rest.get(i + 1).cloned()
+        } else {
+            arg.strip_prefix("--mcp-server=").map(str::to_string)
+        }
+    })?;
+    push::is_server_name(&value).then_some(value)
+}
+
 /// The hook's input: at most [`MAX_INPUT_BYTES`] of stdin, one JSON object.
 fn read_input() -> Result<HookInput, PushError> {
     let mut text = String::new();
@@ -112,7 +134,7 @@ fn read_input() -> Result<HookInput, PushError> {
 /// The answer in the agent's format: `additionalContext` for what enters the context at
 /// session start and with a prompt; plain text before a compaction (appended to the
 /// compaction's instructions). Nothing to say: nothing printed.
-fn write_answer(event: Event, push: &Push) -> std::io::Result<()> {
+fn write_answer(agent: Harness, event: Event, push: &Push) -> std::io::Result<()> {
     let Some(text) = &push.text else {
         return Ok(());
     };
@@ -120,7 +142,9 @@ fn write_answer(event: Event, push: &Push) -> std::io::Result<()> {
         Event::PreCompact => text.clone(),
         Event::SessionStart | Event::Prompt => serde_json::json!({
             "hookSpecificOutput": {
-                "hookEventName": event.hook_name(),
+                "hookEventName": agent
+                    .agent_facts()
+                    .map_or(event.hook_name(), |facts| event.hook_name_for(&facts)),
                 "additionalContext": text,
             }
         })

@@ -34,7 +34,9 @@ pub(super) const LAYOUT: Layout = Layout(&[
 /// `PreCompact` hook is appended to the compaction's instructions.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "claude-code",
-    mcp_tool: "mcp__pi-context__{}",
+    mcp_tool: "mcp__{server}__{}",
+    mcp_server_dash_as_underscore: false,
+    prompt_event: "UserPromptSubmit",
     precompact_reaches_summary: true,
     config: AgentConfig::Claude,
 };
@@ -92,6 +94,8 @@ struct RecordRepr<'a> {
     custom_title: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<MessageRepr<'a>>,
+    #[serde(borrow, default)]
+    attachment: Option<&'a RawValue>,
 }
 
 /// A user record's `origin`: what started its turn (`{"kind":"task-notification"}`).
@@ -153,8 +157,15 @@ pub(in crate::session) fn read_line(
         Err(_) => return read_tree_only(line, atoms),
     };
     learn_session(state, &record, header);
+    let unknown = unknown_type(&record);
     let Some(uuid) = record.uuid.and_then(|raw| intern(atoms, raw)) else {
-        return Read::Entries(Vec::new());
+        return match unknown {
+            Some(record_type) => Read::Unknown {
+                record_type,
+                entries: Vec::new(),
+            },
+            None => Read::Entries(Vec::new()),
+        };
     };
     let (parent, logical) = match record.parent_uuid.filter(|raw| raw.get() != "null") {
         Some(raw) => (intern(atoms, raw), false),
@@ -174,7 +185,78 @@ pub(in crate::session) fn read_line(
     if let Some(first) = entries.first_mut() {
         first.parent_before = logical && parent.is_some();
     }
-    Read::Entries(entries)
+    match unknown {
+        Some(record_type) => Read::Unknown {
+            record_type,
+            entries,
+        },
+        None => Read::Entries(entries),
+    }
+}
+
+/// The record types Claude Code writes that are read or deliberately left out (metadata of
+/// its own: docs/harnesses.md); any other is a format change, counted by name.
+const KNOWN_TYPES: [&str; 52] = [
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "progress",
+    "summary",
+    "custom-title",
+    "ai-title",
+    "file-history-snapshot",
+    "file-history-delta",
+    "queue-operation",
+    "last-prompt",
+    "continued-in",
+    "resume-head-vouch",
+    "content-replacement",
+    "data-flow-records",
+    "data-flow-incomplete",
+    "derived-from",
+    "api-request",
+    "api-request-shape",
+    "api-request-blob",
+    "api-request-resumed",
+    "fork-context-ref",
+    "frame-link",
+    "ended-by-model",
+    "tag",
+    "relocated",
+    "agent-name",
+    "agent-color",
+    "agent-setting",
+    "pr-link",
+    "artifact",
+    "bridge-session",
+    "history-suppression",
+    "attribution-snapshot",
+    "mode",
+    "permission-mode",
+    "isolation-latch",
+    "session-owner",
+    "dev-mods",
+    "memory-mode",
+    "atis-latch",
+    "tools-used",
+    "worktree-state",
+    "cost-state",
+    "observer-ref",
+    "repl-mode",
+    "prompt_snapshot",
+    "prompt-snapshot",
+    "scheduled-task",
+    "model-switch",
+    "stop-hook-summary",
+];
+
+/// The type of a record this reader does not know; `None` for a known one (and for a record
+/// without a type, which older versions wrote for messages).
+fn unknown_type(record: &RecordRepr) -> Option<String> {
+    let record_type = record.record_type.and_then(string)?;
+    let known = KNOWN_TYPES.contains(&record_type.as_str()) || record_type.starts_with("artifact-");
+    (!known).then_some(record_type)
 }
 
 /// The entries of one record: its kinds chained in order, the last one under the record's own
@@ -280,8 +362,41 @@ fn record_kinds(record: &RecordRepr, base: usize, atoms: &mut String) -> Vec<Ent
             })]
         }
         "\"user\"" => user_kinds(content, is_from_harness(record), base, atoms),
+        "\"attachment\"" => pushed_attachment(record, base).into_iter().collect(),
         _ => Vec::new(),
     }
+}
+
+/// A hook's additional context that is a block pi-context pushed (`hook_additional_context`
+/// whose content opens with one of its tags): a context event, as the agent kept it
+/// (docs/agents.md); never indexed or counted as anyone's words.
+fn pushed_attachment(record: &RecordRepr, base: usize) -> Option<EntryKind> {
+    let attachment: AttachmentRepr = serde_json::from_str(record.attachment?.get()).ok()?;
+    if attachment.attachment_type.as_deref() != Some("hook_additional_context") {
+        return None;
+    }
+    let first = match attachment.content {
+        Some(raw) if raw.get().starts_with('[') => {
+            *serde_json::from_str::<Vec<&RawValue>>(raw.get())
+                .ok()?
+                .first()?
+        }
+        Some(raw) => raw,
+        None => return None,
+    };
+    let text = string(first)?;
+    super::super::pushed_block(&text)?;
+    Some(EntryKind::Message(Message::Custom {
+        content: Some(span_in(first, base)),
+    }))
+}
+
+#[derive(Deserialize)]
+struct AttachmentRepr<'a> {
+    #[serde(rename = "type", default)]
+    attachment_type: Option<String>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
 }
 
 /// The tags whose content Claude Code writes itself into a user record: a slash command and

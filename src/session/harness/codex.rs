@@ -31,7 +31,9 @@ pub(super) const LAYOUT: Layout = Layout(&[
 /// with `-` as `_`) holding each tool by its own name; no `PreCompact` output reaches its model.
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "codex",
-    mcp_tool: "mcp__pi_context.{}",
+    mcp_tool: "mcp__{server}.{}",
+    mcp_server_dash_as_underscore: true,
+    prompt_event: "UserPromptSubmit",
     precompact_reaches_summary: false,
     config: AgentConfig::Codex,
 };
@@ -185,11 +187,67 @@ pub(in crate::session) fn read_line(
         "\"event_msg\"" if !state.roled_seen => event_message(state, &payload, &span),
         _ => None,
     };
-    Read::Entries(
-        kind.map(|kind| PendingEntry::ready(None, None, timestamp, kind))
-            .into_iter()
-            .collect(),
-    )
+    let entries = kind
+        .map(|kind| PendingEntry::ready(None, None, timestamp, kind))
+        .into_iter()
+        .collect();
+    match unknown_type(record.record_type, &payload) {
+        Some(record_type) => Read::Unknown {
+            record_type,
+            entries,
+        },
+        None => Read::Entries(entries),
+    }
+}
+
+/// The rollout item types Codex writes that are read or deliberately left out (state, usage
+/// and UI records: docs/harnesses.md); any other is a format change, counted by name.
+const KNOWN_TYPES: [&str; 15] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "token_usage_record",
+    "world_state",
+    "dynamic_tools_updated",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "security_risk_score",
+    "realtime_item",
+    "replacement_history",
+    "replacement_history_metadata",
+    "mcp_resource_origins",
+];
+
+/// The `response_item` payload types read or deliberately left out.
+const KNOWN_ITEMS: [&str; 12] = [
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "reasoning",
+    "web_search_call",
+    "compaction",
+    "image_generation_call",
+    "tool_search_call",
+];
+
+/// The name of an item this reader does not know (`response_item:<type>` for an unknown
+/// payload of a known item).
+fn unknown_type(record_type: Option<&RawValue>, payload: &PayloadRepr) -> Option<String> {
+    let record_type = record_type.and_then(string)?;
+    if !KNOWN_TYPES.contains(&record_type.as_str()) {
+        return Some(record_type);
+    }
+    if record_type != "response_item" {
+        return None;
+    }
+    let item = payload.item_type.and_then(string)?;
+    (!KNOWN_ITEMS.contains(&item.as_str())).then(|| format!("response_item:{item}"))
 }
 
 /// Whether an item is the reply to a compaction request (`metadata.compaction_output`): the

@@ -20,11 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use super::super::record::{
-    blocks, intern, push_atom, span_in, string, PendingEntry, Read,
-};
+use super::super::record::{blocks, intern, push_atom, span_in, string, PendingEntry, Read};
 use super::super::{EntryId, EntryKind, Header, Message, Span, ToolCall};
-use super::{AgentConfig, AgentFacts, Layout};
+use super::{AgentConfig, AgentFacts, Layout, MarksRepr};
 
 /// Where Gemini CLI's chats are under its directory (`~/.gemini`): each project's
 /// `tmp/<project>/chats/`, the older whole-file `.json` chats beside the JSONL ones, and
@@ -36,13 +34,14 @@ pub(super) const LAYOUT: Layout = Layout(&[
 ]);
 
 /// Gemini CLI names an MCP server's tools `mcp_<server>_<tool>` (the server's name must hold no
-/// `_`: Gemini splits the name at the first one after `mcp_`); nothing reaches its compression.
+/// `_`: Gemini splits the name at the first one after `mcp_`); its prompt hook is `BeforeAgent`;
+/// nothing reaches its compression (`PreCompress` is advisory).
 pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "gemini-cli",
-    mcp_tool: "mcp_pi-context_{}",
+    mcp_tool: "mcp_{server}_{}",
+    mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: false,
     prompt_event: "BeforeAgent",
-    boot_with_first_prompt: true,
     config: AgentConfig::Gemini,
 };
 
@@ -184,22 +183,20 @@ struct ResponseRepr<'a> {
 }
 
 /// Whether a line is a Gemini record by its marks: a `$set` or `$rewindTo`; a metadata line (a
-/// `sessionId` with `projectHash` or `startTime`, and no `type` or `uuid`); a message (an `id`
-/// and one of Gemini's types, and no `uuid`).
-pub(super) fn is_gemini_record(
-    record_type: &str,
-    has: impl Fn(&str) -> bool,
-) -> bool {
-    if has("$set") || has("$rewindTo") {
+/// `sessionId` with a `projectHash`, and no `type` or `uuid`); a message (an `id` and one of
+/// Gemini's types, and neither a `uuid` nor a `sessionId`, which Claude Code's records carry).
+pub(super) fn is_gemini_record(record_type: &str, marks: &MarksRepr) -> bool {
+    if marks.set.is_some() || marks.rewind_to.is_some() {
         return true;
     }
-    if has("uuid") {
+    if marks.uuid.is_some() {
         return false;
     }
     if record_type.is_empty() {
-        return has("sessionId") && (has("projectHash") || has("startTime"));
+        return marks.session_id.is_some() && marks.project_hash.is_some();
     }
-    record_type == "gemini" || (has("id") && MESSAGE_TYPES.contains(&record_type))
+    marks.session_id.is_none()
+        && (record_type == "gemini" || (marks.id.is_some() && MESSAGE_TYPES.contains(&record_type)))
 }
 
 /// Reads one line of a Gemini chat.
@@ -228,7 +225,10 @@ pub(in crate::session) fn read_line(
     let record: RecordRepr = match serde_json::from_str(line) {
         Ok(record) => record,
         Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() => {
-            return Read::Entries(inert_record(state, atoms));
+            return Read::Unknown {
+                record_type: first_key(line),
+                entries: inert_record(state, atoms),
+            };
         }
         Err(_) => return Read::Malformed,
     };
@@ -243,9 +243,40 @@ pub(in crate::session) fn read_line(
         learn_session(state, &record, header);
         restate(state, record.messages, &span, atoms)
     } else {
-        inert_record(state, atoms)
+        return Read::Unknown {
+            record_type: first_key(line),
+            entries: inert_record(state, atoms),
+        };
     };
-    Read::Entries(entries)
+    match unknown_message_type(&record) {
+        Some(record_type) => Read::Unknown {
+            record_type,
+            entries,
+        },
+        None => Read::Entries(entries),
+    }
+}
+
+/// The type of a message this reader does not know (Gemini's are [`MESSAGE_TYPES`]); a message
+/// without a type counts as `message`.
+fn unknown_message_type(record: &RecordRepr) -> Option<String> {
+    if record.rewind_to.is_some() || record.set.is_some() || record.id.is_none() {
+        return None;
+    }
+    match record.message_type.and_then(string) {
+        Some(t) if MESSAGE_TYPES.contains(&t.as_str()) => None,
+        Some(t) => Some(t),
+        None => Some("message".to_string()),
+    }
+}
+
+/// The name of a record that is neither a message, nor metadata, nor a patch: its first key
+/// (a new operation such as `$rewindTo` once was).
+fn first_key(line: &str) -> String {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+        .ok()
+        .and_then(|map| map.keys().next().cloned())
+        .unwrap_or_else(|| "record".to_string())
 }
 
 /// Reads a whole-file JSON chat (`{"sessionId", …, "messages": [...]}`, written by Gemini CLI
@@ -273,7 +304,10 @@ pub(in crate::session) fn read_document(
         let Ok(message_record) = serde_json::from_str::<RecordRepr>(raw.get()) else {
             continue;
         };
-        if message_record.id.is_none_or(|id| !id.get().starts_with('"')) {
+        if message_record
+            .id
+            .is_none_or(|id| !id.get().starts_with('"'))
+        {
             continue;
         }
         entries.extend(message(
@@ -452,7 +486,9 @@ fn message(
         let own = entry_id(&id, seen.entries);
         let mut entry = PendingEntry::ready(
             Some(EntryId::Atom(push_atom(atoms, &own))),
-            parent.as_deref().map(|p| EntryId::Atom(push_atom(atoms, p))),
+            parent
+                .as_deref()
+                .map(|p| EntryId::Atom(push_atom(atoms, p))),
             timestamp,
             kind,
         );
@@ -621,7 +657,11 @@ fn user_kinds(
         }
         return kinds;
     }
-    kinds.extend(texts.into_iter().map(|(raw, harness)| text_kind(harness, span(raw))));
+    kinds.extend(
+        texts
+            .into_iter()
+            .map(|(raw, harness)| text_kind(harness, span(raw))),
+    );
     kinds
 }
 
@@ -714,7 +754,9 @@ fn has_text(content: &RawValue) -> bool {
 /// Whether text is Gemini's own (its session context, a hook's, a compression's summary).
 fn is_harness_text(text: &str) -> bool {
     let text = text.trim_start();
-    HARNESS_MARKERS.iter().any(|marker| text.starts_with(marker))
+    HARNESS_MARKERS
+        .iter()
+        .any(|marker| text.starts_with(marker))
 }
 
 /// FNV-1a (64 bits), never 0: the same in every build, so that the hashes kept in a session
@@ -727,8 +769,9 @@ fn hash(text: &str) -> u64 {
 }
 
 /// What a chat's path tells: a subagent's chat (`chats/<parent session id>/<id>.jsonl`) belongs
-/// to the session its directory names; the session's cwd, when its records give none, is the
-/// project root Gemini recorded for the chat's project directory ([`project_root`]).
+/// to the session its directory names; the session's cwd is the project root Gemini recorded
+/// for the chat's project directory ([`project_root`]), which files the chat under its project
+/// as Gemini does; a chat found nowhere in that layout keeps its first workspace directory.
 pub(super) fn complete_from_path(header: &mut Header, path: &Path) {
     let Some(dir) = path.parent() else {
         return;
@@ -750,8 +793,8 @@ pub(super) fn complete_from_path(header: &mut Header, path: &Path) {
     } else {
         None
     };
-    if header.cwd.is_none() {
-        header.cwd = project.and_then(project_root);
+    if let Some(root) = project.and_then(project_root) {
+        header.cwd = Some(root);
     }
 }
 

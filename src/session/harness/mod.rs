@@ -17,6 +17,7 @@
 
 pub(super) mod claude;
 pub(super) mod codex;
+pub(super) mod gemini;
 pub(crate) mod pi;
 
 use std::path::{Path, PathBuf};
@@ -39,19 +40,27 @@ pub enum Harness {
     Claude,
     /// OpenAI Codex CLI (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
     Codex,
+    /// Gemini CLI (`~/.gemini/tmp/<project>/chats/session-….jsonl`).
+    Gemini,
 }
 
 impl Harness {
     /// Every harness, in the order the wire lists them.
-    pub const ALL: [Harness; 3] = [Harness::Pi, Harness::Claude, Harness::Codex];
+    pub const ALL: [Harness; 4] = [
+        Harness::Pi,
+        Harness::Claude,
+        Harness::Codex,
+        Harness::Gemini,
+    ];
     /// The wire names (`harness` in results and tool parameters).
-    pub const NAMES: [&'static str; 3] = ["pi", "claude", "codex"];
+    pub const NAMES: [&'static str; 4] = ["pi", "claude", "codex", "gemini"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Harness::Pi => "pi",
             Harness::Claude => "claude",
             Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
         }
     }
 
@@ -61,6 +70,7 @@ impl Harness {
             Harness::Pi => "Pi",
             Harness::Claude => "Claude Code",
             Harness::Codex => "Codex",
+            Harness::Gemini => "Gemini CLI",
         }
     }
 
@@ -70,6 +80,7 @@ impl Harness {
             Harness::Pi => pi::LAYOUT,
             Harness::Claude => claude::LAYOUT,
             Harness::Codex => codex::LAYOUT,
+            Harness::Gemini => gemini::LAYOUT,
         }
     }
 
@@ -79,6 +90,7 @@ impl Harness {
             Harness::Pi => "sessions-dir",
             Harness::Claude => "claude-dir",
             Harness::Codex => "codex-dir",
+            Harness::Gemini => "gemini-dir",
         }
     }
 
@@ -88,6 +100,7 @@ impl Harness {
             Harness::Pi => "Pi session directory",
             Harness::Claude => "Claude Code `projects` directory",
             Harness::Codex => "Codex home",
+            Harness::Gemini => "Gemini CLI directory (`~/.gemini`)",
         }
     }
 
@@ -97,7 +110,7 @@ impl Harness {
     pub fn id_from_path(self, path: &Path) -> Option<String> {
         let id = match self {
             Harness::Pi => pi::id_from_path(path),
-            Harness::Claude => None,
+            Harness::Claude | Harness::Gemini => None,
             Harness::Codex => codex::id_from_file_name(path),
         };
         id.or_else(|| Some(path.file_stem()?.to_string_lossy().into_owned()))
@@ -113,7 +126,7 @@ impl Harness {
                 Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
                 None => "{\"type\":\"session\"}\n".to_string(),
             }),
-            Harness::Claude | Harness::Codex => None,
+            Harness::Claude | Harness::Codex | Harness::Gemini => None,
         }
     }
 
@@ -130,6 +143,7 @@ impl Harness {
             Harness::Pi => None,
             Harness::Claude => Some(claude::AGENT),
             Harness::Codex => Some(codex::AGENT),
+            Harness::Gemini => Some(gemini::AGENT),
         }
     }
 
@@ -154,11 +168,16 @@ impl Harness {
 pub struct AgentFacts {
     /// Its name as a notes identity: the MCP server's `--agent`, as its client names itself.
     pub agent_name: &'static str,
-    /// How its model sees a tool of the MCP server registered as `pi-context`: `{}` is the
-    /// tool's name.
+    /// How its model sees a tool of an MCP server: `{server}` is the server's name (as
+    /// [`AgentFacts::tool_of`] spells it), `{}` the tool's.
     pub mcp_tool: &'static str,
+    /// Whether its tool names spell a `-` of the server's name as `_` (Codex).
+    pub mcp_server_dash_as_underscore: bool,
     /// Whether the plain output of its `PreCompact` hook reaches the compaction's summary.
     pub precompact_reaches_summary: bool,
+    /// Its name of the hook event that runs with each prompt (`UserPromptSubmit`; Gemini CLI's
+    /// `BeforeAgent`).
+    pub prompt_event: &'static str,
     /// How its configuration takes pi-context's MCP server and hooks (`pi-context setup`).
     pub config: AgentConfig,
 }
@@ -170,12 +189,31 @@ pub enum AgentConfig {
     Claude,
     /// Codex: `hooks.json`, and `config.toml` for MCP servers and the hooks' trust.
     Codex,
+    /// Gemini CLI: `settings.json` holds both the hooks and the MCP servers.
+    Gemini,
 }
 
+/// The name pi-context's MCP server is registered under (`pi-context setup`).
+pub const MCP_SERVER: &str = "pi-context";
+
 impl AgentFacts {
-    /// The name the agent's model calls `tool` of pi-context's MCP server by.
+    /// The name the agent's model calls `tool` of pi-context's MCP server by, registered as
+    /// [`MCP_SERVER`].
     pub fn tool(&self, tool: &str) -> String {
-        self.mcp_tool.replace("{}", tool)
+        self.tool_of(MCP_SERVER, tool)
+    }
+
+    /// The name the agent's model calls `tool` by when the server is registered as `server`
+    /// (Claude Code names a plugin's server `plugin_<plugin>_<server>`).
+    pub fn tool_of(&self, server: &str, tool: &str) -> String {
+        let server = if self.mcp_server_dash_as_underscore {
+            server.replace('-', "_")
+        } else {
+            server.to_string()
+        };
+        self.mcp_tool
+            .replace("{server}", &server)
+            .replace("{}", tool)
     }
 }
 
@@ -222,7 +260,7 @@ impl std::fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown harness {0:?} (expected pi, claude or codex)")]
+#[error("unknown harness {0:?} (expected pi, claude, codex or gemini)")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -245,9 +283,13 @@ pub const DETECT_BYTES: usize = 1 << 20;
 /// garbage).
 pub fn detect(bytes: &[u8]) -> Harness {
     let head = &bytes[..bytes.len().min(DETECT_BYTES)];
-    head.split(|&b| b == b'\n')
-        .filter_map(|line| std::str::from_utf8(line).ok())
-        .find_map(detect_line)
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .filter_map(|line| std::str::from_utf8(line).ok());
+    let first = lines.next().unwrap_or("");
+    detect_line(first)
+        .or_else(|| detect_first_line(first))
+        .or_else(|| lines.find_map(detect_line))
         .unwrap_or_default()
 }
 
@@ -262,6 +304,20 @@ struct MarksRepr<'a> {
     uuid: Option<&'a RawValue>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(rename = "projectHash", borrow, default)]
+    project_hash: Option<&'a RawValue>,
+    #[serde(rename = "$set", borrow, default)]
+    set: Option<&'a RawValue>,
+    #[serde(rename = "$rewindTo", borrow, default)]
+    rewind_to: Option<&'a RawValue>,
+}
+
+/// The harness a file's first line alone marks: `{` by itself opens a whole-file JSON
+/// document, which only Gemini CLI's older chats are.
+pub fn detect_first_line(line: &str) -> Option<Harness> {
+    (line.trim() == "{").then_some(Harness::Gemini)
 }
 
 /// The harness one line marks, if any: a Pi header or entry type; a Codex rollout item (a
@@ -278,6 +334,9 @@ pub fn detect_line(line: &str) -> Option<Harness> {
         .unwrap_or("");
     if codex::RECORD_TYPES.contains(&record_type) && marks.payload.is_some() {
         return Some(Harness::Codex);
+    }
+    if gemini::is_gemini_record(record_type, &marks) {
+        return Some(Harness::Gemini);
     }
     if pi::ENTRY_TYPES.contains(&record_type) {
         return Some(Harness::Pi);
@@ -301,6 +360,7 @@ pub(super) enum Reader {
     Pi,
     Claude(claude::State),
     Codex(codex::State),
+    Gemini(gemini::State),
 }
 
 impl Reader {
@@ -310,6 +370,7 @@ impl Reader {
             Harness::Pi => Reader::Pi,
             Harness::Claude => Reader::Claude(claude::State::default()),
             Harness::Codex => Reader::Codex(codex::State::default()),
+            Harness::Gemini => Reader::Gemini(gemini::State::default()),
         }
     }
 
@@ -325,6 +386,21 @@ impl Reader {
             Reader::Undecided | Reader::Pi => pi::read_line(line, base, header, atoms),
             Reader::Claude(state) => claude::read_line(state, line, base, header, atoms),
             Reader::Codex(state) => codex::read_line(state, line, base, header, atoms),
+            Reader::Gemini(state) => gemini::read_line(state, line, base, header, atoms),
+        }
+    }
+
+    /// Reads a whole-file JSON document a line reader asked for ([`Read::Document`]).
+    pub(super) fn read_document(
+        &mut self,
+        document: &str,
+        base: usize,
+        header: &mut Option<Header>,
+        atoms: &mut String,
+    ) -> Read {
+        match self {
+            Reader::Gemini(state) => gemini::read_document(state, document, base, header, atoms),
+            _ => Read::Malformed,
         }
     }
 
@@ -333,7 +409,7 @@ impl Reader {
     pub(super) fn is_linear(&self, header: Option<&Header>) -> bool {
         match self {
             Reader::Undecided | Reader::Pi => pi::is_linear(header.and_then(|h| h.version)),
-            Reader::Claude(_) => false,
+            Reader::Claude(_) | Reader::Gemini(_) => false,
             Reader::Codex(_) => true,
         }
     }
@@ -343,17 +419,43 @@ impl Reader {
             Reader::Undecided | Reader::Pi => Harness::Pi,
             Reader::Claude(_) => Harness::Claude,
             Reader::Codex(_) => Harness::Codex,
+            Reader::Gemini(_) => Harness::Gemini,
         }
     }
 }
 
 /// What a session learns from its file's path: a Codex rollout without a `session_meta` takes
-/// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`).
+/// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`); a Gemini chat its
+/// parent (a subagent's directory) and its project's root ([`gemini::complete_from_path`]).
 pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
+    if session.harness == Harness::Gemini {
+        gemini::complete_from_path(session.header.get_or_insert_with(Default::default), path);
+        return;
+    }
     if session.harness != Harness::Codex || session.id().is_some() {
         return;
     }
     if let Some(id) = codex::id_from_file_name(path) {
         session.header.get_or_insert_with(Default::default).id = Some(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As the agents named the tools when run (tests/agents): Claude Code keeps the server's
+    /// name, a plugin's server included; Codex makes one namespace of it, `-` as `_`.
+    #[test]
+    fn each_agent_names_a_servers_tools_its_own_way() {
+        let claude = Harness::Claude.agent_facts().unwrap();
+        assert_eq!(claude.tool("notes_write"), "mcp__pi-context__notes_write");
+        assert_eq!(
+            claude.tool_of("plugin_pi-context_pi-context", "notes_write"),
+            "mcp__plugin_pi-context_pi-context__notes_write"
+        );
+        let codex = Harness::Codex.agent_facts().unwrap();
+        assert_eq!(codex.tool("notes_write"), "mcp__pi_context.notes_write");
+        assert_eq!(codex.tool("*"), "mcp__pi_context.*");
     }
 }

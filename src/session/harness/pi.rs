@@ -57,6 +57,10 @@ pub(in crate::session) fn read_line(
             Read::Entries(Vec::new())
         }
         Parsed::Entry(p) => Read::Entries(vec![p]),
+        Parsed::Unknown(record_type, p) => Read::Unknown {
+            record_type,
+            entries: vec![p],
+        },
         Parsed::Ignored => Read::Entries(Vec::new()),
         Parsed::Malformed => Read::Malformed,
     }
@@ -167,6 +171,8 @@ struct MarkerDataRepr {
 enum Parsed {
     Header(Header),
     Entry(PendingEntry),
+    /// An entry of a type Pi does not write (kept in the tree, inert): its type.
+    Unknown(String, PendingEntry),
     /// A valid object that is not an entry (a second header).
     Ignored,
     Malformed,
@@ -232,7 +238,11 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
         }
         _ => PendingKind::Ready(EntryKind::Other),
     };
-    Parsed::Entry(PendingEntry {
+    let unknown = repr
+        .entry_type
+        .and_then(string)
+        .filter(|t| !ENTRY_TYPES.contains(&t.as_str()));
+    let entry = PendingEntry {
         id: repr
             .id
             .and_then(|raw| intern(atoms, raw))
@@ -245,7 +255,11 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
         timestamp: repr.timestamp.map(&span),
         kind,
         record: None,
-    })
+    };
+    match unknown {
+        Some(record_type) => Parsed::Unknown(record_type, entry),
+        None => Parsed::Entry(entry),
+    }
 }
 
 fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {

@@ -262,6 +262,26 @@ impl SessionsPrinter for HumanPrinter {
             result.refreshed,
         )?;
         self.stderr_notes(false, result.unreadable, 0, "sessions");
+        for agent in &result.agents {
+            let mut err = io::stderr();
+            for (reason, n) in &agent.unreadable {
+                let _ = writeln!(err, "note: {}: {n} files not read: {reason}", agent.agent);
+            }
+            if !agent.unknown_types.is_empty() {
+                let types: Vec<String> = agent
+                    .unknown_types
+                    .iter()
+                    .map(|(t, n)| format!("{} ×{n}", visible_line(t)))
+                    .collect();
+                let _ = writeln!(
+                    err,
+                    "note: {}: records of types its reader does not know, kept but not read (a format change?), in {} files: {}",
+                    agent.agent,
+                    agent.files_with_unknown_types,
+                    types.join(", ")
+                );
+            }
+        }
         Ok(())
     }
 }
