@@ -520,3 +520,60 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A headless Gemini CLI puts its `SessionStart` hook's context (pi-context's boot, `<` and `>`
+/// escaped) before the prompt in one text part, and a `BeforeAgent` hook's context (the hint)
+/// in a part after it (as tests/agents/test_gemini.py saw): the user's words are a user event,
+/// found and previewed by search; the pushed blocks are context events, never found.
+#[test]
+fn pushed_blocks_before_and_after_a_prompt_are_context_and_the_prompt_is_the_users() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "shop");
+    let gemini = gemini_home(&env, &project);
+    let boot = "<hook_context>&lt;pi_context_boot&gt;\npi-context: your memory across sessions. quokka boot words\n&lt;/pi_context_boot&gt;</hook_context>\n\nWhy does the walrus importer drop rows?";
+    let hint = "<hook_context>&lt;recall_hint&gt;\nRecalled from an earlier session: quokka hint words\n&lt;/recall_hint&gt;</hook_context>";
+    let lines = [
+        json!({"sessionId":"9e000000-1111-4222-8333-944455556666","projectHash":"ab","startTime":"2026-01-09T10:00:00.000Z","lastUpdated":"2026-01-09T10:00:00.000Z","kind":"main"}),
+        json!({"id":"p1","timestamp":"2026-01-09T10:00:01.000Z","type":"user","content":[{"text":boot},{"text":hint}]}),
+        json!({"id":"p2","timestamp":"2026-01-09T10:00:02.000Z","type":"gemini","content":"Looking at the walrus importer."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let chat = gemini.join("tmp/shop/chats/session-2026-01-09T10-00-9e000000.jsonl");
+    std::fs::write(&chat, text).unwrap();
+    let list = list_all(&env, &chat, &[]);
+    let roles: Vec<(String, String)> = rows(&list)
+        .into_iter()
+        .map(|(_, role, _, content)| (role, content))
+        .collect();
+    assert_eq!(roles[0].0, "context");
+    assert!(
+        roles[0]
+            .1
+            .starts_with("<hook_context>&lt;pi_context_boot&gt;"),
+        "{roles:?}"
+    );
+    assert!(!roles[0].1.contains("walrus"), "{roles:?}");
+    assert_eq!(
+        roles[1],
+        (
+            "user".to_string(),
+            "Why does the walrus importer drop rows?".to_string()
+        )
+    );
+    assert_eq!(roles[2].0, "context");
+    assert!(roles[2].1.contains("quokka hint words"), "{roles:?}");
+    let found = json_in(&env, &project, &["sessions", "search", "walrus importer"]).0;
+    let hits = &found["sessions"][0]["hits"];
+    let user_hit = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["role"] == "user")
+        .unwrap_or_else(|| panic!("{found}"));
+    assert_eq!(
+        user_hit["content"],
+        "Why does the walrus importer drop rows?"
+    );
+    let (pushed, code) = json_in(&env, &project, &["sessions", "search", "quokka"]);
+    assert_eq!(code, 1, "{pushed}");
+}

@@ -298,6 +298,20 @@ fn session_start(
     }
 }
 
+/// The user's words of a prompt a hook is given: Gemini CLI hands its prompt hook the prompt
+/// with its `SessionStart` hook's context before it (`<hook_context>…</hook_context>`, the boot
+/// of a headless run), which is not what the user asked.
+fn users_words(prompt: &str) -> &str {
+    const CLOSE: &str = "</hook_context>";
+    let trimmed = prompt.trim_start();
+    if !trimmed.starts_with("<hook_context>") {
+        return prompt;
+    }
+    trimmed
+        .find(CLOSE)
+        .map_or(prompt, |end| &trimmed[end + CLOSE.len()..])
+}
+
 fn prompt(
     env: &Environment,
     tools: &Tools,
@@ -305,7 +319,12 @@ fn prompt(
     session_id: &str,
     state: &mut state::SessionState,
 ) -> Result<Push, PushError> {
-    let Some(prompt) = input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
+    let Some(prompt) = input
+        .prompt
+        .as_deref()
+        .map(users_words)
+        .filter(|p| !p.trim().is_empty())
+    else {
         return Ok(Push::nothing("no prompt"));
     };
     let recall = env.recall()?;

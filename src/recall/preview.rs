@@ -8,7 +8,7 @@ use std::os::unix::fs::FileExt;
 
 use super::query::Alternative;
 use super::schema::{Flags, SourceKind};
-use crate::history::{event_document, EventSource};
+use crate::history::{event_document, EventSource, Role};
 use crate::redact::Masking;
 use crate::session::{Entry, EntryKind, Harness, Message, Session};
 use crate::text;
@@ -145,7 +145,12 @@ fn source_of(
         |entry: &Entry| matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }));
     Some(match located.flags.kind {
         SourceKind::Content => {
-            let i = on_line(first_line, &|e| content(e).is_some())?;
+            // A line can hold content of two roles (Gemini CLI's hook context and the user's
+            // words in one message): the entry of the event's role, else the line's first.
+            let i = on_line(first_line, &|e| {
+                content(e).is_some() && content_role(e) == located.flags.role
+            })
+            .or_else(|| on_line(first_line, &|e| content(e).is_some()))?;
             (i, EventSource::Content(content(&session.entries[i])?))
         }
         SourceKind::Summary => {
@@ -167,6 +172,15 @@ fn source_of(
         SourceKind::OrphanResult => (on_line(first_line, &is_result)?, EventSource::OrphanResult),
         SourceKind::Bash => (on_line(first_line, &|_| true)?, EventSource::Bash),
     })
+}
+
+/// The role of the event a content entry makes.
+fn content_role(entry: &Entry) -> Role {
+    match &entry.kind {
+        EntryKind::Message(Message::User { .. }) => Role::User,
+        EntryKind::Message(Message::Assistant { .. }) => Role::Assistant,
+        _ => Role::Context,
+    }
 }
 
 /// The result on `line` that answers call `index` of the assistant entry `call`: the one with

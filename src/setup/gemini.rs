@@ -57,9 +57,10 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
     };
     let table = object_at(&mut settings, "hooks")
         .ok_or_else(|| shape("a `hooks` that is not an object"))?;
+    let mut removed = 0;
     for event in EVENTS {
         if remove {
-            hooks::remove(table, target, event);
+            removed += hooks::remove(table, target, event).len();
         } else if hooks::install(table, target, event).is_none() {
             return Err(shape(&format!(
                 "a `hooks.{}` that is not a list",
@@ -67,7 +68,9 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
             )));
         }
     }
-    if table.is_empty() && !original.contains_key("hooks") {
+    // A `hooks` left empty by taking ours out goes (Gemini CLI may have rewritten the file
+    // since the setup added it); one the user left empty stays.
+    if table.is_empty() && (!original.contains_key("hooks") || removed > 0) {
         settings.remove("hooks");
     }
     mcp_change(&mut settings, &original, target, remove, &mut plan).map_err(|what| shape(&what))?;

@@ -657,12 +657,56 @@ fn user_kinds(
         }
         return kinds;
     }
-    kinds.extend(
-        texts
-            .into_iter()
-            .map(|(raw, harness)| text_kind(harness, span(raw))),
-    );
+    for (raw, harness) in texts {
+        let whole = span(raw);
+        match hook_context_end(raw.get()) {
+            Some((head, tail)) => {
+                kinds.push(text_kind(
+                    true,
+                    Span {
+                        start: whole.start,
+                        end: whole.start + head,
+                    },
+                ));
+                if tail + 1 < raw.get().len() {
+                    kinds.push(text_kind(
+                        false,
+                        Span {
+                            start: whole.start + tail,
+                            end: whole.end,
+                        },
+                    ));
+                }
+            }
+            None => kinds.push(text_kind(harness, whole)),
+        }
+    }
     kinds
+}
+
+/// Where a text part that opens with a hook's context (`<hook_context>…</hook_context>`, which
+/// Gemini CLI puts before the user's words in the same part: a `SessionStart` hook's context in
+/// a headless run) splits, in the part's raw JSON string: the end of the closing tag (the head,
+/// a context event) and the start of the words after it and the blank lines that part them (the
+/// tail, the user's). The spans are a string's head and tail ([`crate::session::Span`]).
+fn hook_context_end(raw: &str) -> Option<(usize, usize)> {
+    const CLOSE: &str = "</hook_context>";
+    if !raw.starts_with("\"<hook_context>") {
+        return None;
+    }
+    let head = raw.find(CLOSE)? + CLOSE.len();
+    let mut tail = head;
+    loop {
+        let rest = &raw[tail..];
+        if rest.starts_with("\\n") || rest.starts_with("\\r") || rest.starts_with("\\t") {
+            tail += 2;
+        } else if rest.starts_with(' ') {
+            tail += 1;
+        } else {
+            break;
+        }
+    }
+    Some((head, tail))
 }
 
 fn text_kind(harness: bool, content: Span) -> EntryKind {
