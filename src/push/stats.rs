@@ -174,11 +174,14 @@ fn hinted_session(text: &str) -> Option<String> {
 /// The pi-context tool a tool event calls, by its registry name: the event's document starts
 /// with the tool's name as the agent called it (`mcp__pi-context__notes_write`,
 /// `mcp__pi_context.notes_write`, a plugin's `mcp__plugin_pi-context_pi-context__notes_write`,
-/// Pi's `notes_write`): a server whose name holds `pi-context` (or `pi_context`).
+/// Gemini CLI's `mcp_pi-context_notes_write`, Pi's `notes_write`): a server whose name holds `pi-context` (or `pi_context`).
 fn pi_context_tool(document: &str, harness: Harness) -> Option<&str> {
     let name = document.split([' ', '\n']).next()?;
     let bare = if harness.agent_facts().is_some() {
-        let (server, tool) = name.rsplit_once('.').or_else(|| name.rsplit_once("__"))?;
+        let (server, tool) = name
+            .rsplit_once('.')
+            .or_else(|| name.rsplit_once("__"))
+            .or_else(|| name.strip_prefix("mcp_")?.split_once('_'))?;
         let ours = server.contains("pi-context") || server.contains("pi_context");
         if !ours {
             return None;
@@ -220,6 +223,14 @@ mod tests {
         assert_eq!(
             pi_context_tool("notes_read {}", Harness::Pi),
             Some("notes_read")
+        );
+        assert_eq!(
+            pi_context_tool("mcp_pi-context_history_read {}", Harness::Gemini),
+            Some("history_read")
+        );
+        assert_eq!(
+            pi_context_tool("mcp_other_notes_write {}", Harness::Gemini),
+            None
         );
         assert_eq!(pi_context_tool("Bash {}", Harness::Claude), None);
         assert_eq!(

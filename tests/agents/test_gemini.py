@@ -97,6 +97,10 @@ class GeminiHooksTest(unittest.TestCase):
         self.assertIn("dark mode toggle", found["sessions"][0]["hits"][0]["content"])
         jpegs = json.loads(self.lab.pi_context("sessions", "search", "--all", "--json", "jpegs").stdout)
         self.assertEqual([s["session_id"] for s in jpegs["sessions"]], [planted])
+        # Counted from Gemini's chat: the boot, the hint.
+        stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)
+        agent = next(a for a in stats["agents"] if a["agent"] == "gemini")
+        self.assertEqual((agent["sessions"], agent["boots"], agent["hints"]), (1, 1, 1), agent)
 
     def test_an_mcp_tool_round_trip(self):
         self.lab.setup("gemini")
@@ -104,6 +108,9 @@ class GeminiHooksTest(unittest.TestCase):
         self.lab.script([Rule(Reply("Writing.", [call]), last_user="remember")], Reply("Noted."))
         run = gemini(self.lab, "remember this for later")
         self.assertIn('"outcome":"created"', last_user_text(run.requests[1]))
+        stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)
+        agent = next(a for a in stats["agents"] if a["agent"] == "gemini")
+        self.assertEqual(agent["tool_calls"], {"notes_write": 1}, agent)
 
 
 class GeminiOfflineTest(unittest.TestCase):
