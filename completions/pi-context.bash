@@ -2517,7 +2517,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__index)
-            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
+            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --gemini-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2544,8 +2544,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2560,7 +2567,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__list)
-            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
+            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --gemini-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2610,8 +2617,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2626,7 +2640,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__search)
-            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --harness --json --color --help"
+            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --gemini-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2696,8 +2710,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2712,7 +2733,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__setup)
-            opts="-h --dry-run --remove --status --json --color --help claude codex"
+            opts="-h --dry-run --remove --status --json --color --help claude codex gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
