@@ -17,13 +17,16 @@ use serde_json::{json, Value};
 
 /// A chat with `run_shell_command` and `read_file` calls, resumed with `--resume` (its second
 /// prompt holds a fake GitHub token).
-const REAL_RESUMED: &str = "gemini-real/tmp/project/chats/session-2026-12-06T11-32-d3ab15b9.jsonl";
-const REAL_RESUMED_ID: &str = "d3ab15b9-e3c9-49ea-bae5-e4767427503f";
+const REAL_RESUMED: &str = "gemini-real/tmp/project/chats/session-2026-12-06T11-51-ad387888.jsonl";
+const REAL_RESUMED_ID: &str = "ad387888-d15b-44fa-8f20-ea0298140f52";
 /// A chat that ran a subagent (`invoke_agent`), and the subagent's own chat.
-const REAL_PARENT: &str = "gemini-real/tmp/project/chats/session-2026-12-06T11-32-3211ab80.jsonl";
-const REAL_PARENT_ID: &str = "3211ab80-c5aa-4145-9d80-ec39cfd9ecde";
-const REAL_SUBAGENT: &str = "gemini-real/tmp/project/chats/3211ab80-c5aa-4145-9d80-ec39cfd9ecde/5037b03b-8365-4a3e-9b2d-f3597f7354b9.jsonl";
-const REAL_SUBAGENT_ID: &str = "5037b03b-8365-4a3e-9b2d-f3597f7354b9";
+const REAL_PARENT: &str = "gemini-real/tmp/project/chats/session-2026-12-06T11-51-48152b94.jsonl";
+const REAL_PARENT_ID: &str = "48152b94-424f-4c11-80f5-c1b65fe42e1a";
+const REAL_SUBAGENT: &str = "gemini-real/tmp/project/chats/48152b94-424f-4c11-80f5-c1b65fe42e1a/c5ecdf2a-0a53-40ac-84b0-d564ed18ec75.jsonl";
+const REAL_SUBAGENT_ID: &str = "c5ecdf2a-0a53-40ac-84b0-d564ed18ec75";
+/// A chat rewound with the interactive `/rewind` (driven in tmux), then continued.
+const REAL_REWOUND: &str = "gemini-real/tmp/project/chats/session-2026-12-06T11-51-a6c51d16.jsonl";
+const REAL_REWOUND_ID: &str = "a6c51d16-0c92-40d7-a757-5d66d2fdec30";
 /// Hand-written: a rewind, a `$set.summary`, thoughts, an `info` notice, two records of a newer CLI.
 const REWOUND: &str = "gemini/tmp/shop/chats/session-2026-01-08T10-00-5e55a0aa.jsonl";
 const REWOUND_ID: &str = "5e55a0aa-1111-4222-8333-944455556666";
@@ -47,7 +50,7 @@ fn a_real_chat_pairs_its_tool_calls_and_reads_a_resume_once() {
     let env = TestEnv::new();
     let path = harness_fixture(REAL_RESUMED);
     let list = list_all(&env, &path, &[]);
-    let shell = "run_shell_command {\"command\":\"echo hello-from-gemini\"}\n--- output ---\n<untrusted_context>\nOutput: hello-from-gemini\nProcess Group PGID: 30786\n</untrusted_context>";
+    let shell = "run_shell_command {\"command\":\"echo hello-from-gemini\"}\n--- output ---\n<untrusted_context>\nOutput: hello-from-gemini\nProcess Group PGID: 27249\n</untrusted_context>";
     assert_eq!(
         without_context(&list),
         vec![
@@ -91,7 +94,7 @@ fn a_real_chat_pairs_its_tool_calls_and_reads_a_resume_once() {
     let header = session.header.as_ref().unwrap();
     assert_eq!(
         header.timestamp.as_deref(),
-        Some("2026-12-06T11:32:02.548Z")
+        Some("2026-12-06T11:51:36.809Z")
     );
     assert!(
         session.unknown_types.is_empty(),
@@ -200,6 +203,44 @@ fn a_rewind_abandons_the_rewound_messages_which_leaf_still_reads() {
     assert_eq!(
         session.header.as_ref().unwrap().name.as_deref(),
         Some("Discount code for checkout")
+    );
+}
+
+#[test]
+fn a_real_rewind_leaves_the_rewound_turn_on_an_abandoned_branch() {
+    let env = TestEnv::new();
+    let path = harness_fixture(REAL_REWOUND);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let rewound_answer = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["content"] == "Second answer: BRAVO, to be rewound.")
+        .expect("the rewound answer")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let current = without_context(&list_all(&env, &path, &[]));
+    assert_eq!(
+        current,
+        vec![
+            row(2, "user", "", "R1: first question"),
+            row(3, "assistant", "", "First answer: ALPHA."),
+            row(6, "user", "", "R3: third question"),
+            row(
+                7,
+                "assistant",
+                "",
+                "Third answer: CHARLIE after the rewind."
+            ),
+        ]
+    );
+    let abandoned = without_context(&list_all(&env, &path, &["--leaf", &rewound_answer]));
+    assert_eq!(
+        abandoned[2..],
+        [
+            row(4, "user", "", "R2: second question"),
+            row(5, "assistant", "", "Second answer: BRAVO, to be rewound."),
+        ]
     );
 }
 
@@ -425,8 +466,9 @@ fn sessions_are_found_under_home_the_variable_and_the_flag_and_filtered_by_harne
         found,
         vec![
             (REAL_PARENT_ID.to_string(), String::new()),
-            (REAL_SUBAGENT_ID.to_string(), REAL_PARENT_ID.to_string()),
+            (REAL_REWOUND_ID.to_string(), String::new()),
             (REAL_RESUMED_ID.to_string(), String::new()),
+            (REAL_SUBAGENT_ID.to_string(), REAL_PARENT_ID.to_string()),
         ],
         "{listed}"
     );
@@ -447,7 +489,7 @@ fn sessions_are_found_under_home_the_variable_and_the_flag_and_filtered_by_harne
             .env("GEMINI_CLI_HOME", &moved)
             .args(["sessions", "list", "--harness", "gemini", "--json"])
     });
-    assert_eq!(ids(&by_var.success().json()).len(), 3);
+    assert_eq!(ids(&by_var.success().json()).len(), 4);
     let dir = moved.join(".gemini");
     let by_flag = json_in(
         &env,
@@ -455,7 +497,7 @@ fn sessions_are_found_under_home_the_variable_and_the_flag_and_filtered_by_harne
         &["sessions", "list", "--gemini-dir", &dir.to_string_lossy()],
     )
     .0;
-    assert_eq!(ids(&by_flag).len(), 3, "{by_flag}");
+    assert_eq!(ids(&by_flag).len(), 4, "{by_flag}");
 }
 
 #[test]

@@ -266,6 +266,7 @@ mod tests {
                 pi(d.join("agent/sessions")),
                 Root::new(Harness::Claude, d.join("home/.claude/projects")),
                 Root::new(Harness::Codex, d.join("home/.codex")),
+                Root::new(Harness::Gemini, d.join("home/.gemini")),
                 pi(d.join("live")),
             ]
         );
@@ -280,6 +281,7 @@ mod tests {
             &[
                 ("CLAUDE_CONFIG_DIR", d.join("cc")),
                 ("CODEX_HOME", d.join("cx")),
+                ("GEMINI_CLI_HOME", d.join("gm")),
             ],
         );
         assert_eq!(
@@ -287,6 +289,7 @@ mod tests {
             [
                 Root::new(Harness::Claude, d.join("cc/projects")),
                 Root::new(Harness::Codex, d.join("cx")),
+                Root::new(Harness::Gemini, d.join("gm/.gemini")),
             ]
         );
         i.home = None;

@@ -293,9 +293,77 @@ def make_gemini(lab: Lab, out: Path) -> Log:
         default=Reply("The subagent found 42."),
     )
 
-    copy_tree(lab.gemini_dir / "tmp", out / "tmp", ignore=shutil.ignore_patterns("logs"))
+    # R: a rewind, which only the interactive CLI writes: driven in tmux.
+    if shutil.which("tmux"):
+        gemini_rewind_in_tmux(lab, log)
+
+    copy_tree(lab.gemini_dir / "tmp", out / "tmp", ignore=shutil.ignore_patterns("logs", "logs.json"))
     shutil.copy(lab.gemini_dir / "projects.json", out / "projects.json")
     return log
+
+
+def gemini_rewind_in_tmux(lab: Lab, log: Log) -> None:
+    """Two prompts in the interactive Gemini CLI (in a tmux pane, 160x50), `/rewind` to the
+    second one (Up, Enter, then Enter on "Rewind conversation"), the prefilled prompt erased and
+    a third one sent."""
+    import shlex
+    import subprocess
+    import time
+
+    rules = [Rule(Reply("First answer: ALPHA."), last_user="R1:"),
+             Rule(Reply("Second answer: BRAVO, to be rewound."), last_user="R2:"),
+             Rule(Reply("Third answer: CHARLIE after the rewind."), last_user="R3:")]
+    lab.script(rules, Reply("Default answer."))
+    env = {**lab.gemini_env(), "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    gemini_bin = shlex.quote(lab_gemini_binary())
+    socket = ["tmux", "-L", f"pi-context-{lab.root.name}"]
+    command = f"cd {shlex.quote(str(lab.project))} && env -i {exports} {gemini_bin} --skip-trust -m lab-model"
+    subprocess.run([*socket, "new-session", "-d", "-s", "rw", "-x", "160", "-y", "50", command], check=True)
+
+    def keys(*k: str, wait: float = 1.0) -> None:
+        subprocess.run([*socket, "send-keys", "-t", "rw", *k], check=True)
+        time.sleep(wait)
+
+    def screen() -> str:
+        return subprocess.run([*socket, "capture-pane", "-t", "rw", "-p"], capture_output=True, text=True).stdout
+
+    def wait_for(text: str, timeout: float = 60) -> None:
+        end = time.time() + timeout
+        while text not in screen():
+            if time.time() > end:
+                raise AssertionError(f"{text!r} never shown:\n{screen()}")
+            time.sleep(0.5)
+
+    try:
+        wait_for("Type your message")
+        keys("R1: first question"); keys("Enter"); wait_for("ALPHA")
+        keys("R2: second question"); keys("Enter"); wait_for("BRAVO")
+        keys("/rewind"); keys("Enter"); wait_for("Stay at current position")
+        keys("Up"); keys("Enter"); wait_for("Rewind conversation")
+        keys("Enter", wait=2)
+        keys(*["BSpace"] * 25)
+        keys("R3: third question"); keys("Enter"); wait_for("CHARLIE")
+    finally:
+        subprocess.run([*socket, "kill-server"], check=False)
+    chats = lab.gemini_chats_dir()
+    chat = next(p for p in sorted(chats.glob("*.jsonl")) if "BRAVO" in p.read_text() and "CHARLIE" in p.read_text())
+    session_id = json.loads(chat.read_text().splitlines()[0])["sessionId"]
+    commands = ["`gemini --skip-trust -m lab-model` in a tmux pane (160x50, TERM=xterm-256color): "
+                "type `R1: first question`, Enter; `R2: second question`, Enter; `/rewind`, Enter; Up "
+                "(the R2 message), Enter; Enter (\"Rewind conversation\"); Backspace ×25 (the prefilled "
+                "prompt); `R3: third question`, Enter; then the pane is closed"]
+    for rule in rules:
+        cond = {k: v for k, v in vars(rule).items() if k not in ("reply", "used") and v is not None}
+        commands.append(f"  - rule {json.dumps(cond)} → {_reply(rule.reply)}")
+    log.sessions.append(("A rewind: the interactive `/rewind` to the second prompt, then a third prompt",
+                         session_id, commands))
+
+
+def lab_gemini_binary() -> str:
+    from lab import agent_binaries
+    return agent_binaries()["gemini"]
 
 
 def copy_tree(src: Path, dst: Path, ignore=None) -> None:
@@ -379,8 +447,8 @@ gemini-api-key`) with updates, statistics and telemetry off, `GOOGLE_GEMINI_BASE
 `GEMINI_API_KEY` (a dummy), `GEMINI_TELEMETRY_ENABLED=false`, `GEMINI_CLI_NO_RELAUNCH=1`,
 `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null. `gemini` is the npm
 package's bundle installed by `scripts/setup-agents`, run by Node 20. The `logs/` directories
-Gemini keeps beside `chats/` are left out. A rewind (`/rewind`) is written only by the interactive
-CLI, so these fixtures hold none (tests/fixtures/gemini/ has hand-written ones)."""
+Gemini keeps beside `chats/` (and its `logs.json` of prompts) are left out. A rewind (`/rewind`) is written only by the interactive
+CLI: it was driven in tmux (keystrokes below; skipped without tmux)."""
 
 
 if __name__ == "__main__":

@@ -646,7 +646,7 @@ fn user_kinds(
     }
     let texts: Vec<(&RawValue, bool)> = parts
         .iter()
-        .filter(|part| !part.thought.is_some_and(|raw| raw.get() == "true"))
+        .filter(|part| part.thought.is_none_or(|raw| raw.get() != "true"))
         .filter_map(|part| part.text.filter(|raw| raw.get().starts_with('"')))
         .filter(|raw| raw.get() != "\"\"")
         .map(|raw| (raw, is_harness_text(&string(raw).unwrap_or_default())))
