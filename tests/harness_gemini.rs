@@ -11,7 +11,7 @@ use common::harness::{
     copy_fixture, harness_fixture, history, history_indexed, history_unindexed, list_all, rows,
 };
 use common::recall::{ids, json_in, project_dir};
-use common::TestEnv;
+use common::{Run, TestEnv};
 use pi_context::session::{detect_file, Harness, Session};
 use serde_json::{json, Value};
 
@@ -618,4 +618,45 @@ fn pushed_blocks_before_and_after_a_prompt_are_context_and_the_prompt_is_the_use
     );
     let (pushed, code) = json_in(&env, &project, &["sessions", "search", "quokka"]);
     assert_eq!(code, 1, "{pushed}");
+}
+
+/// Everywhere the other agents are: the MCP tools' `harness` parameter takes `gemini`, and the
+/// boot names a Gemini CLI session by its agent (subagents left out).
+#[test]
+fn the_tools_take_gemini_and_the_boot_names_its_sessions() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "project");
+    real_gemini_home(&env, &project);
+    let context = json!({"session_file": null, "leaf_id": null, "session_id": "current-session", "cwd": project});
+    let listed = env.tool(
+        "sessions_list",
+        &json!({"params": {"harness": ["gemini"]}, "context": context}),
+    );
+    let text = listed.to_string();
+    for id in [REAL_RESUMED_ID, REAL_PARENT_ID, REAL_REWOUND_ID] {
+        assert!(text.contains(id), "{id}: {text}");
+    }
+    let found = env.tool(
+        "sessions_search",
+        &json!({"params": {"query": ["launch code"], "harness": ["gemini"]}, "context": context}),
+    );
+    assert!(found.to_string().contains(REAL_RESUMED_ID), "{found}");
+    let request = json!({
+        "reason": "session_start", "session_id": "fresh-session", "window_id": "pcw:fresh-se:root",
+        "previous_window_id": null, "snapshot_time": "2026-12-07T09:00:00.000Z",
+        "cwd": project, "agent": "t", "model": "m", "notes_home": env.notes_home(),
+    });
+    let boot = env
+        .cmd()
+        .arg("boot")
+        .write_stdin(request.to_string())
+        .run()
+        .success()
+        .stdout;
+    let lines: Vec<&str> = boot
+        .lines()
+        .filter(|l| l.contains(" (Gemini CLI) | "))
+        .collect();
+    assert_eq!(lines.len(), 3, "{boot}");
+    assert!(!boot.contains(&REAL_SUBAGENT_ID[..8]), "{boot}");
 }
