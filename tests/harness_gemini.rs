@@ -660,3 +660,43 @@ fn the_tools_take_gemini_and_the_boot_names_its_sessions() {
     assert_eq!(lines.len(), 3, "{boot}");
     assert!(!boot.contains(&REAL_SUBAGENT_ID[..8]), "{boot}");
 }
+
+/// Search previews rebuild a hit from its record alone: a tool's output answered in its call's
+/// own record (every Gemini chat), and a message of an older whole-file chat, whose record spans
+/// many lines, are shown, not dropped.
+#[test]
+fn search_shows_tool_outputs_and_messages_of_whole_file_chats() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "project");
+    let gemini = real_gemini_home(&env, &project);
+    copy_tree(
+        &harness_fixture("gemini/tmp/legacy"),
+        &gemini.join("tmp/legacy"),
+    );
+    let hit = |query: &str| {
+        let found = common::recall::search_all(&env, &[query]);
+        let hit = found["sessions"][0]["hits"][0].clone();
+        assert!(hit.is_object(), "{query}: {found}");
+        (
+            hit["role"].as_str().unwrap().to_string(),
+            hit["content"].as_str().unwrap().to_string(),
+        )
+    };
+    let (role, content) = hit("amber");
+    assert_eq!(role, "tool");
+    assert!(content.contains("the launch code is amber-42"), "{content}");
+    let (role, content) = hit("off-by-one");
+    assert_eq!(
+        (role.as_str(), content.as_str()),
+        (
+            "assistant",
+            "The importer drops the first row: an off-by-one."
+        )
+    );
+    let (role, content) = hit("import_rows");
+    assert_eq!(role, "tool");
+    assert!(
+        content.contains("def import_rows(rows): return rows[1:]"),
+        "{content}"
+    );
+}

@@ -130,6 +130,12 @@ impl Harness {
         }
     }
 
+    /// Whether one record can span several lines: a message of Gemini CLI's older whole-file
+    /// JSON chats (a search preview then reads the record's bytes whole).
+    pub fn records_span_lines(self) -> bool {
+        self == Harness::Gemini
+    }
+
     /// Whether pi-context's own records (checkpoints, window markers) can be in its sessions:
     /// only Pi runs the extension that writes them.
     pub fn holds_checkpoints(self) -> bool {
