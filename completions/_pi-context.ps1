@@ -26,7 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
@@ -54,8 +54,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;windows' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -67,8 +67,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;list' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -88,8 +88,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;read' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -103,8 +103,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;search' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -389,6 +389,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]')
             [CompletionResult]::new('--copilot-dir', '--copilot-dir', [CompletionResultType]::ParameterName, 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]')
             [CompletionResult]::new('--cursor-dir', '--cursor-dir', [CompletionResultType]::ParameterName, 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]')
             [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Only the sessions of this agent (repeatable)')
@@ -413,6 +414,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]')
             [CompletionResult]::new('--copilot-dir', '--copilot-dir', [CompletionResultType]::ParameterName, 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]')
             [CompletionResult]::new('--cursor-dir', '--cursor-dir', [CompletionResultType]::ParameterName, 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]')
             [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Only the sessions of this agent (repeatable)')
@@ -427,6 +429,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--sessions-dir', '--sessions-dir', [CompletionResultType]::ParameterName, 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]')
             [CompletionResult]::new('--copilot-dir', '--copilot-dir', [CompletionResultType]::ParameterName, 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]')
             [CompletionResult]::new('--cursor-dir', '--cursor-dir', [CompletionResultType]::ParameterName, 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]')
             [CompletionResult]::new('--harness', '--harness', [CompletionResultType]::ParameterName, 'Only the sessions of this agent (repeatable)')
@@ -602,7 +605,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help' {
-            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')

@@ -2517,7 +2517,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__index)
-            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2544,6 +2544,13 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --copilot-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2559,7 +2566,7 @@ _pi__context() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2574,7 +2581,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__list)
-            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2624,6 +2631,13 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --copilot-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2639,7 +2653,7 @@ _pi__context() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2654,7 +2668,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__search)
-            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2724,6 +2738,13 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --gemini-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --copilot-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2739,7 +2760,7 @@ _pi__context() {
                     return 0
                     ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2754,7 +2775,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__setup)
-            opts="-h --dry-run --remove --status --json --color --help claude codex copilot cursor"
+            opts="-h --dry-run --remove --status --json --color --help claude codex gemini copilot cursor"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,7 +23,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand history 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
+            cand history 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
@@ -49,8 +49,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;history;windows'= {
-            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -61,8 +61,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;list'= {
-            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -81,8 +81,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;read'= {
-            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -95,8 +95,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;search'= {
-            cand -s 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -350,6 +350,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --sessions-dir 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]'
             cand --claude-dir 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
             cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]'
+            cand --gemini-dir 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]'
             cand --copilot-dir 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]'
             cand --cursor-dir 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]'
             cand --harness 'Only the sessions of this agent (repeatable)'
@@ -373,6 +374,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --sessions-dir 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]'
             cand --claude-dir 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
             cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]'
+            cand --gemini-dir 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]'
             cand --copilot-dir 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]'
             cand --cursor-dir 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]'
             cand --harness 'Only the sessions of this agent (repeatable)'
@@ -386,6 +388,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --sessions-dir 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]'
             cand --claude-dir 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]'
             cand --codex-dir 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]'
+            cand --gemini-dir 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]'
             cand --copilot-dir 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]'
             cand --cursor-dir 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]'
             cand --harness 'Only the sessions of this agent (repeatable)'
@@ -535,7 +538,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;help'= {
-            cand history 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
+            cand history 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'

@@ -29,7 +29,7 @@ always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pi-context -n "__fish_pi_context_needs_command" -s V -l version -d 'Print version'
-complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "history" -d 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "notes" -d 'Read and write the five-home markdown notes store'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_needs_command" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
@@ -52,7 +52,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not _
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "read" -d 'Read an event\'s full text as a READ WINDOW; follow `next_offset_chars` for more'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "search" -d 'Search event text for literal strings (case-insensitive; several queries are OR-ed). Exits 1 when nothing matches'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and not __fish_seen_subcommand_from windows list read search help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s s -l session -d 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -62,7 +62,7 @@ never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from windows" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s s -l session -d 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -81,7 +81,7 @@ never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s s -l session -d 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -93,7 +93,7 @@ never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l json -d 'Print JSON (the tool protocol\'s result object) instead of text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -l redact -d 'Mask secrets (API keys, tokens, passwords) as the recall index does; offsets stay those of the exact text'
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from read" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
+complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -s s -l session -d 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents\' session dirs' -r -F
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l leaf -d 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l session-id -d 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]' -r
 complete -c pi-context -n "__fish_pi_context_using_subcommand history; and __fish_seen_subcommand_from search" -l max-bytes -d 'The result budget in UTF-8 bytes, as for a tool result' -r
@@ -296,11 +296,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
+gemini\t''
 copilot\t''
 cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -324,11 +326,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
+gemini\t''
 copilot\t''
 cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -340,11 +344,13 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l sessions-dir -d 'Look for Pi sessions in this Pi session directory (repeatable); any such flag names the only places looked in [default: $PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting; and <agent dir>/sessions]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l claude-dir -d 'Look for Claude Code sessions in this Claude Code `projects` directory (repeatable); any such flag names the only places looked in [default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l codex-dir -d 'Look for Codex sessions in this Codex home (repeatable); any such flag names the only places looked in [default: $CODEX_HOME, else ~/.codex]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
+gemini\t''
 copilot\t''
 cursor\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
@@ -453,7 +459,7 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand man" -l color -d '
 always\t''
 never\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "history" -d 'Read a session of Pi, Claude Code or Codex: context windows, events, full text, search'
+complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "history" -d 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "notes" -d 'Read and write the five-home markdown notes store'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "sessions" -d 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
 complete -c pi-context -n "__fish_pi_context_using_subcommand help; and not __fish_seen_subcommand_from history notes sessions dream mcp hook setup stats boot checkpoint tool completions man help" -f -a "dream" -d 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'

@@ -26,7 +26,7 @@
 //! - [`recall`]: every past session: discovery, the full-text index, refresh and ranked search.
 //! - [`redact`]: secrets masked (length-preserving) before text is indexed or shown from
 //!   another session.
-//! - [`session`]: reading a session file of Pi, Claude Code or Codex (guarded map, tolerant
+//! - [`session`]: reading a session file of Pi, Claude Code, Codex or Gemini CLI (guarded map, tolerant
 //!   parser, on-disk index).
 //! - [`settings`]: pi-context's keys in Pi's settings files.
 //! - [`sync`]: `notes sync`, the notes home's history exchanged with a git remote.

@@ -1,7 +1,7 @@
-//! Properties of the Claude Code, Codex, Copilot CLI and Cursor readers, and hostile files
-//! (contract §11.2): no line makes a reader panic; seqs are stable under append (a prefix of a
-//! file, cut anywhere, gives the same seqs to the same events); a binary file, a truncated last
-//! line and a 50 MB line read as they should.
+//! Properties of the Claude Code, Codex, Gemini CLI, Copilot CLI and Cursor readers, and hostile
+//! files (contract §11.2): no line makes a reader panic; seqs are stable under append (a prefix
+//! of a file, cut anywhere, gives the same seqs to the same events); a binary file, a truncated
+//! last line and a 50 MB line read as they should.
 
 use crate::common;
 
@@ -201,6 +201,52 @@ fn codex_records() -> impl Strategy<Value = Vec<(u8, String, u8)>> {
     prop::collection::vec((0u8..15, text(), 0u8..4), 0..30)
 }
 
+/// One Gemini CLI chat record: its kind, a text, and which message (of four ids) or call it is.
+fn gemini_line(i: usize, kind: u8, text: &str, n: u8) -> String {
+    let id = format!("m{n}");
+    let call = format!("c{n}");
+    let ts = format!("2026-01-01T00:00:{:02}Z", i % 60);
+    let result = json!([{"functionResponse": {"id": call, "name": "run_shell_command", "response": {"output": text}}}]);
+    let value = match kind {
+        0 => {
+            json!({"id": format!("u{i}"), "timestamp": ts, "type": "user", "content": [{"text": text}]})
+        }
+        1 => json!({"id": id, "timestamp": ts, "type": "gemini", "content": text}),
+        2 => json!({"id": id, "timestamp": ts, "type": "gemini", "content": text,
+                    "toolCalls": [{"id": call, "name": "run_shell_command", "args": {"command": text}, "result": result, "status": "success"}]}),
+        3 => json!({"id": format!("r{i}"), "timestamp": ts, "type": "user", "content": result}),
+        4 => {
+            json!({"$set": {"messages": [{"id": id, "type": "gemini", "content": text}, {"id": format!("s{i}"), "type": "user", "content": [{"text": text}]}]}})
+        }
+        5 => json!({"$rewindTo": id}),
+        6 => json!({"id": format!("i{i}"), "timestamp": ts, "type": "info", "content": text}),
+        7 => json!({"id": format!("h{i}"), "timestamp": ts, "type": "user",
+                    "content": [{"text": format!("<hook_context>&lt;pi_context_boot&gt; {text}</hook_context>\n\n{text}")}]}),
+        8 => json!({"$set": {"summary": text, "lastUpdated": ts}}),
+        9 => json!({"sessionId": "s", "projectHash": "p", "startTime": ts, "kind": "main"}),
+        _ => {
+            json!({"id": id, "timestamp": ts, "type": "gemini", "content": [{"text": text, "thought": true}]})
+        }
+    };
+    value.to_string()
+}
+
+fn gemini_records() -> impl Strategy<Value = Vec<(u8, String, u8)>> {
+    prop::collection::vec((0u8..11, text(), 0u8..4), 0..30)
+}
+
+fn gemini_lines(records: &[(u8, String, u8)]) -> Vec<String> {
+    let first = json!({"sessionId": "s", "projectHash": "p", "startTime": "t", "kind": "main"});
+    std::iter::once(first.to_string())
+        .chain(
+            records
+                .iter()
+                .enumerate()
+                .map(|(i, (k, t, n))| gemini_line(i, *k, t, *n)),
+        )
+        .collect()
+}
+
 /// Replaces one field of a record with a value of any type, or garbles the line.
 fn garble(line: String, how: u8, field: &str, value: &Value) -> String {
     match how {
@@ -362,6 +408,36 @@ proptest! {
         let bytes = format!("{{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{{}}}}\n{}", lines.join("\n"));
         prop_assert_eq!(detect(bytes.as_bytes()), Harness::Codex);
         survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn gemini_lines_never_panic_the_reader(
+        records in gemini_records(),
+        garbles in prop::collection::vec((0u8..5, field(), any_value()), 30),
+        noise in "\\PC{0,80}",
+    ) {
+        let mut lines = gemini_lines(&records);
+        for (line, (how, field, value)) in lines.iter_mut().skip(1).zip(&garbles) {
+            *line = garble(std::mem::take(line), *how, field, value);
+        }
+        lines.insert(lines.len() / 2 + 1, noise);
+        let bytes = lines.join("\n");
+        prop_assert_eq!(detect(bytes.as_bytes()), Harness::Gemini);
+        survive(bytes.into_bytes());
+    }
+
+    #[test]
+    fn gemini_seqs_are_stable_under_append(records in gemini_records(), cut in any::<prop::sample::Index>()) {
+        let bytes = format!("{}\n", gemini_lines(&records).join("\n")).into_bytes();
+        check_prefix(&bytes, cut.index(bytes.len() + 1))?;
+    }
+
+    #[test]
+    fn gemini_appends_read_through_the_index_equal_a_whole_read(
+        records in gemini_records(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+    ) {
+        check_appends_through_the_index(&gemini_lines(&records), &cuts)?;
     }
 
     #[test]

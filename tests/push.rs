@@ -571,3 +571,39 @@ fn stats_count_what_was_pushed_followed_and_called_per_agent() {
     );
     assert!(codex["bytes_pushed"].as_u64().unwrap() > 100, "{codex}");
 }
+
+/// Gemini CLI: the boot names the tools `mcp_pi-context_<tool>`, the hint answers its
+/// `BeforeAgent` event, and the prompt it hands that hook opens with its `SessionStart` hook's
+/// context (the boot, in a headless run; found by tests/agents/test_gemini.py), which is not the
+/// user's words: the hint is judged on the words after it.
+#[test]
+fn gemini_gets_the_boot_and_a_hint_judged_on_the_users_words() {
+    let env = TestEnv::new();
+    let project = project(&env);
+    let (code, out) = hook(
+        &env,
+        "gemini",
+        "session-start",
+        &input("live-g", &project, json!({"source": "startup"})),
+    );
+    assert_eq!(code, 0);
+    let boot = context_of(&out, "SessionStart").expect("a boot");
+    assert!(boot.contains("mcp_pi-context_history_read"), "{boot}");
+    let escaped = boot.replace('<', "&lt;").replace('>', "&gt;");
+    let prompt = format!(
+        "<hook_context>{escaped}</hook_context>\n\nthe CMYK thumbnailer crash is back, what did we change?"
+    );
+    let (code, out) = hook(
+        &env,
+        "gemini",
+        "prompt",
+        &input("live-g", &project, json!({"prompt": prompt})),
+    );
+    assert_eq!(code, 0);
+    let hint = context_of(&out, "BeforeAgent").expect("a hint");
+    assert!(
+        hint.contains("To read it: mcp_pi-context_history_read {"),
+        "{hint}"
+    );
+    assert!(hint.contains(&session_id(1)), "{hint}");
+}

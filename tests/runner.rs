@@ -37,6 +37,8 @@ mod generate;
 mod harness_claude;
 // Codex rollouts read by `history … --session FILE`, on tests/fixtures/codex.
 mod harness_codex;
+// Gemini CLI chats read, found and indexed, on tests/fixtures/gemini and gemini-real.
+mod harness_gemini;
 // Copilot CLI's events.jsonl (tests/fixtures/copilot-real) read and found; its hooks and setup.
 mod harness_copilot;
 // Cursor's agent transcripts (tests/fixtures/cursor) read, found, timed by their files.

@@ -195,7 +195,7 @@ fn harness_keeps_only_those_agents() {
     assert_eq!(ids(&found), [CODEX_ID]);
     env.cmd()
         .current_dir(&project)
-        .args(["sessions", "list", "--harness", "gemini"])
+        .args(["sessions", "list", "--harness", "notepad"])
         .assert()
         .code(2);
 }
@@ -317,7 +317,7 @@ fn the_tools_find_and_open_a_claude_hit() {
     assert_eq!(subagent(&listed)["parent_session_id"], CLAUDE_ID);
     let refused = env.tool(
         "sessions_list",
-        &json!({"params": {"harness": ["gemini"]}, "context": context(&project)}),
+        &json!({"params": {"harness": ["notepad"]}, "context": context(&project)}),
     );
     assert_eq!(common::session::refusal(&refused)["code"], "invalid_params");
 }

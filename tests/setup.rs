@@ -1,6 +1,6 @@
-//! `pi-context setup claude|codex|copilot|cursor` on configuration files that already hold the
-//! user's own keys, hooks and comments (docs/agents.md): merged, idempotent to the byte, removed
-//! exactly, shown as a diff, refused whole when a file cannot be parsed.
+//! `pi-context setup claude|codex|gemini|copilot|cursor` on configuration files that already hold
+//! the user's own keys, hooks and comments (docs/agents.md): merged, idempotent to the byte,
+//! removed exactly, shown as a diff, refused whole when a file cannot be parsed.
 
 use crate::common;
 
@@ -423,4 +423,125 @@ fn setup_copilot_dry_runs_refuses_a_broken_file_and_keeps_a_persons_handler() {
         json!({"version": 1, "hooks": {"sessionStart": [mine]}})
     );
     assert!(!home.join("mcp-config.json").exists());
+}
+
+const GEMINI_SETTINGS: &str = r#"{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "mcpServers": {"other": {"command": "other-server", "args": []}},
+  "hooks": {
+    "BeforeAgent": [{"hooks": [{"type": "command", "command": "echo mine", "timeout": 500}]}],
+    "AfterAgent": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+"#;
+
+/// Gemini CLI: the boot at `SessionStart`, the hint at `BeforeAgent` (its name of the prompt's
+/// event), timeouts in milliseconds, the MCP server in the same settings.json; the user's keys,
+/// hooks and servers kept; idempotent to the byte; removed exactly; a `.bak` of the first state.
+#[test]
+fn gemini_settings_get_the_boot_and_the_hint_in_milliseconds_and_lose_them_exactly() {
+    let env = TestEnv::new();
+    let settings = put(&env.home().join(".gemini/settings.json"), GEMINI_SETTINGS);
+    let before: Value = serde_json::from_str(GEMINI_SETTINGS).unwrap();
+    let out = ok(&env, &["gemini"]);
+    assert!(out.contains("settings.json"), "{out}");
+    let after = json_of(&settings);
+    assert_eq!(after["security"], before["security"]);
+    assert_eq!(after["hooks"]["AfterAgent"], before["hooks"]["AfterAgent"]);
+    assert_eq!(after["mcpServers"]["other"], before["mcpServers"]["other"]);
+    let prompt = after["hooks"]["BeforeAgent"].as_array().unwrap();
+    assert_eq!(
+        prompt[0], before["hooks"]["BeforeAgent"][0],
+        "the user's hook stays first"
+    );
+    assert_eq!(
+        prompt[1]["hooks"][0],
+        json!({"type": "command", "command": format!("{} hook gemini prompt", binary()), "timeout": 10000})
+    );
+    assert_eq!(
+        after["hooks"]["SessionStart"][0]["hooks"][0],
+        json!({"type": "command", "command": format!("{} hook gemini session-start", binary()), "timeout": 10000})
+    );
+    for absent in ["UserPromptSubmit", "PreCompact", "PreCompress"] {
+        assert!(after["hooks"].get(absent).is_none(), "{absent}: {after}");
+    }
+    assert_eq!(
+        after["mcpServers"]["pi-context"],
+        json!({"command": binary(), "args": ["mcp", "--agent", "gemini-cli"]})
+    );
+    assert_eq!(
+        read(&env.home().join(".gemini/settings.json.bak")),
+        GEMINI_SETTINGS
+    );
+
+    let bytes = read(&settings);
+    let again = ok(&env, &["gemini"]);
+    assert!(again.contains("already set up"), "{again}");
+    assert_eq!(read(&settings), bytes);
+
+    let status: Value = serde_json::from_str(&ok(&env, &["--status", "--json", "gemini"])).unwrap();
+    let agent = &status["agents"][0];
+    assert_eq!(agent["agent"], "gemini", "{status}");
+    assert_eq!(agent["mcp"]["registered"], true, "{status}");
+    let installed: Vec<(&str, bool)> = agent["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["event"].as_str().unwrap(),
+                h["installed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        installed,
+        [("session-start", true), ("prompt", true)],
+        "{status}"
+    );
+
+    ok(&env, &["gemini", "--remove"]);
+    assert_eq!(json_of(&settings), before);
+    assert!(ok(&env, &["gemini", "--remove"]).contains("nothing of pi-context's to remove"));
+}
+
+#[test]
+fn gemini_setup_honours_its_home_variable_shows_a_dry_run_and_refuses_a_broken_file() {
+    let env = TestEnv::new();
+    let elsewhere = env.work().join("gemini-home");
+    let run = |args: &[&str]| {
+        env.run_with(|cmd| {
+            cmd.env("GEMINI_CLI_HOME", &elsewhere)
+                .arg("setup")
+                .args(args)
+        })
+    };
+    let dry = run(&["gemini", "--dry-run"]).success();
+    assert!(
+        dry.stdout.contains("+++ ") && dry.stdout.contains("\"BeforeAgent\""),
+        "{dry}"
+    );
+    assert!(
+        !elsewhere.join(".gemini/settings.json").exists(),
+        "a dry run writes nothing"
+    );
+    let _ = run(&["gemini"]).success();
+    let settings = elsewhere.join(".gemini/settings.json");
+    assert!(json_of(&settings)["hooks"]["SessionStart"].is_array());
+    assert!(!env.home().join(".gemini").exists());
+    let _ = run(&["gemini", "--remove"]).success();
+    assert!(!settings.exists(), "the setup created it: it goes");
+
+    let broken = put(
+        &env.home().join(".gemini/settings.json"),
+        "{\n  \"general\": {},\n  // a comment\n}\n",
+    );
+    let (code, out, err) = setup(&env, &["gemini"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("settings.json") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(read(&broken).contains("a comment"));
+    assert!(!pi_context::setup::backup_path(&broken).exists());
 }

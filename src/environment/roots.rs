@@ -99,13 +99,24 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
                 .into_iter()
                 .collect()
         }
+        Harness::Gemini => gemini_dir(&input.vars, input.home.as_deref())
+            .into_iter()
+            .collect(),
     }
 }
 
+/// Gemini CLI's directory: `.gemini` in `$GEMINI_CLI_HOME`, else in the home.
+fn gemini_dir(vars: &Vars, home: Option<&Path>) -> Option<PathBuf> {
+    vars.path(vars::GEMINI_CLI_HOME)
+        .or_else(|| home.map(Path::to_path_buf))
+        .map(|home| home.join(".gemini"))
+}
+
 /// An agent's configuration directory, and whether its variable set it: Claude Code's
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`; Copilot CLI's
-/// `$COPILOT_HOME`, else `~/.copilot`; Cursor's `$CURSOR_CONFIG_DIR`, else `~/.cursor`. `None`
-/// for Pi (its extension is installed with `pi install`) and without a home.
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`; Gemini CLI's
+/// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`; Copilot CLI's `$COPILOT_HOME`, else
+/// `~/.copilot`; Cursor's `$CURSOR_CONFIG_DIR`, else `~/.cursor`. `None` for Pi (its extension
+/// is installed with `pi install`) and without a home.
 pub fn agent_config_dir(
     harness: Harness,
     vars: &Vars,
@@ -115,6 +126,10 @@ pub fn agent_config_dir(
         Harness::Pi => return None,
         Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
         Harness::Codex => (vars::CODEX_HOME, ".codex"),
+        Harness::Gemini => {
+            let from_env = vars.path(vars::GEMINI_CLI_HOME).is_some();
+            return gemini_dir(vars, home).map(|dir| (dir, from_env));
+        }
         Harness::Copilot => (vars::COPILOT_HOME, ".copilot"),
         Harness::Cursor => (vars::CURSOR_CONFIG_DIR, ".cursor"),
     };
@@ -132,6 +147,7 @@ pub fn default_roots_help(harness: Harness) -> &'static str {
         }
         Harness::Claude => "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects",
         Harness::Codex => "$CODEX_HOME, else ~/.codex",
+        Harness::Gemini => "$GEMINI_CLI_HOME/.gemini, else ~/.gemini",
         Harness::Copilot => "$COPILOT_HOME, else ~/.copilot",
         Harness::Cursor => "$CURSOR_CONFIG_DIR, else ~/.cursor",
     }
@@ -257,6 +273,7 @@ mod tests {
                 pi(d.join("agent/sessions")),
                 Root::new(Harness::Claude, d.join("home/.claude/projects")),
                 Root::new(Harness::Codex, d.join("home/.codex")),
+                Root::new(Harness::Gemini, d.join("home/.gemini")),
                 Root::new(Harness::Copilot, d.join("home/.copilot")),
                 Root::new(Harness::Cursor, d.join("home/.cursor")),
                 pi(d.join("live")),
@@ -273,6 +290,7 @@ mod tests {
             &[
                 ("CLAUDE_CONFIG_DIR", d.join("cc")),
                 ("CODEX_HOME", d.join("cx")),
+                ("GEMINI_CLI_HOME", d.join("gm")),
                 ("COPILOT_HOME", d.join("cp")),
                 ("CURSOR_CONFIG_DIR", d.join("cu")),
             ],
@@ -282,6 +300,7 @@ mod tests {
             [
                 Root::new(Harness::Claude, d.join("cc/projects")),
                 Root::new(Harness::Codex, d.join("cx")),
+                Root::new(Harness::Gemini, d.join("gm/.gemini")),
                 Root::new(Harness::Copilot, d.join("cp")),
                 Root::new(Harness::Cursor, d.join("cu")),
             ]

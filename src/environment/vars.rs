@@ -105,6 +105,11 @@ pub const CODEX_HOME: EnvVar = var(
     "Codex's home: its sessions are in sessions/ and archived_sessions/ below it (`--codex-dir` wins).",
     "$HOME/.codex",
 );
+pub const GEMINI_CLI_HOME: EnvVar = var(
+    "GEMINI_CLI_HOME",
+    "The home Gemini CLI keeps its `.gemini` directory in: its chats are in .gemini/tmp/<project>/chats/ (`--gemini-dir` wins).",
+    "$HOME",
+);
 pub const COPILOT_HOME: EnvVar = var(
     "COPILOT_HOME",
     "GitHub Copilot CLI's home: its sessions are in session-state/ below it (`--copilot-dir` wins).",
@@ -179,6 +184,7 @@ pub const ALL: &[EnvVar] = &[
     PI_CODING_AGENT_SESSION_DIR,
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,
+    GEMINI_CLI_HOME,
     COPILOT_HOME,
     CURSOR_CONFIG_DIR,
     PI_CONTEXT_NOTES_HISTORY,

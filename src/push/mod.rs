@@ -42,9 +42,11 @@ impl Event {
     pub fn parse(name: &str) -> Option<Event> {
         Some(match name {
             "session-start" | "SessionStart" | "sessionStart" => Event::SessionStart,
-            "prompt" | "user-prompt-submit" | "UserPromptSubmit" | "userPromptSubmitted" => {
-                Event::Prompt
-            }
+            "prompt"
+            | "user-prompt-submit"
+            | "UserPromptSubmit"
+            | "userPromptSubmitted"
+            | "BeforeAgent" => Event::Prompt,
             "pre-compact" | "PreCompact" | "preCompact" => Event::PreCompact,
             _ => return None,
         })
@@ -65,6 +67,14 @@ impl Event {
             Event::SessionStart => "SessionStart",
             Event::Prompt => "UserPromptSubmit",
             Event::PreCompact => "PreCompact",
+        }
+    }
+
+    /// `agent`'s own name of the event: the prompt's event is Gemini CLI's `BeforeAgent`.
+    pub fn hook_name_for(self, agent: &AgentFacts) -> &'static str {
+        match self {
+            Event::Prompt => agent.prompt_event,
+            event => event.hook_name(),
         }
     }
 
@@ -295,6 +305,20 @@ fn session_start(
     }
 }
 
+/// The user's words of a prompt a hook is given: Gemini CLI hands its prompt hook the prompt
+/// with its `SessionStart` hook's context before it (`<hook_context>…</hook_context>`, the boot
+/// of a headless run), which is not what the user asked.
+fn users_words(prompt: &str) -> &str {
+    const CLOSE: &str = "</hook_context>";
+    let trimmed = prompt.trim_start();
+    if !trimmed.starts_with("<hook_context>") {
+        return prompt;
+    }
+    trimmed
+        .find(CLOSE)
+        .map_or(prompt, |end| &trimmed[end + CLOSE.len()..])
+}
+
 fn prompt(
     env: &Environment,
     tools: &Tools,
@@ -302,7 +326,12 @@ fn prompt(
     session_id: &str,
     state: &mut state::SessionState,
 ) -> Result<Push, PushError> {
-    let Some(prompt) = input.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
+    let Some(prompt) = input
+        .prompt
+        .as_deref()
+        .map(users_words)
+        .filter(|p| !p.trim().is_empty())
+    else {
         return Ok(Push::nothing("no prompt"));
     };
     let recall = env.recall()?;

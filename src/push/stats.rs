@@ -226,6 +226,14 @@ mod tests {
             pi_context_tool("notes_read {}", Harness::Pi),
             Some("notes_read")
         );
+        assert_eq!(
+            pi_context_tool("mcp_pi-context_history_read {}", Harness::Gemini),
+            Some("history_read")
+        );
+        assert_eq!(
+            pi_context_tool("mcp_other_notes_write {}", Harness::Gemini),
+            None
+        );
         assert_eq!(pi_context_tool("Bash {}", Harness::Claude), None);
         assert_eq!(
             pi_context_tool("mcp__other__notes_write {}", Harness::Claude),

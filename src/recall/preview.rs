@@ -8,7 +8,7 @@ use std::os::unix::fs::FileExt;
 
 use super::query::Alternative;
 use super::schema::{Flags, SourceKind};
-use crate::history::{event_document, EventSource};
+use crate::history::{event_document, EventSource, Role};
 use crate::redact::Masking;
 use crate::session::{Entry, EntryKind, Harness, Message, Session};
 use crate::text;
@@ -49,9 +49,11 @@ pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebui
         }
         None => 1,
     };
-    read_line_into(file, located.entry, &mut text)?;
-    if let Some(span) = located.result {
-        read_line_into(file, span, &mut text)?;
+    let multi_line = located.harness.records_span_lines();
+    read_line_into(file, located.entry, &mut text, multi_line)?;
+    // A call answered in its own record (Gemini CLI's) has its result on the same line.
+    if let Some(span) = located.result.filter(|span| *span != located.entry) {
+        read_line_into(file, span, &mut text, multi_line)?;
     }
     let session = Session::from_bytes_as(located.harness, text);
     let (index, source) = source_of(&session, located, first_line)?;
@@ -72,10 +74,35 @@ pub fn rebuild(file: &File, located: &Located, masking: Masking) -> Option<Rebui
 
 /// Appends the line at `span` and a newline to `text`; `None` unless the span is still exactly
 /// one line of UTF-8 (ended by its newline, or by the end of the file: a settled last line
-/// without one, which the index takes).
-fn read_line_into(file: &File, (start, len): (u64, u64), text: &mut Vec<u8>) -> Option<()> {
+/// without one, which the index takes). With `multi_line` (a harness whose records can span
+/// lines: a message of Gemini CLI's older whole-file chats), the span is one record over many
+/// lines: its line breaks are JSON whitespace (a JSON string holds none), made spaces, so that
+/// it reads as one line; a changed file fails to parse and shows nothing.
+fn read_line_into(
+    file: &File,
+    (start, len): (u64, u64),
+    text: &mut Vec<u8>,
+    multi_line: bool,
+) -> Option<()> {
     if len > MAX_LINE_BYTES {
         return None;
+    }
+    if multi_line {
+        let at = text.len();
+        text.resize(at + len as usize, 0);
+        if read_up_to(file, &mut text[at..], start)? != len as usize {
+            return None;
+        }
+        let record = &mut text[at..];
+        if record.contains(&b'\n') {
+            std::str::from_utf8(record).ok()?;
+            for byte in record.iter_mut().filter(|b| **b == b'\n' || **b == b'\r') {
+                *byte = b' ';
+            }
+            text.push(b'\n');
+            return Some(());
+        }
+        text.truncate(at);
     }
     let at = text.len();
     text.resize(at + len as usize + 1, 0);
@@ -145,7 +172,12 @@ fn source_of(
         |entry: &Entry| matches!(entry.kind, EntryKind::Message(Message::ToolResult { .. }));
     Some(match located.flags.kind {
         SourceKind::Content => {
-            let i = on_line(first_line, &|e| content(e).is_some())?;
+            // A line can hold content of two roles (Gemini CLI's hook context and the user's
+            // words in one message): the entry of the event's role, else the line's first.
+            let i = on_line(first_line, &|e| {
+                content(e).is_some() && content_role(e) == located.flags.role
+            })
+            .or_else(|| on_line(first_line, &|e| content(e).is_some()))?;
             (i, EventSource::Content(content(&session.entries[i])?))
         }
         SourceKind::Summary => {
@@ -158,8 +190,13 @@ fn source_of(
                 first_line,
                 &|e| matches!(&e.kind, EntryKind::Message(Message::Assistant { tool_calls, .. }) if index < tool_calls.len()),
             )?;
+            let result_line = if located.result == Some(located.entry) {
+                first_line
+            } else {
+                first_line + 1
+            };
             let result = match located.result {
-                Some(_) => Some(answer(session, i, index, first_line + 1)?),
+                Some(_) => Some(answer(session, i, index, result_line)?),
                 None => None,
             };
             (i, EventSource::Call { index, result })
@@ -167,6 +204,15 @@ fn source_of(
         SourceKind::OrphanResult => (on_line(first_line, &is_result)?, EventSource::OrphanResult),
         SourceKind::Bash => (on_line(first_line, &|_| true)?, EventSource::Bash),
     })
+}
+
+/// The role of the event a content entry makes.
+fn content_role(entry: &Entry) -> Role {
+    match &entry.kind {
+        EntryKind::Message(Message::User { .. }) => Role::User,
+        EntryKind::Message(Message::Assistant { .. }) => Role::Assistant,
+        _ => Role::Context,
+    }
 }
 
 /// The result on `line` that answers call `index` of the assistant entry `call`: the one with

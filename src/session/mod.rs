@@ -1,5 +1,5 @@
-//! Reading a session file of Pi, Claude Code, Codex, GitHub Copilot CLI or Cursor (JSONL) as a
-//! tree of entries.
+//! Reading a session file of Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot CLI or Cursor
+//! (JSONL; Gemini CLI's older chats are whole-file JSON) as a tree of entries.
 //!
 //! The reader is tolerant by design. Pi appends while we read (and sometimes rewrites the file in
 //! place), third-party tools write their own entry types, and old files predate ids. So: a line
@@ -74,16 +74,28 @@ pub const RESUMED_MESSAGE_TYPE: &str = "pi-context/resumed";
 pub const COMPACTION_REQUEST_TYPE: &str = "pi-context/compaction-request";
 
 /// The custom type of the pushed block `text` is (its first non-blank characters are the
-/// block's tag), if it is one.
+/// block's tag), if it is one. Gemini CLI keeps a hook's context wrapped in `<hook_context>` with
+/// `<` and `>` escaped: `<hook_context>&lt;recall_hint&gt;…` is the hint too.
 pub fn pushed_block(text: &str) -> Option<&'static str> {
     let text = text.trim_start();
+    let wrapped = text
+        .strip_prefix("<hook_context>")
+        .map(|inner| inner.trim_start().strip_prefix("&lt;"));
     PUSHED_BLOCKS
         .iter()
-        .find(|(tag, _)| text.starts_with(tag))
+        .find(|(tag, _)| match wrapped {
+            Some(Some(escaped)) => escaped.starts_with(&tag[1..tag.len() - 1]),
+            Some(None) => text["<hook_context>".len()..].trim_start().starts_with(tag),
+            None => text.starts_with(tag),
+        })
         .map(|(_, custom_type)| *custom_type)
 }
 
-/// The byte range of a raw JSON value (or a line) inside the session bytes.
+/// The byte range of a raw JSON value (or a line) inside the session bytes. A span may also hold
+/// the head or the tail of a JSON string, cut between two characters: its raw bytes open with
+/// the string's quote and do not close with one (the head), or close with it and do not open
+/// with one (the tail). A string is cut where an agent put its own text and the user's words in
+/// one string (Gemini CLI's hook context before a prompt): the two parts are two events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     pub start: usize,
@@ -498,8 +510,8 @@ impl Session {
         };
         let raw = self.raw(span);
         match raw.as_bytes().first() {
-            Some(b'"') => self.decoded(span).unwrap_or(Cow::Borrowed("")),
             Some(b'[') => Cow::Owned(join_text_blocks(&raw)),
+            _ if is_string_part(&raw) => self.decoded(span).unwrap_or(Cow::Borrowed("")),
             _ => Cow::Borrowed(""),
         }
     }
@@ -525,14 +537,29 @@ impl Session {
         let Some(span) = span else { return true };
         let raw = self.raw(span);
         match raw.as_bytes().first() {
-            Some(b'"') => raw == "\"\"",
             Some(b'[') => record::text_blocks(&raw).iter().all(|t| t.get() == "\"\""),
+            _ if is_string_part(&raw) => raw.trim_matches('"').is_empty(),
             _ => true,
         }
     }
 }
 
+/// Whether raw JSON is a string, or the head or the tail of one ([`Span`]).
+fn is_string_part(raw: &str) -> bool {
+    raw.starts_with('"') || (raw.ends_with('"') && !raw.starts_with('{'))
+}
+
 fn decode_json_string(raw: &str) -> Option<Cow<'_, str>> {
+    let opens = raw.starts_with('"');
+    let closes = raw.len() > usize::from(opens) && raw.ends_with('"');
+    if opens != closes {
+        let whole = format!(
+            "{}{raw}{}",
+            if opens { "" } else { "\"" },
+            if closes { "" } else { "\"" }
+        );
+        return serde_json::from_str::<String>(&whole).ok().map(Cow::Owned);
+    }
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
@@ -557,7 +584,7 @@ fn join_text_blocks(raw: &str) -> String {
 fn decode_content_in_place(text: String, at: usize) -> Option<String> {
     let raw = &text[at..];
     let literals: Vec<(usize, usize)> = match raw.as_bytes().first() {
-        Some(b'"') => vec![(at, text.len())],
+        Some(b'"') if raw.len() > 1 && raw.ends_with('"') => vec![(at, text.len())],
         Some(b'[') => record::text_blocks(raw)
             .iter()
             .map(|block| {
@@ -565,6 +592,8 @@ fn decode_content_in_place(text: String, at: usize) -> Option<String> {
                 (start, start + block.get().len())
             })
             .collect(),
+        // The head or the tail of a string: decoded apart.
+        _ if is_string_part(raw) => return None,
         _ => Vec::new(),
     };
     let mut bytes = text.into_bytes();

@@ -42,7 +42,7 @@ impl Parser {
             self.lines += 1;
             line.clear();
             line.extend_from_slice(&bytes[start..end]);
-            self.feed_line(&line, start, &mut atoms);
+            self.feed_line(&line, start, bytes, &mut atoms);
             start = end + 1;
         }
         self.line = line;
@@ -59,8 +59,9 @@ impl Parser {
         !self.entries.damaged()
     }
 
-    /// Parses one line, which starts at byte `start` of the session.
-    fn feed_line(&mut self, line: &[u8], start: usize, atoms: &mut String) {
+    /// Parses one line, which starts at byte `start` of the session (`bytes`, of which the
+    /// lines are a part: a whole-file document is read from them when its last line comes).
+    fn feed_line(&mut self, line: &[u8], start: usize, bytes: &[u8], atoms: &mut String) {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
@@ -71,7 +72,13 @@ impl Parser {
         // Spans are offsets in the session bytes: a pointer into the copy, less `base`.
         let base = (line.as_ptr() as usize).wrapping_sub(start);
         if matches!(self.reader, Reader::Undecided) {
-            if let Some(harness) = harness::detect_line(text) {
+            // `{` alone opens a whole-file document only as a whole first line: a first record
+            // torn after its `{` (a write under way) decides nothing.
+            let whole = start + line.len() < bytes.len();
+            let decided = harness::detect_line(text).or_else(|| {
+                (self.lines == 1 && whole).then(|| harness::detect_first_line(text))?
+            });
+            if let Some(harness) = decided {
                 self.reader = Reader::new(harness);
             }
         }
@@ -80,7 +87,10 @@ impl Parser {
             end: start + line.len(),
         };
         let irregular = has_irregular_escapes(line);
-        let read = self.reader.read_line(text, base, &mut self.header, atoms);
+        let read = match self.reader.read_line(text, base, &mut self.header, atoms) {
+            Read::Document(from) => self.read_document(bytes, from, span.end, atoms),
+            read => read,
+        };
         match read {
             Read::Entries(entries) => {
                 for p in entries {
@@ -88,7 +98,7 @@ impl Parser {
                     self.entries.push(entry);
                 }
             }
-            Read::Malformed => self.skipped += 1,
+            Read::Malformed | Read::Document(_) => self.skipped += 1,
             Read::Unknown {
                 record_type,
                 entries,
@@ -100,6 +110,20 @@ impl Parser {
                 }
             }
         }
+    }
+
+    /// The entries of the whole-file JSON document `bytes[from..end]`, copied first (as a line
+    /// is: mapped bytes can change under the reader).
+    fn read_document(&mut self, bytes: &[u8], from: usize, end: usize, atoms: &mut String) -> Read {
+        let Some(Ok(document)) = bytes
+            .get(from..end)
+            .map(|raw| String::from_utf8(raw.to_vec()))
+        else {
+            return Read::Malformed;
+        };
+        let base = (document.as_ptr() as usize).wrapping_sub(from);
+        self.reader
+            .read_document(&document, base, &mut self.header, atoms)
     }
 
     /// Gives the entry its id. A v1 file (a header without a numeric version, a version below
@@ -124,8 +148,8 @@ impl Parser {
         };
         Entry {
             line: self.lines,
-            span,
-            irregular_escapes,
+            span: p.record.unwrap_or(span),
+            irregular_escapes: irregular_escapes || p.record.is_some(),
             id,
             parent_id,
             parent_before: p.parent_before && !linear,

@@ -22,6 +22,10 @@ pub(super) struct PendingEntry {
     pub parent_before: bool,
     pub timestamp: Option<Span>,
     pub kind: PendingKind,
+    /// The record's bytes when they are not the line's: a message of a whole-file JSON
+    /// document (Gemini CLI's older chats), which spans many lines. The search prefilter cannot
+    /// judge such a record from one line, so its entries are always its candidates.
+    pub record: Option<Span>,
 }
 
 impl PendingEntry {
@@ -38,6 +42,7 @@ impl PendingEntry {
             parent_before: false,
             timestamp,
             kind: PendingKind::Ready(kind),
+            record: None,
         }
     }
 }
@@ -48,6 +53,11 @@ pub(super) enum Read {
     Entries(Vec<PendingEntry>),
     /// Not UTF-8 JSON object, or not one the format can read: skipped and counted.
     Malformed,
+    /// The line closes a whole-file JSON document that began at this byte of the session: the
+    /// parser hands the reader the document's bytes ([`Reader::read_document`]).
+    ///
+    /// [`Reader::read_document`]: super::harness::Reader
+    Document(usize),
     /// A record of a type the reader does not know (a format that changed): its entries keep
     /// its place in the tree, inert, and its type is counted by name, so a format change shows
     /// up as a number (`sessions index --json`) instead of silently missing history.
@@ -82,13 +92,15 @@ pub(super) fn push_atom(atoms: &mut String, text: &str) -> Atom {
 /// `input_text` and `output_text`.
 const TEXT_BLOCK_TYPES: [&str; 3] = ["\"text\"", "\"input_text\"", "\"output_text\""];
 
-/// The raw `text` values of the text blocks of a content array.
+/// The raw `text` values of the text blocks of a content array: blocks of a text type, and
+/// blocks without a `type` (Gemini's parts, `{"text": …}`) unless they are the model's
+/// thoughts (`"thought": true`).
 pub(super) fn text_blocks(raw: &str) -> Vec<&RawValue> {
     blocks::<TextBlockRepr>(raw)
         .into_iter()
-        .filter(|b| {
-            b.block_type
-                .is_some_and(|t| TEXT_BLOCK_TYPES.contains(&t.get()))
+        .filter(|b| match b.block_type {
+            Some(t) => TEXT_BLOCK_TYPES.contains(&t.get()),
+            None => !b.thought.is_some_and(is_true),
         })
         .filter_map(|b| b.text.filter(|t| t.get().starts_with('"')))
         .collect()
@@ -100,6 +112,8 @@ struct TextBlockRepr<'a> {
     block_type: Option<&'a RawValue>,
     #[serde(borrow, default)]
     text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thought: Option<&'a RawValue>,
 }
 
 /// The blocks of a content array; elements that are not objects are dropped.

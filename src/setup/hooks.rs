@@ -1,5 +1,7 @@
-//! The `hooks` object Claude Code's `settings.json` and Codex's `hooks.json` share:
-//! `{"<Event>": [{"matcher"?: …, "hooks": [{"type": "command", "command": …, "timeout": …}]}]}`.
+//! The `hooks` object Claude Code's `settings.json`, Codex's `hooks.json` and Gemini CLI's
+//! `settings.json` share: `{"<Event>": [{"matcher"?: …, "hooks": [{"type": "command", "command":
+//! …, "timeout": …}]}]}`; each agent names the prompt's event its own way, and Gemini CLI counts
+//! the timeout in milliseconds.
 //! pi-context's handlers are known by their command ([`super::is_our_hook`]); the user's own,
 //! in the same groups or others, stay as they are.
 
@@ -7,14 +9,27 @@ use serde_json::{json, Map, Value};
 
 use super::{hook_command, is_our_hook, Target, HOOK_TIMEOUT_SECS};
 use crate::push::Event;
+use crate::session::AgentConfig;
 
 /// The handler a setup installs for `event`.
 pub fn handler(target: &Target, event: Event) -> Value {
+    let millis = target
+        .agent
+        .agent_facts()
+        .is_some_and(|f| f.config == AgentConfig::Gemini);
     json!({
         "type": "command",
         "command": hook_command(target, event),
-        "timeout": HOOK_TIMEOUT_SECS,
+        "timeout": if millis { HOOK_TIMEOUT_SECS * 1000 } else { HOOK_TIMEOUT_SECS },
     })
+}
+
+/// The agent's name of `event` (the key of its list of handlers).
+pub fn event_key(target: &Target, event: Event) -> &'static str {
+    match target.agent.agent_facts() {
+        Some(facts) => event.hook_name_for(&facts),
+        None => event.hook_name(),
+    }
 }
 
 fn is_ours(handler: &Value, target: &Target) -> bool {
@@ -29,7 +44,7 @@ fn is_ours(handler: &Value, target: &Target) -> bool {
 /// alone (`None`).
 pub fn install(hooks: &mut Map<String, Value>, target: &Target, event: Event) -> Option<usize> {
     let wanted = handler(target, event);
-    let groups = super::json::array_at(hooks, event.hook_name())?;
+    let groups = super::json::array_at(hooks, event_key(target, event))?;
     let ours: Vec<(usize, usize)> = handlers_of_ours(groups, target);
     if let [(group, index)] = ours.as_slice() {
         if groups[*group]["hooks"][*index] == wanted {
@@ -44,7 +59,7 @@ pub fn install(hooks: &mut Map<String, Value>, target: &Target, event: Event) ->
 /// Takes pi-context's handlers out of `hooks`: a group left empty goes, an event left without
 /// groups goes; the handlers it took (their commands, to find their trust).
 pub fn remove(hooks: &mut Map<String, Value>, target: &Target, event: Event) -> Vec<Value> {
-    let name = event.hook_name();
+    let name = event_key(target, event);
     let Some(groups) = hooks.get_mut(name).and_then(Value::as_array_mut) else {
         return Vec::new();
     };
@@ -91,7 +106,7 @@ fn remove_ours(groups: &mut Vec<Value>, target: &Target) -> Vec<Value> {
 
 /// The handler of ours for `event` in `hooks`, and the index of its group.
 pub fn find(hooks: &Map<String, Value>, target: &Target, event: Event) -> Option<(usize, Value)> {
-    let groups = hooks.get(event.hook_name())?.as_array()?;
+    let groups = hooks.get(event_key(target, event))?.as_array()?;
     let (group, index) = *handlers_of_ours(groups, target).first()?;
     Some((group, groups[group]["hooks"][index].clone()))
 }

@@ -8,13 +8,15 @@
 //! them) is deleted, with no `.bak`. A file that cannot be parsed stops the whole setup before
 //! anything is written.
 //!
-//! Each agent is one file here ([`claude`], [`codex`], [`copilot`], [`cursor`]); which one
-//! configures an agent is the harness table's answer ([`crate::session::AgentFacts::config`]).
+//! Each agent is one file here ([`claude`], [`codex`], [`gemini`], [`copilot`], [`cursor`]);
+//! which one configures an agent is the harness table's answer
+//! ([`crate::session::AgentFacts::config`]).
 
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
+pub mod gemini;
 mod hooks;
 mod json;
 mod mcp_json;
@@ -30,7 +32,7 @@ use crate::session::{AgentConfig, Harness};
 /// The name the MCP server is registered under, in every agent.
 pub const MCP_NAME: &str = crate::session::MCP_SERVER;
 /// The timeout, in seconds, each installed hook gets from its agent: a backstop only, the hook
-/// keeps its own deadline of under a second.
+/// keeps its own deadline of under a second (Gemini CLI counts it in milliseconds).
 pub const HOOK_TIMEOUT_SECS: u64 = 10;
 
 /// Where an agent keeps its configuration, and which binary the hooks and the server run.
@@ -160,6 +162,7 @@ pub fn plan_install(target: &Target) -> Result<Plan, SetupError> {
         AgentConfig::Codex => codex::plan(target, false),
         AgentConfig::Copilot => copilot::plan(target, false),
         AgentConfig::Cursor => cursor::plan(target, false),
+        AgentConfig::Gemini => gemini::plan(target, false),
     }
 }
 
@@ -170,6 +173,7 @@ pub fn plan_remove(target: &Target) -> Result<Plan, SetupError> {
         AgentConfig::Codex => codex::plan(target, true),
         AgentConfig::Copilot => copilot::plan(target, true),
         AgentConfig::Cursor => cursor::plan(target, true),
+        AgentConfig::Gemini => gemini::plan(target, true),
     }
 }
 
@@ -333,6 +337,7 @@ pub fn status(target: &Target, cache: Option<&Path>) -> Result<Status, SetupErro
         AgentConfig::Codex => codex::status(target)?,
         AgentConfig::Copilot => copilot::status(target)?,
         AgentConfig::Cursor => cursor::status(target)?,
+        AgentConfig::Gemini => gemini::status(target)?,
     };
     for hook in &mut status.hooks {
         let event = Event::parse(hook.event).expect("a status names a known event");

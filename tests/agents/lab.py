@@ -1,7 +1,7 @@
-"""Run the real agents (Claude Code, Codex CLI, GitHub Copilot CLI) headless and offline against
-model_server.py.
+"""Run the real agents (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI) headless and
+offline against model_server.py.
 
-A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME and COPILOT_HOME inside it), a
+A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME, ~/.gemini and COPILOT_HOME inside it), a
 TMPDIR, a project directory used as the agents' working directory, and a scripted model server
 on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its session.
 
@@ -16,13 +16,15 @@ build of this checkout) in the same world.
 
 Every variable and config key known to keep each agent off the network is set (Claude's four
 quiet variables; Codex's provider block and its switches for plugins, apps, updates, analytics
-and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`);
-checked with `strace -f -e trace=connect` (Lab(trace_connects=True), OfflineTest): only the
-model server on 127.0.0.1 is contacted. Of the caller's environment only PATH is passed on.
-Copilot runs with COPILOT_OFFLINE=true (no GitHub authentication, telemetry, web tools or
-update) and its BYOK provider pointed at the server's Chat Completions endpoint.
-The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN / PI_CONTEXT_COPILOT_BIN,
-else from scripts/setup-agents (which installs them into the test cache once).
+and feedback, without which it runs `git ls-remote https://github.com/openai/plugins.git`;
+Gemini's settings.json with the API-key auth, telemetry, statistics and updates off, its base URL
+variable) are set; checked with `strace -f -e trace=connect` (Lab(trace_connects=True),
+OfflineTest): only the model server on 127.0.0.1 is contacted. Of the caller's environment only
+PATH is passed on. Copilot runs with COPILOT_OFFLINE=true (no GitHub authentication, telemetry,
+web tools or update) and its BYOK provider pointed at the server's Chat Completions endpoint.
+The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN / PI_CONTEXT_GEMINI_BIN /
+PI_CONTEXT_COPILOT_BIN, else from scripts/setup-agents (which installs them into the test cache
+once).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model_server import ANTHROPIC, CHAT, OPENAI, ModelServer, Reply, Rule
+from model_server import ANTHROPIC, CHAT, GEMINI, GEMINI_PREFIX, OPENAI, ModelServer, Reply, Rule
 from model_server import last_user_text as _last_user_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,9 +58,9 @@ CODEX_FEATURES_OFF = (
 
 @functools.cache
 def agent_binaries() -> dict[str, str]:
-    """{"claude": path, "codex": path, "copilot": path}: from the environment, else from
-    scripts/setup-agents."""
-    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "copilot")}
+    """{"claude": path, "codex": path, "gemini": path, "copilot": path}: from the environment,
+    else from scripts/setup-agents."""
+    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "gemini", "copilot")}
     if all(given.values()):
         return given
     setup = REPO / "scripts" / "setup-agents"
@@ -112,11 +114,13 @@ class Lab:
             (self.bin / name).symlink_to(path)
         self.claude_config = self.home / ".claude"
         self.codex_home = self.home / ".codex"
+        self.gemini_dir = self.home / ".gemini"
         self.copilot_home = self.home / ".copilot"
         self.keep = keep
         self.trace_connects = trace_connects
         self.server = ModelServer(rules, default, record_path=str(self.root / "requests.jsonl")).start()
         self._write_codex_config()
+        self._write_gemini_settings()
 
     def __enter__(self) -> Lab:
         return self
@@ -205,6 +209,37 @@ enabled = false
 """
         )
 
+    # --- Gemini CLI --------------------------------------------------------------------------
+
+    def gemini_env(self) -> dict[str, str]:
+        return {
+            **self._base_env(),
+            "GOOGLE_GEMINI_BASE_URL": self.server.url,
+            "GEMINI_API_KEY": API_KEY,
+            "GEMINI_TELEMETRY_ENABLED": "false",
+            "GEMINI_CLI_NO_RELAUNCH": "1",
+        }
+
+    def gemini(self, prompt: str | None, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`gemini -p PROMPT --skip-trust -m lab-model ARGS…` (no prompt: ARGS only)."""
+        argv = [agent_binaries()["gemini"], *(["-p", prompt] if prompt is not None else []), "--skip-trust",
+                "-m", "lab-model", *args]
+        return self._run(argv, {**self.gemini_env(), **(env or {})}, self.gemini_dir / "tmp", timeout)
+
+    def gemini_chats_dir(self) -> Path:
+        """Where Gemini keeps this project's chats: tmp/<slug>/chats, the slug from projects.json."""
+        projects = json.loads((self.gemini_dir / "projects.json").read_text())["projects"]
+        return self.gemini_dir / "tmp" / projects[str(self.project.resolve())] / "chats"
+
+    def _write_gemini_settings(self) -> None:
+        self.gemini_dir.mkdir()
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+        }
+        (self.gemini_dir / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
     # --- GitHub Copilot CLI ------------------------------------------------------------------
 
     def copilot_env(self) -> dict[str, str]:
@@ -237,7 +272,7 @@ enabled = false
 
     def env(self) -> dict[str, str]:
         """The world's environment, every agent's variables set (what a user's shell has)."""
-        return {**self.claude_env(), **self.codex_env(), **self.copilot_env()}
+        return {**self.claude_env(), **self.codex_env(), **self.gemini_env(), **self.copilot_env()}
 
     def pi_context(
         self, *args: str, binary: str | None = None, stdin: str | None = None, check: bool = True
@@ -325,5 +360,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def last_user_text(request: dict[str, Any]) -> str:
     """The last user-side input (prompt or tool result) of a recorded model request."""
     path = request["path"]
-    api = ANTHROPIC if path.startswith("/v1/messages") else CHAT if path.startswith("/v1/chat/") else OPENAI
+    if path.startswith(GEMINI_PREFIX):
+        api = GEMINI
+    else:
+        api = ANTHROPIC if path.startswith("/v1/messages") else CHAT if path.startswith("/v1/chat/") else OPENAI
     return _last_user_text(api, request["body"])

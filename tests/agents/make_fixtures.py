@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/claude-real/, tests/fixtures/codex-real/ and tests/fixtures/copilot-real/:
-transcripts written by the real agents (versions pinned in scripts/setup-agents), driven offline
-by the scripted model server. Nothing in them is edited: each fixture directory is a copy of what
-the agent wrote under its home (Claude's `projects/`, Codex's `sessions/`, the `events.jsonl` of
-each of Copilot's `session-state/` directories), plus an ORIGIN.md made here.
+"""Writes tests/fixtures/claude-real/, codex-real/, gemini-real/ and copilot-real/: transcripts
+written by the real agents (versions pinned in scripts/setup-agents), driven offline by the
+scripted model server. Nothing in them is edited: each fixture directory is a copy of what the
+agent wrote under its home (Claude's `projects/`, Codex's `sessions/`, Gemini's `tmp/` and
+`projects.json`, the `events.jsonl` of each of Copilot's `session-state/` directories), plus an
+ORIGIN.md made here.
 
-    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude,codex,copilot]
+    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude,codex,gemini,copilot]
 
 --keep leaves the labs (temp HOME, recorded requests.jsonl) in place and prints where.
 """
@@ -270,6 +271,24 @@ class CopilotDriver:
         return session_id, commands
 
 
+class GeminiDriver:
+    def __init__(self, lab: Lab, log: Log):
+        self.lab, self.log = lab, log
+
+    def run(self, commands: list[str], prompt: str, *args: str, rules: list[Rule], default: Reply) -> Run:
+        self.lab.script(rules, default)
+        argv = ["gemini", "-p", prompt, "--skip-trust", "-m", "lab-model", *args, "-o", "json", "-y"]
+        self.log.note(commands, argv, rules, default)
+        return self.lab.gemini(prompt, *args, "-o", "json", "-y").check()
+
+    def start(self, scenario: str, prompt: str, *args: str, rules: list[Rule], default: Reply) -> tuple[str, list[str]]:
+        commands: list[str] = []
+        run = self.run(commands, prompt, *args, rules=rules, default=default)
+        session_id = json.loads(run.stdout)["session_id"]
+        self.log.sessions.append((scenario, session_id, commands))
+        return session_id, commands
+
+
 def make_copilot(lab: Lab, out: Path) -> Log:
     log = Log(lab)
     c = CopilotDriver(lab, log)
@@ -338,10 +357,119 @@ def copy_copilot_sessions(src: Path, dst: Path) -> None:
         shutil.copyfile(events, dst / events.parent.name / "events.jsonl")
 
 
-def copy_tree(src: Path, dst: Path) -> None:
+def gemini_tool(name: str, args: dict, text: str | None = None) -> Reply:
+    return Reply(text, [{"name": name, "input": args}])
+
+
+def make_gemini(lab: Lab, out: Path) -> Log:
+    log = Log(lab)
+    g = GeminiDriver(lab, log)
+
+    # G: a shell tool call and a file read, then `--resume ID` with a second prompt holding a secret.
+    (lab.project / "notes.txt").write_text("the launch code is amber-42\n")
+    sid, cmds = g.start(
+        "`run_shell_command` and `read_file` tool calls, then a `--resume ID` turn",
+        "G1: print the marker with the shell, then read notes.txt",
+        rules=[
+            Rule(gemini_tool("run_shell_command", {"command": "echo hello-from-gemini"}, "Running it."), last_user="G1:"),
+            Rule(gemini_tool("read_file", {"file_path": "notes.txt"}), last_user="hello-from-gemini"),
+        ],
+        default=Reply("The command printed hello-from-gemini and notes.txt holds the launch code."),
+    )
+    g.run(cmds, f"G2: what did it print? my token is {FAKE_SECRET}", "--resume", sid,
+          rules=[], default=Reply("It printed hello-from-gemini."))
+
+    # S: a subagent (`invoke_agent` of the generalist, which ends with `complete_task`).
+    g.start(
+        "A subagent: `invoke_agent` (generalist) runs the shell and answers with `complete_task`",
+        "S1: delegate the question",
+        rules=[
+            Rule(gemini_tool("complete_task", {"result": {"response": "SUB-REPORT: the answer is 42."}}),
+                 last_user="sub-marker"),
+            Rule(gemini_tool("run_shell_command", {"command": "echo sub-marker"}), last_user="SUB-TASK"),
+            Rule(gemini_tool("invoke_agent", {"agent_name": "generalist", "prompt": "SUB-TASK: find the answer"},
+                             "Delegating."), last_user="S1:"),
+        ],
+        default=Reply("The subagent found 42."),
+    )
+
+    # R: a rewind, which only the interactive CLI writes: driven in tmux.
+    if shutil.which("tmux"):
+        gemini_rewind_in_tmux(lab, log)
+
+    copy_tree(lab.gemini_dir / "tmp", out / "tmp", ignore=shutil.ignore_patterns("logs", "logs.json"))
+    shutil.copy(lab.gemini_dir / "projects.json", out / "projects.json")
+    return log
+
+
+def gemini_rewind_in_tmux(lab: Lab, log: Log) -> None:
+    """Two prompts in the interactive Gemini CLI (in a tmux pane, 160x50), `/rewind` to the
+    second one (Up, Enter, then Enter on "Rewind conversation"), the prefilled prompt erased and
+    a third one sent."""
+    import shlex
+    import subprocess
+    import time
+
+    rules = [Rule(Reply("First answer: ALPHA."), last_user="R1:"),
+             Rule(Reply("Second answer: BRAVO, to be rewound."), last_user="R2:"),
+             Rule(Reply("Third answer: CHARLIE after the rewind."), last_user="R3:")]
+    lab.script(rules, Reply("Default answer."))
+    env = {**lab.gemini_env(), "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    gemini_bin = shlex.quote(lab_gemini_binary())
+    socket = ["tmux", "-L", f"pi-context-{lab.root.name}"]
+    command = f"cd {shlex.quote(str(lab.project))} && env -i {exports} {gemini_bin} --skip-trust -m lab-model"
+    subprocess.run([*socket, "new-session", "-d", "-s", "rw", "-x", "160", "-y", "50", command], check=True)
+
+    def keys(*k: str, wait: float = 1.0) -> None:
+        subprocess.run([*socket, "send-keys", "-t", "rw", *k], check=True)
+        time.sleep(wait)
+
+    def screen() -> str:
+        return subprocess.run([*socket, "capture-pane", "-t", "rw", "-p"], capture_output=True, text=True).stdout
+
+    def wait_for(text: str, timeout: float = 60) -> None:
+        end = time.time() + timeout
+        while text not in screen():
+            if time.time() > end:
+                raise AssertionError(f"{text!r} never shown:\n{screen()}")
+            time.sleep(0.5)
+
+    try:
+        wait_for("Type your message")
+        keys("R1: first question"); keys("Enter"); wait_for("ALPHA")
+        keys("R2: second question"); keys("Enter"); wait_for("BRAVO")
+        keys("/rewind"); keys("Enter"); wait_for("Stay at current position")
+        keys("Up"); keys("Enter"); wait_for("Rewind conversation")
+        keys("Enter", wait=2)
+        keys(*["BSpace"] * 25)
+        keys("R3: third question"); keys("Enter"); wait_for("CHARLIE")
+    finally:
+        subprocess.run([*socket, "kill-server"], check=False)
+    chats = lab.gemini_chats_dir()
+    chat = next(p for p in sorted(chats.glob("*.jsonl")) if "BRAVO" in p.read_text() and "CHARLIE" in p.read_text())
+    session_id = json.loads(chat.read_text().splitlines()[0])["sessionId"]
+    commands = ["`gemini --skip-trust -m lab-model` in a tmux pane (160x50, TERM=xterm-256color): "
+                "type `R1: first question`, Enter; `R2: second question`, Enter; `/rewind`, Enter; Up "
+                "(the R2 message), Enter; Enter (\"Rewind conversation\"); Backspace ×25 (the prefilled "
+                "prompt); `R3: third question`, Enter; then the pane is closed"]
+    for rule in rules:
+        cond = {k: v for k, v in vars(rule).items() if k not in ("reply", "used") and v is not None}
+        commands.append(f"  - rule {json.dumps(cond)} → {_reply(rule.reply)}")
+    log.sessions.append(("A rewind: the interactive `/rewind` to the second prompt, then a third prompt",
+                         session_id, commands))
+
+
+def lab_gemini_binary() -> str:
+    from lab import agent_binaries
+    return agent_binaries()["gemini"]
+
+
+def copy_tree(src: Path, dst: Path, ignore=None) -> None:
     if dst.exists():
         shutil.rmtree(dst)
-    shutil.copytree(src, dst)
+    shutil.copytree(src, dst, ignore=ignore)
 
 
 def write_origin(out: Path, agent: str, version: str, layout: str, log: Log, setup: str) -> None:
@@ -369,22 +497,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures")
     parser.add_argument("--keep", action="store_true", help="keep the labs and print where they are")
-    parser.add_argument("--only", default="claude,codex,copilot", help="comma-separated agents to run")
+    parser.add_argument("--only", default="claude,codex,gemini,copilot", help="comma-separated agents to run")
     args = parser.parse_args()
     only = set(args.only.split(","))
 
     if "claude" in only:
-        with Lab(keep=args.keep) as lab:
-            out = args.out / "claude-real"
-            log = make_claude(lab, out)
-            write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
-            print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
+        make_claude_fixtures(args)
     if "codex" in only:
+        make_codex_fixtures(args)
+    if "gemini" in only:
         with Lab(keep=args.keep) as lab:
-            out = args.out / "codex-real"
-            log = make_codex(lab, out)
-            write_origin(out, "Codex CLI", "0.169.0", "`$CODEX_HOME/sessions/`", log, CODEX_SETUP)
-            print(f"codex lab: {lab.root}" if args.keep else "codex fixtures written", file=sys.stderr)
+            out = args.out / "gemini-real"
+            log = make_gemini(lab, out)
+            write_origin(out, "Gemini CLI", "0.61.0", "`~/.gemini/tmp/` and `~/.gemini/projects.json`", log, GEMINI_SETUP)
+            print(f"gemini lab: {lab.root}" if args.keep else "gemini fixtures written", file=sys.stderr)
     if "copilot" in only:
         with Lab(keep=args.keep) as lab:
             out = args.out / "copilot-real"
@@ -392,6 +518,22 @@ def main() -> None:
             write_origin(out, "GitHub Copilot CLI", "1.0.102",
                          "the `events.jsonl` of each `$COPILOT_HOME/session-state/<id>/`", log, COPILOT_SETUP)
             print(f"copilot lab: {lab.root}" if args.keep else "copilot fixtures written", file=sys.stderr)
+
+
+def make_claude_fixtures(args) -> None:
+    with Lab(keep=args.keep) as lab:
+        out = args.out / "claude-real"
+        log = make_claude(lab, out)
+        write_origin(out, "Claude Code", "2.1.328", "`$CLAUDE_CONFIG_DIR/projects/`", log, CLAUDE_SETUP)
+        print(f"claude lab: {lab.root}" if args.keep else "claude fixtures written", file=sys.stderr)
+
+
+def make_codex_fixtures(args) -> None:
+    with Lab(keep=args.keep) as lab:
+        out = args.out / "codex-real"
+        log = make_codex(lab, out)
+        write_origin(out, "Codex CLI", "0.169.0", "`$CODEX_HOME/sessions/`", log, CODEX_SETUP)
+        print(f"codex lab: {lab.root}" if args.keep else "codex fixtures written", file=sys.stderr)
 
 
 CLAUDE_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.claude_env`): `HOME=$LAB/home`,
@@ -414,6 +556,14 @@ package), `TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null. 
 native binary of `@github/copilot-linux-x64` installed by `scripts/setup-agents`. Each session's
 directory holds more of Copilot's state (`workspace.yaml`, `checkpoints/`, `session.db`, …): only
 `events.jsonl`, the transcript, is copied."""
+GEMINI_SETUP = """Environment of every run (`tests/agents/lab.py`, `Lab.gemini_env`): `HOME=$LAB/home`,
+`$LAB/home/.gemini/settings.json` selecting the API-key auth (`security.auth.selectedType:
+gemini-api-key`) with updates, statistics and telemetry off, `GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT`,
+`GEMINI_API_KEY` (a dummy), `GEMINI_TELEMETRY_ENABLED=false`, `GEMINI_CLI_NO_RELAUNCH=1`,
+`TMPDIR=$LAB/tmp`; working directory `$LAB/project`; stdin /dev/null. `gemini` is the npm
+package's bundle installed by `scripts/setup-agents`, run by Node 20. The `logs/` directories
+Gemini keeps beside `chats/` (and its `logs.json` of prompts) are left out. A rewind (`/rewind`) is written only by the interactive
+CLI: it was driven in tmux (keystrokes below; skipped without tmux)."""
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ It listens on 127.0.0.1 and speaks just enough of two APIs:
   streamed as SSE (``chat.completion.chunk`` deltas: the role, the text, each tool call's id and
   name then its arguments, the finish reason, a last chunk with the usage, ``[DONE]``) or as one
   ``chat.completion`` body when ``stream`` is false.
+- Gemini API (Gemini CLI): ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``
+  streamed as SSE (one chunk: candidates[0].content.parts with text and functionCall parts,
+  finishReason STOP, usageMetadata), ``:generateContent`` (the same as one JSON body) and
+  ``:countTokens``.
 - ``GET /v1/models`` for both.
 
 What it answers is a script: a list of rules, tried in order; the first that matches a request
@@ -49,6 +53,8 @@ from urllib.parse import urlsplit
 ANTHROPIC = "anthropic"
 OPENAI = "openai"
 CHAT = "chat"  # OpenAI Chat Completions
+GEMINI = "gemini"
+GEMINI_PREFIX = "/v1beta/models/"
 
 
 @dataclass
@@ -73,10 +79,11 @@ class Reply:
 class Rule:
     """Matches a request when every given condition holds.
 
-    api: "anthropic", "openai" or "chat". last_user: a substring of the last user-side input (the
-    last user message, a tool result included: Anthropic's last ``user`` message, OpenAI's last
-    ``user`` message or ``function_call_output``, Chat Completions' last ``user`` or ``tool``
-    message). contains: a substring of any string anywhere
+    api: "anthropic", "openai", "chat" or "gemini". last_user: a substring of the last user-side
+    input (the last user message, a tool result included: Anthropic's last ``user`` message,
+    OpenAI's last ``user`` message or ``function_call_output``, Chat Completions' last ``user`` or
+    ``tool`` message, Gemini's last ``user`` content, whose ``functionResponse`` parts hold tool
+    results). contains: a substring of any string anywhere
     in the request body. nth: the request's 1-based number among the model requests this server
     received. times: how often the rule may answer (None: always).
     """
@@ -126,6 +133,8 @@ def last_user_text(api: str, body: dict[str, Any]) -> str:
         items = [m for m in body.get("messages", []) if m.get("role") == "user"]
     elif api == CHAT:
         items = [m for m in body.get("messages", []) if m.get("role") in ("user", "tool")]
+    elif api == GEMINI:
+        items = [c for c in body.get("contents", []) if c.get("role") == "user"]
     else:
         items = [
             i
@@ -370,6 +379,35 @@ def chat_completion(reply: Reply, model: str, ids) -> dict[str, Any]:
     choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
     return {"id": f"chatcmpl-lab{ids():04d}", "object": "chat.completion", "created": 0, "model": model,
             "choices": [choice], "usage": chat_usage(reply)}
+def gemini_response(reply: Reply, model: str, ids) -> dict[str, Any]:
+    """A generateContent response (also each SSE chunk of streamGenerateContent)."""
+    parts: list[dict[str, Any]] = []
+    if reply.text is not None:
+        parts.append({"text": reply.text})
+    for call in reply.tool_calls:
+        parts.append({"functionCall": {"name": call["name"], "args": call.get("input", {}), "id": f"call_lab{ids():04d}"}})
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {
+            "promptTokenCount": reply.input_tokens,
+            "candidatesTokenCount": reply.output_tokens,
+            "totalTokenCount": reply.input_tokens + reply.output_tokens,
+        },
+        "modelVersion": model,
+        "responseId": f"resp_lab{ids():04d}",
+    }
+
+
+def gemini_events(reply: Reply, model: str, ids) -> list[bytes]:
+    return [f"data: {json.dumps(gemini_response(reply, model, ids))}\r\n\r\n".encode()]
+
+
+def gemini_call(path: str) -> tuple[str, str] | None:
+    """(model, method) of a Gemini API path ``/v1beta/models/{model}:{method}``."""
+    if not path.startswith(GEMINI_PREFIX) or ":" not in path:
+        return None
+    model, method = path[len(GEMINI_PREFIX):].rsplit(":", 1)
+    return model, method
 
 
 def _handler_for(server: ModelServer):
@@ -395,7 +433,15 @@ def _handler_for(server: ModelServer):
             except ValueError:
                 body = {"unparsed": raw.decode("utf-8", "replace")}
             path = self._path()
-            if path == "/v1/messages/count_tokens":
+            gemini = gemini_call(path)
+            if gemini and gemini[1] == "countTokens":
+                self._record(body, "count_tokens")
+                self._json(200, {"totalTokens": max(1, len(raw) // 4)})
+            elif gemini and gemini[1] in ("streamGenerateContent", "generateContent"):
+                n, reply, rule = server.choose(GEMINI, body)
+                self._record(body, rule, n)
+                self._answer_gemini(gemini[0], gemini[1] == "streamGenerateContent", reply)
+            elif path == "/v1/messages/count_tokens":
                 self._record(body, "count_tokens")
                 self._json(200, {"input_tokens": max(1, len(raw) // 4)})
             elif path in ("/v1/messages", "/v1/responses", "/v1/chat/completions"):
@@ -438,6 +484,17 @@ def _handler_for(server: ModelServer):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _answer_gemini(self, model: str, stream: bool, reply: Reply) -> None:
+            if not stream:
+                self._json(200, gemini_response(reply, model, server.next_id))
+                return
+            payload = b"".join(gemini_events(reply, model, server.next_id))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)

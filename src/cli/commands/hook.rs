@@ -21,7 +21,7 @@ use pi_context::session::{ContextOutput, Harness};
 /// (run by the hooks `pi-context setup` installs; reads the hook's JSON on stdin)
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The agent whose hook runs: claude, codex or copilot
+    /// The agent whose hook runs: claude, codex, gemini or copilot
     #[arg(value_name = "AGENT")]
     agent: String,
     /// The hook event: session-start, prompt or pre-compact
@@ -147,7 +147,9 @@ fn write_answer(agent: Harness, event: Event, push: &Push) -> std::io::Result<()
         }
         (Event::SessionStart | Event::Prompt, _) => serde_json::json!({
             "hookSpecificOutput": {
-                "hookEventName": event.hook_name(),
+                "hookEventName": agent
+                    .agent_facts()
+                    .map_or(event.hook_name(), |facts| event.hook_name_for(&facts)),
                 "additionalContext": text,
             }
         })

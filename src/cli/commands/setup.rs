@@ -17,7 +17,7 @@ use crate::cli::ui::Ui;
 /// recall hint and the way back after a compaction (docs/agents.md)
 #[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// The agent: claude, codex, copilot or cursor (every agent with --status when left out)
+    /// The agent: claude, codex, gemini, copilot or cursor (every agent with --status when left out)
     #[arg(value_name = "AGENT", value_parser = agent_parser(), required_unless_present = "status")]
     agent: Option<Harness>,
     /// Show what would change, as a diff, and change nothing

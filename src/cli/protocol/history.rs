@@ -347,7 +347,7 @@ fn page_response(page: pi_context::history::Page) -> ToolResponse {
 /// `session_id` and `leaf_id`, which every history tool takes.
 fn session_properties() -> serde_json::Map<String, Value> {
     into_map(json!({
-        "session_id": {"type": "string", "minLength": 1, "description": "Read another past session, of Pi, Claude Code or Codex: its full id or a unique prefix of at least 8 characters (from sessions_search or sessions_list). Default: this session."},
+        "session_id": {"type": "string", "minLength": 1, "description": "Read another past session, of Pi, Claude Code, Codex or Gemini CLI: its full id or a unique prefix of at least 8 characters (from sessions_search or sessions_list). Default: this session."},
         "leaf_id": {"type": "string", "minLength": 1, "description": "The entry that ends the branch to read (a sessions_search hit's leaf_id for an abandoned branch). Default: this session's current leaf, or the last entry of another session."}
     }))
 }

@@ -23,7 +23,7 @@ pub const TOOLS: [Tool; 2] = [
         name: "sessions_list",
         label: "Sessions list",
         description: "List past sessions of Pi, Claude Code and Codex (this agent's and the other coding agents' on this machine), most recently updated first: \
-id, harness (pi, claude, codex), parent session of a subagent, file, project, name, dates, size and the first user message. \
+id, harness (pi, claude, codex, gemini), parent session of a subagent, file, project, name, dates, size and the first user message. \
 Use it when this session is fresh and needs earlier work, or when the user refers to \"last time\" or another session. \
 scope \"project\" (default) is this project's sessions; \"all\" is every project; harness narrows to some agents. Open one with history_list / history_read and its session_id.",
         parameters: list_parameters,

@@ -36,6 +36,7 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "claude-code",
     mcp_tool: "mcp__{server}__{}",
     mcp_server_dash_as_underscore: false,
+    prompt_event: "UserPromptSubmit",
     precompact_reaches_summary: true,
     boot_survives_restart: true,
     context_output: ContextOutput::HookSpecific,

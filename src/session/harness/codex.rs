@@ -33,6 +33,7 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     agent_name: "codex",
     mcp_tool: "mcp__{server}.{}",
     mcp_server_dash_as_underscore: true,
+    prompt_event: "UserPromptSubmit",
     precompact_reaches_summary: false,
     boot_survives_restart: true,
     context_output: ContextOutput::HookSpecific,

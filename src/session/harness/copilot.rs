@@ -44,6 +44,7 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     mcp_tool: "{server}-{}",
     mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: false,
+    prompt_event: "userPromptSubmitted",
     boot_survives_restart: false,
     context_output: ContextOutput::AdditionalContext,
     config: AgentConfig::Copilot,

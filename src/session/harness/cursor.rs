@@ -36,6 +36,7 @@ pub(super) const AGENT: AgentFacts = AgentFacts {
     mcp_tool: "mcp_{server}_{}",
     mcp_server_dash_as_underscore: false,
     precompact_reaches_summary: false,
+    prompt_event: "UserPromptSubmit",
     boot_survives_restart: false,
     context_output: ContextOutput::AdditionalContext,
     config: AgentConfig::Cursor,

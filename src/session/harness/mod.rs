@@ -19,6 +19,7 @@ pub(super) mod claude;
 pub(super) mod codex;
 pub(super) mod copilot;
 pub(super) mod cursor;
+pub(super) mod gemini;
 pub(crate) mod pi;
 
 use std::path::{Path, PathBuf};
@@ -45,19 +46,22 @@ pub enum Harness {
     Copilot,
     /// Cursor's agent CLI (`~/.cursor/projects/<enc-cwd>/agent-transcripts/…/<id>.jsonl`).
     Cursor,
+    /// Gemini CLI (`~/.gemini/tmp/<project>/chats/session-….jsonl`).
+    Gemini,
 }
 
 impl Harness {
     /// Every harness, in the order the wire lists them.
-    pub const ALL: [Harness; 5] = [
+    pub const ALL: [Harness; 6] = [
         Harness::Pi,
         Harness::Claude,
         Harness::Codex,
+        Harness::Gemini,
         Harness::Copilot,
         Harness::Cursor,
     ];
     /// The wire names (`harness` in results and tool parameters).
-    pub const NAMES: [&'static str; 5] = ["pi", "claude", "codex", "copilot", "cursor"];
+    pub const NAMES: [&'static str; 6] = ["pi", "claude", "codex", "gemini", "copilot", "cursor"];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -66,6 +70,7 @@ impl Harness {
             Harness::Codex => "codex",
             Harness::Copilot => "copilot",
             Harness::Cursor => "cursor",
+            Harness::Gemini => "gemini",
         }
     }
 
@@ -77,6 +82,7 @@ impl Harness {
             Harness::Codex => "Codex",
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Cursor => "Cursor",
+            Harness::Gemini => "Gemini CLI",
         }
     }
 
@@ -88,6 +94,7 @@ impl Harness {
             Harness::Codex => codex::LAYOUT,
             Harness::Copilot => copilot::LAYOUT,
             Harness::Cursor => cursor::LAYOUT,
+            Harness::Gemini => gemini::LAYOUT,
         }
     }
 
@@ -99,6 +106,7 @@ impl Harness {
             Harness::Codex => "codex-dir",
             Harness::Copilot => "copilot-dir",
             Harness::Cursor => "cursor-dir",
+            Harness::Gemini => "gemini-dir",
         }
     }
 
@@ -110,6 +118,7 @@ impl Harness {
             Harness::Codex => "Codex home",
             Harness::Copilot => "GitHub Copilot CLI home",
             Harness::Cursor => "Cursor home",
+            Harness::Gemini => "Gemini CLI directory (`~/.gemini`)",
         }
     }
 
@@ -119,7 +128,7 @@ impl Harness {
     pub fn id_from_path(self, path: &Path) -> Option<String> {
         let id = match self {
             Harness::Pi => pi::id_from_path(path),
-            Harness::Claude | Harness::Cursor => None,
+            Harness::Claude | Harness::Cursor | Harness::Gemini => None,
             Harness::Codex => codex::id_from_file_name(path),
             Harness::Copilot => path
                 .parent()
@@ -139,7 +148,11 @@ impl Harness {
                 Some(v) => format!("{{\"type\":\"session\",\"version\":{v}}}\n"),
                 None => "{\"type\":\"session\"}\n".to_string(),
             }),
-            Harness::Claude | Harness::Codex | Harness::Copilot | Harness::Cursor => None,
+            Harness::Claude
+            | Harness::Codex
+            | Harness::Copilot
+            | Harness::Cursor
+            | Harness::Gemini => None,
         }
     }
 
@@ -148,6 +161,12 @@ impl Harness {
     /// (docs/harnesses.md).
     pub fn writes_times(self) -> bool {
         self != Harness::Cursor
+    }
+
+    /// Whether one record can span several lines: a message of Gemini CLI's older whole-file
+    /// JSON chats (a search preview then reads the record's bytes whole).
+    pub fn records_span_lines(self) -> bool {
+        self == Harness::Gemini
     }
 
     /// Whether pi-context's own records (checkpoints, window markers) can be in its sessions:
@@ -165,6 +184,7 @@ impl Harness {
             Harness::Codex => Some(codex::AGENT),
             Harness::Copilot => Some(copilot::AGENT),
             Harness::Cursor => Some(cursor::AGENT),
+            Harness::Gemini => Some(gemini::AGENT),
         }
     }
 
@@ -202,6 +222,9 @@ pub struct AgentFacts {
     pub boot_survives_restart: bool,
     /// How its hooks answer with text for the context.
     pub context_output: ContextOutput,
+    /// Its name of the hook event that runs with each prompt (`UserPromptSubmit`; Gemini CLI's
+    /// `BeforeAgent`).
+    pub prompt_event: &'static str,
     /// How its configuration takes pi-context's MCP server and hooks (`pi-context setup`).
     pub config: AgentConfig,
 }
@@ -226,6 +249,8 @@ pub enum AgentConfig {
     Copilot,
     /// Cursor: MCP servers in `mcp.json` only.
     Cursor,
+    /// Gemini CLI: `settings.json` holds both the hooks and the MCP servers.
+    Gemini,
 }
 
 /// The name pi-context's MCP server is registered under (`pi-context setup`).
@@ -303,7 +328,7 @@ impl std::fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown harness {0:?} (expected pi, claude, codex, copilot or cursor)")]
+#[error("unknown harness {0:?} (expected pi, claude, codex, gemini, copilot or cursor)")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -326,9 +351,16 @@ pub const DETECT_BYTES: usize = 1 << 20;
 /// garbage).
 pub fn detect(bytes: &[u8]) -> Harness {
     let head = &bytes[..bytes.len().min(DETECT_BYTES)];
-    head.split(|&b| b == b'\n')
-        .filter_map(|line| std::str::from_utf8(line).ok())
-        .find_map(detect_line)
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .filter_map(|line| std::str::from_utf8(line).ok());
+    let first = lines.next().unwrap_or("");
+    // `{` alone marks a whole-file document only as a whole line: a first line being written
+    // (any agent's record, torn after its `{`) decides nothing yet.
+    let first_is_whole = head.contains(&b'\n');
+    detect_line(first)
+        .or_else(|| first_is_whole.then(|| detect_first_line(first)).flatten())
+        .or_else(|| lines.find_map(detect_line))
         .unwrap_or_default()
 }
 
@@ -349,6 +381,19 @@ struct MarksRepr<'a> {
     role: Option<&'a RawValue>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    #[serde(rename = "projectHash", borrow, default)]
+    project_hash: Option<&'a RawValue>,
+    #[serde(rename = "$set", borrow, default)]
+    set: Option<&'a RawValue>,
+    #[serde(rename = "$rewindTo", borrow, default)]
+    rewind_to: Option<&'a RawValue>,
+}
+
+/// The harness a file's first line alone marks: `{` by itself opens a whole-file JSON
+/// document, which only Gemini CLI's older chats are.
+pub fn detect_first_line(line: &str) -> Option<Harness> {
+    (line.trim() == "{").then_some(Harness::Gemini)
 }
 
 /// The harness one line marks, if any: a Pi header or entry type; a Codex rollout item (a
@@ -380,6 +425,9 @@ pub fn detect_line(line: &str) -> Option<Harness> {
     {
         return Some(Harness::Cursor);
     }
+    if gemini::is_gemini_record(record_type, &marks) {
+        return Some(Harness::Gemini);
+    }
     if pi::ENTRY_TYPES.contains(&record_type) {
         return Some(Harness::Pi);
     }
@@ -404,6 +452,7 @@ pub(super) enum Reader {
     Codex(codex::State),
     Copilot(copilot::State),
     Cursor,
+    Gemini(gemini::State),
 }
 
 impl Reader {
@@ -415,6 +464,7 @@ impl Reader {
             Harness::Codex => Reader::Codex(codex::State::default()),
             Harness::Copilot => Reader::Copilot(copilot::State::default()),
             Harness::Cursor => Reader::Cursor,
+            Harness::Gemini => Reader::Gemini(gemini::State::default()),
         }
     }
 
@@ -432,6 +482,21 @@ impl Reader {
             Reader::Codex(state) => codex::read_line(state, line, base, header, atoms),
             Reader::Copilot(state) => copilot::read_line(state, line, base, header, atoms),
             Reader::Cursor => cursor::read_line(line, base, header, atoms),
+            Reader::Gemini(state) => gemini::read_line(state, line, base, header, atoms),
+        }
+    }
+
+    /// Reads a whole-file JSON document a line reader asked for ([`Read::Document`]).
+    pub(super) fn read_document(
+        &mut self,
+        document: &str,
+        base: usize,
+        header: &mut Option<Header>,
+        atoms: &mut String,
+    ) -> Read {
+        match self {
+            Reader::Gemini(state) => gemini::read_document(state, document, base, header, atoms),
+            _ => Read::Malformed,
         }
     }
 
@@ -440,7 +505,7 @@ impl Reader {
     pub(super) fn is_linear(&self, header: Option<&Header>) -> bool {
         match self {
             Reader::Undecided | Reader::Pi => pi::is_linear(header.and_then(|h| h.version)),
-            Reader::Claude(_) | Reader::Copilot(_) => false,
+            Reader::Claude(_) | Reader::Copilot(_) | Reader::Gemini(_) => false,
             Reader::Codex(_) | Reader::Cursor => true,
         }
     }
@@ -452,6 +517,7 @@ impl Reader {
             Reader::Codex(_) => Harness::Codex,
             Reader::Copilot(_) => Harness::Copilot,
             Reader::Cursor => Harness::Cursor,
+            Reader::Gemini(_) => Harness::Gemini,
         }
     }
 }
@@ -459,7 +525,8 @@ impl Reader {
 /// What a session learns from its file's path: a Codex rollout without a `session_meta` takes
 /// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`); a Cursor transcript,
 /// which names nothing, its id from its file name and, in a `subagents/` directory, its parent
-/// from the directory that holds it.
+/// from the directory that holds it; a Gemini chat its parent (a subagent's directory) and its
+/// project's root ([`gemini::complete_from_path`]).
 pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
     match session.harness {
         Harness::Codex if session.id().is_none() => {
@@ -472,6 +539,9 @@ pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
             header.id = Harness::Cursor.id_from_path(path);
             header.parent_session_id = cursor::parent_from_path(path);
         }
+        Harness::Gemini => {
+            gemini::complete_from_path(session.header.get_or_insert_with(Default::default), path);
+        }
         _ => {}
     }
 }
@@ -479,6 +549,17 @@ pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A whole-file JSON chat (Gemini CLI's older format) opens with `{` alone on its first
+    /// line; an agent's first record torn after its `{` is not one.
+    #[test]
+    fn a_torn_first_line_is_no_whole_file_document() {
+        assert_eq!(detect(b"{\n  \"sessionId\": \"s\",\n"), Harness::Gemini);
+        assert_eq!(detect(b"{"), Harness::Pi);
+        let copilot = br#"{"type":"session.start","data":{"sessionId":"s"}}"#;
+        assert_eq!(detect(copilot), Harness::Copilot);
+        assert_eq!(detect(&copilot[..1]), Harness::Pi);
+    }
 
     /// As the agents named the tools when run (tests/agents): Claude Code keeps the server's
     /// name, a plugin's server included; Codex makes one namespace of it, `-` as `_`.

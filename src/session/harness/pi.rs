@@ -254,6 +254,7 @@ fn parse_line(line: &str, base: usize, want_header: bool, atoms: &mut String) ->
         parent_before: false,
         timestamp: repr.timestamp.map(&span),
         kind,
+        record: None,
     };
     match unknown {
         Some(record_type) => Parsed::Unknown(record_type, entry),
@@ -284,6 +285,7 @@ fn parse_tree_only(line: &str, atoms: &mut String) -> Parsed {
         parent_before: false,
         timestamp: None,
         kind: PendingKind::Ready(kind),
+        record: None,
     })
 }
 

@@ -20,7 +20,7 @@ use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::redact::Masking;
 
-/// Read a session of Pi, Claude Code or Codex: context windows, events, full text, search.
+/// Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     #[command(subcommand)]
@@ -47,7 +47,7 @@ pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandErr
 /// Which session and branch to read, and how to print.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    /// The session JSONL file of Pi, Claude Code or Codex (a missing file is an empty session),
+    /// The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session),
     /// or a session id or unique prefix of at least 8 characters, found under the three agents'
     /// session dirs
     #[arg(long, short = 's', value_name = "FILE|ID", value_hint = ValueHint::FilePath)]
