@@ -544,6 +544,17 @@ fn stats_count_what_was_pushed_followed_and_called_per_agent() {
         &env.home().join(".codex/sessions/2026/02/28/rollout-2026-02-28T12-00-00-0199c0de-2222-7ccc-8ddd-0000000000e4.jsonl"),
         &other,
     );
+    // The second session again in another file (one session in two files, as Gemini CLI writes
+    // a resume in a later minute): still one session.
+    let mut again = record(
+        json!({"timestamp":"2026-02-28T12:30:00Z","type":"session_meta",
+        "payload":{"id":"0199c0de-2222-7ccc-8ddd-0000000000e4","cwd":project}}),
+    );
+    again += &user("turn 6");
+    write(
+        &env.home().join(".codex/archived_sessions/rollout-2026-02-28T12-30-00-0199c0de-2222-7ccc-8ddd-0000000000e4.jsonl"),
+        &again,
+    );
     let output = env
         .cmd()
         .args(["stats", "--since", "all", "--json"])

@@ -54,6 +54,9 @@ pub fn stats(env: &Environment, since_ms: Option<i64>) -> Result<Stats, super::P
     let mut agents: BTreeMap<&'static str, AgentStats> = BTreeMap::new();
     let mut unreadable = listed.unreadable;
     let options = env.session_open_options();
+    // A session can be in several files (Gemini CLI starts another file when a resume comes in
+    // a later minute; a copied Pi session): it is one session, whose files all count.
+    let mut seen: std::collections::HashSet<(Harness, &str)> = std::collections::HashSet::new();
     for listed in &listed.sessions {
         let entry = agents
             .entry(listed.harness.as_str())
@@ -61,7 +64,9 @@ pub fn stats(env: &Environment, since_ms: Option<i64>) -> Result<Stats, super::P
                 agent: listed.harness.as_str().to_string(),
                 ..AgentStats::default()
             });
-        entry.sessions += 1;
+        if seen.insert((listed.harness, listed.session_id.as_str())) {
+            entry.sessions += 1;
+        }
         let path = std::path::Path::new(&listed.session_file);
         let counted = with_history(
             SessionInput::File {
