@@ -9,12 +9,17 @@ Sessions go where each harness keeps them under HOME=DIR:
   pi      DIR/.pi/agent/sessions/--<encoded cwd>--/<timestamp>_<uuid>.jsonl
   claude  DIR/.claude/projects/<encoded cwd>/<uuid>.jsonl
   codex   DIR/.codex/sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl
+  gemini  DIR/.gemini/tmp/<project slug>/chats/session-<YYYY-MM-DDTHH-MM>-<uuid8>.jsonl (with
+          DIR/.gemini/projects.json and each project directory's .project_root)
+  copilot DIR/.copilot/session-state/<uuid>/events.jsonl
+  cursor  DIR/.cursor/projects/<encoded cwd>/agent-transcripts/<uuid>/<uuid>.jsonl
 spread over a few projects, with sizes drawn from a long-tailed distribution (most sessions are
 small, a few are tens of MB), each written by scripts/gen-session.py's generator (its --harness)
 with its own seed. So a tool that reads the default session directories under HOME=DIR sees an
 ordinary installation of those agents.
 
---mix gives each harness's share of the sessions (e.g. pi=0.5,claude=0.3,codex=0.2; default pi=1).
+--mix gives each harness's share of the sessions (e.g. pi=0.5,claude=0.3,codex=0.2; default pi=1;
+harnesses: pi, claude, codex, gemini, copilot, cursor).
 --copies N writes the generated corpus N times, each copy of a session under a fresh session id
 (the id is a UUID everywhere it appears, so a copy is the same bytes with another UUID): a corpus
 N times as large in a fraction of the time, whose words occur N times as often.
@@ -36,7 +41,7 @@ PROJECTS = [
     "/home/dev/src/pi-context", "/home/dev/src/webshop", "/home/dev/src/infra",
     "/home/dev/src/data-pipeline", "/home/dev/проекты/notes", "/home/dev/src/mobile-app",
 ]
-HARNESSES = ("pi", "claude", "codex")
+HARNESSES = ("pi", "claude", "codex", "gemini", "copilot", "cursor")
 
 
 def load_generator():
@@ -55,20 +60,46 @@ def claude_dir(cwd):
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
+def gemini_slug(cwd):
+    # Gemini CLI names a project's directory under tmp/ after the project (projects.json).
+    return re.sub(r"[^a-z0-9]+", "-", os.path.basename(cwd).lower()).strip("-") or "project"
+
+
+def cursor_dir(cwd):
+    # Cursor's agent CLI drops the leading '/' and turns the others (and '.', ' ') into '-'.
+    return re.sub(r"[/. ]", "-", cwd.lstrip("/"))
+
+
+def gemini_projects(root, sessions):
+    """Gemini CLI's record of its projects: projects.json and each directory's .project_root."""
+    projects = {s["cwd"]: gemini_slug(s["cwd"]) for s in sessions if s["harness"] == "gemini"}
+    if not projects:
+        return
+    base = os.path.join(root, ".gemini")
+    with open(os.path.join(base, "projects.json"), "w", encoding="utf-8") as f:
+        json.dump({"projects": projects}, f, ensure_ascii=False, indent=2)
+    for cwd, slug in projects.items():
+        with open(os.path.join(base, "tmp", slug, ".project_root"), "w", encoding="utf-8") as f:
+            f.write(cwd)
+
+
 def parse_mix(text):
     mix = {}
     for part in text.split(","):
         name, _, share = part.partition("=")
         if name not in HARNESSES:
-            raise SystemExit("gen-corpus: unknown harness %r in --mix (pi, claude, codex)" % name)
+            raise SystemExit("gen-corpus: unknown harness %r in --mix (%s)" % (name, ", ".join(HARNESSES)))
         mix[name] = float(share or 1)
     if sum(mix.values()) <= 0:
         raise SystemExit("gen-corpus: --mix gives no harness a share")
     return mix
 
 
-def identity(harness, path):
-    """The session id and start time the file itself gives."""
+def identity(harness, path, manifest):
+    """The session id and start time the file itself gives (a Cursor transcript gives neither:
+    the generator's id, and its clock's start)."""
+    if harness == "cursor":
+        return manifest["session_id"], "2026-03-01T09:00:00.000Z"
     with open(path, "rb") as f:
         for raw in f:
             try:
@@ -82,6 +113,10 @@ def identity(harness, path):
             if harness == "codex" and record.get("type") == "session_meta":
                 payload = record.get("payload", {})
                 return payload.get("id") or payload.get("session_id"), record.get("timestamp")
+            if harness == "gemini" and record.get("projectHash"):
+                return record["sessionId"], record["startTime"]
+            if harness == "copilot" and record.get("type") == "session.start":
+                return record["data"]["sessionId"], record["data"]["startTime"]
     raise SystemExit("gen-corpus: %s holds no %s session id" % (path, harness))
 
 
@@ -92,6 +127,14 @@ def place(root, harness, cwd, session_id, started):
         return os.path.join(root, ".pi", "agent", "sessions", pi_dir(cwd), "%s_%s.jsonl" % (stamp, session_id))
     if harness == "claude":
         return os.path.join(root, ".claude", "projects", claude_dir(cwd), "%s.jsonl" % session_id)
+    if harness == "gemini":
+        name = "session-%s-%s.jsonl" % (started[:16].replace(":", "-"), session_id[:8])
+        return os.path.join(root, ".gemini", "tmp", gemini_slug(cwd), "chats", name)
+    if harness == "copilot":
+        return os.path.join(root, ".copilot", "session-state", session_id, "events.jsonl")
+    if harness == "cursor":
+        return os.path.join(root, ".cursor", "projects", cursor_dir(cwd), "agent-transcripts", session_id,
+                            "%s.jsonl" % session_id)
     day = started[:10].split("-")
     return os.path.join(root, ".codex", "sessions", *day, "rollout-%s-%s.jsonl" % (stamp, session_id))
 
@@ -111,10 +154,9 @@ def generate(gen, args, r, mix):
         argv = ["--size-mb", "%.3f" % size_mb, "--out", tmp, "--seed", str(args.seed * 100000 + n), "--cwd", cwd]
         if harness != "pi":
             argv += ["--harness", harness]
-        generator = {"pi": gen.Generator, "claude": gen.ClaudeGenerator, "codex": gen.CodexGenerator}[harness]
         with open(tmp, "wb", buffering=1 << 20) as out:
-            manifest = generator(gen.parse_args(argv), out).run()
-        session_id, started = identity(harness, tmp)
+            manifest = gen.GENERATORS[harness](gen.parse_args(argv), out).run()
+        session_id, started = identity(harness, tmp, manifest)
         path = place(args.out, harness, cwd, session_id, started)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         os.rename(tmp, path)
@@ -158,6 +200,7 @@ def main(argv=None):
     sessions = list(first)
     for _ in range(args.copies - 1):
         sessions += [copy(args.out, s, r) for s in first]
+    gemini_projects(args.out, sessions)
     total = sum(s["bytes"] for s in sessions)
     by_harness = {h: sum(s["bytes"] for s in sessions if s["harness"] == h) for h in HARNESSES}
     summary = {"sessions": len(sessions), "bytes": total, "by_harness": by_harness, "copies": args.copies,

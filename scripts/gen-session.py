@@ -18,11 +18,19 @@ copies, thinking, rewinds as abandoned branches, compact boundaries with their s
 file-history snapshots) or a Codex rollout (session_meta, instructions and environment context,
 function and custom tool calls with their outputs, encrypted reasoning, every turn repeated as
 `event_msg`, token counts, compactions), with the needles planted the same way.
+`--harness gemini` writes a Gemini CLI chat (header, `$set` patches, gemini messages written again
+with their tool calls and results, the results repeated as `functionResponse` parts, state
+snapshots of compressions, `info` notices, `$rewindTo` rewinds); `--harness copilot` a Copilot CLI
+`events.jsonl` (events chained by parentId, turns, usage records, tool executions, `task`
+subagents under their own agentId, compactions with their summaries); `--harness cursor` a Cursor
+agent transcript (role/message lines without ids or times, tool results only for some calls,
+`turn_ended` records). The needles are counted by line the same way for every format.
 
 Same --seed and --size-mb, same bytes. Python 3.9+, standard library only.
 
     python3 scripts/gen-session.py --size-mb 100 --out big.jsonl --manifest big.json [--seed 1]
     python3 scripts/gen-session.py --harness codex --size-mb 100 --out rollout.jsonl
+    python3 scripts/gen-session.py --harness gemini|copilot|cursor --size-mb 100 --out chat.jsonl
 """
 import argparse
 import base64
@@ -781,10 +789,237 @@ class CodexGenerator(HarnessGenerator):
             self.item("compacted", {"message": self.plant(self.prose(4, 14)), "replacement_history": []})
 
 
+class GeminiGenerator(HarnessGenerator):
+    """A Gemini CLI chat (JSONL): a header, `$set` patches, user and gemini messages, each gemini
+    message written again under its id once its tool calls and their results are known, the
+    results repeated as a user message's `functionResponse` parts, compressions' state snapshots,
+    `info` notices and `$rewindTo` rewinds."""
+
+    TOOLS = {"read": "read_file", "bash": "run_shell_command", "edit": "replace", "grep": "grep_search",
+             "write": "write_file"}
+
+    def uuid(self):
+        return str(uuid.UUID(int=self.r.getrandbits(128), version=4))
+
+    def start(self):
+        self.users = []  # ids of the user prompts on the current conversation
+        self.w.record({"sessionId": self.session_id, "projectHash": "%064x" % self.r.getrandbits(256),
+                       "startTime": self.w.iso(), "lastUpdated": self.w.iso(), "kind": "main",
+                       "directories": [self.a.cwd]})
+        context = ("<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n"
+                   "My operating system is: linux\n- **Workspace Directories:**\n  - %s\n</session_context>"
+                   % self.a.cwd)
+        self.w.record({"$set": {"messages": [{"id": "%032x" % self.r.getrandbits(128), "timestamp": self.w.iso(),
+                                              "type": "user", "content": [{"text": context}]}],
+                                "lastUpdated": self.w.iso()}})
+
+    def touched(self):
+        self.w.record({"$set": {"lastUpdated": self.w.iso()}})
+
+    def user(self, parts):
+        uid = self.uuid()
+        self.w.record({"id": uid, "timestamp": self.w.iso(), "type": "user", "content": parts})
+        return uid
+
+    def gemini(self, mid, text, thoughts, calls=None):
+        record = {"id": mid, "timestamp": self.w.iso(), "type": "gemini", "content": text, "thoughts": thoughts,
+                  "tokens": {"input": self.r.randint(200, 90000), "output": self.r.randint(5, 900), "cached": 0,
+                             "thoughts": 0, "tool": 0, "total": 0}, "model": "gemini-2.5-pro"}
+        if calls is not None:
+            record["toolCalls"] = calls
+        self.w.record(record)
+
+    def turn_once(self):
+        if len(self.users) > 3 and self.r.random() < self.a.branch_rate:
+            back = len(self.users) - self.r.randint(1, 3)  # /rewind goes back a few prompts
+            self.w.record({"$rewindTo": self.users[back]})
+            del self.users[back:]
+        if self.users and self.r.random() < self.a.compaction_rate:
+            self.user([{"text": "<state_snapshot>\n" + self.plant(self.prose(4, 14)) + "\n</state_snapshot>"}])
+        if self.r.random() < 0.03:
+            self.w.record({"id": self.uuid(), "timestamp": self.w.iso(), "type": "info",
+                           "content": "Switched to fallback model. " + self.sentence()})
+        self.users.append(self.user([{"text": self.plant(self.markdown(1, 4))}]))
+        self.touched()
+        for _ in range(self.r.randint(1, 4)):
+            mid = self.uuid()
+            thoughts = [{"subject": self.sentence(), "description": self.prose(1, 6), "timestamp": self.w.iso()}
+                        for _ in range(self.r.choice((0, 0, 1, 2)))]
+            text = self.plant(self.markdown(1, 8)) if self.r.random() < 0.8 else ""
+            self.gemini(mid, text, thoughts)
+            calls = [self.tool_call() for _ in range(self.r.choice((0, 1, 1, 1, 2)))]
+            if not calls:
+                self.touched()
+                break
+            records, responses = [], []
+            for call in calls:
+                name = self.TOOLS[call["name"]]
+                call_id = "%s__call_%016x" % (name, self.r.getrandbits(64))
+                text_out, error = self.call_output(call)
+                response = {"functionResponse": {"id": call_id, "name": name,
+                                                 "response": {"error" if error else "output": text_out}}}
+                responses.append(response)
+                records.append({"id": call_id, "name": name, "args": call["arguments"], "result": [response],
+                                "status": "error" if error else "success", "timestamp": self.w.iso(),
+                                "resultDisplay": text_out[:200], "displayName": name,
+                                "renderOutputAsMarkdown": name == "read_file"})
+            self.gemini(mid, text, thoughts, records)
+            self.user(responses)
+            self.touched()
+        if self.r.random() < 0.01:
+            self.w.record({"$set": {"summary": self.sentence()}})
+
+
+class CopilotGenerator(HarnessGenerator):
+    """A GitHub Copilot CLI `events.jsonl`: `{type, data, id, timestamp, parentId}` events, each
+    chained to the one before it; turns with usage records, tool executions, `task` subagents
+    whose events carry their `agentId`, compactions with their summaries."""
+
+    TOOLS = {"read": "view", "bash": "bash", "edit": "edit", "grep": "grep", "write": "create"}
+
+    def uuid(self):
+        return str(uuid.UUID(int=self.r.getrandbits(128), version=4))
+
+    def event(self, kind, data, agent=None):
+        eid = self.uuid()
+        obj = {"type": kind, "data": data}
+        if agent:
+            obj["agentId"] = agent
+        obj.update({"id": eid, "timestamp": self.w.iso(), "parentId": self.last})
+        self.w.record(obj)
+        self.last = eid
+        return eid
+
+    def start(self):
+        self.last = None
+        self.event("session.start", {"sessionId": self.session_id, "version": 1, "producer": "copilot-agent",
+                                     "copilotVersion": "1.0.102", "startTime": self.w.iso(),
+                                     "selectedModel": "claude-sonnet-4.5", "context": {"cwd": self.a.cwd}})
+
+    def user_message(self, text, agent=None, source=None):
+        data = {"content": text, "transformedContent": "<current_datetime>%s</current_datetime>\n\n%s"
+                % (self.w.iso(), text), "messageId": self.uuid(), "interactionId": self.uuid(), "turnId": "0"}
+        if source:
+            data["source"] = source
+        self.event("user.message", data, agent)
+
+    def usage(self, agent):
+        self.event("session.usage_record", {"usage": {"model": "claude-sonnet-4.5", "inputTokens": self.r.randint(200, 90000),
+                                                      "outputTokens": self.r.randint(5, 900), "cacheReadTokens": 0,
+                                                      "duration": self.r.randint(200, 9000)}}, agent)
+
+    def agent_turns(self, agent=None, depth=0):
+        for turn in range(self.r.randint(1, 4)):
+            self.event("assistant.turn_start", {"turnId": str(turn), "interactionId": self.uuid()}, agent)
+            self.usage(agent)
+            calls = [self.tool_call() for _ in range(self.r.choice((0, 1, 1, 1, 2)))]
+            requests = []
+            for call in calls:
+                call["call_id"] = "toolu_%024x" % self.r.getrandbits(96)
+                call["tool"] = self.TOOLS[call["name"]]
+                if depth == 0 and self.r.random() < self.a.subagent_rate:
+                    call["tool"] = "task"
+                    call["arguments"] = {"description": self.sentence(), "prompt": self.plant(self.prose(1, 4)),
+                                         "agent_type": "general-purpose"}
+                requests.append({"toolCallId": call["call_id"], "name": call["tool"], "arguments": call["arguments"],
+                                 "type": "function", "intentionSummary": self.sentence()})
+            data = {"messageId": self.uuid(), "model": "claude-sonnet-4.5",
+                    "content": self.plant(self.markdown(1, 8)) if self.r.random() < 0.8 or not calls else "",
+                    "toolRequests": requests, "turnId": str(turn)}
+            if self.r.random() < 0.4:
+                data["reasoningText"] = self.prose(2, 10)
+            self.event("assistant.message", data, agent)
+            for call in calls:
+                self.event("tool.execution_start", {"toolCallId": call["call_id"], "toolName": call["tool"],
+                                                    "arguments": call["arguments"], "turnId": str(turn)}, agent)
+                if call["tool"] == "task":
+                    text, error = self.subagent(call), False
+                else:
+                    text, error = self.call_output(call)
+                done = {"toolCallId": call["call_id"], "model": "claude-sonnet-4.5", "turnId": str(turn),
+                        "success": not error}
+                if error:
+                    done["error"] = {"message": text, "code": "failure"}
+                else:
+                    done["result"] = {"content": text}
+                self.event("tool.execution_complete", done, agent)
+            self.event("assistant.turn_end", {"turnId": str(turn)}, agent)
+            if not calls:
+                break
+
+    def subagent(self, call):
+        """A `task` call's subagent: its events under its own agentId; returns its report."""
+        agent = self.uuid()
+        self.event("subagent.started", {"toolCallId": call["call_id"], "agentName": "general-purpose",
+                                        "agentDisplayName": "task", "agentDescription": call["arguments"]["description"],
+                                        "model": "claude-sonnet-4.5", "executionMode": "sync"}, agent)
+        self.user_message(call["arguments"]["prompt"], agent, "agent-" + self.session_id)
+        self.agent_turns(agent, depth=1)
+        report = self.plant(self.markdown(1, 5))
+        self.event("subagent.completed", {"toolCallId": call["call_id"], "agentName": "general-purpose"}, agent)
+        return report
+
+    def turn_once(self):
+        if self.r.random() < self.a.compaction_rate:
+            self.event("session.compaction_start", {})
+            self.event("session.compaction_complete", {"success": True, "outcome": "applied",
+                                                       "summaryContent": self.plant(self.prose(4, 14)),
+                                                       "trigger": "auto", "checkpointNumber": self.turn})
+        self.user_message(self.plant(self.markdown(1, 4)))
+        self.agent_turns()
+
+
+class CursorGenerator(HarnessGenerator):
+    """A Cursor agent CLI transcript: linear `{role, message: {content}}` lines with
+    Anthropic-style blocks, no ids, no times, no cwd; `turn_ended` after each turn; tool results
+    (with the ids of their calls) only where the build writes them, here about half the calls."""
+
+    TOOLS = {"read": "Read", "bash": "Shell", "edit": "StrReplace", "grep": "Grep", "write": "Write"}
+
+    def line(self, role, content):
+        self.w.record({"role": role, "message": {"content": content}})
+
+    def start(self):
+        pass
+
+    def turn_once(self):
+        self.line("user", [{"type": "text", "text": "<user_query>\n" + self.plant(self.markdown(1, 4)) + "\n</user_query>"}])
+        for _ in range(self.r.randint(1, 4)):
+            blocks = []
+            if self.r.random() < 0.8:
+                blocks.append({"type": "text", "text": self.plant(self.markdown(1, 8))})
+            calls = [self.tool_call() for _ in range(self.r.choice((0, 1, 1, 1, 2)))]
+            results = []
+            for call in calls:
+                block = {"type": "tool_use", "name": self.TOOLS[call["name"]], "input": call["arguments"]}
+                if self.r.random() < 0.5:
+                    block["id"] = "toolu_%024x" % self.r.getrandbits(96)
+                    text, error = self.call_output(call)
+                    result = {"type": "tool_result", "tool_use_id": block["id"], "content": text}
+                    if error:
+                        result["is_error"] = True
+                    results.append(result)
+                blocks.append(block)
+            if blocks:
+                self.line("assistant", blocks)
+            # One result a line: a line of two results cuts the branch in pi-context's Cursor
+            # reader (both entries take the line's synthetic id; reported, issue 41).
+            for result in results:
+                self.line("user", [result])
+            if not calls:
+                break
+        self.w.record({"type": "turn_ended", "status": "success"})
+
+
+GENERATORS = {"pi": Generator, "claude": ClaudeGenerator, "codex": CodexGenerator, "gemini": GeminiGenerator,
+              "copilot": CopilotGenerator, "cursor": CursorGenerator}
+HARNESS_NAMES = ("claude", "codex", "gemini", "copilot", "cursor")
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size-mb", type=float, default=10, help="stop once the file reaches this size (default 10)")
-    p.add_argument("--harness", choices=("pi", "claude", "codex"), default="pi",
+    p.add_argument("--harness", choices=("pi",) + HARNESS_NAMES, default="pi",
                    help="whose transcript format to write (default pi)")
     p.add_argument("--out", required=True, help="the JSONL file to write")
     p.add_argument("--seed", type=int, default=1)
@@ -801,6 +1036,8 @@ def parse_args(argv):
     p.add_argument("--unicode-rate", type=float, default=0.25)
     p.add_argument("--image-rate", type=float, default=0.02)
     p.add_argument("--pending-rate", type=float, default=0.01, help="chance that a call gets no result")
+    p.add_argument("--subagent-rate", type=float, default=0.02,
+                   help="chance that a Copilot tool call is a `task` subagent")
     p.add_argument("--duplicate-rate", type=float, default=0.005, help="chance of a second result for a call")
     p.add_argument("--empty-rate", type=float, default=0.01, help="chance of an empty assistant message")
     return p.parse_args(argv)
@@ -810,7 +1047,7 @@ def main(argv=None):
     args = parse_args(argv)
     started = time.monotonic()
     with open(args.out, "wb", buffering=1 << 20) as out:
-        generator = {"pi": Generator, "claude": ClaudeGenerator, "codex": CodexGenerator}[args.harness]
+        generator = GENERATORS[args.harness]
         manifest = generator(args, out).run()
     if args.manifest:
         with open(args.manifest, "w", encoding="utf-8") as f:

@@ -185,22 +185,24 @@ fn take<'a>(raw: &mut &'a [u8], len: usize) -> Option<&'a [u8]> {
     Some(head)
 }
 
-/// The span column: spans in file order, each non-empty, within the indexed bytes and after
-/// the one before; `None` otherwise.
+/// The span column: spans in file order, within the indexed bytes, none starting before the
+/// one before it (the entries of one line share its span); `None` otherwise.
 fn span_column(raw: &[u8], indexed_len: usize) -> Option<Vec<Span>> {
     if !raw.len().is_multiple_of(SPAN_BYTES) {
         return None;
     }
     let mut spans = Vec::with_capacity(raw.len() / SPAN_BYTES);
-    let mut last_end = 0;
+    // Entries come in file order, but the entries of one line share its span (a Gemini CLI
+    // message written again with its calls and their results): starts never go back.
+    let mut last_start = 0;
     for pair in raw.chunks_exact(SPAN_BYTES) {
         let (start, end) = pair.split_at(8);
         let start = usize::try_from(u64::from_le_bytes(start.try_into().ok()?)).ok()?;
         let end = usize::try_from(u64::from_le_bytes(end.try_into().ok()?)).ok()?;
-        if start < last_end || end < start || end > indexed_len {
+        if start < last_start || end < start || end > indexed_len {
             return None;
         }
-        last_end = end;
+        last_start = start;
         spans.push(Span { start, end });
     }
     Some(spans)

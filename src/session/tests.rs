@@ -254,6 +254,50 @@ mod index {
         );
     }
 
+    /// A line can make several entries that share its span (a Gemini CLI message written again
+    /// with its tool calls makes an entry for them and one per result): the index must keep
+    /// them, not be refused and rebuilt by every reader.
+    #[test]
+    fn an_index_of_lines_with_several_entries_is_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-2026-01-01T00-00-g1.jsonl");
+        let ts = r#""timestamp":"2026-01-01T00:00:00.000Z""#;
+        let chat = [
+            r#"{"sessionId":"g1","projectHash":"h","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}"#.to_string(),
+            format!(r#"{{"id":"u1",{ts},"type":"user","content":[{{"text":"run it"}}]}}"#),
+            format!(r#"{{"id":"m1",{ts},"type":"gemini","content":"Running.","thoughts":[]}}"#),
+            format!(
+                r#"{{"id":"m1",{ts},"type":"gemini","content":"Running.","thoughts":[],"toolCalls":[{{"id":"c1","name":"run_shell_command","args":{{"command":"ls"}},"result":[{{"functionResponse":{{"id":"c1","name":"run_shell_command","response":{{"output":"a.txt"}}}}}}],"status":"success"}}]}}"#
+            ),
+        ];
+        std::fs::write(&path, chat.join("\n") + "\n").unwrap();
+        let first = Session::open_with(&path, &options(dir.path())).unwrap();
+        let last_line = first.entries.iter().map(|e| e.line).max().unwrap();
+        assert!(
+            first.entries.iter().filter(|e| e.line == last_line).count() > 1,
+            "the message written again makes several entries"
+        );
+        let index = cache_file(dir.path());
+        let written = std::fs::read(&index).unwrap();
+
+        append(
+            &path,
+            &format!(
+                "{{\"id\":\"u2\",{ts},\"type\":\"user\",\"content\":[{{\"text\":\"thanks\"}}]}}\n"
+            ),
+        );
+        let second = Session::open_with(&path, &options(dir.path())).unwrap();
+        assert_eq!(
+            std::fs::read(&index).unwrap(),
+            written,
+            "the index was loaded and the small tail parsed on top of it, not rebuilt"
+        );
+        assert_eq!(
+            fingerprint(&second),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+    }
+
     /// The recall refresh reads a grown session decoding only the entries it reaches, and
     /// rewrites the index after a large append by copying the chunks it holds whole: the
     /// rewritten index must decode, chunk by chunk, to exactly the entries of a fresh parse.
