@@ -364,3 +364,46 @@ fn a_50_mb_message_lists_and_searches() {
     assert_eq!(search.code, 0, "{}", search.stderr);
     assert_eq!(search.json()["items"][0]["seq"], 2);
 }
+
+/// A user line holding two tool results and text makes three entries: each its own id
+/// (`line:N`, `line:N#1`, …) under the one before it, so the branch runs through all of them
+/// to the lines after (they shared `line:N`, which cut the branch there).
+#[test]
+fn a_line_of_several_results_and_text_keeps_the_branch_whole() {
+    let env = TestEnv::new();
+    let home = env.work().join("home-multi");
+    let calls = serde_json::json!({"role": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "a"}},
+        {"type": "tool_use", "id": "t2", "name": "Read", "input": {"path": "b"}}]}});
+    let results = serde_json::json!({"role": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "alpha"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "bravo"},
+        {"type": "text", "text": "now compare them"}]}});
+    let text = user_line("read a and b")
+        + &(calls.to_string() + "\n")
+        + &(results.to_string() + "\n")
+        + &assistant_line("they differ");
+    let path = write_transcript(&home, "multi", &text);
+    let listed = history(&env, &path, &["list", "--json"]).json();
+    let items = listed["items"].as_array().unwrap();
+    let said: Vec<(&str, &str)> = items
+        .iter()
+        .filter_map(|i| Some((i["role"].as_str()?, i["content"].as_str()?)))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("user", "read a and b"),
+            ("user", "now compare them"),
+            ("assistant", "they differ")
+        ],
+        "{listed}"
+    );
+    assert_eq!(items[1]["tools"]["Read"], 2, "{listed}");
+    for (seq, output) in [("2", "alpha"), ("3", "bravo")] {
+        let read = history(&env, &path, &["read", seq, "--json"]).json();
+        assert!(read["content"].as_str().unwrap().contains(output), "{read}");
+    }
+    let windows = history(&env, &path, &["windows", "--json"]).json();
+    assert_eq!(windows["windows"].as_array().unwrap().len(), 1, "{windows}");
+}

@@ -38,7 +38,7 @@ use crate::session::{shape, Atom, OpenOptions, Session, SessionFile, Span};
 
 /// A stored projection file: its magic, and its format, bumped whenever the layout or the
 /// meaning of a stored projection changes.
-const PROJECTION: Kind = Kind::new(b"PICTXPRJ", 4);
+const PROJECTION: Kind = Kind::new(b"PICTXPRJ", 5);
 /// An extended projection is stored again once this many bytes were appended since.
 const STORE_AFTER_BYTES: usize = 256 * 1024;
 /// The same for a reader that reads the session once and moves on (a recall refresh).

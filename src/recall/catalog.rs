@@ -22,7 +22,7 @@ use crate::session::Harness;
 /// Codex compaction's reply no longer an assistant event, Codex event copies before their roled
 /// twins read once, Claude Code's harness words context events, a compaction's missing logical
 /// parent; the record types a reader did not know, by file).
-pub const FORMAT: u32 = 7;
+pub const FORMAT: u32 = 8;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,7 +27,7 @@ use crate::cachefile::{self, Durability, Kind, Payload};
 
 /// An index file: its magic, and its format, bumped whenever the index layout or the meaning of
 /// a parsed entry changes.
-const INDEX: Kind = Kind::new(b"PICTXIDX", 12);
+const INDEX: Kind = Kind::new(b"PICTXIDX", 13);
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
 /// densest session (a line `{}` per entry) indexes to about ten.
 const MAX_INDEX_RATIO: u64 = 16;

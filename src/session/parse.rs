@@ -3,7 +3,7 @@
 
 use super::entries::Atoms;
 use super::harness::{self, Reader};
-use super::record::{PendingEntry, PendingKind, Read};
+use super::record::{push_atom, PendingEntry, PendingKind, Read};
 use super::{Entries, Entry, EntryId, EntryKind, Header, Message, Session, Source, Span};
 
 /// Incremental line parser: [`Parser::feed`] may be called for a prefix and later for what Pi
@@ -93,8 +93,8 @@ impl Parser {
         };
         match read {
             Read::Entries(entries) => {
-                for p in entries {
-                    let entry = self.settle(p, span, irregular);
+                for (k, p) in entries.into_iter().enumerate() {
+                    let entry = self.settle(p, span, irregular, k, atoms);
                     self.entries.push(entry);
                 }
             }
@@ -104,8 +104,8 @@ impl Parser {
                 entries,
             } => {
                 *self.unknown.entry(record_type).or_default() += 1;
-                for p in entries {
-                    let entry = self.settle(p, span, irregular);
+                for (k, p) in entries.into_iter().enumerate() {
+                    let entry = self.settle(p, span, irregular, k, atoms);
                     self.entries.push(entry);
                 }
             }
@@ -130,14 +130,29 @@ impl Parser {
     /// 2, or no header yet) is linear: Pi migrates it by chaining its entries in file order
     /// under fresh ids, whatever ids and parents they carry, so every entry gets the synthetic
     /// id `line:<N>` and the previous entry as its parent.
-    fn settle(&self, p: PendingEntry, span: Span, irregular_escapes: bool) -> Entry {
+    /// Settles the `k`-th entry a line made: its id and parent. In a linear file the first
+    /// entry of line N is `line:N` and a later one of the same line `line:N#k` (Cursor writes a
+    /// message's tool results and its text on one line), each under the entry before it; in a
+    /// tree, an entry without an id of its own is `line:N`.
+    fn settle(
+        &self,
+        p: PendingEntry,
+        span: Span,
+        irregular_escapes: bool,
+        k: usize,
+        atoms: &mut String,
+    ) -> Entry {
         let version = self.header.as_ref().and_then(|h| h.version);
-        let synthetic = EntryId::Line(self.lines);
+        let lines = self.lines;
+        let mut synthetic = || match k {
+            0 => EntryId::Line(lines),
+            k => EntryId::Atom(push_atom(atoms, &format!("line:{lines}#{k}"))),
+        };
         let linear = self.reader.is_linear(self.header.as_ref());
         let (id, parent_id) = if linear {
-            (synthetic, self.entries.last().map(|e| e.id))
+            (synthetic(), self.entries.last().map(|e| e.id))
         } else {
-            (p.id.unwrap_or(synthetic), p.parent_id)
+            (p.id.unwrap_or(EntryId::Line(lines)), p.parent_id)
         };
         let kind = match p.kind {
             PendingKind::Ready(kind) => kind,
