@@ -2517,7 +2517,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__index)
-            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-h --rebuild --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --opencode-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2565,8 +2565,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --opencode-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor opencode" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2581,7 +2588,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__list)
-            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-n -h --all --project-key --cwd --since --limit --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --opencode-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2652,8 +2659,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --opencode-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor opencode" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2668,7 +2682,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__sessions__subcmd__search)
-            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --harness --json --color --help"
+            opts="-r -n -h --all --project-key --cwd --since --role --branches --limit --hits --max-chars --sessions-dir --claude-dir --codex-dir --gemini-dir --copilot-dir --cursor-dir --opencode-dir --harness --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2759,8 +2773,15 @@ _pi__context() {
                     fi
                     return 0
                     ;;
+                --opencode-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
                 --harness)
-                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pi claude codex gemini copilot cursor opencode" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -299,12 +299,14 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l opencode-dir -d 'Look for OpenCode sessions in this OpenCode data directory (`~/.local/share/opencode`) or database file (repeatable); any such flag names the only places looked in [default: $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
 gemini\t''
 copilot\t''
-cursor\t''"
+cursor\t''
+opencode\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -329,12 +331,14 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l opencode-dir -d 'Look for OpenCode sessions in this OpenCode data directory (`~/.local/share/opencode`) or database file (repeatable); any such flag names the only places looked in [default: $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
 gemini\t''
 copilot\t''
-cursor\t''"
+cursor\t''
+opencode\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from search" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -347,12 +351,14 @@ complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fi
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l gemini-dir -d 'Look for Gemini CLI sessions in this Gemini CLI directory (`~/.gemini`) (repeatable); any such flag names the only places looked in [default: $GEMINI_CLI_HOME/.gemini, else ~/.gemini]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l copilot-dir -d 'Look for GitHub Copilot CLI sessions in this GitHub Copilot CLI home (repeatable); any such flag names the only places looked in [default: $COPILOT_HOME, else ~/.copilot]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l cursor-dir -d 'Look for Cursor sessions in this Cursor home (repeatable); any such flag names the only places looked in [default: $CURSOR_CONFIG_DIR, else ~/.cursor]' -r -f -a "(__fish_complete_directories)"
+complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l opencode-dir -d 'Look for OpenCode sessions in this OpenCode data directory (`~/.local/share/opencode`) or database file (repeatable); any such flag names the only places looked in [default: $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode]' -r -f -a "(__fish_complete_directories)"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l harness -d 'Only the sessions of this agent (repeatable)' -r -f -a "pi\t''
 claude\t''
 codex\t''
 gemini\t''
 copilot\t''
-cursor\t''"
+cursor\t''
+opencode\t''"
 complete -c pi-context -n "__fish_pi_context_using_subcommand sessions; and __fish_seen_subcommand_from index" -l color -d 'When to color human output' -r -f -a "auto\t'Color when writing to a terminal and NO_COLOR is unset'
 always\t''
 never\t''"

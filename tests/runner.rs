@@ -39,6 +39,7 @@ mod harness_claude;
 mod harness_codex;
 // Gemini CLI chats read, found and indexed, on tests/fixtures/gemini and gemini-real.
 mod harness_gemini;
+mod harness_opencode;
 // Copilot CLI's events.jsonl (tests/fixtures/copilot-real) read and found; its hooks and setup.
 mod harness_copilot;
 // Cursor's agent transcripts (tests/fixtures/cursor) read, found, timed by their files.

@@ -393,6 +393,7 @@ impl Environment {
             cwd: self.cwd.clone(),
             home: self.user_home.clone(),
             live_session_dir: self.live_session_dir.clone(),
+            cache: self.cache_dir(),
         })
     }
 

@@ -28,6 +28,8 @@ pub struct RootsInput {
     pub home: Option<PathBuf>,
     /// Pi's `getSessionDir()` of the live session (tool calls only).
     pub live_session_dir: Option<PathBuf>,
+    /// pi-context's cache, where a database's sessions are mirrored ([`Root::mirrored_in`]).
+    pub cache: Option<PathBuf>,
 }
 
 /// The session roots, in order, without duplicates. With no explicit root: each harness's
@@ -55,6 +57,7 @@ pub fn session_roots(input: &RootsInput) -> Vec<Root> {
     );
     let mut unique: Vec<Root> = Vec::with_capacity(roots.len());
     for root in roots {
+        let root = root.mirrored_in(input.cache.as_deref());
         if !unique.contains(&root) {
             unique.push(root);
         }
@@ -68,7 +71,8 @@ pub fn session_roots(input: &RootsInput) -> Vec<Root> {
 /// - Claude Code: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`;
 /// - Codex: `$CODEX_HOME`, else `~/.codex`;
 /// - GitHub Copilot CLI: `$COPILOT_HOME`, else `~/.copilot`;
-/// - Cursor: `$CURSOR_CONFIG_DIR`, else `~/.cursor`.
+/// - Cursor: `$CURSOR_CONFIG_DIR`, else `~/.cursor`;
+/// - OpenCode: `$OPENCODE_DB`, else `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
 fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
     let home_dir = |name: &str| input.home.as_ref().map(|h| h.join(name));
     match harness {
@@ -102,6 +106,18 @@ fn default_roots(harness: Harness, input: &RootsInput) -> Vec<PathBuf> {
         Harness::Gemini => gemini_dir(&input.vars, input.home.as_deref())
             .into_iter()
             .collect(),
+        Harness::OpenCode => input
+            .vars
+            .path(vars::OPENCODE_DB)
+            .or_else(|| {
+                input
+                    .vars
+                    .path(vars::XDG_DATA_HOME)
+                    .or_else(|| home_dir(".local/share"))
+                    .map(|data| data.join("opencode"))
+            })
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -123,7 +139,7 @@ pub fn agent_config_dir(
     home: Option<&Path>,
 ) -> Option<(PathBuf, bool)> {
     let (var, default) = match harness {
-        Harness::Pi => return None,
+        Harness::Pi | Harness::OpenCode => return None,
         Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
         Harness::Codex => (vars::CODEX_HOME, ".codex"),
         Harness::Gemini => {
@@ -150,6 +166,9 @@ pub fn default_roots_help(harness: Harness) -> &'static str {
         Harness::Gemini => "$GEMINI_CLI_HOME/.gemini, else ~/.gemini",
         Harness::Copilot => "$COPILOT_HOME, else ~/.copilot",
         Harness::Cursor => "$CURSOR_CONFIG_DIR, else ~/.cursor",
+        Harness::OpenCode => {
+            "$OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode"
+        }
     }
 }
 
@@ -276,6 +295,7 @@ mod tests {
                 Root::new(Harness::Gemini, d.join("home/.gemini")),
                 Root::new(Harness::Copilot, d.join("home/.copilot")),
                 Root::new(Harness::Cursor, d.join("home/.cursor")),
+                Root::new(Harness::OpenCode, d.join("home/.local/share/opencode")),
                 pi(d.join("live")),
             ]
         );
@@ -293,6 +313,7 @@ mod tests {
                 ("GEMINI_CLI_HOME", d.join("gm")),
                 ("COPILOT_HOME", d.join("cp")),
                 ("CURSOR_CONFIG_DIR", d.join("cu")),
+                ("OPENCODE_DB", d.join("oc/opencode.db")),
             ],
         );
         assert_eq!(
@@ -303,8 +324,20 @@ mod tests {
                 Root::new(Harness::Gemini, d.join("gm/.gemini")),
                 Root::new(Harness::Copilot, d.join("cp")),
                 Root::new(Harness::Cursor, d.join("cu")),
+                Root::new(Harness::OpenCode, d.join("oc/opencode.db")),
             ]
         );
+        // A database's sessions are listed from its mirror in the cache; other roots as they are.
+        i.cache = Some(d.join("cache"));
+        let roots = session_roots(&i);
+        let opencode = roots.last().unwrap();
+        assert!(opencode
+            .listed()
+            .unwrap()
+            .starts_with(d.join("cache/opencode")));
+        assert!(!opencode.holds(&d.join("oc/opencode.db").to_string_lossy()));
+        assert_eq!(roots[1].listed(), Some(d.join("cc/projects").as_path()));
+        i.cache = None;
         i.home = None;
         i.vars = Vars::default();
         assert_eq!(session_roots(&i), vec![pi(d.join("agent/sessions"))]);

@@ -120,6 +120,16 @@ pub const CURSOR_CONFIG_DIR: EnvVar = var(
     "Cursor's configuration directory: its agent transcripts are in projects/*/agent-transcripts/ below it (`--cursor-dir` wins).",
     "$HOME/.cursor",
 );
+pub const OPENCODE_DB: EnvVar = var(
+    "OPENCODE_DB",
+    "OpenCode's database file (`--opencode-dir` wins); read-only, mirrored into the cache as one JSONL file per session.",
+    "$XDG_DATA_HOME/opencode/opencode*.db",
+);
+pub const XDG_DATA_HOME: EnvVar = var(
+    "XDG_DATA_HOME",
+    "The user's data directory; OpenCode keeps its database in its opencode/.",
+    "$HOME/.local/share",
+);
 pub const PI_CONTEXT_NOTES_HISTORY: EnvVar = var(
     "PI_CONTEXT_NOTES_HISTORY",
     "`off` (`0`, `false`, `no`) stops committing every notes change; `on` commits even when the notesHistory setting is false.",
@@ -187,6 +197,8 @@ pub const ALL: &[EnvVar] = &[
     GEMINI_CLI_HOME,
     COPILOT_HOME,
     CURSOR_CONFIG_DIR,
+    OPENCODE_DB,
+    XDG_DATA_HOME,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
     PI_CONTEXT_REDACT,

@@ -82,10 +82,16 @@ pub struct Discovery {
 /// skipped.
 pub fn discover(roots: &[Root]) -> Discovery {
     let mut dirs: Vec<(PathBuf, Wanted, Harness)> = Vec::new();
-    for root in roots {
-        layout_dirs(&root.path, root.harness, &mut dirs);
-    }
     let mut discovery = Discovery::default();
+    for root in roots {
+        for problem in root.prepare() {
+            discovery.unreadable += 1;
+            discovery.problems.push((root.harness, problem));
+        }
+        if let Some(listed) = root.listed() {
+            layout_dirs(listed, root.harness, &mut dirs);
+        }
+    }
     let mut seen: rustc_hash::FxHashSet<(u64, u64)> = rustc_hash::FxHashSet::default();
     for listing in list_all(&dirs) {
         discovery.unreadable += listing.unreadable;

@@ -58,9 +58,9 @@ CODEX_FEATURES_OFF = (
 
 @functools.cache
 def agent_binaries() -> dict[str, str]:
-    """{"claude": path, "codex": path, "gemini": path, "copilot": path}: from the environment,
+    """{"claude": path, "codex": path, "gemini": path, "copilot": path, "opencode": path}: from the environment,
     else from scripts/setup-agents."""
-    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "gemini", "copilot")}
+    given = {name: os.environ.get(f"PI_CONTEXT_{name.upper()}_BIN") for name in ("claude", "codex", "gemini", "copilot", "opencode")}
     if all(given.values()):
         return given
     setup = REPO / "scripts" / "setup-agents"

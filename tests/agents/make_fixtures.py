@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/claude-real/, codex-real/, gemini-real/ and copilot-real/: transcripts
+"""Writes tests/fixtures/claude-real/, codex-real/, gemini-real/, copilot-real/ and opencode-real/: transcripts
 written by the real agents (versions pinned in scripts/setup-agents), driven offline by the
 scripted model server. Nothing in them is edited: each fixture directory is a copy of what the
 agent wrote under its home (Claude's `projects/`, Codex's `sessions/`, Gemini's `tmp/` and
 `projects.json`, the `events.jsonl` of each of Copilot's `session-state/` directories), plus an
 ORIGIN.md made here.
 
-    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude,codex,gemini,copilot]
+    python3 tests/agents/make_fixtures.py [--out tests/fixtures] [--keep] [--only claude,codex,gemini,copilot,opencode]
+
+OpenCode's fixture is its data directory (the database with its -wal and -shm, as OpenCode left
+them); its ORIGIN.md is kept by hand (session ids and times change with every run).
 
 --keep leaves the labs (temp HOME, recorded requests.jsonl) in place and prints where.
 """
@@ -23,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lab import REPO, Lab, Run, read_jsonl  # noqa: E402
-from model_server import Reply, Rule  # noqa: E402
+from lab import REPO, Lab, Run, agent_binaries, read_jsonl  # noqa: E402
+from model_server import ModelServer, Reply, Rule  # noqa: E402
 
 FAKE_SECRET = "ghp_" + "LabFakeToken" + "0123456789" * 2 + "abcd"  # ghp_ + 36 alnum, not a real token
 CLAUDE_SUMMARY_REQUEST = "CRITICAL: Respond with TEXT ONLY"
@@ -497,7 +500,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures")
     parser.add_argument("--keep", action="store_true", help="keep the labs and print where they are")
-    parser.add_argument("--only", default="claude,codex,gemini,copilot", help="comma-separated agents to run")
+    parser.add_argument("--only", default="claude,codex,gemini,copilot,opencode", help="comma-separated agents to run")
     args = parser.parse_args()
     only = set(args.only.split(","))
 
@@ -511,6 +514,9 @@ def main() -> None:
             log = make_gemini(lab, out)
             write_origin(out, "Gemini CLI", "0.61.0", "`~/.gemini/tmp/` and `~/.gemini/projects.json`", log, GEMINI_SETUP)
             print(f"gemini lab: {lab.root}" if args.keep else "gemini fixtures written", file=sys.stderr)
+    if "opencode" in only:
+        make_opencode(args.out / "opencode-real" / "opencode")
+        print("opencode fixture written", file=sys.stderr)
     if "copilot" in only:
         with Lab(keep=args.keep) as lab:
             out = args.out / "copilot-real"
@@ -518,6 +524,57 @@ def main() -> None:
             write_origin(out, "GitHub Copilot CLI", "1.0.102",
                          "the `events.jsonl` of each `$COPILOT_HOME/session-state/<id>/`", log, COPILOT_SETUP)
             print(f"copilot lab: {lab.root}" if args.keep else "copilot fixtures written", file=sys.stderr)
+
+
+def make_opencode(out: Path) -> None:
+    """Two `opencode run` turns (bash, read, then a `task` subagent) against the model server, in
+    a temporary HOME; copies OpenCode's data directory as it was left (tests/fixtures/opencode-real/ORIGIN.md)."""
+    import os
+    import subprocess
+    import tempfile
+
+    lab = Path(tempfile.mkdtemp(prefix="ocrun-"))
+    home, proj = lab / "home", lab / "proj"
+    home.mkdir()
+    proj.mkdir()
+    (proj / "notes.txt").write_text("a note in the project\n")
+    rules = [
+        Rule(Reply("Running it.", tool_calls=[{"name": "bash", "input": {
+            "command": "echo hello-from-bash", "description": "Print a marker"}}]), api="chat", last_user="run the marker"),
+        Rule(Reply("Reading it.", tool_calls=[{"name": "read", "input": {"filePath": str(proj / "notes.txt")}}]),
+             api="chat", last_user="hello-from-bash"),
+        Rule(Reply("Delegating.", tool_calls=[{"name": "task", "input": {
+            "description": "check marker", "prompt": "subagent: print sub-agent-bash", "subagent_type": "general"}}]),
+             api="chat", last_user="delegate it"),
+        Rule(Reply("Checking.", tool_calls=[{"name": "bash", "input": {
+            "command": "echo sub-agent-bash", "description": "marker"}}]), api="chat", last_user="subagent: print"),
+    ]
+    data = home / ".local" / "share"
+    with ModelServer(rules, default=Reply("done.")) as server:
+        config = {"provider": {"fake": {"npm": "@ai-sdk/openai-compatible",
+                                        "options": {"baseURL": server.url + "/v1", "apiKey": "x"},
+                                        "models": {"m": {"tool_call": True}}}},
+                  "model": "fake/m", "permission": {"bash": "allow", "read": "allow", "edit": "allow"}}
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PWD": str(proj),
+               "OPENCODE_CONFIG_CONTENT": json.dumps(config), "npm_config_registry": "http://127.0.0.1:9/",
+               "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+               "OPENCODE_DISABLE_SHARE": "1", "XDG_DATA_HOME": str(data),
+               "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
+               "XDG_STATE_HOME": str(home / ".local" / "state")}
+
+        def run(*args: str) -> str:
+            argv = [agent_binaries()["opencode"], "run", "--format", "json", "-m", "fake/m", *args]
+            return subprocess.run(argv, cwd=proj, env=env, check=True, capture_output=True, text=True,
+                                  timeout=300).stdout
+
+        first = run("run the marker")
+        session = next(json.loads(line)["sessionID"] for line in first.splitlines() if "sessionID" in line)
+        run("--session", session, "delegate it")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        if (data / "opencode" / name).exists():
+            shutil.copyfile(data / "opencode" / name, out / name)
+    shutil.rmtree(lab)
 
 
 def make_claude_fixtures(args) -> None:

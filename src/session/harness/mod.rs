@@ -20,6 +20,7 @@ pub(super) mod codex;
 pub(super) mod copilot;
 pub(super) mod cursor;
 pub(super) mod gemini;
+pub(super) mod opencode;
 pub(crate) mod pi;
 
 use std::path::{Path, PathBuf};
@@ -48,20 +49,26 @@ pub enum Harness {
     Cursor,
     /// Gemini CLI (`~/.gemini/tmp/<project>/chats/session-….jsonl`).
     Gemini,
+    /// OpenCode (its SQLite database, `~/.local/share/opencode/opencode.db`, mirrored as one
+    /// JSONL file per session: [`Root::prepare`]).
+    OpenCode,
 }
 
 impl Harness {
     /// Every harness, in the order the wire lists them.
-    pub const ALL: [Harness; 6] = [
+    pub const ALL: [Harness; 7] = [
         Harness::Pi,
         Harness::Claude,
         Harness::Codex,
         Harness::Gemini,
         Harness::Copilot,
         Harness::Cursor,
+        Harness::OpenCode,
     ];
     /// The wire names (`harness` in results and tool parameters).
-    pub const NAMES: [&'static str; 6] = ["pi", "claude", "codex", "gemini", "copilot", "cursor"];
+    pub const NAMES: [&'static str; 7] = [
+        "pi", "claude", "codex", "gemini", "copilot", "cursor", "opencode",
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -71,6 +78,7 @@ impl Harness {
             Harness::Copilot => "copilot",
             Harness::Cursor => "cursor",
             Harness::Gemini => "gemini",
+            Harness::OpenCode => "opencode",
         }
     }
 
@@ -83,6 +91,7 @@ impl Harness {
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Cursor => "Cursor",
             Harness::Gemini => "Gemini CLI",
+            Harness::OpenCode => "OpenCode",
         }
     }
 
@@ -95,6 +104,7 @@ impl Harness {
             Harness::Copilot => copilot::LAYOUT,
             Harness::Cursor => cursor::LAYOUT,
             Harness::Gemini => gemini::LAYOUT,
+            Harness::OpenCode => opencode::LAYOUT,
         }
     }
 
@@ -107,6 +117,7 @@ impl Harness {
             Harness::Copilot => "copilot-dir",
             Harness::Cursor => "cursor-dir",
             Harness::Gemini => "gemini-dir",
+            Harness::OpenCode => "opencode-dir",
         }
     }
 
@@ -119,6 +130,9 @@ impl Harness {
             Harness::Copilot => "GitHub Copilot CLI home",
             Harness::Cursor => "Cursor home",
             Harness::Gemini => "Gemini CLI directory (`~/.gemini`)",
+            Harness::OpenCode => {
+                "OpenCode data directory (`~/.local/share/opencode`) or database file"
+            }
         }
     }
 
@@ -128,7 +142,7 @@ impl Harness {
     pub fn id_from_path(self, path: &Path) -> Option<String> {
         let id = match self {
             Harness::Pi => pi::id_from_path(path),
-            Harness::Claude | Harness::Cursor | Harness::Gemini => None,
+            Harness::Claude | Harness::Cursor | Harness::Gemini | Harness::OpenCode => None,
             Harness::Codex => codex::id_from_file_name(path),
             Harness::Copilot => path
                 .parent()
@@ -152,7 +166,8 @@ impl Harness {
             | Harness::Codex
             | Harness::Copilot
             | Harness::Cursor
-            | Harness::Gemini => None,
+            | Harness::Gemini
+            | Harness::OpenCode => None,
         }
     }
 
@@ -179,13 +194,20 @@ impl Harness {
     /// `None` for Pi, whose extension pushes from inside.
     pub fn agent_facts(self) -> Option<AgentFacts> {
         match self {
-            Harness::Pi => None,
+            // Nothing is pushed into OpenCode yet (its plugin: issue 41).
+            Harness::Pi | Harness::OpenCode => None,
             Harness::Claude => Some(claude::AGENT),
             Harness::Codex => Some(codex::AGENT),
             Harness::Copilot => Some(copilot::AGENT),
             Harness::Cursor => Some(cursor::AGENT),
             Harness::Gemini => Some(gemini::AGENT),
         }
+    }
+
+    /// Whether its sessions are not files of its own but rows of a database, mirrored as
+    /// files in the cache before they are listed ([`Root::prepare`]): OpenCode's.
+    pub fn mirrored(self) -> bool {
+        self == Harness::OpenCode
     }
 
     /// The harnesses whose sessions can hold pi-context's checkpoints.
@@ -297,6 +319,9 @@ pub struct Layout(pub &'static [&'static str]);
 pub struct Root {
     pub harness: Harness,
     pub path: PathBuf,
+    /// Where the root's sessions are listed when they are not files under it: the mirror in
+    /// the cache of a database ([`Harness::mirrored`]); set by [`Root::mirrored_in`].
+    pub mirror: Option<PathBuf>,
 }
 
 impl Root {
@@ -306,6 +331,35 @@ impl Root {
         Root {
             harness,
             path: path.into().components().collect(),
+            mirror: None,
+        }
+    }
+
+    /// The root with its mirror under `cache`, for a harness whose sessions are not files
+    /// ([`Harness::mirrored`]); other roots are unchanged.
+    pub fn mirrored_in(mut self, cache: Option<&Path>) -> Root {
+        if self.harness.mirrored() {
+            self.mirror = cache.map(|cache| opencode::mirror::mirror_dir(&self.path, cache));
+        }
+        self
+    }
+
+    /// The directory whose files, in the harness's layout, are the root's sessions: the
+    /// mirror when it has one. A mirrored root without a cache to mirror into has none.
+    pub fn listed(&self) -> Option<&Path> {
+        match (&self.mirror, self.harness.mirrored()) {
+            (Some(mirror), _) => Some(mirror),
+            (None, true) => None,
+            (None, false) => Some(&self.path),
+        }
+    }
+
+    /// Brings the root's mirror up to date before its files are listed (nothing for a root
+    /// of files); answers why a database could not be read, one reason each.
+    pub fn prepare(&self) -> Vec<String> {
+        match (&self.mirror, self.harness) {
+            (Some(mirror), Harness::OpenCode) => opencode::mirror::sync(&self.path, mirror),
+            _ => Vec::new(),
         }
     }
 
@@ -313,7 +367,10 @@ impl Root {
     /// comparison, where [`Path::starts_with`] parses both into components (every search asks
     /// this of every indexed file).
     pub fn holds(&self, path: &str) -> bool {
-        let root = self.path.as_os_str().as_encoded_bytes();
+        let Some(listed) = self.listed() else {
+            return false;
+        };
+        let root = listed.as_os_str().as_encoded_bytes();
         path.as_bytes()
             .strip_prefix(root)
             .is_some_and(|rest| rest.is_empty() || rest[0] == b'/' || root.last() == Some(&b'/'))
@@ -328,7 +385,7 @@ impl std::fmt::Display for Harness {
 
 /// An unknown harness name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown harness {0:?} (expected pi, claude, codex, gemini, copilot or cursor)")]
+#[error("unknown harness {0:?} (expected pi, claude, codex, gemini, copilot, cursor or opencode)")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for Harness {
@@ -413,6 +470,9 @@ pub fn detect_line(line: &str) -> Option<Harness> {
     if codex::RECORD_TYPES.contains(&record_type) && marks.payload.is_some() {
         return Some(Harness::Codex);
     }
+    if opencode::RECORD_TYPES.contains(&record_type) {
+        return Some(Harness::OpenCode);
+    }
     if copilot::RECORD_TYPES.contains(&record_type) && marks.data.is_some() {
         return Some(Harness::Copilot);
     }
@@ -453,6 +513,7 @@ pub(super) enum Reader {
     Copilot(copilot::State),
     Cursor,
     Gemini(gemini::State),
+    OpenCode(opencode::State),
 }
 
 impl Reader {
@@ -465,6 +526,7 @@ impl Reader {
             Harness::Copilot => Reader::Copilot(copilot::State::default()),
             Harness::Cursor => Reader::Cursor,
             Harness::Gemini => Reader::Gemini(gemini::State::default()),
+            Harness::OpenCode => Reader::OpenCode(opencode::State::default()),
         }
     }
 
@@ -483,6 +545,7 @@ impl Reader {
             Reader::Copilot(state) => copilot::read_line(state, line, base, header, atoms),
             Reader::Cursor => cursor::read_line(line, base, header, atoms),
             Reader::Gemini(state) => gemini::read_line(state, line, base, header, atoms),
+            Reader::OpenCode(state) => opencode::read_line(state, line, base, header, atoms),
         }
     }
 
@@ -505,7 +568,9 @@ impl Reader {
     pub(super) fn is_linear(&self, header: Option<&Header>) -> bool {
         match self {
             Reader::Undecided | Reader::Pi => pi::is_linear(header.and_then(|h| h.version)),
-            Reader::Claude(_) | Reader::Copilot(_) | Reader::Gemini(_) => false,
+            Reader::Claude(_) | Reader::Copilot(_) | Reader::Gemini(_) | Reader::OpenCode(_) => {
+                false
+            }
             Reader::Codex(_) | Reader::Cursor => true,
         }
     }
@@ -518,6 +583,7 @@ impl Reader {
             Reader::Copilot(_) => Harness::Copilot,
             Reader::Cursor => Harness::Cursor,
             Reader::Gemini(_) => Harness::Gemini,
+            Reader::OpenCode(_) => Harness::OpenCode,
         }
     }
 }

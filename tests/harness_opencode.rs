@@ -1,0 +1,555 @@
+//! OpenCode sessions read from its SQLite database (docs/harnesses.md, "OpenCode"): the real
+//! database OpenCode 1.18.33 wrote (tests/fixtures/opencode-real, see its ORIGIN.md), and
+//! databases generated here from its schema for what the real run did not make (a compaction,
+//! reasoning, a failed tool, an unknown part, secrets, a writer's open transaction, a torn file).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::harness::rows;
+use common::{fixture, TestEnv};
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+const PARENT: &str = "ses_db4a3a844ffeZthwApaKN47MAM";
+const CHILD: &str = "ses_db4a36083ffeaXN2F6cm6hTKab";
+
+fn row(seq: u64, role: &str, tool: &str, content: &str) -> (u64, String, String, String) {
+    (seq, role.into(), tool.into(), content.into())
+}
+
+/// A copy of the real data directory (the database with its `-wal` and `-shm`).
+fn real_data_dir(env: &TestEnv) -> PathBuf {
+    let dir = env.work().join("data/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["opencode.db", "opencode.db-wal", "opencode.db-shm"] {
+        std::fs::copy(fixture("opencode-real/opencode").join(name), dir.join(name)).unwrap();
+    }
+    dir
+}
+
+/// Runs the binary with `OPENCODE_DB` or the data directory set, and the cache in the test.
+fn run(env: &TestEnv, db_var: (&str, &Path), args: &[&str]) -> common::CommandOutput {
+    env.run_with(|cmd| cmd.env(db_var.0, db_var.1).args(args))
+}
+
+fn list_events(env: &TestEnv, db_var: (&str, &Path), session: &str) -> Value {
+    let mut args = vec![
+        "history",
+        "list",
+        "--session",
+        session,
+        "--json",
+        "--limit",
+        "100",
+    ];
+    for role in ["user", "assistant", "tool", "context"] {
+        args.extend(["--role", role]);
+    }
+    let out = run(env, db_var, &args);
+    assert_eq!(out.code, 0, "{out}");
+    out.json()
+}
+
+#[test]
+fn the_real_database_reads_as_a_tree_with_its_tools_paired_through_the_wal() {
+    let env = TestEnv::new();
+    let data = real_data_dir(&env);
+    let var = ("XDG_DATA_HOME", data.parent().unwrap());
+    let list = list_events(&env, var, PARENT);
+    let rows = rows(&list);
+    assert_eq!(
+        rows.iter()
+            .map(|(seq, role, tool, _)| (*seq, role.as_str(), tool.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, "user", ""),
+            (2, "assistant", ""),
+            (3, "tool", "bash"),
+            (5, "assistant", ""),
+            (6, "tool", "read"),
+            (8, "assistant", ""),
+            (9, "user", ""),
+            (10, "assistant", ""),
+            (11, "tool", "task"),
+            (13, "assistant", ""),
+        ],
+        "{list}"
+    );
+    assert_eq!(rows[0], row(1, "user", "", "\"run the marker\""));
+    // The second turn is only in the log (ORIGIN.md): read through SQLite.
+    assert_eq!(rows[6], row(9, "user", "", "\"delegate it\""));
+    let bash = run(
+        &env,
+        var,
+        &["history", "read", "3", "--session", PARENT, "--json"],
+    );
+    assert!(
+        bash.stdout.contains("hello-from-bash"),
+        "a call and its output are one tool event: {bash}"
+    );
+    // Nothing was written beside the database but what SQLite keeps there.
+    let mut names: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["opencode.db", "opencode.db-shm", "opencode.db-wal"]);
+}
+
+/// The main file alone (OpenCode not running, its log checkpointed away or lost) is read as it
+/// is, and reading it creates no `-wal` or `-shm` beside it.
+#[test]
+fn a_database_without_its_log_is_read_and_nothing_is_created_beside_it() {
+    let env = TestEnv::new();
+    let dir = env.work().join("main-only");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("opencode.db");
+    std::fs::copy(fixture("opencode-real/opencode/opencode.db"), &db).unwrap();
+    let out = run(
+        &env,
+        ("OPENCODE_DB", &db),
+        &["sessions", "list", "--all", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let sessions = out.json()["sessions"].as_array().unwrap().len();
+    assert!(sessions >= 1, "{out}");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["opencode.db"]);
+}
+
+#[test]
+fn a_child_session_is_a_subagent_of_its_parent_and_is_searched() {
+    let env = TestEnv::new();
+    let data = real_data_dir(&env);
+    let var = ("OPENCODE_DB", &*data.join("opencode.db"));
+    let listed = run(&env, var, &["sessions", "list", "--all", "--json"]).json();
+    let sessions = listed["sessions"].as_array().expect("sessions");
+    let by_id = |id: &str| {
+        sessions
+            .iter()
+            .find(|s| s["session_id"] == id)
+            .unwrap_or_else(|| panic!("{id} in {listed}"))
+            .clone()
+    };
+    assert_eq!(by_id(PARENT)["harness"], "opencode", "{listed}");
+    assert_eq!(by_id(CHILD)["parent_session_id"], PARENT, "{listed}");
+    assert_eq!(by_id(PARENT)["cwd"], "/tmp/ocrun/r1/proj", "{listed}");
+    let found = run(
+        &env,
+        var,
+        &["sessions", "search", "sub-agent-bash", "--all", "--json"],
+    );
+    assert_eq!(found.code, 0, "{found}");
+    let hits = found.json();
+    assert_eq!(hits["sessions"][0]["session_id"], CHILD, "{hits}");
+    // `--harness opencode` keeps them; another harness has none of them.
+    let only = run(
+        &env,
+        var,
+        &[
+            "sessions",
+            "list",
+            "--all",
+            "--json",
+            "--harness",
+            "opencode",
+        ],
+    )
+    .json();
+    assert_eq!(only["sessions"].as_array().unwrap().len(), 2, "{only}");
+    let other = run(
+        &env,
+        var,
+        &["sessions", "list", "--all", "--json", "--harness", "codex"],
+    )
+    .json();
+    assert_eq!(other["sessions"].as_array().unwrap().len(), 0, "{other}");
+}
+
+/// A database in OpenCode's schema (the columns the reader uses), in WAL mode as OpenCode
+/// keeps it.
+struct Db {
+    path: PathBuf,
+    conn: Connection,
+    next: u64,
+}
+
+impl Db {
+    fn create(path: &Path) -> Db {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL,
+               parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL,
+               version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+             CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
+               time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+             CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL,
+               session_id text NOT NULL, time_created integer NOT NULL,
+               time_updated integer NOT NULL, data text NOT NULL);",
+        )
+        .unwrap();
+        Db {
+            path: path.to_path_buf(),
+            conn,
+            next: 0,
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    fn session(&mut self, id: &str, parent: Option<&str>, cwd: &str, title: &str) {
+        let t = 1_780_000_000_000 + self.tick() as i64 * 1000;
+        self.conn
+            .execute(
+                "INSERT INTO session VALUES (?1, 'p', ?2, 's', ?3, ?4, '1.18.33', ?5, ?5)",
+                rusqlite::params![id, parent, cwd, title, t],
+            )
+            .unwrap();
+    }
+
+    /// A message and its parts; answers the message's id.
+    fn message(&mut self, session: &str, data: Value, parts: &[Value]) -> String {
+        let n = self.tick();
+        let id = format!("msg_{n:06}");
+        let t = 1_780_000_000_000 + n as i64 * 1000;
+        self.conn
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![id, session, t, data.to_string()],
+            )
+            .unwrap();
+        for part in parts {
+            let p = self.tick();
+            self.conn
+                .execute(
+                    "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                    rusqlite::params![format!("prt_{p:06}"), id, session, t, part.to_string()],
+                )
+                .unwrap();
+        }
+        self.conn
+            .execute(
+                "UPDATE session SET time_updated = ?2 WHERE id = ?1",
+                rusqlite::params![session, t],
+            )
+            .unwrap();
+        id
+    }
+
+    fn user(&mut self, session: &str, text: &str) -> String {
+        self.message(
+            session,
+            json!({"role": "user"}),
+            &[json!({"type": "text", "text": text})],
+        )
+    }
+}
+
+fn text(t: &str) -> Value {
+    json!({"type": "text", "text": t})
+}
+
+fn tool(call: &str, name: &str, input: Value, state: Value) -> Value {
+    let mut state = state;
+    state["input"] = input;
+    json!({"type": "tool", "callID": call, "tool": name, "state": state})
+}
+
+/// A session with every kind of part: two turns, a completed and a failed tool, reasoning, a
+/// compaction and its summary, a step's bookkeeping and a part of a type OpenCode does not write.
+fn generated(db: &mut Db) {
+    db.session("ses_generated", None, "/w/app", "generated");
+    db.user("ses_generated", "please list the files");
+    db.message(
+        "ses_generated",
+        json!({"role": "assistant"}),
+        &[
+            json!({"type": "step-start"}),
+            json!({"type": "reasoning", "text": "privatethought about the files"}),
+            text("Listing them."),
+            tool(
+                "c1",
+                "bash",
+                json!({"command": "ls"}),
+                json!({"status": "completed", "output": "main.rs\nlib.rs\n"}),
+            ),
+            tool(
+                "c2",
+                "read",
+                json!({"filePath": "/w/app/gone.rs"}),
+                json!({"status": "error", "error": "File not found: gonefile"}),
+            ),
+            json!({"type": "step-finish", "reason": "tool-calls"}),
+            json!({"type": "hologram", "text": "unknownparttext"}),
+        ],
+    );
+    db.message(
+        "ses_generated",
+        json!({"role": "user"}),
+        &[json!({"type": "compaction", "auto": true})],
+    );
+    db.message(
+        "ses_generated",
+        json!({"role": "assistant", "summary": true, "mode": "compaction"}),
+        &[text(
+            "Summary: the user listed the files; gone.rs is missing.",
+        )],
+    );
+    db.user("ses_generated", "now fix it");
+    db.message(
+        "ses_generated",
+        json!({"role": "assistant"}),
+        &[text("Fixed.")],
+    );
+}
+
+#[test]
+fn parts_become_events_reasoning_is_never_text_and_a_compaction_is_context() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    generated(&mut db);
+    let var = ("OPENCODE_DB", path.as_path());
+    let list = list_events(&env, var, "ses_generated");
+    assert_eq!(
+        rows(&list)
+            .iter()
+            .map(|(seq, role, tool, _)| (*seq, role.as_str(), tool.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, "user", ""),
+            (2, "assistant", ""),
+            (3, "tool", "bash"),
+            (5, "tool", "read"),
+            (7, "context", ""),
+            (8, "user", ""),
+            (9, "assistant", ""),
+        ],
+        "{list}"
+    );
+    let all = list.to_string();
+    assert!(all.contains("Summary: the user listed"), "{all}");
+    for never in ["privatethought", "unknownparttext"] {
+        assert!(!all.contains(never), "{never}: {all}");
+        let searched = run(
+            &env,
+            var,
+            &[
+                "history",
+                "search",
+                never,
+                "--session",
+                "ses_generated",
+                "--json",
+            ],
+        );
+        assert_eq!(searched.code, 1, "{searched}");
+    }
+    let failed = run(
+        &env,
+        var,
+        &[
+            "history",
+            "read",
+            "5",
+            "--session",
+            "ses_generated",
+            "--json",
+        ],
+    );
+    assert!(failed.stdout.contains("gonefile"), "{failed}");
+    // The unknown part type is counted by name for the agent.
+    let report = run(&env, var, &["sessions", "index", "--json"]).json();
+    let opencode = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "opencode")
+        .unwrap_or_else(|| panic!("opencode in {report}"))
+        .clone();
+    assert_eq!(
+        opencode["unknown_types"],
+        json!({"part:hologram": 1}),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_secret_in_a_part_is_never_found() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    let github = ["ghp", "_", "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ0123456"].concat();
+    db.session("ses_secret", None, "/w/app", "deploy");
+    db.user(
+        "ses_secret",
+        &format!("deploy kumquat with GITHUB_TOKEN={github}"),
+    );
+    db.message(
+        "ses_secret",
+        json!({"role": "assistant"}),
+        &[tool(
+            "c1",
+            "bash",
+            json!({"command": "cat .env"}),
+            json!({"status": "completed", "output": format!("TOKEN={github}")}),
+        )],
+    );
+    let var = ("OPENCODE_DB", path.as_path());
+    let kumquat = run(
+        &env,
+        var,
+        &["sessions", "search", "kumquat", "--all", "--json"],
+    );
+    assert_eq!(kumquat.code, 0, "{kumquat}");
+    assert!(!kumquat.stdout.contains(&github), "{kumquat}");
+    for query in [github.as_str(), &github["ghp_".len()..]] {
+        let found = run(&env, var, &["sessions", "search", query, "--all", "--json"]);
+        assert!(!found.stdout.contains(&github), "{found}");
+        assert_eq!(
+            found.json()["sessions"].as_array().map_or(0, Vec::len),
+            0,
+            "{found}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_database_is_never_created() {
+    let env = TestEnv::new();
+    let db = env.work().join("nowhere/opencode.db");
+    let out = run(
+        &env,
+        ("OPENCODE_DB", &db),
+        &["sessions", "list", "--all", "--json"],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["sessions"], json!([]), "{out}");
+    assert!(!db.exists() && !db.parent().unwrap().exists());
+    // Nor the default data directory.
+    let out = env.run(["sessions", "list", "--all", "--json"]).success();
+    assert_eq!(out.json()["sessions"], json!([]), "{out}");
+    assert!(!env.home().join(".local/share/opencode").exists());
+}
+
+#[test]
+fn a_writers_open_transaction_leaves_the_last_committed_state_readable() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_live", None, "/w/app", "live");
+    db.user("ses_live", "committed kumquat prompt");
+    let var = ("OPENCODE_DB", path.as_path());
+    // A writer holds a write transaction with a row not yet committed.
+    db.conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    db.user("ses_live", "uncommitted papaya prompt");
+    let committed = run(
+        &env,
+        var,
+        &["sessions", "search", "kumquat", "--all", "--json"],
+    );
+    assert_eq!(committed.code, 0, "{committed}");
+    assert_eq!(committed.json()["sessions"][0]["session_id"], "ses_live");
+    let uncommitted = run(
+        &env,
+        var,
+        &["sessions", "search", "papaya", "--all", "--json"],
+    );
+    assert_eq!(
+        uncommitted.json()["sessions"]
+            .as_array()
+            .map_or(0, Vec::len),
+        0,
+        "{uncommitted}"
+    );
+    // Once committed, the next read has it.
+    db.conn.execute_batch("COMMIT").unwrap();
+    let now = run(
+        &env,
+        var,
+        &["sessions", "search", "papaya", "--all", "--json"],
+    );
+    assert_eq!(now.code, 0, "{now}");
+    assert_eq!(now.json()["sessions"][0]["session_id"], "ses_live", "{now}");
+    let _ = &db.path;
+}
+
+#[test]
+fn a_deleted_session_leaves_the_mirror() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_keep", None, "/w/app", "keep");
+    db.user("ses_keep", "keep this");
+    db.session("ses_drop", None, "/w/app", "drop");
+    db.user("ses_drop", "drop this");
+    let var = ("OPENCODE_DB", path.as_path());
+    let ids = |env: &TestEnv| -> Vec<String> {
+        let out = run(env, var, &["sessions", "list", "--all", "--json"]).json();
+        let mut ids: Vec<String> = out["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session_id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&env), ["ses_drop", "ses_keep"]);
+    db.conn
+        .execute_batch(
+            "DELETE FROM part WHERE session_id = 'ses_drop';
+             DELETE FROM message WHERE session_id = 'ses_drop';
+             DELETE FROM session WHERE id = 'ses_drop';",
+        )
+        .unwrap();
+    assert_eq!(ids(&env), ["ses_keep"]);
+}
+
+#[test]
+fn a_torn_or_corrupt_database_is_skipped_and_reported() {
+    let env = TestEnv::new();
+    let data = real_data_dir(&env);
+    // Half of a database file, without its log: a copy interrupted.
+    let whole = std::fs::read(data.join("opencode.db")).unwrap();
+    let torn = env.work().join("torn/opencode.db");
+    std::fs::create_dir_all(torn.parent().unwrap()).unwrap();
+    std::fs::write(&torn, &whole[..whole.len() / 2 + 100]).unwrap();
+    let garbage = env.work().join("garbage/opencode.db");
+    std::fs::create_dir_all(garbage.parent().unwrap()).unwrap();
+    std::fs::write(&garbage, b"SQLite format 3\0 but nothing after it").unwrap();
+    for db in [&torn, &garbage] {
+        let var = ("OPENCODE_DB", db.as_path());
+        let out = run(&env, var, &["sessions", "list", "--all", "--json"]);
+        assert_eq!(out.code, 0, "{out}");
+        assert!(!out.stderr.contains("panicked"), "{out}");
+        let report = run(&env, var, &["sessions", "index", "--json"]);
+        assert_eq!(report.code, 0, "{report}");
+        assert!(!report.stderr.contains("panicked"), "{report}");
+    }
+    let report = run(
+        &env,
+        ("OPENCODE_DB", garbage.as_path()),
+        &["sessions", "index", "--json"],
+    )
+    .json();
+    let opencode = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "opencode")
+        .unwrap_or_else(|| panic!("opencode in {report}"))
+        .clone();
+    let reasons = opencode["unreadable"].to_string();
+    assert!(reasons.contains("OpenCode database"), "{report}");
+}
