@@ -26,7 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of any agent pi-context reads (Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, Cursor, OpenCode): context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')
@@ -54,8 +54,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;windows' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -67,8 +67,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;list' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -88,8 +88,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;read' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -103,8 +103,8 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;history;search' {
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The result budget in UTF-8 bytes, as for a tool result')
@@ -608,7 +608,7 @@ Register-ArgumentCompleter -Native -CommandName 'pi-context' -ScriptBlock {
             break
         }
         'pi-context;help' {
-            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'Read a session of any agent pi-context reads (Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, Cursor, OpenCode): context windows, events, full text, search')
             [CompletionResult]::new('notes', 'notes', [CompletionResultType]::ParameterValue, 'Read and write the five-home markdown notes store')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index')
             [CompletionResult]::new('dream', 'dream', [CompletionResultType]::ParameterValue, 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail')

@@ -23,7 +23,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand history 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
+            cand history 'Read a session of any agent pi-context reads (Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, Cursor, OpenCode): context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'
@@ -49,8 +49,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pi-context;history;windows'= {
-            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
+            cand --session 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -61,8 +61,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;list'= {
-            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
+            cand --session 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -81,8 +81,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;read'= {
-            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
+            cand --session 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -95,8 +95,8 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;history;search'= {
-            cand -s 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
-            cand --session 'The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under the three agents'' session dirs'
+            cand -s 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
+            cand --session 'The session file of any agent read (a missing file is an empty session), or a session id or unique prefix of at least 8 characters, found under every agent''s session dirs'
             cand --leaf 'The entry id that ends the branch, or `none` for an empty branch [default: the last entry]'
             cand --session-id 'The session id naming the root window when the file has no header id [env: PI_CONTEXT_SESSION_ID]'
             cand --max-bytes 'The result budget in UTF-8 bytes, as for a tool result'
@@ -541,7 +541,7 @@ set edit:completion:arg-completer[pi-context] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pi-context;help'= {
-            cand history 'Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search'
+            cand history 'Read a session of any agent pi-context reads (Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, Cursor, OpenCode): context windows, events, full text, search'
             cand notes 'Read and write the five-home markdown notes store'
             cand sessions 'Find and search every past session of Pi, Claude Code and Codex: list, ranked search, index'
             cand dream 'Consolidate the notes store with a dreamer agent, under a lock and a git audit trail'

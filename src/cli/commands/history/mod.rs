@@ -20,7 +20,8 @@ use crate::cli::ui::Ui;
 use pi_context::environment::{Environment, Inputs, Vars};
 use pi_context::redact::Masking;
 
-/// Read a session of Pi, Claude Code, Codex or Gemini CLI: context windows, events, full text, search.
+/// Read a session of any agent pi-context reads (Pi, Claude Code, Codex, Gemini CLI, GitHub Copilot
+/// CLI, Cursor, OpenCode): context windows, events, full text, search.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     #[command(subcommand)]
@@ -47,9 +48,8 @@ pub fn run(args: HistoryArgs, ui: &mut Ui, vars: &Vars) -> Result<u8, CommandErr
 /// Which session and branch to read, and how to print.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    /// The session JSONL file of Pi, Claude Code, Codex or Gemini CLI (a missing file is an empty session),
-    /// or a session id or unique prefix of at least 8 characters, found under the three agents'
-    /// session dirs
+    /// The session file of any agent read (a missing file is an empty session), or a session id
+    /// or unique prefix of at least 8 characters, found under every agent's session dirs
     #[arg(long, short = 's', value_name = "FILE|ID", value_hint = ValueHint::FilePath)]
     session: PathBuf,
     /// The entry id that ends the branch, or `none` for an empty branch [default: the last entry]
