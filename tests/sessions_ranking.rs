@@ -1,6 +1,9 @@
 //! `sessions search` skips what cannot enter the top (block-max pruning on a bound of the role,
-//! recency and project weights) and counts the rest apart: whatever `--limit` asks for, the
-//! sessions shown, their hits and `more` must be those of the search that ranks everything.
+//! recency and project weights) and counts the rest apart: whatever `--limit` asks for (up to
+//! the pool of sessions that compete on their evidence, `CANDIDATE_SESSIONS`), the sessions
+//! shown, their hits and `more` must be those of the search that ranks the whole pool.
+//!
+//! And what a query means (CONTRACT §10.7): a question typed as a person asks it.
 
 use crate::common;
 
@@ -85,19 +88,25 @@ fn shown(result: &Value) -> (Vec<Shown>, u64) {
     (sessions, result["more"].as_u64().unwrap_or(0))
 }
 
+/// The sessions that compete on their evidence whatever the limit (src/recall/search.rs).
+const CANDIDATE_SESSIONS: usize = 64;
+
 fn assert_every_limit_agrees(env: &TestEnv, cwd: &std::path::Path, query: &[&str]) {
-    let (everything, none_left) = shown(&search(env, cwd, query, 1000));
-    assert_eq!(none_left, 0, "{query:?}");
+    let (pool, left) = shown(&search(env, cwd, query, CANDIDATE_SESSIONS));
+    let matching = pool.len() + left as usize;
     assert!(
-        everything.len() > 8,
+        pool.len() > 8,
         "{query:?} matches too few sessions to test pruning"
     );
+    let (everything, none_left) = shown(&search(env, cwd, query, 1000));
+    assert_eq!(none_left, 0, "{query:?}");
+    assert_eq!(everything.len(), matching, "{query:?}: every match counted");
     for limit in [1, 2, 5, 9] {
         let (top, more) = shown(&search(env, cwd, query, limit));
-        assert_eq!(top, everything[..limit], "{query:?} --limit {limit}");
+        assert_eq!(top, pool[..limit], "{query:?} --limit {limit}");
         assert_eq!(
             more as usize,
-            everything.len() - limit,
+            matching - limit,
             "{query:?} --limit {limit}: more"
         );
     }
@@ -164,4 +173,134 @@ fn the_top_sessions_and_more_do_not_depend_on_the_limit() {
         // From a project: its sessions get the project boost.
         assert_every_limit_agrees(&env, &projects[1], query);
     }
+}
+
+/// The sessions a search shows, by id.
+fn session_ids(result: &Value) -> Vec<String> {
+    shown(result).0.into_iter().map(|(id, _)| id).collect()
+}
+
+fn write(env: &TestEnv, cwd: &std::path::Path, n: u32, turns: &[(&str, &str)]) {
+    let mut s = SessionBuilder::with_id(&session_id(n)).cwd(&cwd.to_string_lossy());
+    for (user, assistant) in turns {
+        s.user(user);
+        s.assistant(assistant);
+    }
+    write_pi_session(env, cwd, &s);
+}
+
+/// Stop words and question words never decide a match, and a word matches its other forms:
+/// "What did Caroline research?" finds where the assistant said Caroline researched something,
+/// not the turns full of "what did it…".
+#[test]
+fn a_question_typed_as_a_person_asks_it_finds_the_session_that_answers() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    write(
+        &env,
+        &alpha,
+        1,
+        &[(
+            "remind me about my friends",
+            "Caroline researched adoption agencies in Portland last spring.",
+        )],
+    );
+    for n in 2..6 {
+        write(
+            &env,
+            &alpha,
+            n,
+            &[(
+                "What did it look like? What did you do then?",
+                "What did it do? It did what it did.",
+            )],
+        );
+    }
+    let found = search(&env, &alpha, &["What did Caroline research?"], 3);
+    assert_eq!(session_ids(&found)[0], session_id(1), "{found}");
+    let hit = &found["sessions"][0]["hits"][0];
+    assert_eq!(hit["role"], "assistant", "{found}");
+}
+
+/// A word as written ranks above its other forms; both are found.
+#[test]
+fn exact_forms_rank_above_folded_ones() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    write(&env, &alpha, 1, &[("the upload retry loop", "noted")]);
+    write(&env, &alpha, 2, &[("the upload retries loop", "noted")]);
+    let found = search(&env, &alpha, &["retries"], 5);
+    assert_eq!(
+        session_ids(&found),
+        [session_id(2), session_id(1)],
+        "{found}"
+    );
+    let found = search(&env, &alpha, &["retry"], 5);
+    assert_eq!(
+        session_ids(&found),
+        [session_id(1), session_id(2)],
+        "{found}"
+    );
+}
+
+/// A session ranks by the evidence of all its events: one that holds every word of the
+/// question across its turns outranks one whose single best turn holds two of them.
+#[test]
+fn a_session_holding_the_whole_question_across_its_events_ranks_first() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    // "jitter" is the rarest word, "backoff" the most common.
+    write(
+        &env,
+        &alpha,
+        1,
+        &[("backoff with jitter for the webhook", "noted")],
+    );
+    write(
+        &env,
+        &alpha,
+        2,
+        &[
+            ("exponential backoff for the webhook", "noted"),
+            ("and the jitter", "noted"),
+        ],
+    );
+    for n in 3..9 {
+        write(
+            &env,
+            &alpha,
+            n,
+            &[("backoff here", "noted"), ("exponential there", "noted")],
+        );
+    }
+    let found = search(&env, &alpha, &["exponential backoff jitter"], 5);
+    assert_eq!(session_ids(&found)[0], session_id(2), "{found}");
+}
+
+/// Over the whole store, a session holding the question's rare word outranks sessions of the
+/// current project that hold only its common words many times.
+#[test]
+fn over_the_whole_store_a_rare_word_outranks_common_ones() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    let beta = project_dir(&env, "beta");
+    for n in 1..8 {
+        write(
+            &env,
+            &alpha,
+            n,
+            &[(
+                "the deploy script config deploy config",
+                "deploy config done",
+            )],
+        );
+    }
+    write(
+        &env,
+        &beta,
+        9,
+        &[("the deploy of the tamarind service", "tamarind is live")],
+    );
+    let found = search(&env, &alpha, &["how do we deploy the tamarind config"], 3);
+    assert_eq!(session_ids(&found)[0], session_id(9), "{found}");
 }

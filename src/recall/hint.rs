@@ -3,10 +3,11 @@
 //!
 //! The prompt's content words (its tokens minus stop words and short tokens) that the index
 //! holds, the rarest [`MAX_QUERY_WORDS`] of them, are searched as one alternative in the current
-//! project, without the live session. The best event of each session competes; the best
-//! session's event is hinted when it holds at least [`MIN_MATCHED_WORDS`] of the words, one of
-//! them rare ([`RARE_SHARE`]), its coverage of the prompt reaches [`MIN_COVERAGE`], and its
-//! session leads the runner-up by [`MIN_MARGIN`].
+//! project, without the live session, ranked as `sessions search` ranks (stems, evidence). The
+//! best session's best event is hinted when one of the words it holds is rare
+//! ([`RARE_SHARE`]) and either its session leads the runner-up by [`CLEAR_MARGIN`], or it
+//! holds at least [`MIN_MATCHED_WORDS`] of the words, its coverage of the prompt reaches
+//! [`MIN_COVERAGE`] and its session leads the runner-up by [`MIN_MARGIN`].
 
 use std::path::PathBuf;
 
@@ -19,15 +20,19 @@ use super::catalog::FileRecord;
 use super::error::RecallError;
 use super::schema::Fields;
 use super::writer::RefreshRequest;
-use super::{hits, query, search, Hit, Recall, Scope, SearchParams};
+use super::{hits, query, search, words, Hit, Recall, Scope, SearchParams};
 use crate::text::inert_markup;
 
 /// The bar's score: the least [`Measure::coverage`] the best event must reach. Measured on the
 /// labelled set (docs/benchmarks.md, "Recall at the prompt"). Raw BM25 is not used: it grows
 /// with the size of the index, so one threshold would silence a small history.
-pub const MIN_COVERAGE: f32 = 0.4;
-/// The bar: how far the best session must lead the runner-up (ratio of their best scores).
-pub const MIN_MARGIN: f32 = 1.25;
+pub const MIN_COVERAGE: f32 = 0.5;
+/// The bar: how far the best session must lead the runner-up (ratio of their scores).
+pub const MIN_MARGIN: f32 = 1.4;
+/// A session that leads the runner-up by this much is hinted on one matched word (still a rare
+/// one), whatever its coverage: a prompt that names one distinctive thing of one session
+/// ("hasher zstd or not") continues it.
+pub const CLEAR_MARGIN: f32 = 2.5;
 /// The bar: some matched word must be rare, in at most this share of the indexed events (or
 /// [`RARE_DOCS_FLOOR`] events, in a small index): common words alone never make a hint.
 pub const RARE_SHARE: f64 = 0.0025;
@@ -94,7 +99,13 @@ pub struct Measure {
     pub score: f32,
     /// The runner-up session's best score (0 when none).
     pub runner_up: f32,
-    /// `score / runner_up`; `None` when no runner-up of the same tier competes (an event
+    /// The share of the prompt's searched information the session's events hold between them.
+    pub evidence: f32,
+    /// The searched words (in some form) the session's events hold between them.
+    pub session_matched: Vec<String>,
+    /// [`Measure::coverage`] of the words the session's events hold between them.
+    pub session_coverage: f32,
+    /// `score / runner_up`; `None` when no runner-up competes (an event
     /// holding every word outranks one holding some, whatever their scores).
     pub margin: Option<f32>,
     /// The content words the best event holds.
@@ -155,10 +166,15 @@ impl HintOutcome {
 }
 
 /// The best event of one session.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Best<'a> {
     record: &'a FileRecord,
     candidate: search::Candidate,
+    /// The session's rank score and evidence.
+    score: f32,
+    evidence: f32,
+    /// The searched words (in some form) some event of the session holds.
+    held: Vec<String>,
 }
 
 impl Recall {
@@ -197,10 +213,7 @@ impl Recall {
                 view.stale,
             ));
         }
-        let alternatives = vec![query::Alternative {
-            words: words.clone(),
-            phrases: Vec::new(),
-        }];
+        let alternatives = vec![query::Alternative::new(words.clone(), Vec::new())];
         let search_params = SearchParams {
             queries: Vec::new(),
             scope: Scope::Project(params.project_key.clone()),
@@ -225,14 +238,17 @@ impl Recall {
             catalog.files.iter().map(|r| (r.file_id, r)).collect();
         let ranked: Vec<Best> = top
             .iter()
-            .filter_map(|(file, list)| {
+            .filter_map(|ranked| {
                 Some(Best {
-                    record: records.get(file)?,
-                    candidate: *list.first()?,
+                    record: records.get(&ranked.file)?,
+                    candidate: *ranked.candidates.first()?,
+                    score: ranked.score,
+                    evidence: ranked.evidence,
+                    held: held_words(&alternatives[0], &ranked.held),
                 })
             })
             .collect();
-        let Some(best) = ranked.first().copied() else {
+        let Some(best) = ranked.first().cloned() else {
             return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
         };
         let measure = measure(
@@ -240,8 +256,8 @@ impl Recall {
             fields,
             &prompt_words,
             &words,
-            best,
-            ranked.get(1).copied(),
+            best.clone(),
+            ranked.get(1).cloned(),
         )?;
         if let Some(miss) = below_bar(&measure, params) {
             return Ok(HintOutcome::miss(miss, words, Some(measure), view.stale));
@@ -277,6 +293,23 @@ impl Recall {
     }
 }
 
+/// The words of `alternative` whose stem is held (`held`, by [`search::distinct_stems`]).
+fn held_words(alternative: &query::Alternative, held: &[bool]) -> Vec<String> {
+    let stems = search::distinct_stems(std::slice::from_ref(alternative));
+    alternative
+        .words
+        .iter()
+        .zip(&alternative.stems)
+        .filter(|(_, stem)| {
+            stems
+                .iter()
+                .position(|(s, _)| s == stem)
+                .is_some_and(|i| held.get(i).copied().unwrap_or(false))
+        })
+        .map(|(word, _)| word.clone())
+        .collect()
+}
+
 /// Whether a record is the live session (by id, or by file).
 fn is_live(record: &FileRecord, params: &HintParams) -> bool {
     params.session_id.as_deref() == Some(record.info.session_id.as_str())
@@ -299,13 +332,14 @@ fn same_file(a: &std::path::Path, b: &str) -> bool {
 
 /// The first failed test of the bar, or `None` when the best candidate clears it.
 fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
-    if measure.matched.len() < MIN_MATCHED_WORDS {
-        return Some(Miss::FewWords);
-    }
     if !is_rare(measure.rarest_docs, measure.events) {
         return Some(Miss::CommonWords);
     }
-    if measure.coverage < MIN_COVERAGE {
+    let clear = measure.margin.is_some_and(|m| m >= CLEAR_MARGIN);
+    if !clear && measure.matched.len() < MIN_MATCHED_WORDS {
+        return Some(Miss::FewWords);
+    }
+    if !clear && measure.coverage < MIN_COVERAGE {
         return Some(Miss::LowCoverage);
     }
     if measure.margin.is_some_and(|m| m < MIN_MARGIN) {
@@ -330,16 +364,14 @@ fn measure(
         .filter(|w| holds(searcher, fields, best.candidate.doc, w))
         .cloned()
         .collect();
-    let runner = runner_up.map_or(0.0, |r| r.candidate.score);
-    let margin = match runner_up {
-        Some(r) if r.candidate.tier == best.candidate.tier && runner > 0.0 => {
-            Some(round(best.candidate.score / runner))
-        }
-        _ => None,
-    };
+    let runner = runner_up.map_or(0.0, |r| r.score);
+    let margin = (runner > 0.0).then(|| round(best.score / runner));
     Ok(Measure {
         session_id: best.record.info.session_id.clone(),
-        score: round(best.candidate.score),
+        score: round(best.score),
+        evidence: round(best.evidence),
+        session_coverage: coverage(prompt_words, &best.held, searcher.num_docs()),
+        session_matched: best.held.clone(),
         runner_up: round(runner),
         margin,
         complete: matched.len() == words.len(),
@@ -357,7 +389,7 @@ fn measure(
 /// In how many indexed events `word` occurs.
 fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
     searcher
-        .doc_freq(&Term::from_field_text(fields.text, word))
+        .doc_freq(&Term::from_field_text(fields.stem, &words::stem(word)))
         .unwrap_or(0)
 }
 
@@ -396,10 +428,10 @@ fn round(x: f32) -> f32 {
 /// Whether the indexed document holds `word`.
 fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> bool {
     let segment = searcher.segment_reader(doc.segment_ord);
-    let Ok(index) = segment.inverted_index(fields.text) else {
+    let Ok(index) = segment.inverted_index(fields.stem) else {
         return false;
     };
-    let term = Term::from_field_text(fields.text, word);
+    let term = Term::from_field_text(fields.stem, &words::stem(word));
     match index.read_postings(&term, IndexRecordOption::Basic) {
         // `seek` may only move forward from the first posting.
         Ok(Some(mut postings)) => {

@@ -206,6 +206,6 @@ pub(super) fn open_hits(
     }))
 }
 
-fn round_score(score: f32) -> f32 {
+pub(super) fn round_score(score: f32) -> f32 {
     (score * 1000.0).round() / 1000.0
 }

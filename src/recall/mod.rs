@@ -29,6 +29,7 @@ mod schema;
 mod search;
 mod store;
 mod types;
+mod words;
 mod writer;
 
 use std::path::PathBuf;
@@ -329,21 +330,24 @@ impl Recall {
             if ranked.is_empty() {
                 break;
             }
-            for (file_id, candidates) in &ranked {
-                let Some(record) = records.get(file_id) else {
+            for chosen in &ranked {
+                let Some(record) = records.get(&chosen.file) else {
                     continue;
                 };
                 let opened = hits::open_hits(
                     record,
-                    candidates,
+                    &chosen.candidates,
                     &reader,
                     alternatives,
                     params,
                     self.masking,
                 )?;
-                sessions.extend(opened);
+                sessions.extend(opened.map(|mut session| {
+                    session.score = hits::round_score(chosen.score);
+                    session
+                }));
             }
-            left = left.without(ranked.iter().map(|(file, _)| *file));
+            left = left.without(ranked.iter().map(|chosen| chosen.file));
         }
         Ok(sessions)
     }

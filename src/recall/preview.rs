@@ -257,13 +257,13 @@ pub struct Found {
     /// points after it (what a preview starting at or before the first match can show),
     /// `(start, end)` in code points, in order.
     pub ranges: Vec<(usize, usize)>,
-    /// Whether some alternative matches with all its words and phrases.
+    /// Whether some alternative matches with all its words (in some form) and phrases.
     pub complete: bool,
 }
 
-/// Finds the query's words and phrases in `document`; `None` when no alternative matches (all
-/// its phrases, and at least one word when it has words). Ranges are kept only up to `window`
-/// code points past the first match.
+/// Finds the query's words (as written or in another form: the same stem) and phrases in
+/// `document`; `None` when no alternative's word is there (phrases rank, they never decide a
+/// match). Ranges are kept only up to `window` code points past the first match.
 ///
 /// One pass over the document's tokens, holding only the last few of them (the longest
 /// phrase's length) and the ranges a preview can show: a hit inside a tool output of hundreds
@@ -292,8 +292,13 @@ pub fn find(document: &str, alternatives: &[Alternative], window: usize) -> Opti
 
 /// The state of [`find`]'s one pass.
 struct Scan<'q> {
-    /// Every distinct word of every alternative, and whether the document holds it.
-    words: Vec<(&'q str, bool)>,
+    /// Every distinct word of every alternative, its stem, and whether the document holds it
+    /// (in some form).
+    words: Vec<(&'q str, &'q str, bool)>,
+    /// Stems the document's tokens are stemmed to compare with, by their first two bytes: a
+    /// token is stemmed only when it starts like one of them.
+    stem_starts: Vec<&'q [u8]>,
+    stemmer: tantivy::tokenizer::TextAnalyzer,
     /// Every phrase of every alternative, and whether the document holds it.
     phrases: Vec<(&'q [String], bool)>,
     /// The last tokens read, `(text, start, end)`, at most the longest phrase's length.
@@ -306,12 +311,12 @@ struct Scan<'q> {
 
 impl<'q> Scan<'q> {
     fn new(alternatives: &'q [Alternative]) -> Scan<'q> {
-        let mut words: Vec<(&str, bool)> = Vec::new();
+        let mut words: Vec<(&str, &str, bool)> = Vec::new();
         let mut phrases: Vec<(&[String], bool)> = Vec::new();
         for alternative in alternatives {
-            for word in &alternative.words {
-                if !words.iter().any(|(w, _)| w == word) {
-                    words.push((word, false));
+            for (word, stem) in alternative.words.iter().zip(&alternative.stems) {
+                if !words.iter().any(|(w, _, _)| w == word) {
+                    words.push((word, stem, false));
                 }
             }
             for phrase in alternative.phrases.iter().filter(|p| !p.is_empty()) {
@@ -321,8 +326,16 @@ impl<'q> Scan<'q> {
             }
         }
         let longest = phrases.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+        let mut stem_starts: Vec<&[u8]> = words
+            .iter()
+            .map(|(_, stem, _)| &stem.as_bytes()[..stem.len().min(2)])
+            .collect();
+        stem_starts.sort_unstable();
+        stem_starts.dedup();
         Scan {
             words,
+            stem_starts,
+            stemmer: super::words::stemmer(),
             phrases,
             recent: std::collections::VecDeque::with_capacity(longest),
             longest,
@@ -332,8 +345,7 @@ impl<'q> Scan<'q> {
     }
 
     fn token(&mut self, text: &str, start: usize, end: usize, window_bytes: usize) {
-        if let Some((_, seen)) = self.words.iter_mut().find(|(w, _)| *w == text) {
-            *seen = true;
+        if self.matches_a_word(text) {
             self.hit(start, end, window_bytes);
         }
         if self.longest == 0 {
@@ -357,6 +369,32 @@ impl<'q> Scan<'q> {
         }
     }
 
+    /// Whether `token` is one of the words, as written or in another form; marks them seen.
+    fn matches_a_word(&mut self, token: &str) -> bool {
+        let mut matched = false;
+        for (word, _, seen) in self.words.iter_mut() {
+            if *word == token {
+                *seen = true;
+                matched = true;
+            }
+        }
+        let start = &token.as_bytes()[..token.len().min(2)];
+        if matched || !self.stem_starts.iter().any(|s| start.starts_with(s)) {
+            return matched;
+        }
+        let mut stream = self.stemmer.token_stream(token);
+        let Some(stemmed) = stream.next() else {
+            return false;
+        };
+        for (_, stem, seen) in self.words.iter_mut() {
+            if *stem == stemmed.text {
+                *seen = true;
+                matched = true;
+            }
+        }
+        matched
+    }
+
     fn hit(&mut self, start: usize, end: usize, window_bytes: usize) {
         let first = *self.first.get_or_insert(start);
         self.first = Some(first.min(start));
@@ -370,12 +408,12 @@ impl<'q> Scan<'q> {
     fn done(&self, offset: usize, window_bytes: usize) -> bool {
         self.first
             .is_some_and(|first| offset > first.saturating_add(window_bytes))
-            && self.words.iter().all(|(_, seen)| *seen)
+            && self.words.iter().all(|(_, _, seen)| *seen)
             && self.phrases.iter().all(|(_, seen)| *seen)
     }
 
     fn holds_word(&self, word: &str) -> bool {
-        self.words.iter().any(|(w, seen)| *w == word && *seen)
+        self.words.iter().any(|(w, _, seen)| *w == word && *seen)
     }
 
     fn holds_phrase(&self, phrase: &[String]) -> bool {
@@ -396,10 +434,10 @@ impl<'q> Scan<'q> {
                 .iter()
                 .filter(|w| self.holds_word(w))
                 .count();
-            let phrases_ok = alternative.phrases.iter().all(|p| self.holds_phrase(p));
-            if phrases_ok && (words_found > 0 || alternative.words.is_empty()) {
+            let phrases = alternative.phrases.iter().all(|p| self.holds_phrase(p));
+            if words_found > 0 {
                 matched = true;
-                complete |= words_found == alternative.words.len();
+                complete |= phrases && words_found == alternative.words.len();
             }
         }
         if !matched {
@@ -486,8 +524,23 @@ mod tests {
         let found = find(doc, &alternatives, 400).unwrap();
         assert_eq!(found.first, 6);
         assert!(found.complete);
-        assert_eq!(found.ranges, vec![(6, 10), (17, 27)]);
-        assert!(find("exit then code", &alternatives, 400).is_none());
+        assert_eq!(
+            found.ranges,
+            vec![(6, 10), (17, 21), (17, 27), (23, 27), (33, 37)]
+        );
+        // A quoted phrase ranks; its words match without it.
+        let apart = find("exit then code", &alternatives, 400).unwrap();
+        assert!(!apart.complete);
+        assert_eq!(apart.ranges, vec![(0, 4), (10, 14)]);
+        assert!(find("nothing here", &alternatives, 400).is_none());
+    }
+
+    #[test]
+    fn finds_other_forms_of_a_word() {
+        let alternatives = parse(&["retries".to_string()]).unwrap();
+        let found = find("we retried twice, then the retry held", &alternatives, 400).unwrap();
+        assert_eq!(found.ranges, vec![(3, 10), (27, 32)]);
+        assert!(find("retro terminal", &alternatives, 400).is_none());
     }
 
     /// A document that matches thousands of times, words and overlapping phrases among
@@ -503,10 +556,13 @@ mod tests {
             .iter()
             .map(|&(a, b)| chars[a..b].iter().collect())
             .collect();
-        assert_eq!(found.ranges.len(), 10_000);
+        // Per line: three "kite", two "ü" (a quoted phrase's words are words) and two phrases.
+        assert_eq!(found.ranges.len(), 14_000);
         assert!(found.ranges.windows(2).all(|w| w[0] < w[1]));
         assert!(
-            matched.iter().all(|m| m == "kite" || m == "kite ü"),
+            matched
+                .iter()
+                .all(|m| m == "kite" || m == "ü" || m == "kite ü"),
             "{:?}",
             &matched[..10]
         );

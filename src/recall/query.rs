@@ -12,7 +12,7 @@
 //! With masking off, the index holds the text as it is and so is the query: a secret is words.
 
 use super::error::RecallError;
-use super::schema;
+use super::{schema, words};
 use crate::redact::Masking;
 
 /// Most words (phrase words included) in one alternative. The number and length of the
@@ -21,13 +21,61 @@ pub const MAX_TERMS: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alternative {
-    /// Single words, in query order, without duplicates.
+    /// The words a document is matched and ranked by, in query order, without duplicates: the
+    /// content words, quoted ones included. Stop words are left out (`words::is_stop_word`),
+    /// unless the alternative holds nothing else.
     pub words: Vec<String>,
-    /// Phrases of two or more words (a quoted single word is a word).
+    /// Each word's stem, in the same order: a document holding another form of a word matches
+    /// it, below one holding the word as written.
+    pub stems: Vec<String>,
+    /// Quoted phrases of two or more words (stop words included): a document holding one ranks
+    /// higher; a document without it still matches by its words.
     pub phrases: Vec<Vec<String>>,
 }
 
 impl Alternative {
+    /// An alternative of `words` (analyzer tokens) and quoted `phrases`.
+    pub fn new(words: Vec<String>, phrases: Vec<Vec<String>>) -> Alternative {
+        Alternative::with_compounds(words, phrases, Vec::new())
+    }
+
+    /// An alternative of `words`, quoted `phrases`, and `compounds`: words written joined
+    /// without a space (`off-by-one`, `user_id`), which are phrases whose every word counts,
+    /// stop words included.
+    fn with_compounds(
+        words: Vec<String>,
+        mut phrases: Vec<Vec<String>>,
+        compounds: Vec<Vec<String>>,
+    ) -> Alternative {
+        let mut all: Vec<String> = Vec::new();
+        let every = words
+            .into_iter()
+            .chain(phrases.iter().flatten().cloned())
+            .chain(compounds.iter().flatten().cloned());
+        for word in every {
+            if !all.contains(&word) {
+                all.push(word);
+            }
+        }
+        let kept = |w: &String| compounds.iter().flatten().any(|c| c == w);
+        let content: Vec<String> = all
+            .iter()
+            .filter(|w| kept(w) || !words::is_stop_word(w))
+            .cloned()
+            .collect();
+        for compound in compounds {
+            if !phrases.contains(&compound) {
+                phrases.push(compound);
+            }
+        }
+        let words = if content.is_empty() { all } else { content };
+        Alternative {
+            stems: words.iter().map(|w| words::stem(w)).collect(),
+            words,
+            phrases,
+        }
+    }
+
     /// Every token the alternative needs, words and phrase words.
     pub fn all_terms(&self) -> impl Iterator<Item = &String> {
         self.words.iter().chain(self.phrases.iter().flatten())
@@ -76,47 +124,33 @@ pub fn parse(queries: &[String], masking: Masking) -> Result<Parsed, RecallError
 }
 
 fn parse_one(query: &str) -> Alternative {
-    let mut alternative = Alternative {
-        words: Vec::new(),
-        phrases: Vec::new(),
+    let mut words = Vec::new();
+    let mut phrases: Vec<Vec<String>> = Vec::new();
+    let mut compounds: Vec<Vec<String>> = Vec::new();
+    let mut plain = |text: &str, words: &mut Vec<String>| {
+        for chunk in text.split_whitespace() {
+            let chunk_words = tokens(chunk);
+            if chunk_words.len() > 1 && !compounds.contains(&chunk_words) {
+                compounds.push(chunk_words.clone());
+            }
+            words.extend(chunk_words);
+        }
     };
     let mut rest = query;
     while let Some(open) = rest.find('"') {
         let Some(close) = rest[open + 1..].find('"') else {
             break;
         };
-        add_plain_words(&mut alternative, &rest[..open]);
-        add_phrase(&mut alternative, tokens(&rest[open + 1..open + 1 + close]));
+        plain(&rest[..open], &mut words);
+        let phrase = tokens(&rest[open + 1..open + 1 + close]);
+        words.extend(phrase.iter().cloned());
+        if phrase.len() > 1 && !phrases.contains(&phrase) {
+            phrases.push(phrase);
+        }
         rest = &rest[open + 1 + close + 1..];
     }
-    add_plain_words(&mut alternative, rest);
-    alternative
-}
-
-fn add_plain_words(alternative: &mut Alternative, text: &str) {
-    for word in tokens(text) {
-        if !alternative.words.contains(&word) {
-            alternative.words.push(word);
-        }
-    }
-}
-
-/// A phrase's words: one word is a word, two or more a phrase.
-fn add_phrase(alternative: &mut Alternative, mut phrase: Vec<String>) {
-    match phrase.len() {
-        0 => {}
-        1 => {
-            let word = phrase.remove(0);
-            if !alternative.words.contains(&word) {
-                alternative.words.push(word);
-            }
-        }
-        _ => {
-            if !alternative.phrases.contains(&phrase) {
-                alternative.phrases.push(phrase);
-            }
-        }
-    }
+    plain(rest, &mut words);
+    Alternative::with_compounds(words, phrases, compounds)
 }
 
 /// The analyzer's tokens of `text`.
@@ -144,15 +178,40 @@ mod tests {
     #[test]
     fn words_and_phrases() {
         let a = one(r#"deploy "exit code 137" Café"#);
-        assert_eq!(a.words, ["deploy", "cafe"]);
+        assert_eq!(a.words, ["deploy", "exit", "code", "137", "cafe"]);
         assert_eq!(a.phrases, [vec!["exit", "code", "137"]]);
+        assert_eq!(a.stems, ["deploy", "exit", "code", "137", "cafe"]);
     }
 
     #[test]
     fn query_syntax_is_ordinary_text() {
         let a = one(r#"title:foo AND (bar* OR "baz"#);
-        assert_eq!(a.words, ["title", "foo", "and", "bar", "or", "baz"]);
-        assert!(a.phrases.is_empty());
+        assert_eq!(a.words, ["title", "foo", "bar", "baz"]);
+        assert_eq!(a.phrases, [vec!["title", "foo"]]);
+    }
+
+    #[test]
+    fn stop_and_question_words_never_decide_unless_nothing_else_is_asked() {
+        let a = one("What did Caroline research?");
+        assert_eq!(a.words, ["caroline", "research"]);
+        let a = one(r#"what did I think of "The Night Circus""#);
+        assert_eq!(a.words, ["think", "night", "circus"]);
+        assert_eq!(a.phrases, [vec!["the", "night", "circus"]]);
+        assert_eq!(one("to be or not to be").words, ["to", "be", "or", "not"]);
+    }
+
+    #[test]
+    fn words_joined_without_a_space_are_a_phrase_whose_every_word_counts() {
+        let a = one("the off-by-one in user_id");
+        assert_eq!(a.words, ["off", "by", "one", "user", "id"]);
+        assert_eq!(a.phrases, [vec!["off", "by", "one"], vec!["user", "id"]]);
+    }
+
+    #[test]
+    fn words_are_stemmed_for_their_other_forms() {
+        let a = one("retries retried");
+        assert_eq!(a.words, ["retries", "retried"]);
+        assert_eq!(a.stems, ["retri", "retri"]);
     }
 
     /// Masking on, an alternative holding a secret is counted, not searched, whatever else

@@ -320,8 +320,8 @@ struct Prepared {
 
 /// A document whose text is not in it yet: the text is copied into the document only once the
 /// session file is closed and just before the document goes to the writer, then dropped, so a
-/// huge event is held twice at most (its text and the document), never three times (with the
-/// mapped file).
+/// huge event is never held beside the mapped file. The document holds the text twice (it is
+/// indexed as written and stemmed, [`Fields::stem`]).
 struct PendingDocument {
     text: String,
     document: TantivyDocument,
@@ -330,7 +330,8 @@ struct PendingDocument {
 impl PendingDocument {
     fn into_document(self, fields: &Fields) -> TantivyDocument {
         let PendingDocument { text, mut document } = self;
-        document.add_text(fields.text, &text);
+        document.add_text(fields.stem, &text);
+        document.add_text(fields.text, text);
         document
     }
 }

@@ -1,22 +1,25 @@
 //! The index schema and its text analyzer.
 //!
-//! One document per event. Only the text is indexed (never stored); everything else is a fast
-//! (columnar) field that filtering, ranking and opening a hit need: which file, the seq, the
-//! timestamp, role/branch/source flags, the byte spans of the entry lines the document is built
-//! from, and the window and leaf ids. Previews are rebuilt from the session file.
+//! One document per event. Only the text is indexed (never stored), twice: its words as written
+//! and their stems. Everything else is a fast (columnar) field that filtering, ranking and
+//! opening a hit need: which file, the seq, the timestamp, role/branch/source flags, the byte
+//! spans of the entry lines the document is built from, and the window and leaf ids. Previews
+//! are rebuilt from the session file.
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
 };
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream,
-    Tokenizer,
+    AsciiFoldingFilter, Language, LowerCaser, SimpleTokenizer, Stemmer, TextAnalyzer, Token,
+    TokenFilter, TokenStream, Tokenizer,
 };
 
 use crate::history::{EventSource, Role};
 
 /// The analyzer's name in the index's tokenizer manager.
 pub const ANALYZER: &str = "recall";
+/// The stemming analyzer's name: [`analyzer`]'s tokens, stemmed (English).
+pub const STEM_ANALYZER: &str = "recall-stem";
 /// Tokens longer than this many bytes (base64 blobs, long tokens, hashes of hashes) are indexed
 /// as their first this many bytes.
 pub const MAX_TOKEN_BYTES: usize = 80;
@@ -28,6 +31,17 @@ pub fn analyzer() -> TextAnalyzer {
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
         .filter(CutLong)
+        .build()
+}
+
+/// [`analyzer`]'s tokens, each replaced by its English stem (`retries` → `retri`): the
+/// [`Fields::stem`] field, where a word matches its other forms.
+pub fn stem_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(CutLong)
+        .filter(Stemmer::new(Language::English))
         .build()
 }
 
@@ -85,7 +99,11 @@ impl<S: TokenStream> TokenStream for CutLongStream<S> {
 
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
+    /// The event's words as written (folded case and diacritics), with positions: exact
+    /// matches and phrases.
     pub text: Field,
+    /// The same words stemmed, without positions: a word's other forms.
+    pub stem: Field,
     pub file: Field,
     pub seq: Field,
     pub ts: Field,
@@ -119,9 +137,18 @@ pub fn build(positions: bool) -> (Schema, Fields) {
                 .set_index_option(record),
         ),
     );
+    let stem = builder.add_text_field(
+        "stem",
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(STEM_ANALYZER)
+                .set_index_option(IndexRecordOption::WithFreqs),
+        ),
+    );
     let fast = || NumericOptions::default().set_fast();
     let fields = Fields {
         text,
+        stem,
         file: builder.add_u64_field("file", NumericOptions::default().set_fast().set_indexed()),
         seq: builder.add_u64_field("seq", fast()),
         ts: builder.add_i64_field("ts", fast()),

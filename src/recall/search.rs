@@ -1,9 +1,17 @@
-//! Matching and ranking: BM25 from the engine × a role boost × a recency factor (× a project
-//! boost), hits grouped by session, sessions ranked by their best hit.
+//! Matching and ranking (docs/recall.md, "What a query means").
 //!
-//! Documents that hold every word (and phrase) of some alternative rank above all documents
-//! that hold only some of them (searched only for alternatives of several words, and only when
-//! the first kind fills fewer sessions than asked for).
+//! An event matches when it holds some of an alternative's words, as written or in another
+//! form (the same stem). It scores BM25 over the words it holds (a word as written scores in
+//! both fields, another form only in the stem field, so exact forms rank above folded ones),
+//! plus a boost for a quoted phrase and for two of the query's words close together, × a role
+//! weight × a recency factor (× a project boost). A session ranks by its best event weighed by
+//! its evidence: how much of the query's information (inverse document frequencies of the
+//! words) its events hold between them.
+//!
+//! Finding the sessions runs in three steps: the [`CANDIDATE_SESSIONS`] sessions whose best
+//! event scores highest on the words alone (the engine's block-max pruning skips most
+//! documents of common words); their events scored with the phrase and proximity boosts; and
+//! their evidence, read from the posting lists of their documents' ranges.
 
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
@@ -11,8 +19,9 @@ use std::sync::OnceLock;
 use tantivy::columnar::Column;
 use tantivy::query::Weight;
 use tantivy::query::{
-    BooleanQuery, ConstScoreQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
 };
+use tantivy::schema::Field;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{
     DocAddress, DocId, DocSet, Score, Searcher, SegmentOrdinal, SegmentReader, Term,
@@ -24,15 +33,32 @@ use super::query::Alternative;
 use super::schema::{Fields, Flags};
 use crate::history::Role;
 
-/// Role boosts: what people and the model said ranks over tool output.
+/// Role weights: what people and the model said ranks over tool output. The user's words and
+/// the assistant's weigh the same: the answer to a question is as often in what the assistant
+/// said (issue 42: a user weight above the assistant's buried it).
 pub fn role_boost(role: Role) -> f32 {
     match role {
-        Role::User => 1.5,
-        Role::Assistant => 1.25,
-        Role::Context => 1.0,
+        Role::User | Role::Assistant | Role::Context => 1.0,
         Role::Tool => 0.75,
     }
 }
+
+/// How many sessions compete on their evidence: the best on the words alone, whatever the
+/// limit up to this many (so `--limit 3` shows the first three of `--limit 20`); a larger
+/// limit widens the pool to itself.
+pub const CANDIDATE_SESSIONS: usize = 64;
+/// A session's weight is `EVIDENCE_FLOOR + (1 − EVIDENCE_FLOOR) · evidence`: a session whose
+/// events hold all of the query's information keeps its best event's score, one holding only
+/// its common words keeps little more than this share. Chosen on the natural-question set's
+/// tuning half (0.1, 0.3 and 0.5 within a point of each other; docs/benchmarks.md).
+pub const EVIDENCE_FLOOR: f32 = 0.1;
+/// A quoted phrase found as written multiplies its BM25 score by this (added to the words').
+pub const PHRASE_BOOST: f32 = 1.0;
+/// Two consecutive words of the query within [`PROXIMITY_SLOP`] positions of each other.
+pub const PROXIMITY_BOOST: f32 = 0.5;
+pub const PROXIMITY_SLOP: u32 = 3;
+/// Pairs of consecutive words looked for close together, per alternative.
+const MAX_PROXIMITY_PAIRS: usize = 8;
 
 /// Recency: `1 + 0.5 · 2^(−age / 30 days)`, from 1.5 for an event of today down to 1.
 pub fn recency(age_ms: i64) -> f32 {
@@ -127,7 +153,7 @@ impl Filter {
     fn weight_bound(&self) -> WeightBound {
         let role = match &self.roles {
             Some(roles) => roles.iter().map(|r| role_boost(*r)).fold(0.0, f32::max),
-            None => role_boost(Role::User),
+            None => Role::ALL.iter().map(|r| role_boost(*r)).fold(0.0, f32::max),
         };
         let project = if self.boosted.iter().any(|b| *b) {
             PROJECT_BOOST
@@ -160,8 +186,6 @@ impl WeightBound {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate {
     pub doc: DocAddress,
-    /// 1: it holds every word of an alternative; 0: some of them.
-    pub tier: u8,
     pub score: f32,
     /// The event's seq: of two equal candidates the later event ranks first (as recency
     /// would have it), so that the hits shown do not depend on how the index is cut into
@@ -176,8 +200,9 @@ impl Candidate {
 
     /// `Less` when `self` ranks before `other`.
     fn rank(&self, other: &Candidate) -> std::cmp::Ordering {
-        (other.tier, other.score)
-            .partial_cmp(&(self.tier, self.score))
+        other
+            .score
+            .partial_cmp(&self.score)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(other.seq.cmp(&self.seq))
     }
@@ -186,71 +211,217 @@ impl Candidate {
 /// The best candidates of every matching file, best first.
 pub type ByFile = FxHashMap<u64, Vec<Candidate>>;
 
-/// The sessions a search shows, best first: the `limit` files whose best candidate ranks
-/// highest (ties: the more recently updated session, then the lower file id), each with up to
-/// `per_file` of its best candidates.
-///
-/// Finding them skips what cannot enter the top: the engine's block-max pruning runs on a
-/// bound of each document's final score (its BM25 score times the largest role, recency and
-/// project weight it could get), so a common word does not score every document that holds it.
-/// Only then are the chosen files' candidates collected, each file's documents alone.
+/// A session a search chose: its rank score, its evidence, and its best candidates.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    pub file: u64,
+    /// Its best event's score × its evidence weight ([`EVIDENCE_FLOOR`]).
+    pub score: f32,
+    /// The share of the query's information its events hold, 0 to 1.
+    pub evidence: f32,
+    /// The stems of the query (in the order of [`distinct_stems`]) some event of it holds.
+    pub held: Vec<bool>,
+    /// Its best candidates, best first (at most `per_file`).
+    pub candidates: Vec<Candidate>,
+}
+
+/// The sessions a search shows, best first: the `limit` files that rank highest (ties: the
+/// more recently updated session, then the lower file id), each with up to `per_file` of its
+/// best candidates.
 pub fn top_files(
     segments: &Segments,
     alternatives: &[Alternative],
     filter: &Filter,
     limit: usize,
     per_file: usize,
-) -> Result<Vec<(u64, Vec<Candidate>)>, RecallError> {
+) -> Result<Vec<Ranked>, RecallError> {
     let fields = &segments.fields;
-    let full = either(alternatives.iter().map(|a| full_query(fields, a)).collect());
-    let partial: Vec<Box<dyn Query>> = alternatives
-        .iter()
-        .filter_map(|a| partial_query(fields, a))
+    let Some(words) = words_query(fields, alternatives) else {
+        return Ok(Vec::new());
+    };
+    let pool = limit.max(CANDIDATE_SESSIONS);
+    let chosen: Vec<u64> = best_files(segments, words.as_ref(), filter, pool)?
+        .into_iter()
+        .map(|best| best.file)
         .collect();
-    let partial = (!partial.is_empty()).then(|| either(partial));
-    let mut best = best_files(segments, full.as_ref(), 1, filter, limit)?;
-    if let Some(partial) = &partial {
-        if best.len() < limit {
-            // Every file with a document of the first kind is in `best`: the rest rank below.
-            let rest = filter.without(best.iter().map(|b| b.file));
-            let more = best_files(segments, partial.as_ref(), 0, &rest, limit - best.len())?;
-            best.extend(more);
-        }
-    }
-    let chosen: Vec<u64> = best.iter().map(|b| b.file).collect();
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    // Only the files of the first kind hold a document of it.
-    let whole: Vec<u64> = best
+    let scoring = only(rank_query(fields, alternatives), fields, &chosen);
+    let mut by_file = run(segments, scoring, filter, per_file)?;
+    let evidence = evidence(segments, alternatives, filter, &chosen)?;
+    let mut ranked: Vec<Ranked> = chosen
         .iter()
-        .filter(|b| b.candidate.tier == 1)
-        .map(|b| b.file)
+        .zip(evidence)
+        .filter_map(|(file, (evidence, held))| {
+            let candidates = by_file.remove(file)?;
+            let best = candidates.first()?.score;
+            Some(Ranked {
+                file: *file,
+                score: best * (EVIDENCE_FLOOR + (1.0 - EVIDENCE_FLOOR) * evidence),
+                evidence,
+                held,
+                candidates,
+            })
+        })
         .collect();
-    let mut by_file = ByFile::default();
-    if !whole.is_empty() {
-        by_file = run(segments, only(full, fields, &whole), 1, filter, per_file)?;
-    }
-    if let Some(partial) = partial {
-        // A file with `per_file` candidates of the first kind shows none of the second.
-        let wanting: Vec<u64> = chosen
-            .iter()
-            .copied()
-            .filter(|file| by_file.get(file).map_or(0, Vec::len) < per_file)
-            .collect();
-        if !wanting.is_empty() {
-            let query = only(partial, fields, &wanting);
-            merge(
-                &mut by_file,
-                run(segments, query, 0, filter, per_file)?,
-                per_file,
-            );
+    let updated = |file: u64| filter.updated_ms.get(file as usize).copied().unwrap_or(0);
+    ranked.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| updated(b.file).cmp(&updated(a.file)))
+            .then(a.file.cmp(&b.file))
+    });
+    ranked.truncate(limit);
+    Ok(ranked)
+}
+
+/// Every distinct stem of the alternatives, and which alternatives hold it.
+pub fn distinct_stems(alternatives: &[Alternative]) -> Vec<(&str, Vec<usize>)> {
+    let mut stems: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (a, alternative) in alternatives.iter().enumerate() {
+        for stem in &alternative.stems {
+            match stems.iter_mut().find(|(s, _)| s == stem) {
+                Some((_, holders)) if !holders.contains(&a) => holders.push(a),
+                Some(_) => {}
+                None => stems.push((stem, vec![a])),
+            }
         }
     }
-    Ok(chosen
+    stems
+}
+
+/// For each of `files`, in order: the share of the query's information its events hold
+/// between them (the filters admit), for its best alternative: the inverse document
+/// frequencies of the stems some event holds over those of all the alternative's stems; and
+/// which stems it holds.
+///
+/// Read from posting lists only: a file's documents in a segment are a few ranges (the `file`
+/// field's postings), and each stem's postings are sought to each range in order.
+fn evidence(
+    segments: &Segments,
+    alternatives: &[Alternative],
+    filter: &Filter,
+    files: &[u64],
+) -> Result<Vec<(f32, Vec<bool>)>, RecallError> {
+    let fields = &segments.fields;
+    let searcher = segments.searcher;
+    let stems = distinct_stems(alternatives);
+    let events = searcher.num_docs();
+    let mut idf = Vec::with_capacity(stems.len());
+    for (stem, _) in &stems {
+        let docs = searcher
+            .doc_freq(&Term::from_field_text(fields.stem, stem))
+            .map_err(RecallError::corrupt)?;
+        idf.push(inverse_document_frequency(docs, events));
+    }
+    let mut held = vec![vec![false; stems.len()]; files.len()];
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let ranges = doc_ranges(reader, fields, files)?;
+        if ranges.is_empty() {
+            continue;
+        }
+        let columns = segments
+            .columns(ord, reader)
+            .map_err(RecallError::corrupt)?;
+        let index = reader
+            .inverted_index(fields.stem)
+            .map_err(RecallError::corrupt)?;
+        let alive = reader.alive_bitset();
+        for (s, (stem, _)) in stems.iter().enumerate() {
+            let term = Term::from_field_text(fields.stem, stem);
+            let Some(mut postings) = index
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(RecallError::corrupt)?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            for &(start, end, f) in &ranges {
+                if doc == TERMINATED {
+                    break;
+                }
+                if held[f][s] {
+                    continue;
+                }
+                if doc < start {
+                    doc = postings.seek(start);
+                }
+                while doc < end {
+                    let deleted = alive.is_some_and(|a| a.is_deleted(doc));
+                    if !deleted && filter.admits(columns, doc) {
+                        held[f][s] = true;
+                        break;
+                    }
+                    doc = postings.advance();
+                }
+            }
+        }
+    }
+    Ok(held
         .into_iter()
-        .map(|file| (file, by_file.remove(&file).unwrap_or_default()))
+        .map(|holds| {
+            let share = (0..alternatives.len())
+                .map(|a| {
+                    let of_a = |s: &usize| stems[*s].1.contains(&a);
+                    let all: f32 = (0..stems.len()).filter(of_a).map(|s| idf[s]).sum();
+                    let some: f32 = (0..stems.len())
+                        .filter(of_a)
+                        .filter(|s| holds[*s])
+                        .map(|s| idf[s])
+                        .sum();
+                    if all > 0.0 {
+                        some / all
+                    } else {
+                        0.0
+                    }
+                })
+                .fold(0.0, f32::max);
+            (share, holds)
+        })
         .collect())
+}
+
+/// BM25's inverse document frequency of a word in `docs` of `events` events.
+pub fn inverse_document_frequency(docs: u64, events: u64) -> f32 {
+    let (n, total) = (docs as f64, events as f64);
+    (1.0 + (total - n + 0.5) / (n + 0.5)).ln() as f32
+}
+
+/// The documents of `files` in one segment, as ranges `(start, end, index in files)` sorted
+/// by start (a file indexed in one go is one range; appends add more).
+fn doc_ranges(
+    reader: &SegmentReader,
+    fields: &Fields,
+    files: &[u64],
+) -> Result<Vec<(DocId, DocId, usize)>, RecallError> {
+    let index = reader
+        .inverted_index(fields.file)
+        .map_err(RecallError::corrupt)?;
+    let mut ranges = Vec::new();
+    for (f, file) in files.iter().enumerate() {
+        let term = Term::from_field_u64(fields.file, *file);
+        let Some(mut postings) = index
+            .read_postings(&term, IndexRecordOption::Basic)
+            .map_err(RecallError::corrupt)?
+        else {
+            continue;
+        };
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            let start = doc;
+            let mut end = doc + 1;
+            doc = postings.advance();
+            while doc == end {
+                end += 1;
+                doc = postings.advance();
+            }
+            ranges.push((start, end, f));
+        }
+    }
+    ranges.sort_unstable();
+    Ok(ranges)
 }
 
 /// How many files hold a document that counts, of either kind.
@@ -423,41 +594,17 @@ fn file_ranges(
     Ok(ranges)
 }
 
-/// Queries whose matches together are the documents that hold all or some of an
-/// alternative: each word of an alternative without phrases, else its phrases (its words are
-/// then optional).
+/// Queries whose matches together are the documents that hold some word of an alternative,
+/// in some form: one per distinct stem.
 fn any_queries(fields: &Fields, alternatives: &[Alternative]) -> Vec<Box<dyn Query>> {
-    let mut queries: Vec<Box<dyn Query>> = Vec::new();
-    for alternative in alternatives {
-        if alternative.phrases.is_empty() {
-            queries.extend(alternative.words.iter().map(|w| term_query(fields, w)));
-        } else {
-            let phrases = alternative.phrases.iter();
-            queries.push(Box::new(BooleanQuery::new(
-                phrases
-                    .map(|p| (Occur::Must, phrase_query(fields, p)))
-                    .collect(),
-            )));
-        }
-    }
-    queries
+    distinct_stems(alternatives)
+        .into_iter()
+        .map(|(stem, _)| term_query(fields.stem, stem))
+        .collect()
 }
 
 pub fn sort_best_first(list: &mut [Candidate]) {
     list.sort_by(Candidate::rank);
-}
-
-fn merge(into: &mut ByFile, more: ByFile, per_file: usize) {
-    for (file, candidates) in more {
-        let list = into.entry(file).or_default();
-        for candidate in candidates {
-            if !list.iter().any(|c| c.doc == candidate.doc) {
-                list.push(candidate);
-            }
-        }
-        sort_best_first(list);
-        list.truncate(per_file);
-    }
 }
 
 fn either(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
@@ -488,60 +635,69 @@ fn only(query: Box<dyn Query>, fields: &Fields, files: &[u64]) -> Box<dyn Query>
     ]))
 }
 
-fn term_query(fields: &Fields, word: &str) -> Box<dyn Query> {
+fn term_query(field: Field, word: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
-        Term::from_field_text(fields.text, word),
+        Term::from_field_text(field, word),
         IndexRecordOption::WithFreqs,
     ))
 }
 
-fn phrase_query(fields: &Fields, phrase: &[String]) -> Box<dyn Query> {
+fn phrase_query(fields: &Fields, phrase: &[String], slop: u32) -> Box<dyn Query> {
     let terms = phrase
         .iter()
         .map(|w| Term::from_field_text(fields.text, w))
         .collect();
-    Box::new(PhraseQuery::new(terms))
+    let mut query = PhraseQuery::new(terms);
+    query.set_slop(slop);
+    Box::new(query)
 }
 
-/// Every word and phrase of the alternative.
-fn full_query(fields: &Fields, alternative: &Alternative) -> Box<dyn Query> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = alternative
-        .words
-        .iter()
-        .map(|w| (Occur::Must, term_query(fields, w)))
+/// The words of every alternative, each as written (`text`) and in any form (`stem`), as one
+/// union of term queries (which the engine prunes block by block); `None` without words.
+fn words_query(fields: &Fields, alternatives: &[Alternative]) -> Option<Box<dyn Query>> {
+    let mut terms: Vec<Term> = Vec::new();
+    for alternative in alternatives {
+        for (word, stem) in alternative.words.iter().zip(&alternative.stems) {
+            for term in [
+                Term::from_field_text(fields.text, word),
+                Term::from_field_text(fields.stem, stem),
+            ] {
+                if !terms.contains(&term) {
+                    terms.push(term);
+                }
+            }
+        }
+    }
+    let clauses: Vec<Box<dyn Query>> = terms
+        .into_iter()
+        .map(|t| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)) })
         .collect();
-    clauses.extend(
-        alternative
-            .phrases
-            .iter()
-            .map(|p| (Occur::Must, phrase_query(fields, p))),
-    );
-    if clauses.len() == 1 {
-        return clauses.remove(0).1;
+    (!clauses.is_empty()).then(|| either(clauses))
+}
+
+/// The words, plus the boosts: each quoted phrase as written, and consecutive words of the
+/// query close together.
+fn rank_query(fields: &Fields, alternatives: &[Alternative]) -> Box<dyn Query> {
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if let Some(words) = words_query(fields, alternatives) {
+        clauses.push((Occur::Should, words));
+    }
+    let boosted = |query, boost| -> Box<dyn Query> { Box::new(BoostQuery::new(query, boost)) };
+    for alternative in alternatives {
+        for phrase in &alternative.phrases {
+            clauses.push((
+                Occur::Should,
+                boosted(phrase_query(fields, phrase, 0), PHRASE_BOOST),
+            ));
+        }
+        for pair in alternative.words.windows(2).take(MAX_PROXIMITY_PAIRS) {
+            clauses.push((
+                Occur::Should,
+                boosted(phrase_query(fields, pair, PROXIMITY_SLOP), PROXIMITY_BOOST),
+            ));
+        }
     }
     Box::new(BooleanQuery::new(clauses))
-}
-
-/// Some of the words (and every phrase), for alternatives where that differs from the full
-/// query.
-fn partial_query(fields: &Fields, alternative: &Alternative) -> Option<Box<dyn Query>> {
-    let words = alternative.words.len();
-    let phrases = alternative.phrases.len();
-    if words == 0 || (words == 1 && phrases == 0) {
-        return None;
-    }
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = alternative
-        .words
-        .iter()
-        .map(|w| (Occur::Should, term_query(fields, w)))
-        .collect();
-    clauses.extend(
-        alternative
-            .phrases
-            .iter()
-            .map(|p| (Occur::Must, phrase_query(fields, p))),
-    );
-    Some(Box::new(BooleanQuery::new(clauses)))
 }
 
 /// A file's best candidate.
@@ -555,7 +711,6 @@ struct FileBest {
 fn best_files(
     segments: &Segments,
     query: &dyn Query,
-    tier: u8,
     filter: &Filter,
     limit: usize,
 ) -> Result<Vec<FileBest>, RecallError> {
@@ -584,12 +739,7 @@ fn best_files(
                     let seq = 0;
                     top.offer(FileBest {
                         file,
-                        candidate: Candidate {
-                            doc,
-                            tier,
-                            score,
-                            seq,
-                        },
+                        candidate: Candidate { doc, score, seq },
                     });
                 }
                 top.bm25_threshold(most)
@@ -634,8 +784,9 @@ impl<'a> TopFiles<'a> {
         }
         let updated = |file: u64| self.updated_ms.get(file as usize).copied().unwrap_or(0);
         self.top.sort_by(|a, b| {
-            (b.candidate.tier, b.candidate.score)
-                .partial_cmp(&(a.candidate.tier, a.candidate.score))
+            b.candidate
+                .score
+                .partial_cmp(&a.candidate.score)
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then_with(|| updated(b.file).cmp(&updated(a.file)))
                 .then(a.file.cmp(&b.file))
@@ -782,7 +933,6 @@ impl Columns {
 fn run(
     segments: &Segments,
     query: Box<dyn Query>,
-    tier: u8,
     filter: &Filter,
     per_file: usize,
 ) -> Result<ByFile, RecallError> {
@@ -810,7 +960,6 @@ fn run(
             if let Some((file, score)) = weighed {
                 let candidate = Candidate {
                     doc: DocAddress::new(ord, doc),
-                    tier,
                     score,
                     seq: seqs.first(doc).unwrap_or(0),
                 };
@@ -857,8 +1006,8 @@ mod tests {
     }
 
     #[test]
-    fn people_rank_over_tools() {
-        assert!(role_boost(Role::User) > role_boost(Role::Assistant));
+    fn people_rank_over_tools_and_the_assistant_as_the_user() {
+        assert_eq!(role_boost(Role::User), role_boost(Role::Assistant));
         assert!(role_boost(Role::Assistant) > role_boost(Role::Tool));
     }
 }

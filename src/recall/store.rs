@@ -102,6 +102,9 @@ impl Store {
         index
             .tokenizers()
             .register(schema::ANALYZER, schema::analyzer());
+        index
+            .tokenizers()
+            .register(schema::STEM_ANALYZER, schema::stem_analyzer());
         Store {
             name: name.to_string(),
             index,
