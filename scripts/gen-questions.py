@@ -726,29 +726,45 @@ class Set:
             json.dump({"sessions_dir": self.sessions_dir, "sessions": self.sessions}, f, indent=1, ensure_ascii=False)
         return out
 
+    def echo(self, fact):
+        """A turn in another context holding a question's words but not its answer: the fact's
+        person (if any) and up to two of the question's other content words."""
+        cls, text = self.r.choice(fact["questions"])
+        person = next((p for p in PEOPLE if re.search(r"\b%s\b" % p, text)), None)
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9'-]*", text.replace("'s", ""))
+                 if w.lower() not in STOP and w != person]
+        self.r.shuffle(words)
+        a, b = (words + ["plan", "weekend"])[:2]
+        who = person or self.r.choice(["Someone", "The new intern", "My neighbour", "Our lead"])
+        lines = self.r.choice([
+            [("user", "%s asked about the %s again, and something about %s. What did it look like when you checked?" % (who, a, b)),
+             ("assistant", "I have nothing new on that yet. How did it go on your side?")],
+            [("user", "Not the same thing at all, but %s mentioned %s at lunch." % (who, a)),
+             ("assistant", "When did we last talk about %s? I don't think we decided anything." % b)],
+            [("user", "What did you think of the %s idea?" % a),
+             ("assistant", "%s brought up %s too, but nobody wrote anything down. What did it look like to you?" % (who, b))],
+        ])
+        return lines
+
     def distractors(self, facts):
-        # Question-word chatter in every project: what/when/who/how did..., and the questions' common words.
-        for i in range(self.a.chatter):
+        """Sessions of the questions' stop, question and common words (chatter), and near misses:
+        echoes of half the facts' questions (their person and words, other context), most in
+        another project, so that over the whole store other projects compete on common words."""
+        echoes = {p: [] for p in PROJECTS}
+        for f in self.r.sample(facts, len(facts) // 2):
+            other = f["project"] if self.r.random() < 0.3 else self.r.choice([p for p in PROJECTS if p != f["project"]])
+            echoes[other].append(self.echo(f))
+        n = self.a.chatter + self.a.near_miss
+        for i in range(n):
             project = PROJECTS[i % len(PROJECTS)]
-            self.conversation(project, "chatter", [], self.r.randint(10, 35))
-        # Near misses: a fact's person in another project, about something else; a title's words
-        # in another sense; a topic's words in another person's session.
-        near = []
-        for f in self.r.sample(facts, min(len(facts), self.a.near_miss)):
-            names = [p for p in PEOPLE if re.search(r"\b%s\b" % p, " ".join(f["user"]))]
-            person = names[0] if names else self.r.choice(PEOPLE)
-            other = self.r.choice([p for p in PROJECTS if p != f["project"]])
-            lines = [
-                ("user", "%s asked what I %s about the %s, and when we decided on the new %s." % (
-                    person, self.r.choice(CHAT_VERBS), self.r.choice(CHAT_NOUNS), self.r.choice(CHAT_NOUNS))),
-                ("assistant", "You could tell %s that the %s is still open; what did it look like when you checked?" % (
-                    person, self.r.choice(CHAT_NOUNS))),
-            ]
-            word = self.r.choice([w for w in re.findall(r"[a-z]{5,}", " ".join(f["user"]).lower())] or ["weekend"])
-            lines.append(("user", "Unrelated, but the %s thing at work is another story: what did we switch, and why?" % word))
-            near.append((other, lines))
-        for other, lines in near:
-            self.conversation(other, "near-miss", [lines], self.r.randint(6, 20))
+            kind = "chatter" if i < self.a.chatter else "near-miss"
+            plants = []
+            while echoes[project] and len(plants) < (1 if kind == "chatter" else 3):
+                plants.append(echoes[project].pop())
+            self.conversation(project, kind, plants, self.r.randint(8, 30))
+        for project, left in sorted(echoes.items()):
+            for i in range(0, len(left), 3):
+                self.conversation(project, "near-miss", left[i:i + 3], self.r.randint(8, 30))
 
     def questions(self, facts):
         out = []
