@@ -32,6 +32,11 @@ relates to the words of the session that answers it:
   detail        a detail of the fact asked about rather than the fact restated
   quoted-title  a title in quotes the session names without quotes or with other words around it
   unanswerable  nothing in the store answers it (answers: []), made of the store's common words
+Each question also says how hard it is for words alone: `overlap_answer` and `overlap_session`, the
+share of its content words (stop and question words left out) found as-is in the answer's own
+turns and anywhere in its best answering session, and `rivals_project` / `rivals_all`, how many
+sessions that do not answer it hold as large a share of its content words (in its project, in
+the whole store).
 Facts alternate between the tuning and the held-out split (all of a fact's questions in one);
 unanswerable questions alternate too. DIR/sessions.json maps every session id to its file, project
 and kind (for the evaluator, which maps a tool's hits to ids). Same --seed, same bytes.
@@ -593,6 +598,7 @@ class Set:
             self.cwds[name] = cwd
         self.facts = Facts(self.r)
         self.sessions = []
+        self.words_of = {}
 
     # -- text ------------------------------------------------------------------------------------
 
@@ -666,6 +672,7 @@ class Set:
             if t < turns:
                 self.filler_turn(w, project)
         text = "\n".join(w.text)
+        self.words_of[sid] = set(re.findall(r"[a-z0-9]+", text.lower()))
         w.close()
         return sid, text
 
@@ -696,7 +703,6 @@ class Set:
         by_project = {}
         for f in facts:
             by_project.setdefault(f["project"], []).append(f)
-        texts = {}
         for project, fs in sorted(by_project.items()):
             self.r.shuffle(fs)
             i = 0
@@ -704,27 +710,45 @@ class Set:
                 n = self.r.choice([1, 1, 2, 2, 3])
                 group = fs[i:i + n]
                 i += n
-                sid, text = self.conversation(project, "fact", [self.plant_turns(f) for f in group],
-                                              self.r.randint(8, 30))
-                texts[sid] = text
+                sid, _ = self.conversation(project, "fact", [self.plant_turns(f) for f in group],
+                                           self.r.randint(8, 30))
                 for f in group:
                     f["answers"] = [sid]
         # A tenth of the facts told again in a later session (both answer).
         for f in self.r.sample(facts, len(facts) // 10):
             again = dict(f, said_by="user" if f["said_by"] == "assistant" else "assistant")
-            sid, text = self.conversation(f["project"], "fact-again", [self.plant_turns(again)], self.r.randint(6, 20))
-            texts[sid] = text
+            sid, _ = self.conversation(f["project"], "fact-again", [self.plant_turns(again)], self.r.randint(6, 20))
             f["answers"].append(sid)
         self.distractors(facts)
         questions = self.questions(facts)
+        facts_by_id = {f["id"]: f for f in facts}
         for q in questions:
-            q["content_overlap"] = overlap(q["question"], [texts.get(s, "") for s in q["answers"]])
+            self.hardness(q, facts_by_id.get(q["fact"]))
         out = {"now": NOW.strftime("%Y-%m-%dT%H:%M:%SZ"), "projects": self.cwds, "questions": questions}
         with open(os.path.join(self.root, "questions.json"), "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, ensure_ascii=False)
         with open(os.path.join(self.root, "sessions.json"), "w", encoding="utf-8") as f:
             json.dump({"sessions_dir": self.sessions_dir, "sessions": self.sessions}, f, indent=1, ensure_ascii=False)
         return out
+
+    def hardness(self, q, fact):
+        """How lexically hard a question is: the share of its content words found as-is in the
+        answer's own turns and anywhere in its best answering session, and its rivals: sessions
+        that do not answer it but hold as many of its content words (in its project, anywhere)."""
+        words = set(content_words(q["question"]))
+        cover = lambda sid: len(words & self.words_of[sid]) / max(1, len(words))
+        best = max((cover(s) for s in q["answers"]), default=0.0)
+        project = {s["id"]: s["project"] for s in self.sessions}
+        rivals = [s for s in self.words_of if s not in q["answers"] and words and cover(s) >= best]
+        q["overlap_session"] = round(best, 3) if q["answers"] else None
+        if fact:
+            turns = fact["user"] if fact["said_by"] == "user" else [fact["assistant_ask"]] + fact["assistant"]
+            have = set(re.findall(r"[a-z0-9]+", " ".join(turns).lower()))
+            q["overlap_answer"] = round(len(words & have) / max(1, len(words)), 3)
+        else:
+            q["overlap_answer"] = None
+        q["rivals_project"] = sum(1 for s in rivals if project[s] == q["project"]) if q["answers"] else None
+        q["rivals_all"] = len(rivals) if q["answers"] else None
 
     def echo(self, fact):
         """A turn in another context holding a question's words but not its answer: the fact's
@@ -794,18 +818,6 @@ might must about again still just also there here then than too very s t into ov
 
 def content_words(text):
     return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
-
-
-def overlap(question, texts):
-    """Share of the question's content words found as-is in the best answering session (0..1)."""
-    words = content_words(question)
-    if not words or not texts:
-        return None
-    best = 0.0
-    for t in texts:
-        have = set(re.findall(r"[a-z0-9]+", t.lower()))
-        best = max(best, sum(1 for w in words if w in have) / len(words))
-    return round(best, 3)
 
 
 def main(argv=None):
