@@ -12,8 +12,10 @@ before): `BIN sessions search --json --limit 10 QUESTION` with cwd = the questio
 scope; its project of a session is the last two components of the session's cwd,
 `projects/NAME`, and --project matches it) and without it over the whole store; and, since its
 --project answers from its exact tier only, also as `project-filtered`: its whole-store ranking
-(--limit 100) with other projects' sessions dropped. Both tools see
-HOME=DIR and nothing else of this machine (ours also PI_CODING_AGENT_DIR=DIR/.pi/agent,
+(--limit 100) with other projects' sessions dropped. Ours is also asked over the whole store
+from DIR, no project's directory (`all-elsewhere`): `--all` ranks the current project's sessions
+higher, and from there the words alone decide, as they do for deja-vu's whole store. Both tools
+see HOME=DIR and nothing else of this machine (ours also PI_CODING_AGENT_DIR=DIR/.pi/agent,
 PI_CONTEXT_CACHE_DIR and PI_CONTEXT_NOW=the set's "now"). A hit is mapped to a session id (ours:
 `session_id`; deja-vu's: `session.id`, else its `session.path` through DIR/sessions.json).
 
@@ -38,6 +40,9 @@ SCOPES = ("project", "all")
 # every word no session of the project holds gets nothing. So deja-vu is also scored in-project
 # as its whole-store ranking (--limit 100) with other projects' sessions dropped.
 DEJA_FILTERED = "project-filtered"
+# Ours over the whole store ranks the current project's sessions higher; asked from DIR (no
+# project's directory) the whole store is ranked on the words alone, as deja-vu ranks it.
+OURS_ELSEWHERE = "all-elsewhere"
 
 
 def clean_env(extra):
@@ -54,6 +59,10 @@ class Ours:
         self.env = clean_env({"HOME": args.dir, "PI_CODING_AGENT_DIR": os.path.join(args.dir, ".pi", "agent"),
                               "PI_CONTEXT_CACHE_DIR": args.cache, "PI_CONTEXT_NOW": data["now"]})
         self.projects = data["projects"]
+        self.home = args.dir
+
+    def cwd(self, q, scope):
+        return self.home if scope == OURS_ELSEWHERE else self.projects[q["project"]]
 
     def warm(self):
         subprocess.run([self.bin, "sessions", "index"], env=self.env, cwd=next(iter(self.projects.values())),
@@ -61,7 +70,7 @@ class Ours:
 
     def command(self, q, scope):
         cmd = [self.bin, "sessions", "search", "--json", "--limit", str(LIMIT)]
-        if scope == "all":
+        if scope in ("all", OURS_ELSEWHERE):
             cmd.append("--all")
         return cmd + ["--", q["question"]]
 
@@ -78,6 +87,9 @@ class Deja:
         self.bin = args.deja
         self.env = clean_env({"HOME": args.dir})
         self.projects = data["projects"]
+
+    def cwd(self, q, scope):
+        return self.projects[q["project"]]
 
     def warm(self):
         subprocess.run([self.bin, "index"], env=self.env, cwd=next(iter(self.projects.values())), check=True,
@@ -100,7 +112,7 @@ class Deja:
 
 
 def ask(tool, q, scope, paths, projects):
-    cwd = tool.projects[q["project"]]
+    cwd = tool.cwd(q, scope)
     started = time.perf_counter()
     p = subprocess.run(tool.command(q, scope), env=tool.env, cwd=cwd, capture_output=True)
     ms = (time.perf_counter() - started) * 1000
@@ -162,7 +174,7 @@ def main(argv=None):
     paths = {s["path"]: s["id"] for s in sessions}
     projects = {s["id"]: s["project"] for s in sessions}
     tools = [Ours(args, data)] + ([Deja(args, data)] if args.deja else [])
-    scopes = {t.name: SCOPES + ((DEJA_FILTERED,) if t.name == "deja" else ()) for t in tools}
+    scopes = {t.name: SCOPES + ((DEJA_FILTERED,) if t.name == "deja" else (OURS_ELSEWHERE,)) for t in tools}
     rows = []
     for tool in tools:
         tool.warm()
