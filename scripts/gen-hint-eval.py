@@ -103,6 +103,11 @@ customers account accounts email order orders payment payments product products 
 summary total number numbers date dates week month year hour minute timezone utc offset locale
 text name names title label description message messages entry entries record records row rows
 null empty missing invalid valid broken weird odd strange flaky slowdown spike memory cpu usage
+screen sketch ratio new smaller crash sort already swap decide flags thread threads high right uses
+two shows biggest window many past without theres non fixtures snapshots workers shards job named
+ran found finished green built decided moved noted every diff looking reading needs sets keeps never
+used size money batches cleared buffer rate float bytes pool returned results start sent happened
+length character byte single system speed exact max batch worker queue period processing
 """.split()
 
 FILLER_LIBS = ["serde", "tokio", "clap", "anyhow", "tracing", "react", "vite", "jest", "pytest",
@@ -398,7 +403,7 @@ class Eval:
         """As people type a prompt: lowercase, no punctuation, now and then a typo in a common word."""
         text = re.sub(r"[^a-z0-9 ]+", "", text.lower().replace("-", " ").replace("_", " "))
         words = text.split()
-        if self.r.random() < 0.3:
+        if self.r.random() < 0.2:
             common = [i for i, w in enumerate(words) if w in TYPOS]
             if common:
                 i = self.r.choice(common)
@@ -457,6 +462,8 @@ class Eval:
         calls = w.assistant(fact["look"], [("read", {"path": fact["file"]})])
         w.result(calls[0], self.code_output(self.r.randint(5, 20)))
         w.assistant(fact["answer"])
+        w.user(fact["follow"][0])
+        w.assistant(fact["follow"][1])
         for _ in range(after):
             self.filler_turn(w)
         w.close()
@@ -480,12 +487,17 @@ class Eval:
                 f["look"] = "Let me read %s." % file
                 f["answer"] = ("Found it: in %s %s, so the %s %s. I fixed it and added a regression test "
                                "named %s_regression." % (file, cause, comp, f["symptom"][0], comp))
+                f["follow"] = ("Good. Is the %s job green now?" % area,
+                               "Yes: %s_regression passes and the overnight %s job finished. The %s fix is "
+                               "in %s." % (comp, area, comp, file))
             elif kind == "library":
                 f["lib"], f["alt"], why = libs.pop() if libs else self.r.choice(LIBS)
                 f["ask"] = "For the %s in %s, should we use %s or %s?" % (comp, area, f["lib"], f["alt"])
                 f["look"] = "Let me check how %s is built first." % file
                 f["answer"] = ("We decided on %s instead of %s for the %s, because of %s. "
                                "I noted it in %s." % (f["lib"], f["alt"], comp, why, file))
+                f["follow"] = ("OK, add it then.", "Added %s to Cargo.toml and moved the %s over to it; the %s "
+                               "tests pass." % (f["lib"], comp, area))
             elif kind == "config":
                 key, f["names"] = self.r.choice(SETTINGS)
                 value = self.r.randint(2, 99) * 10 ** self.r.randint(1, 3) + self.r.randint(1, 9)
@@ -495,12 +507,16 @@ class Eval:
                 f["look"] = "Reading config/production.toml and %s." % file
                 f["answer"] = ("Set %s = %d in config/production.toml: the %s in %s needs it because of "
                                "the upstream limit." % (key, value, comp, area))
+                f["follow"] = ("Is that the same in staging?", "No, staging keeps the default; only production "
+                               "sets %s." % key)
             else:
                 cmd = "cargo xtask regen-%s --area %s" % (comp, area)
                 f["ask"] = "How do I regenerate the %s golden files for %s?" % (comp, area)
                 f["look"] = "Looking at xtask and %s." % file
                 f["answer"] = ("Run `%s`; it rewrites tests/golden/%s/*.json, then review the diff. "
                                "The %s golden files must be regenerated after every schema change." % (cmd, comp, comp))
+                f["follow"] = ("And where does the diff go?", "Review it under tests/golden/%s/ and commit it "
+                               "with the schema change." % comp)
             facts.append(f)
         return facts
 
@@ -511,7 +527,7 @@ class Eval:
 
     def either(self, f):
         """The component by its name (as people type an identifier, mostly) or another form."""
-        return f["component"] if self.r.random() < 0.6 else self.form(f)
+        return f["component"] if self.r.random() < 0.7 else self.form(f)
 
     def continuing(self, f, cls):
         """A prompt continuing fact `f`, in class `cls`'s way. About half the templates keep two
@@ -538,12 +554,14 @@ class Eval:
                     "which test covers the %s %s problem" % (area, self.either(f)),
                     "where in the code was the %s bug" % self.either(f),
                     "what did the %s fix in %s actually touch" % (comp, area),
+                    "which test did we add after the %s %s" % (self.either(f), forms),
                 ]),
                 "terse": lambda: c([
                     "%s %s again" % (self.either(f), other),
                     "%s broke again" % self.form(f),
                     "%s %s problem again" % (area, self.either(f)),
                     "%s regression" % self.either(f),
+                    "%s %s" % (comp, forms),
                 ]),
             }
         elif f["kind"] == "library":
@@ -564,11 +582,13 @@ class Eval:
                     "which crate did we end up using for %s" % self.either(f),
                     "what was wrong with %s for the %s" % (alt, self.either(f)),
                     "did we write down why %s uses that library" % self.either(f),
+                    "is %s still on %s or did we swap it" % (self.either(f), lib),
                 ]),
                 "terse": lambda: c([
                     "%s crate choice" % self.either(f),
                     "%s why" % lib,
                     "%s vs %s" % (lib, alt),
+                    "%s %s or not" % (comp, lib),
                 ]),
             }
         elif f["kind"] == "config":
@@ -590,6 +610,7 @@ class Eval:
                     "what value did we end up with for the %s %s" % (self.either(f), name),
                     "why did %s need a different %s in prod" % (self.either(f), name),
                     "where did we put the %s %s setting" % (self.either(f), name),
+                    "why is %s %s set so high in production" % (area, self.either(f)),
                 ]),
                 "terse": lambda: c([
                     "%s %s" % (self.either(f), name),
@@ -614,6 +635,7 @@ class Eval:
                     "which folder do the %s expected files live in" % self.either(f),
                     "after redoing the %s outputs what do i check" % self.either(f),
                     "whats the xtask for %s again" % self.either(f),
+                    "where do the %s golden json files go" % self.either(f),
                 ]),
                 "terse": lambda: c([
                     "%s goldens" % self.either(f),
