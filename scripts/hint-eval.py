@@ -78,6 +78,7 @@ def summarize(rows, split):
     cont = [r for r in rows if r["q"]["kind"] == "continuing"]
     unrel = [r for r in rows if r["q"]["kind"] == "unrelated"]
     right = sum(1 for r in cont if is_right(r))
+    best = sum(1 for r in cont if is_best(r))
     wrong = sum(1 for r in cont if r["got"] and r["got"] != r["q"]["session_id"])
     false = sum(1 for r in unrel if r["got"])
     repeats, seen = 0, {}
@@ -92,6 +93,7 @@ def summarize(rows, split):
     return {
         "split": split, "continuing": len(cont), "unrelated": len(unrel),
         "right": right, "right_share": right / max(1, len(cont)),
+        "best_right": best, "best_right_share": best / max(1, len(cont)),
         "wrong": wrong, "false": false, "false_share": false / max(1, len(unrel)),
         "windows": windows, "repeats": repeats, "repeats_per_window": repeats / max(1, windows),
         "suppressed_repeats": suppressed,
@@ -105,6 +107,11 @@ def is_right(r):
     return r["got"] == r["q"]["session_id"] or (r["miss"] == "already_hinted" and best == r["q"]["session_id"])
 
 
+def is_best(r):
+    """The right session ranked first, whatever the bar said (the ranking alone)."""
+    return (r["measure"] or {}).get("session_id") == r["q"]["session_id"]
+
+
 def by_class(rows, split):
     """Per class of prompt: how many, right and wrong sessions (continuing), any hint."""
     out = {}
@@ -113,11 +120,12 @@ def by_class(rows, split):
         if q["split"] != split:
             continue
         c = out.setdefault((q["kind"], q["class"]), {"kind": q["kind"], "class": q["class"], "prompts": 0,
-                                                     "right": 0, "wrong": 0, "hinted": 0})
+                                                     "right": 0, "best": 0, "wrong": 0, "hinted": 0})
         c["prompts"] += 1
         c["hinted"] += bool(r["got"])
         if q["kind"] == "continuing":
             c["right"] += is_right(r)
+            c["best"] += is_best(r)
             c["wrong"] += bool(r["got"]) and r["got"] != q["session_id"]
     return [out[k] for k in sorted(out)]
 
@@ -205,17 +213,19 @@ def main(argv=None):
                  s["unrelated"], 100 * s["false_share"], s["repeats_per_window"], s["suppressed_repeats"],
                  s["p50_ms"], s["p90_ms"]))
     classes = {}
-    print("\nper class: prompts, right session (continuing), wrong session, any hint")
+    print("\nbest session right before the bar (the ranking alone): tune %.1f%%, heldout %.1f%%"
+          % tuple(100 * s["best_right_share"] for s in summary))
+    print("\nper class: prompts, right session (continuing; ranked first before the bar), wrong session, any hint")
     for split in ("tune", "heldout"):
         classes[split] = by_class(rows, split)
         for c in classes[split]:
             n = max(1, c["prompts"])
             if c["kind"] == "continuing":
-                print("  %-8s continuing %-13s %3d  right %3d = %5.1f%%  wrong %2d  hinted %5.1f%%" % (
-                    split, c["class"], c["prompts"], c["right"], 100 * c["right"] / n, c["wrong"],
-                    100 * c["hinted"] / n))
+                print("  %-8s continuing %-13s %3d  right %3d = %5.1f%% (first %5.1f%%)  wrong %2d  hinted %5.1f%%" % (
+                    split, c["class"], c["prompts"], c["right"], 100 * c["right"] / n, 100 * c["best"] / n,
+                    c["wrong"], 100 * c["hinted"] / n))
             else:
-                print("  %-8s unrelated  %-13s %3d  %32s hinted %5.1f%%" % (
+                print("  %-8s unrelated  %-13s %3d  %47s hinted %5.1f%%" % (
                     split, c["class"], c["prompts"], "", 100 * c["hinted"] / n))
     curves = {}
     if args.curve:
