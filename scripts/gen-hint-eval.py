@@ -672,6 +672,10 @@ class Eval:
                 "we added a regression test for a bug once where was it",
                 "the production config needs a new value for the timeout",
                 "review the diff of the json files before the release",
+                "why did the nightly job run slow this morning",
+                "which library should we use for the new report",
+                "the regression test named in the changelog is flaky can you look",
+                "what should the default be for the new setting in production",
             ])
         elif cls == "same-word":
             f = c(mine)
