@@ -10,8 +10,10 @@ DIR/projects/<name> (created, each its own git repository, so each is its own pr
 realistic filler sessions that share the common words of coding work (and a few marathon
 sessions of several MB), each planted session records earlier work: a distinct fact (a bug fixed
 in a named file, a library chosen over another, a config value, a regeneration command), said by
-the user and the assistant amid filler turns. Other sessions mention the same components in
-passing (docs, renames, benchmarks), so a component's name alone does not single its fact out.
+the user and the assistant (asked, looked up, answered, followed up) amid filler turns. The
+filler speaks everyday English beyond the common words of coding work (GENERAL), so a prompt's
+ordinary words are known to the index, as in a real history. Other sessions mention the same
+components in passing (docs, renames, benchmarks), so a component's name alone does not single its fact out.
 DIR/labels.json lists the prompts:
 
   {"now": RFC 3339, "projects": {name: cwd}, "sessions_dir", "prompts": [{"id",
@@ -27,7 +29,7 @@ than the planted session, each class in its own way:
            deadlocked -> deadlock, regenerate -> regenerating);
   detail   a detail asked about rather than the fact restated ("what value did we end up with
            for the poller lease time"), the component named one way or another;
-  terse    two to five words, one distinctive word of the fact, often in another form.
+  terse    two to five words, often one distinctive word of the fact, often in another form.
 Unrelated prompts expect no hint:
   novel          topics the corpus never saw, in its common words;
   shared-word    one filler topic of the corpus;
@@ -37,14 +39,16 @@ Unrelated prompts expect no hint:
   near-miss      the area of a planted fact (billing, media...), another task;
   other-project  continuations of facts planted in the *other* project (must not cross).
 Facts (and so their prompts) alternate between a tuning split and a held-out split, which the
-bar must not be tuned on; unrelated prompts are shuffled over both. `window` groups the prompts
-asked in one context window (a fact's three prompts and three unrelated ones, interleaved).
+bar must not be tuned on; each split has its own unrelated prompts, every class in turn.
+`window` groups the prompts asked in one context window (a fact's three prompts and three
+unrelated ones, interleaved).
 
 After writing, the set's word overlap is printed and kept in DIR/overlap.json: per class, the
 share of a continuing prompt's content words (the hint's: tokens minus stop words, src/recall/
-hint.rs) that occur in its planted session, and the share that are *distinctive* words of it (in
-at most 2% of all sessions) — the evidence the set is hard (`--measure` gives them for any set,
-e.g. one the previous generator wrote). Same --seed, same bytes. Python 3.9+, standard library.
+hint.rs) that occur in its planted fact's own turns, in its whole session, and among the
+session's *distinctive* words (in at most 3% of all sessions), exactly and after a crude suffix
+fold — the evidence the set is hard (`--measure DIR` gives them for any set, e.g. one the
+previous generator wrote). Same --seed, same bytes. Python 3.9+, standard library only.
 """
 import argparse
 import datetime as dt
