@@ -13,7 +13,8 @@ in a named file, a library chosen over another, a config value, a regeneration c
 the user and the assistant (asked, looked up, answered, followed up) amid filler turns. The
 filler speaks everyday English beyond the common words of coding work (GENERAL), so a prompt's
 ordinary words are known to the index, as in a real history. Other sessions mention the same
-components in passing (docs, renames, benchmarks), so a component's name alone does not single its fact out.
+components in passing (docs, renames, benchmarks), so a component's name alone does not single
+its fact out.
 DIR/labels.json lists the prompts:
 
   {"now": RFC 3339, "projects": {name: cwd}, "sessions_dir", "prompts": [{"id",
