@@ -10,8 +10,9 @@ from a fresh session per context window (`window` in labels.json), with the sess
 hinted in that window passed as `hinted`. Prints, per split (tune, heldout): the share of
 continuing prompts hinted with the right session (and with a wrong one), the share of unrelated
 prompts hinted at all, repeats per window, and the added latency per prompt (whole process,
-p50/p90, index warm). With --curve, also the bar's precision/recall curve over MIN_SCORE and
-MIN_MARGIN, computed from the `measure` every answer carries (what the bar saw), the window rule
+p50/p90, index warm); then the same shares per class of prompt (labels.json's `class`). With
+--curve, also the bar's precision/recall curve over its constants, computed from the `measure`
+every answer carries (what the bar saw; fields it lacks are read as passing), the window rule
 applied as the binary applies it. Python 3.9+, standard library only.
 """
 import argparse
@@ -76,8 +77,8 @@ def summarize(rows, split):
     rows = [r for r in rows if r["q"]["split"] == split]
     cont = [r for r in rows if r["q"]["kind"] == "continuing"]
     unrel = [r for r in rows if r["q"]["kind"] == "unrelated"]
-    right = sum(1 for r in cont if r["got"] == r["q"]["session_id"]
-                or (r["miss"] == "already_hinted" and r["measure"]["session_id"] == r["q"]["session_id"]))
+    right = sum(1 for r in cont if is_right(r))
+    best = sum(1 for r in cont if is_best(r))
     wrong = sum(1 for r in cont if r["got"] and r["got"] != r["q"]["session_id"])
     false = sum(1 for r in unrel if r["got"])
     repeats, seen = 0, {}
@@ -92,6 +93,7 @@ def summarize(rows, split):
     return {
         "split": split, "continuing": len(cont), "unrelated": len(unrel),
         "right": right, "right_share": right / max(1, len(cont)),
+        "best_right": best, "best_right_share": best / max(1, len(cont)),
         "wrong": wrong, "false": false, "false_share": false / max(1, len(unrel)),
         "windows": windows, "repeats": repeats, "repeats_per_window": repeats / max(1, windows),
         "suppressed_repeats": suppressed,
@@ -99,20 +101,52 @@ def summarize(rows, split):
     }
 
 
+def is_right(r):
+    """The right session hinted now, or hinted earlier in the window and the best again."""
+    best = (r["measure"] or {}).get("session_id")
+    return r["got"] == r["q"]["session_id"] or (r["miss"] == "already_hinted" and best == r["q"]["session_id"])
+
+
+def is_best(r):
+    """The right session ranked first, whatever the bar said (the ranking alone)."""
+    return (r["measure"] or {}).get("session_id") == r["q"]["session_id"]
+
+
+def by_class(rows, split):
+    """Per class of prompt: how many, right and wrong sessions (continuing), any hint."""
+    out = {}
+    for r in rows:
+        q = r["q"]
+        if q["split"] != split:
+            continue
+        c = out.setdefault((q["kind"], q["class"]), {"kind": q["kind"], "class": q["class"], "prompts": 0,
+                                                     "right": 0, "best": 0, "wrong": 0, "hinted": 0})
+        c["prompts"] += 1
+        c["hinted"] += bool(r["got"])
+        if q["kind"] == "continuing":
+            c["right"] += is_right(r)
+            c["best"] += is_best(r)
+            c["wrong"] += bool(r["got"]) and r["got"] != q["session_id"]
+    return [out[k] for k in sorted(out)]
+
+
 # The bar as the binary applies it (src/recall/hint.rs), with its constants as parameters.
 BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_coverage": 0.4, "min_margin": 1.25}
 
 
 def decide(measure, bar, hinted):
-    if not measure:
+    """The bar over an answer's `measure`; a field the binary no longer reports passes its test."""
+    if not measure or not measure.get("session_id"):
         return None
-    if len(measure["matched"]) < bar["min_words"]:
+    matched = measure.get("matched")
+    if matched is not None and len(matched) < bar["min_words"]:
         return None
-    if measure["rarest_docs"] > max(bar["rare_floor"], int(measure["events"] * bar["rare_share"])):
+    rarest, events = measure.get("rarest_docs"), measure.get("events")
+    if rarest is not None and events is not None and rarest > max(bar["rare_floor"], int(events * bar["rare_share"])):
         return None
-    if measure["coverage"] < bar["min_coverage"]:
+    if measure.get("coverage", 1.0) < bar["min_coverage"]:
         return None
-    if measure["margin"] is not None and measure["margin"] < bar["min_margin"]:
+    if measure.get("margin") is not None and measure["margin"] < bar["min_margin"]:
         return None
     if measure["session_id"] in hinted:
         return None
@@ -172,12 +206,27 @@ def main(argv=None):
     rows = run_all(args, labels, env)
     summary = [summarize(rows, s) for s in ("tune", "heldout")]
     for s in summary:
-        print("%-8s right session %3d/%-3d = %5.1f%% (target >= 70%%), wrong session %d; "
-              "unrelated hinted %2d/%-3d = %4.1f%% (target <= 5%%); repeats per window %.2f (%d suppressed); "
+        print("%-8s right session %3d/%-3d = %5.1f%% (target >= 75%%), wrong session %d; "
+              "unrelated hinted %2d/%-3d = %4.1f%% (target <= 2%%); repeats per window %.2f (%d suppressed); "
               "latency p50 %.1f ms, p90 %.1f ms (target p50 <= 30 ms)"
               % (s["split"], s["right"], s["continuing"], 100 * s["right_share"], s["wrong"], s["false"],
                  s["unrelated"], 100 * s["false_share"], s["repeats_per_window"], s["suppressed_repeats"],
                  s["p50_ms"], s["p90_ms"]))
+    classes = {}
+    print("\nbest session right before the bar (the ranking alone): tune %.1f%%, heldout %.1f%%"
+          % tuple(100 * s["best_right_share"] for s in summary))
+    print("\nper class: prompts, right session (continuing; ranked first before the bar), wrong session, any hint")
+    for split in ("tune", "heldout"):
+        classes[split] = by_class(rows, split)
+        for c in classes[split]:
+            n = max(1, c["prompts"])
+            if c["kind"] == "continuing":
+                print("  %-8s continuing %-13s %3d  right %3d = %5.1f%% (first %5.1f%%)  wrong %2d  hinted %5.1f%%" % (
+                    split, c["class"], c["prompts"], c["right"], 100 * c["right"] / n, 100 * c["best"] / n,
+                    c["wrong"], 100 * c["hinted"] / n))
+            else:
+                print("  %-8s unrelated  %-13s %3d  %47s hinted %5.1f%%" % (
+                    split, c["class"], c["prompts"], "", 100 * c["hinted"] / n))
     curves = {}
     if args.curve:
         for split in ("tune", "heldout"):
@@ -189,7 +238,8 @@ def main(argv=None):
                     100 * c["false_share"], 100 * c["precision"]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"summary": summary, "curves": curves, "rows": rows}, f, indent=1, ensure_ascii=False)
+            json.dump({"summary": summary, "classes": classes, "curves": curves, "rows": rows}, f, indent=1,
+                      ensure_ascii=False)
 
 
 if __name__ == "__main__":
