@@ -21,8 +21,9 @@ use crate::session::Harness;
 /// first prompts, words over 80 bytes indexed cut to their first 80 bytes instead of left out, a
 /// Codex compaction's reply no longer an assistant event, Codex event copies before their roled
 /// twins read once, Claude Code's harness words context events, a compaction's missing logical
-/// parent; the record types a reader did not know, by file).
-pub const FORMAT: u32 = 8;
+/// parent; the record types a reader did not know, by file; format 9 the listed directories'
+/// stamps, so a search need not look at every file).
+pub const FORMAT: u32 = 9;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
