@@ -456,6 +456,9 @@ impl Environment {
             harnesses: Vec::new(),
             masking: self.masking(),
             one_answer: false,
+            live: None,
+            checks: self.recall_checks(),
+            report_checks: self.vars.text(vars::PI_CONTEXT_RECALL_CHECKS).is_some(),
         })
     }
 
@@ -481,6 +484,16 @@ impl Environment {
             .text(vars::PI_CONTEXT_SETTLE_MS)
             .and_then(|v| v.trim().parse().ok())
             .map_or(recall::DEFAULT_SETTLE, std::time::Duration::from_millis)
+    }
+
+    /// How many files of unchanged session directories a search looks at:
+    /// `PI_CONTEXT_RECALL_CHECKS` (hidden, `HOT,SWEEP`, so tests can make every file cold), else
+    /// the defaults (docs/recall.md, "Incremental refresh").
+    fn recall_checks(&self) -> recall::Checks {
+        self.vars
+            .text(vars::PI_CONTEXT_RECALL_CHECKS)
+            .and_then(|v| recall::Checks::parse(&v))
+            .unwrap_or_default()
     }
 
     /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:

@@ -11,7 +11,7 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::directory::BatchSyncDirectory;
-use super::discover::Stat;
+use super::discover::{DirRecord, Stat};
 use crate::session::Harness;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
@@ -85,6 +85,9 @@ pub struct Catalog {
     pub format: u32,
     pub next_file_id: u64,
     pub files: Vec<FileRecord>,
+    /// The session directories whose listing these files stand for while their stamps hold
+    /// (docs/recall.md, "Incremental refresh").
+    pub dirs: Vec<DirRecord>,
 }
 
 impl Catalog {
@@ -93,6 +96,7 @@ impl Catalog {
             format: FORMAT,
             next_file_id: 1,
             files: Vec::new(),
+            dirs: Vec::new(),
         }
     }
 
