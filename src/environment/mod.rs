@@ -19,6 +19,7 @@
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | secrets masked (docs/recall.md, "Secrets") | — | `PI_CONTEXT_REDACT=off` (unsafe) | on |
 //! | recall's settling time (hidden, for tests) | — | `PI_CONTEXT_SETTLE_MS` | 2 s |
+//! | files a search looks at (hidden, for tests) | — | `PI_CONTEXT_RECALL_CHECKS` (`HOT,SWEEP`) | 64, 256 |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `--claude-dir`, `--codex-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` | docs/recall.md, "Where sessions are" |
 //! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
