@@ -3,7 +3,7 @@
 benchmark.
 
     python3 scripts/gen-corpus.py --size-mb 1100 --out DIR [--seed 1] [--manifest corpus.json]
-                                  [--mix pi=1] [--copies N]
+                                  [--mix pi=1] [--copies N] [--median-mb M]
 
 Sessions go where each harness keeps them under HOME=DIR:
   pi      DIR/.pi/agent/sessions/--<encoded cwd>--/<timestamp>_<uuid>.jsonl
@@ -23,12 +23,15 @@ harnesses: pi, claude, codex, gemini, copilot, cursor).
 --copies N writes the generated corpus N times, each copy of a session under a fresh session id
 (the id is a UUID everywhere it appears, so a copy is the same bytes with another UUID): a corpus
 N times as large in a fraction of the time, whose words occur N times as often.
+--median-mb M draws sessions around a median of M MB instead of 1.35 (the same long tail): more,
+smaller files for the same size (10 GB in ~9,000 files: --median-mb 0.5).
 
 Same arguments, same bytes. Python 3.9+, standard library only.
 """
 import argparse
 import importlib.util
 import json
+import math
 import os
 import random
 import re
@@ -147,7 +150,8 @@ def generate(gen, args, r, mix):
     total, sessions, n = 0, [], 0
     while total < args.size_mb * 1048576 / args.copies:
         n += 1
-        size_mb = min(60.0, max(0.05, r.lognormvariate(0.3, 1.3)))
+        mu = 0.3 if args.median_mb is None else math.log(args.median_mb)
+        size_mb = min(60.0, max(0.05, r.lognormvariate(mu, 1.3)))
         cwd = r.choice(PROJECTS)
         harness = r.choices(names, weights)[0]
         tmp = os.path.join(scratch, "%d.jsonl" % n)
@@ -190,6 +194,7 @@ def main(argv=None):
     p.add_argument("--manifest")
     p.add_argument("--mix", default="pi=1")
     p.add_argument("--copies", type=int, default=1)
+    p.add_argument("--median-mb", type=float, help="median session size (default e^0.3 = 1.35 MB)")
     args = p.parse_args(argv)
     if args.copies < 1:
         raise SystemExit("gen-corpus: --copies must be at least 1")

@@ -744,3 +744,199 @@ fn a_large_build_read_on_several_threads_answers_as_small_refreshes_do() {
         "{secret}"
     );
 }
+
+// ---- What a search looks at (docs/recall.md, "Incremental refresh"). The settling time is 0
+// so that the index records its directories at once; `PI_CONTEXT_RECALL_CHECKS` (`HOT,SWEEP`)
+// says how many recently changed files a search looks at and how many of the others in turn.
+
+/// `sessions search --all --json --hits 10 QUERY` looking at `checks` files beside the
+/// directories that changed.
+fn search_checking(env: &TestEnv, checks: &str, query: &str) -> Value {
+    let output = env
+        .cmd()
+        .env("PI_CONTEXT_SETTLE_MS", "0")
+        .env("PI_CONTEXT_RECALL_CHECKS", checks)
+        .args([
+            "sessions", "search", "--all", "--json", "--hits", "10", query,
+        ])
+        .run();
+    search_answer(&output).0
+}
+
+/// `sessions index --json` with the settling time 0 (it looks at every file).
+fn index_settled(env: &TestEnv) -> Value {
+    env.cmd()
+        .env("PI_CONTEXT_SETTLE_MS", "0")
+        .args(["sessions", "index", "--json"])
+        .run()
+        .success()
+        .json()
+}
+
+/// Three sessions in one project's directory, indexed, each with its own word and `common`;
+/// their files in the order written (the last is the most recently changed).
+fn three_indexed(env: &TestEnv) -> Vec<(std::path::PathBuf, SessionBuilder)> {
+    let project = project_dir(env, "alpha");
+    let written = ["heron", "egret", "stork"]
+        .iter()
+        .enumerate()
+        .map(|(n, word)| {
+            let mut s = session(n as u32 + 1, &project);
+            s.user(&format!("common words about the {word}"));
+            (write_pi_session(env, &project, &s), s)
+        })
+        .collect();
+    assert_eq!(index_settled(env)["sessions"], 3);
+    written
+}
+
+/// Appends a user message to a written session.
+fn append_user(written: &mut (std::path::PathBuf, SessionBuilder), text: &str) {
+    let (path, s) = written;
+    s.user(text);
+    append_what_is_new(path, s);
+}
+
+fn found_ids(result: &Value) -> Vec<String> {
+    let mut found = ids(result);
+    found.sort();
+    found
+}
+
+#[test]
+fn a_warm_search_looks_only_at_the_hot_files_and_finds_their_append() {
+    let env = TestEnv::new();
+    let mut files = three_indexed(&env);
+    let result = search_checking(&env, "1,0", "common");
+    assert_eq!(result["sessions"].as_array().unwrap().len(), 3, "{result}");
+    // Of three files in an unchanged directory, only the one changed last is looked at.
+    assert_eq!(result["files_checked"], 1, "{result}");
+    append_user(&mut files[2], "an appended flamingo");
+    let found = search_checking(&env, "1,0", "flamingo");
+    assert_eq!(ids(&found), vec![session_id(3)], "{found}");
+    assert_eq!(found["files_checked"], 1);
+    // Without the test hook, nothing is reported.
+    assert!(search_all(&env, &["common"]).get("files_checked").is_none());
+}
+
+#[test]
+fn a_rewrite_of_a_hot_file_or_a_replaced_cold_one_is_found_by_the_next_search() {
+    let env = TestEnv::new();
+    let files = three_indexed(&env);
+    // In place, the file changed last (looked at on every search).
+    let text = std::fs::read_to_string(&files[2].0)
+        .unwrap()
+        .replace("stork", "crane");
+    std::fs::write(&files[2].0, text).unwrap();
+    assert_eq!(
+        ids(&search_checking(&env, "1,0", "crane")),
+        vec![session_id(3)]
+    );
+    assert!(ids(&search_checking(&env, "1,0", "stork")).is_empty());
+    // Replaced by a new file renamed over it (a new inode: its directory changes), a cold one.
+    let text = std::fs::read_to_string(&files[0].0)
+        .unwrap()
+        .replace("heron", "ibis");
+    let temporary = files[0].0.with_extension("tmp");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, &files[0].0).unwrap();
+    assert_eq!(
+        ids(&search_checking(&env, "0,0", "ibis")),
+        vec![session_id(1)]
+    );
+    assert!(ids(&search_checking(&env, "0,0", "heron")).is_empty());
+}
+
+#[test]
+fn a_new_file_in_an_old_directory_is_found_by_the_next_search() {
+    let env = TestEnv::new();
+    three_indexed(&env);
+    let project = env.work().join("alpha");
+    let mut s = session(4, &project);
+    s.user("common words about the pelican");
+    write_pi_session(&env, &project, &s);
+    let found = search_checking(&env, "0,0", "pelican");
+    assert_eq!(ids(&found), vec![session_id(4)], "{found}");
+    assert_eq!(found["indexed_sessions"], 4);
+}
+
+#[test]
+fn a_deleted_or_renamed_file_is_seen_by_the_next_search() {
+    let env = TestEnv::new();
+    let files = three_indexed(&env);
+    std::fs::remove_file(&files[0].0).unwrap();
+    let result = search_checking(&env, "0,0", "common");
+    assert_eq!(
+        found_ids(&result),
+        vec![session_id(2), session_id(3)],
+        "{result}"
+    );
+    assert_eq!(result["indexed_sessions"], 2);
+    let renamed = files[1]
+        .0
+        .with_file_name("2026-03-02T09-00-00-000Z_renamed.jsonl");
+    std::fs::rename(&files[1].0, &renamed).unwrap();
+    let result = search_checking(&env, "0,0", "egret");
+    assert_eq!(result["indexed_sessions"], 2);
+    assert_eq!(
+        result["sessions"][0]["session_file"],
+        renamed.to_str().unwrap(),
+        "{result}"
+    );
+}
+
+/// The cold file's case: an append to a file neither changed recently nor live is found by the
+/// sweep (each search looks at the next `SWEEP` of the others), by `sessions index`, and at once
+/// by a search from that session.
+#[test]
+fn an_append_to_a_cold_file_is_found_by_the_sweep_within_as_many_searches_as_files() {
+    let env = TestEnv::new();
+    let mut files = three_indexed(&env);
+    append_user(&mut files[0], "an appended spoonbill");
+    let mut found_after = None;
+    for search in 1..=3 {
+        let result = search_checking(&env, "0,1", "spoonbill");
+        assert_eq!(result["files_checked"], 1, "{result}");
+        if ids(&result) == vec![session_id(1)] {
+            found_after = Some(search);
+            break;
+        }
+    }
+    assert!(found_after.is_some(), "not found within 3 searches");
+}
+
+#[test]
+fn an_append_to_a_cold_file_waits_for_sessions_index_when_nothing_is_swept() {
+    let env = TestEnv::new();
+    let mut files = three_indexed(&env);
+    append_user(&mut files[0], "an appended avocet");
+    // No file looked at: the append is not seen (this is what a search trades for not looking
+    // at every file), and the file was not even opened for a stat.
+    let missed = search_checking(&env, "0,0", "avocet");
+    assert!(ids(&missed).is_empty(), "{missed}");
+    assert_eq!(missed["files_checked"], 0);
+    index_settled(&env);
+    assert_eq!(
+        ids(&search_checking(&env, "0,0", "avocet")),
+        vec![session_id(1)]
+    );
+}
+
+#[test]
+fn an_append_to_a_cold_file_is_found_by_a_search_from_its_live_session() {
+    let env = TestEnv::new();
+    let mut files = three_indexed(&env);
+    append_user(&mut files[0], "an appended curlew");
+    let request = serde_json::json!({
+        "params": {"query": "curlew", "scope": "all"},
+        "context": {"session_file": files[0].0.to_str().unwrap(), "session_id": session_id(1)},
+    });
+    let vars = [
+        ("PI_CONTEXT_SETTLE_MS", "0"),
+        ("PI_CONTEXT_RECALL_CHECKS", "0,0"),
+    ];
+    let response = env.tool_with_env(&vars, "sessions_search", &request);
+    let result: Value = serde_json::from_str(response["text"].as_str().unwrap()).unwrap();
+    assert_eq!(ids(&result), vec![session_id(1)], "{response}");
+    assert_eq!(result["files_checked"], 1);
+}

@@ -19,6 +19,7 @@
 //! | session index | — | `PI_CONTEXT_SESSION_INDEX=off`, `PI_CONTEXT_CACHE_MIN_BYTES` | on, 1 MiB |
 //! | secrets masked (docs/recall.md, "Secrets") | — | `PI_CONTEXT_REDACT=off` (unsafe) | on |
 //! | recall's settling time (hidden, for tests) | — | `PI_CONTEXT_SETTLE_MS` | 2 s |
+//! | files a search looks at (hidden, for tests) | — | `PI_CONTEXT_RECALL_CHECKS` (`HOT,SWEEP`) | 64, 256 |
 //! | Pi's agent dir | — | `PI_CODING_AGENT_DIR` | `$HOME/.pi/agent` |
 //! | session roots | `--sessions-dir`, `--claude-dir`, `--codex-dir`, `session_dir` | `PI_CODING_AGENT_SESSION_DIR`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` | docs/recall.md, "Where sessions are" |
 //! | host name (sync's markers) | — | — | `gethostname`, else the notes home's name |
@@ -456,6 +457,9 @@ impl Environment {
             harnesses: Vec::new(),
             masking: self.masking(),
             one_answer: false,
+            live: None,
+            checks: self.recall_checks(),
+            report_checks: self.vars.text(vars::PI_CONTEXT_RECALL_CHECKS).is_some(),
         })
     }
 
@@ -481,6 +485,16 @@ impl Environment {
             .text(vars::PI_CONTEXT_SETTLE_MS)
             .and_then(|v| v.trim().parse().ok())
             .map_or(recall::DEFAULT_SETTLE, std::time::Duration::from_millis)
+    }
+
+    /// How many files of unchanged session directories a search looks at:
+    /// `PI_CONTEXT_RECALL_CHECKS` (hidden, `HOT,SWEEP`, so tests can make every file cold), else
+    /// the defaults (docs/recall.md, "Incremental refresh").
+    fn recall_checks(&self) -> recall::Checks {
+        self.vars
+            .text(vars::PI_CONTEXT_RECALL_CHECKS)
+            .and_then(|v| recall::Checks::parse(&v))
+            .unwrap_or_default()
     }
 
     /// This machine's name (`gethostname`), else the notes home's directory name, else `here`:

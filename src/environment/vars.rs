@@ -173,6 +173,10 @@ pub const PI_CONTEXT_SETTLE_MS: EnvVar = hidden(
     "PI_CONTEXT_SETTLE_MS",
     "Test hook: the settling time in milliseconds of the records that trust stamps (recall's catalog, the notes list record), so tests need not sleep; 2000 when unset.",
 );
+pub const PI_CONTEXT_RECALL_CHECKS: EnvVar = hidden(
+    "PI_CONTEXT_RECALL_CHECKS",
+    "Test hook: `HOT,SWEEP`, how many recently changed session files a search looks at and how many of the others in turn (docs/recall.md, \"Incremental refresh\"); 64,256 when unset.",
+);
 pub const PI_CONTEXT_SYNC_TEST_PAUSE: EnvVar = hidden(
     "PI_CONTEXT_SYNC_TEST_PAUSE",
     "Test hook: `<point>[:<ms>]` pauses `notes sync` the first time it reaches <point>, so a test can kill it there.",
@@ -208,6 +212,7 @@ pub const ALL: &[EnvVar] = &[
     NO_COLOR,
     PI_CONTEXT_DREAM_TOKEN,
     PI_CONTEXT_SETTLE_MS,
+    PI_CONTEXT_RECALL_CHECKS,
     PI_CONTEXT_SYNC_TEST_PAUSE,
 ];
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::directory::BatchSyncDirectory;
-use super::discover::Stat;
+use super::discover::{DirRecord, Stat};
 use crate::session::Harness;
 
 /// Bumped whenever the catalog or the index schema changes meaning; an index of another format
@@ -21,9 +21,10 @@ use crate::session::Harness;
 /// first prompts, words over 80 bytes indexed cut to their first 80 bytes instead of left out, a
 /// Codex compaction's reply no longer an assistant event, Codex event copies before their roled
 /// twins read once, Claude Code's harness words context events, a compaction's missing logical
-/// parent; the record types a reader did not know, by file; format 9 each event's stems
-/// indexed beside its words, issue 42).
-pub const FORMAT: u32 = 9;
+/// parent; the record types a reader did not know, by file; format 9 the listed directories'
+/// stamps, so a search need not look at every file; format 10 each event's stems indexed
+/// beside its words, issue 42).
+pub const FORMAT: u32 = 10;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +86,9 @@ pub struct Catalog {
     pub format: u32,
     pub next_file_id: u64,
     pub files: Vec<FileRecord>,
+    /// The session directories whose listing these files stand for while their stamps hold
+    /// (docs/recall.md, "Incremental refresh").
+    pub dirs: Vec<DirRecord>,
 }
 
 impl Catalog {
@@ -93,6 +97,7 @@ impl Catalog {
             format: FORMAT,
             next_file_id: 1,
             files: Vec::new(),
+            dirs: Vec::new(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! Finding session files under the roots, and opening them safely.
 //!
-//! Each root is read in its harness's layout ([`discover`]). Anything that is not a regular file once opened (a FIFO, a
+//! Each root is read in its harness's layout ([`discover`]). A directory whose stamp is the one
+//! the catalog recorded when it last listed it has the same names: its files are taken from the
+//! catalog, and only those it is asked to check are looked at ([`Known`]). Anything that is not a regular file once opened (a FIFO, a
 //! socket, a dangling symlink, a directory named `*.jsonl`) or cannot be opened is skipped and
 //! counted as unreadable. Files are opened with `O_NONBLOCK`, so a FIFO never blocks the reader.
 
@@ -9,6 +11,8 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use rustc_hash::FxHashMap;
 
 use crate::session::{Harness, Layout, Root};
 
@@ -74,13 +78,69 @@ pub struct Discovery {
     pub unreadable: usize,
     /// Why each unreadable name was: its harness and the reason.
     pub problems: Vec<(Harness, String)>,
+    /// The directories whose listing the catalog may stand for next time.
+    pub dirs: Vec<DirRecord>,
+    /// How many session files were looked at (`stat`); the others' stamps came from the catalog.
+    pub checked: usize,
+}
+
+/// A directory listed for the session files of one glob, as it was when listed: a name
+/// created, removed or renamed in it changes its modification and change times, so while its
+/// stamp holds, its files are the catalog's files of that directory and glob, `files` of them.
+/// Only a plain listing is recorded (every name a regular file, not a link, in UTF-8), and only
+/// once its stamp has settled.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirRecord {
+    pub path: String,
+    pub glob: String,
+    pub stamp: Stat,
+    pub files: u32,
+}
+
+/// What the catalog knows of the session directories, for a discovery that does not look at
+/// every file.
+#[derive(Debug, Default)]
+pub struct Known<'a> {
+    /// The recorded directories' stamps, by path and glob.
+    pub dirs: FxHashMap<(&'a str, &'a str), (Stat, u32)>,
+    /// The indexed files by directory, in name order.
+    pub files: FxHashMap<&'a str, Vec<KnownFile<'a>>>,
+}
+
+/// An indexed file of a directory: its name, its stamp when indexed, and whether to look at it
+/// all the same (a recently changed file, the sweep's share, the live session).
+#[derive(Debug, Clone, Copy)]
+pub struct KnownFile<'a> {
+    pub name: &'a str,
+    pub stat: Stat,
+    pub check: bool,
+}
+
+/// How a discovery reads the directories.
+#[derive(Debug, Clone, Copy)]
+pub struct Watch<'a> {
+    /// What the catalog knows; `None`: every file is looked at (`sessions index`, no index).
+    pub known: Option<&'a Known<'a>>,
+    /// A directory changed since then is not recorded (a change in the same tick of the file
+    /// system's clock could leave its stamp as it is).
+    pub settled_before: SystemTime,
+}
+
+impl Watch<'_> {
+    /// Every file looked at, no directory recorded.
+    pub fn everything() -> Watch<'static> {
+        Watch {
+            known: None,
+            settled_before: SystemTime::UNIX_EPOCH,
+        }
+    }
 }
 
 /// The session files under `roots`, each root read in its harness's [`Layout`]
 /// (docs/recall.md): every pattern has a fixed depth, so a directory link that loops back is
 /// read at most once per pattern and never walked into; a link that fails to resolve is
 /// skipped.
-pub fn discover(roots: &[Root]) -> Discovery {
+pub fn discover(roots: &[Root], watch: Watch) -> Discovery {
     let mut dirs: Vec<(PathBuf, Wanted, Harness)> = Vec::new();
     let mut discovery = Discovery::default();
     for root in roots {
@@ -93,9 +153,11 @@ pub fn discover(roots: &[Root]) -> Discovery {
         }
     }
     let mut seen: rustc_hash::FxHashSet<(u64, u64)> = rustc_hash::FxHashSet::default();
-    for listing in list_all(&dirs) {
+    for listing in list_all(&dirs, watch) {
         discovery.unreadable += listing.unreadable;
         discovery.problems.extend(listing.problems);
+        discovery.checked += listing.checked;
+        discovery.dirs.extend(listing.record);
         for found in listing.files {
             if seen.insert((found.stat.dev, found.stat.ino)) {
                 discovery.files.push(found);
@@ -142,12 +204,15 @@ struct Listing {
     files: Vec<Found>,
     unreadable: usize,
     problems: Vec<(Harness, String)>,
+    /// Files looked at.
+    checked: usize,
+    record: Option<DirRecord>,
 }
 
 /// The listings of `dirs`, in their order. A `stat` of each file is most of what finding the
-/// sessions costs (3,520 of them at 10 GB, beside the opening of the index): the directories
-/// are read on two threads.
-fn list_all(dirs: &[(PathBuf, Wanted, Harness)]) -> Vec<Listing> {
+/// sessions costs when every file is looked at (9,330 of them at 10 GB): the directories are
+/// read on two threads.
+fn list_all(dirs: &[(PathBuf, Wanted, Harness)], watch: Watch) -> Vec<Listing> {
     const THREADS: usize = 2;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
@@ -157,7 +222,7 @@ fn list_all(dirs: &[(PathBuf, Wanted, Harness)]) -> Vec<Listing> {
             let Some((dir, wanted, harness)) = dirs.get(i) else {
                 return done;
             };
-            done.push((i, list(dir, wanted, *harness)));
+            done.push((i, list(dir, wanted, *harness, watch)));
         }
     };
     let mut listed: Vec<(usize, Listing)> = std::thread::scope(|scope| {
@@ -176,18 +241,101 @@ fn list_all(dirs: &[(PathBuf, Wanted, Harness)]) -> Vec<Listing> {
     listed.into_iter().map(|(_, listing)| listing).collect()
 }
 
-/// The files of `dir` whose names `wanted` accepts, in name order.
-fn list(dir: &Path, wanted: &str, harness: Harness) -> Listing {
+/// The files of `dir` whose names `wanted` accepts, in name order: the catalog's, when the
+/// directory is as it recorded it, else read from the directory.
+fn list(dir: &Path, wanted: &'static str, harness: Harness, watch: Watch) -> Listing {
+    // Taken before the names are read: a name added meanwhile changes it after.
+    let stamp = fs::metadata(dir).ok().map(|m| Stat::of(&m));
+    let key = dir.to_str().map(dir_key);
+    if let (Some(known), Some(stamp), Some(key)) = (watch.known, stamp, key) {
+        if let Some(listing) = list_known(dir, (key, wanted), stamp, harness, known) {
+            return listing;
+        }
+    }
+    let (mut listing, plain) = list_read(dir, wanted, harness);
+    if let (true, Some(stamp), Some(key)) = (plain, stamp, key) {
+        if stamp.changed_before(watch.settled_before) {
+            listing.record = Some(DirRecord {
+                path: key.to_string(),
+                glob: wanted.to_string(),
+                stamp,
+                files: u32::try_from(listing.files.len()).unwrap_or(u32::MAX),
+            });
+        }
+    }
+    listing
+}
+
+/// A directory's path as the catalog's file paths have it before their last `/`.
+pub fn dir_key(path: &str) -> &str {
+    match path.trim_end_matches('/') {
+        "" => path,
+        trimmed => trimmed,
+    }
+}
+
+/// The directory's files from the catalog, when its stamp and its number of files are the ones
+/// recorded; the files it is asked to check are looked at (one gone or no longer a regular
+/// file, which a directory left alone cannot have, makes it read whole).
+fn list_known(
+    dir: &Path,
+    (key, wanted): (&str, &'static str),
+    stamp: Stat,
+    harness: Harness,
+    known: &Known,
+) -> Option<Listing> {
+    let &(recorded, files) = known.dirs.get(&(key, wanted))?;
+    if recorded != stamp {
+        return None;
+    }
+    let mut listing = Listing::default();
+    let indexed = known.files.get(key).map_or(&[][..], Vec::as_slice);
+    for file in indexed.iter().filter(|f| matches_glob(f.name, wanted)) {
+        let path = dir.join(file.name);
+        let stat = if file.check {
+            listing.checked += 1;
+            match fs::symlink_metadata(&path) {
+                Ok(metadata) if metadata.is_file() => Stat::of(&metadata),
+                _ => return None,
+            }
+        } else {
+            file.stat
+        };
+        listing.files.push(Found {
+            path,
+            stat,
+            harness,
+        });
+    }
+    (listing.files.len() as u64 == u64::from(files)).then(|| {
+        listing.record = Some(DirRecord {
+            path: key.to_string(),
+            glob: wanted.to_string(),
+            stamp,
+            files,
+        });
+        listing
+    })
+}
+
+/// The files of `dir` whose names `wanted` accepts, in name order, each looked at; and whether
+/// the listing is plain (every name a regular file, not a link, in UTF-8), so that the catalog
+/// may stand for it.
+fn list_read(dir: &Path, wanted: &str, harness: Harness) -> (Listing, bool) {
     let mut listing = Listing::default();
     let Ok(entries) = fs::read_dir(dir) else {
-        return listing;
+        return (listing, false);
     };
     let mut files: Vec<fs::DirEntry> = entries
         .flatten()
         .filter(|e| matches_glob(&e.file_name().to_string_lossy(), wanted))
         .collect();
     sort_by_name(&mut files);
+    let mut plain = true;
     for entry in files {
+        listing.checked += 1;
+        let linked = entry.file_type().map_or(true, |kind| kind.is_symlink());
+        plain &= !linked && entry.file_name().to_str().is_some();
         match followed_metadata(&entry) {
             Ok(metadata) if metadata.is_file() => listing.files.push(Found {
                 path: entry.path(),
@@ -196,18 +344,20 @@ fn list(dir: &Path, wanted: &str, harness: Harness) -> Listing {
             }),
             // A directory named `*.jsonl`, a FIFO, a socket, a dangling symlink.
             Ok(_) => {
+                plain = false;
                 listing.unreadable += 1;
                 listing
                     .problems
                     .push((harness, "not a regular file".to_string()));
             }
             Err(e) => {
+                plain = false;
                 listing.unreadable += 1;
                 listing.problems.push((harness, reason(&e)));
             }
         }
     }
-    listing
+    (listing, plain)
 }
 
 /// An entry's metadata with symlinks followed. Anything but a link is read relative to its
@@ -312,7 +462,7 @@ mod tests {
         ] {
             touch(&codex.join(file));
         }
-        let found = discover(&[Root::new(Harness::Claude, &claude)]);
+        let found = discover(&[Root::new(Harness::Claude, &claude)], Watch::everything());
         assert_eq!(
             names(&found, &claude),
             [
@@ -321,7 +471,7 @@ mod tests {
                 "-w-p/s1/subagents/agent-a.jsonl"
             ]
         );
-        let found = discover(&[Root::new(Harness::Codex, &codex)]);
+        let found = discover(&[Root::new(Harness::Codex, &codex)], Watch::everything());
         assert_eq!(
             names(&found, &codex),
             [
@@ -342,7 +492,7 @@ mod tests {
         std::os::unix::fs::symlink("subagents", root.join("-w-p/s2/subagents")).unwrap();
         std::os::unix::fs::symlink("..", root.join("-w-p/s3")).unwrap();
         std::os::unix::fs::symlink(".", root.join("-w-p/s1/subagents/again")).unwrap();
-        let found = discover(&[Root::new(Harness::Claude, &root)]);
+        let found = discover(&[Root::new(Harness::Claude, &root)], Watch::everything());
         assert_eq!(
             names(&found, &root),
             ["-w-p/s1.jsonl", "-w-p/s1/subagents/agent-a.jsonl"]
@@ -369,7 +519,7 @@ mod tests {
             .unwrap();
         fs::create_dir_all(root.join("--p20--/dir.jsonl")).unwrap();
         std::os::unix::fs::symlink("missing", root.join("--p40--/gone.jsonl")).unwrap();
-        let found = discover(&[Root::new(Harness::Pi, &root)]);
+        let found = discover(&[Root::new(Harness::Pi, &root)], Watch::everything());
         assert_eq!(names(&found, &root), expected);
         assert_eq!(found.unreadable, 2);
     }

@@ -29,6 +29,7 @@ mod schema;
 mod search;
 mod store;
 mod types;
+mod watch;
 mod words;
 mod writer;
 
@@ -46,6 +47,7 @@ pub use types::{
     AgentReport, Hit, IndexResult, ListParams, ListResult, ListedSession, Scope, SearchParams,
     SearchResult, SessionHits,
 };
+pub use watch::Checks;
 
 use crate::redact::Masking;
 use crate::session::OpenOptions;
@@ -82,6 +84,12 @@ pub struct Recall {
     /// The process exits right after answering (the command line): a list or search leaves
     /// the opened index to the exit rather than closing it (see [`Recall::for_one_answer`]).
     pub one_answer: bool,
+    /// The live session's file, looked at by every refresh (the Pi tools' `session_file`).
+    pub live: Option<PathBuf>,
+    /// How many files of unchanged directories a search looks at (docs/recall.md).
+    pub checks: Checks,
+    /// Whether a search reports how many files its refresh looked at (the test hook).
+    pub report_checks: bool,
 }
 
 /// The settling time unless the environment says otherwise.
@@ -105,6 +113,14 @@ impl Recall {
     /// MCP server) must not use this: every answer would keep its index open.
     pub fn for_one_answer(mut self) -> Recall {
         self.one_answer = true;
+        self
+    }
+
+    /// This recall for a search from the live session `file`: every refresh looks at it, so
+    /// what was appended to it a moment ago is found even when it is not among the files
+    /// recently changed (a session resumed after months).
+    pub fn from_session(mut self, file: Option<PathBuf>) -> Recall {
+        self.live = file;
         self
     }
 
@@ -166,7 +182,7 @@ impl Recall {
                 *r.unknown_types.entry(record_type.clone()).or_default() += u64::from(*n);
             }
         }
-        let discovery = discover::discover(&self.roots);
+        let discovery = discover::discover(&self.roots, discover::Watch::everything());
         for (harness, reason) in discovery.problems {
             *report_of(&mut reports, harness)
                 .unreadable
@@ -247,6 +263,7 @@ impl Recall {
                 stale: view.stale,
                 unreadable: view.unreadable,
                 secret_queries,
+                files_checked: self.report_checks.then_some(view.checked),
             });
         };
         if alternatives.is_empty() {
@@ -257,6 +274,7 @@ impl Recall {
                 stale: view.stale,
                 unreadable: view.unreadable,
                 secret_queries,
+                files_checked: self.report_checks.then_some(view.checked),
             };
             self.close(view);
             return Ok(result);
@@ -304,6 +322,7 @@ impl Recall {
             stale: view.stale,
             unreadable: view.unreadable,
             secret_queries,
+            files_checked: self.report_checks.then_some(view.checked),
         };
         drop((segments, records));
         self.close(view);

@@ -232,6 +232,7 @@ pub fn apply(
     )?;
     catalog.files = records.into_values().collect();
     catalog.files.sort_by_key(|r| r.file_id);
+    catalog.dirs.clone_from(&discovery.dirs);
     if let Some(p) = progress {
         p.finish();
     }

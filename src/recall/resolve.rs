@@ -26,7 +26,7 @@ pub struct SessionRef {
 /// Finds the session whose id is `query`, or starts with it, under the roots. An exact id wins
 /// over longer ids it prefixes.
 pub fn resolve_session(roots: &[Root], query: &str) -> Result<SessionRef, RecallError> {
-    let sessions: Vec<SessionRef> = discover::discover(roots)
+    let sessions: Vec<SessionRef> = discover::discover(roots, discover::Watch::everything())
         .files
         .into_iter()
         .filter_map(|found| {

@@ -295,7 +295,10 @@ pub fn remove_others(dir: &Path, keep: &str, _lock: &WriterLock) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let ours = name == keep || name == CURRENT || name == "writer.lock";
+        let ours = name == keep
+            || name == CURRENT
+            || name == "writer.lock"
+            || name == super::watch::CURSOR;
         if ours {
             continue;
         }

@@ -135,6 +135,10 @@ pub struct SearchResult {
     /// some were.
     #[serde(skip_serializing_if = "is_zero")]
     pub secret_queries: usize,
+    /// How many session files the refresh before the search looked at (`stat`); only with the
+    /// test hook `PI_CONTEXT_RECALL_CHECKS` set (docs/recall.md, "Incremental refresh").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_checked: Option<usize>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -177,4 +181,6 @@ pub(super) struct View {
     pub snapshot: Option<Snapshot>,
     pub stale: bool,
     pub unreadable: usize,
+    /// How many session files the refresh looked at (`stat`).
+    pub checked: usize,
 }

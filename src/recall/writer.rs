@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use super::catalog::Catalog;
 use super::store::{self, Snapshot, Store};
 use super::types::View;
-use super::{discover, refresh, Progress, Recall, RecallError};
+use super::{discover, refresh, watch, Progress, Recall, RecallError};
 
 /// What a refresh is asked for.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,17 +50,14 @@ impl Recall {
         let settled_before = SystemTime::now()
             .checked_sub(self.settle)
             .unwrap_or(SystemTime::UNIX_EPOCH);
-        // Finding the session files (a stat of each) and opening the index are independent,
-        // and each is a good part of a search on a large corpus: side by side.
-        let (discovery, opened) = std::thread::scope(|scope| {
-            let finding = scope.spawn(|| discover::discover(&self.roots));
-            let opened = self.open_current();
-            let discovery = finding
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (discovery, opened)
-        });
-        let opened = opened?;
+        let opened = self.open_current()?;
+        // `sessions index` (and a rebuild) looks at every file.
+        let every_file = rebuild || wait;
+        let watched = opened
+            .as_ref()
+            .filter(|_| !every_file)
+            .map(|(_, snapshot)| &snapshot.catalog);
+        let discovery = self.discover(watched, settled_before);
         let skip = skip.and_then(|p| std::fs::metadata(p).ok());
         let plan = |catalog: &Catalog| {
             let (mut changes, skipped) = self.plan(catalog, &discovery);
@@ -85,6 +82,7 @@ impl Recall {
                     snapshot,
                     stale: too_much,
                     unreadable: unreadable + skipped,
+                    checked: discovery.checked,
                 },
                 0,
             ));
@@ -109,6 +107,7 @@ impl Recall {
                     snapshot,
                     stale: true,
                     unreadable: unreadable + skipped,
+                    checked: discovery.checked,
                 },
                 0,
             ));
@@ -163,9 +162,40 @@ impl Recall {
                 snapshot: Some(snapshot),
                 stale: false,
                 unreadable,
+                checked: discovery.checked,
             },
             refreshed,
         ))
+    }
+
+    /// The session files under the roots. With the last commit's `catalog`, a search's look
+    /// (docs/recall.md, "Incremental refresh"): the directories whose stamps changed are read,
+    /// and of the others' files only those the watch names are looked at; without, every file.
+    fn discover(
+        &self,
+        catalog: Option<&Catalog>,
+        settled_before: SystemTime,
+    ) -> discover::Discovery {
+        let Some(catalog) = catalog else {
+            return discover::discover(
+                &self.roots,
+                discover::Watch {
+                    known: None,
+                    settled_before,
+                },
+            );
+        };
+        let cursor = watch::read_cursor(&self.dir);
+        let known = watch::known(catalog, self.checks, cursor, self.live.as_deref());
+        let discovery = discover::discover(
+            &self.roots,
+            discover::Watch {
+                known: Some(&known),
+                settled_before,
+            },
+        );
+        watch::advance_cursor(&self.dir, cursor, self.checks, catalog.files.len());
+        discovery
     }
 
     /// The current generation and its snapshot; `None` when there is none or it cannot be

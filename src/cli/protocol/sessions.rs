@@ -90,7 +90,10 @@ fn list(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let limit = params
         .positive("limit")?
         .map_or(DEFAULT_LIST_LIMIT, |n| n.min(10_000) as usize);
-    let recall = env.recall()?.only(&harnesses(params)?);
+    let recall = env
+        .recall()?
+        .only(&harnesses(params)?)
+        .from_session(call.context.session_file.clone());
     let params = ListParams {
         scope,
         since_ms: since(params, &recall)?,
@@ -131,7 +134,10 @@ fn search(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let hits = params
         .positive("hits_per_session")?
         .map_or(DEFAULT_HITS, |n| n.min(100) as usize);
-    let recall = env.recall()?.only(&harnesses(params)?);
+    let recall = env
+        .recall()?
+        .only(&harnesses(params)?)
+        .from_session(call.context.session_file.clone());
     let params = SearchParams {
         queries,
         scope,
