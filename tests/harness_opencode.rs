@@ -553,3 +553,65 @@ fn a_torn_or_corrupt_database_is_skipped_and_reported() {
     let reasons = opencode["unreadable"].to_string();
     assert!(reasons.contains("OpenCode database"), "{report}");
 }
+
+/// What pi-context's plugin adds to a prompt's message (the hint, a synthetic text part, as
+/// OpenCode keeps it) is a context event: never indexed, so never found or hinted as anyone's
+/// words; the prompt beside it is the user's.
+#[test]
+fn a_hint_the_plugin_added_to_a_prompt_is_a_context_event_never_indexed() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_hinted", None, "/w/app", "hinted");
+    db.message(
+        "ses_hinted",
+        json!({"role": "user"}),
+        &[
+            text("why does quokkaprompt fail"),
+            json!({"type": "text", "synthetic": true,
+                   "text": "<recall_hint>\nquokkahint from an earlier session\n</recall_hint>"}),
+        ],
+    );
+    db.message(
+        "ses_hinted",
+        json!({"role": "assistant"}),
+        &[text("Looking.")],
+    );
+    let var = ("OPENCODE_DB", path.as_path());
+    let list = list_events(&env, var, "ses_hinted");
+    let roles: Vec<(String, bool)> = rows(&list)
+        .iter()
+        .map(|(_, role, _, content)| (role.clone(), content.contains("quokkahint")))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("user".to_string(), false),
+            ("context".to_string(), true),
+            ("assistant".to_string(), false)
+        ],
+        "{list}"
+    );
+    let found = run(
+        &env,
+        var,
+        &[
+            "sessions",
+            "search",
+            "--all",
+            "--json",
+            "quokkahint",
+            "quokkaprompt",
+        ],
+    )
+    .json();
+    let hits: Vec<String> = found["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["hits"].as_array().unwrap().clone())
+        .map(|h| h["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(hits.len(), 1, "{found}");
+    assert!(hits[0].contains("quokkaprompt"), "{hits:?}");
+}

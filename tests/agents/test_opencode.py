@@ -12,6 +12,7 @@ model server over Chat Completions, and what its own database then reads as (doc
   user's), searched by `sessions search`, the pushed hint never found as anyone's words;
 - the compaction's request in the summary's request (`experimental.session.compacting`);
 - an MCP tool round trip (`pi-context_notes_write`);
+- nothing is sent anywhere but 127.0.0.1 (strace);
 - `setup` on a configuration OpenCode runs with: merged, idempotent to the byte, removed.
 
     scripts/test-agents -k OpenCode
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import unittest
 from typing import Any
 
@@ -138,6 +140,37 @@ class OpenCodeTest(unittest.TestCase):
         # "crashes" is in the first session and in the hint only: the hint is nobody's words.
         crashes = json.loads(self.lab.pi_context("sessions", "search", "--all", "--json", "crashes").stdout)
         self.assertEqual([s["session_id"] for s in crashes["sessions"]], [planted])
+        # Counted from OpenCode's database: the hint it kept; the boot lives in the system
+        # prompt only, which OpenCode does not store.
+        stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)
+        agent = next(a for a in stats["agents"] if a["agent"] == "opencode")
+        self.assertEqual((agent["sessions"], agent["boots"], agent["hints"]), (2, 0, 1), agent)
+
+    def test_the_compaction_is_asked_to_keep_the_task_state_and_the_session_id(self):
+        self.lab.setup("opencode")
+        # A model of 20,000 tokens whose first answer says it used 100,000: OpenCode compacts
+        # the session before it goes on.
+        config = json.loads(self.lab.opencode_env()["OPENCODE_CONFIG_CONTENT"])
+        config["provider"]["lab"]["models"]["lab-model"]["limit"] = {"context": 20000, "output": 1000}
+        env = {"OPENCODE_CONFIG_CONTENT": json.dumps(config)}
+        self.lab.script([Rule(Reply("LAB-SUMMARY of the task."), api="chat", contains=COMPACTION),
+                         Rule(Reply("Working on it.", input_tokens=100_000), api="chat", contains="todowrite", times=1)],
+                        Reply("Next."))
+        second = self.lab.opencode("start the long task", env=env).check()
+        session = session_of(second)
+        asked = [r for r in second.requests if COMPACTION in json.dumps(r["body"])]
+        self.assertEqual(len(asked), 1, [all_text(r)[-800:] for r in second.requests])
+        request = pushed(asked[0], COMPACTION)
+        self.assertEqual(len(request), 1, all_text(asked[0])[-2000:])
+        self.assertIn(session, request[0][1], "the session id, to reopen its history after")
+        self.assertIn("pi-context_history_read", request[0][1])
+        hook = next(h for h in self.lab.status("opencode")["hooks"] if h["event"] == "pre-compact")
+        self.assertEqual(hook["last_run"]["outcome"], "ok", hook)
+        # The summary OpenCode kept is a context event, nobody's words.
+        listed = json.loads(self.lab.pi_context(
+            "history", "list", "--session", session, "--role", "assistant", "--role", "context", "--json").stdout)
+        summaries = [i for i in listed["items"] if "LAB-SUMMARY" in i.get("content", "")]
+        self.assertEqual([i["role"] for i in summaries], ["context"], listed)
 
     def test_an_mcp_tool_round_trip(self):
         self.lab.setup("opencode")
@@ -150,6 +183,21 @@ class OpenCodeTest(unittest.TestCase):
         results = [text for role, text in messages(with_tools[1]) if role == "tool"]
         self.assertTrue(any('"created"' in t for t in results), results)
         self.assertIn("lab canary 7f3a", self.lab.pi_context("notes", "read", "@project/lab-canary.md").stdout)
+        stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)
+        agent = next(a for a in stats["agents"] if a["agent"] == "opencode")
+        self.assertEqual(agent["tool_calls"], {"notes_write": 1}, agent)
+
+
+class OpenCodeOfflineTest(unittest.TestCase):
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_opencode(self):
+        with Lab(trace_connects=True) as lab:
+            lab.setup("opencode")
+            lab.script([], Reply("OK."))
+            run = lab.opencode("hello").check()
+            self.assertEqual(len(pushed(turn(run), BOOT)), 1)
+            self.assertTrue(run.connects, "strace saw no connect() at all")
+            self.assertEqual(set(run.connects), {f"127.0.0.1:{lab.server.port}"})
 
 
 class OpenCodeSetupOnItsFilesTest(unittest.TestCase):
