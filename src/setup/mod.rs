@@ -334,13 +334,13 @@ pub struct HookStatus {
 }
 
 impl HookStatus {
-    /// The status of a hook for `event` that is not installed (the rest is filled in by
-    /// [`status`]).
-    pub fn new(event: Event) -> HookStatus {
+    /// The status of the hook for `event` whose command a setup found (`None`: not installed);
+    /// the rest is filled in by [`status`], and by the agent's setup where it needs trust.
+    pub fn of(event: Event, command: Option<String>) -> HookStatus {
         HookStatus {
             event: event.as_str(),
-            installed: false,
-            command: None,
+            installed: command.is_some(),
+            command,
             binary_present: None,
             binary_version: None,
             current_version: None,

@@ -193,18 +193,15 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
             let asked = plugin
                 .as_deref()
                 .is_some_and(|text| text.contains(&format!("ask(\"{}\"", event.as_str())));
-            HookStatus {
-                installed: asked,
-                command: binary.as_ref().filter(|_| asked).map(|binary| {
-                    format!(
-                        "{} hook {} {}",
-                        shell_words(std::slice::from_ref(binary)),
-                        target.agent.as_str(),
-                        event.as_str()
-                    )
-                }),
-                ..HookStatus::new(event)
-            }
+            let command = binary.as_ref().filter(|_| asked).map(|binary| {
+                format!(
+                    "{} hook {} {}",
+                    shell_words(std::slice::from_ref(binary)),
+                    target.agent.as_str(),
+                    event.as_str()
+                )
+            });
+            HookStatus::of(event, command)
         })
         .collect();
     let mut notes = Vec::new();
