@@ -615,3 +615,48 @@ fn a_hint_the_plugin_added_to_a_prompt_is_a_context_event_never_indexed() {
     assert_eq!(hits.len(), 1, "{found}");
     assert!(hits[0].contains("quokkaprompt"), "{hits:?}");
 }
+
+/// The files of the directory under `dir` that holds a mirrored database (its
+/// `fingerprints.json`).
+fn mirrored_database_dir(dir: &Path) -> Option<PathBuf> {
+    if dir.join("fingerprints.json").is_file() {
+        return Some(dir.to_path_buf());
+    }
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .find_map(|e| mirrored_database_dir(&e.path()))
+}
+
+/// A sync killed before it renamed its temporary file leaves it in the mirror: the next sync
+/// removes one older than a minute, and leaves a younger one (another sync's, being written).
+#[test]
+fn a_temporary_file_a_killed_sync_left_is_swept() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_one", None, "/w/app", "one");
+    db.user("ses_one", "hello");
+    let var = ("OPENCODE_DB", path.as_path());
+    assert_eq!(
+        run(&env, var, &["sessions", "list", "--all", "--json"]).code,
+        0
+    );
+    let mirror = mirrored_database_dir(&env.home()).expect("a mirror in the cache");
+    let now = std::time::SystemTime::now();
+    let temp = |name: &str, age_secs: u64| {
+        let file = std::fs::File::create(mirror.join(name)).unwrap();
+        file.set_modified(now - std::time::Duration::from_secs(age_secs))
+            .unwrap();
+        mirror.join(name)
+    };
+    let (stale, young) = (temp(".tmpK1ll3d", 300), temp(".tmpWr1t1n", 5));
+    db.user("ses_one", "a change to mirror");
+    assert_eq!(
+        run(&env, var, &["sessions", "list", "--all", "--json"]).code,
+        0
+    );
+    assert!(!stale.exists(), "left by a killed sync: swept");
+    assert!(young.exists(), "maybe another sync's: kept");
+}
