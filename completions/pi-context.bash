@@ -2796,7 +2796,7 @@ _pi__context() {
             return 0
             ;;
         pi__subcmd__context__subcmd__setup)
-            opts="-h --dry-run --remove --status --json --color --help claude codex gemini copilot cursor"
+            opts="-h --dry-run --remove --status --json --color --help claude codex gemini copilot cursor opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

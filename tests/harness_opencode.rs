@@ -553,3 +553,110 @@ fn a_torn_or_corrupt_database_is_skipped_and_reported() {
     let reasons = opencode["unreadable"].to_string();
     assert!(reasons.contains("OpenCode database"), "{report}");
 }
+
+/// What pi-context's plugin adds to a prompt's message (the hint, a synthetic text part, as
+/// OpenCode keeps it) is a context event: never indexed, so never found or hinted as anyone's
+/// words; the prompt beside it is the user's.
+#[test]
+fn a_hint_the_plugin_added_to_a_prompt_is_a_context_event_never_indexed() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_hinted", None, "/w/app", "hinted");
+    db.message(
+        "ses_hinted",
+        json!({"role": "user"}),
+        &[
+            text("why does quokkaprompt fail"),
+            json!({"type": "text", "synthetic": true,
+                   "text": "<recall_hint>\nquokkahint from an earlier session\n</recall_hint>"}),
+        ],
+    );
+    db.message(
+        "ses_hinted",
+        json!({"role": "assistant"}),
+        &[text("Looking.")],
+    );
+    let var = ("OPENCODE_DB", path.as_path());
+    let list = list_events(&env, var, "ses_hinted");
+    let roles: Vec<(String, bool)> = rows(&list)
+        .iter()
+        .map(|(_, role, _, content)| (role.clone(), content.contains("quokkahint")))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("user".to_string(), false),
+            ("context".to_string(), true),
+            ("assistant".to_string(), false)
+        ],
+        "{list}"
+    );
+    let found = run(
+        &env,
+        var,
+        &[
+            "sessions",
+            "search",
+            "--all",
+            "--json",
+            "quokkahint",
+            "quokkaprompt",
+        ],
+    )
+    .json();
+    let hits: Vec<String> = found["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["hits"].as_array().unwrap().clone())
+        .map(|h| h["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(hits.len(), 1, "{found}");
+    assert!(hits[0].contains("quokkaprompt"), "{hits:?}");
+}
+
+/// The files of the directory under `dir` that holds a mirrored database (its
+/// `fingerprints.json`).
+fn mirrored_database_dir(dir: &Path) -> Option<PathBuf> {
+    if dir.join("fingerprints.json").is_file() {
+        return Some(dir.to_path_buf());
+    }
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .find_map(|e| mirrored_database_dir(&e.path()))
+}
+
+/// A sync killed before it renamed its temporary file leaves it in the mirror: the next sync
+/// removes one older than a minute, and leaves a younger one (another sync's, being written).
+#[test]
+fn a_temporary_file_a_killed_sync_left_is_swept() {
+    let env = TestEnv::new();
+    let path = env.work().join("oc/opencode.db");
+    let mut db = Db::create(&path);
+    db.session("ses_one", None, "/w/app", "one");
+    db.user("ses_one", "hello");
+    let var = ("OPENCODE_DB", path.as_path());
+    assert_eq!(
+        run(&env, var, &["sessions", "list", "--all", "--json"]).code,
+        0
+    );
+    let mirror = mirrored_database_dir(&env.home()).expect("a mirror in the cache");
+    let now = std::time::SystemTime::now();
+    let temp = |name: &str, age_secs: u64| {
+        let file = std::fs::File::create(mirror.join(name)).unwrap();
+        file.set_modified(now - std::time::Duration::from_secs(age_secs))
+            .unwrap();
+        mirror.join(name)
+    };
+    let (stale, young) = (temp(".tmpK1ll3d", 300), temp(".tmpWr1t1n", 5));
+    db.user("ses_one", "a change to mirror");
+    assert_eq!(
+        run(&env, var, &["sessions", "list", "--all", "--json"]).code,
+        0
+    );
+    assert!(!stale.exists(), "left by a killed sync: swept");
+    assert!(young.exists(), "maybe another sync's: kept");
+}

@@ -618,3 +618,47 @@ fn gemini_gets_the_boot_and_a_hint_judged_on_the_users_words() {
     );
     assert!(hint.contains(&session_id(1)), "{hint}");
 }
+
+/// OpenCode's hooks are asked by pi-context's plugin inside it, which reads one shape for every
+/// event: `{"additionalContext"}` (the boot, the hint, the compaction's request), the tools named
+/// as OpenCode's model calls them (`pi-context_<tool>`). The plugin asks for the boot once per
+/// process: a session OpenCode runs again in a new process gets it again (nothing of it stays
+/// in the conversation).
+#[test]
+fn opencode_plugin_gets_the_boot_the_hint_and_the_compaction_request_in_one_shape() {
+    let env = TestEnv::new();
+    let project = project(&env);
+    let context = |event: &str, extra: Value| -> Option<String> {
+        let (code, out) = hook(&env, "opencode", event, &input("ses_live", &project, extra));
+        assert_eq!(code, 0);
+        if out.trim().is_empty() {
+            return None;
+        }
+        let answer: Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(answer.as_object().unwrap().len(), 1, "{answer}");
+        Some(answer["additionalContext"].as_str().unwrap().to_string())
+    };
+    let boot = context("session-start", json!({"source": "startup"})).expect("a boot");
+    assert!(boot.starts_with("<pi_context_boot>\n"), "{boot}");
+    assert!(boot.contains("This session's id: ses_live"), "{boot}");
+    assert!(
+        boot.contains("pi-context_history_list {\"session_id\": \"ses_live\"}"),
+        "{boot}"
+    );
+    let again = context("session-start", json!({"source": "startup"})).expect("a boot");
+    assert!(again.starts_with("<pi_context_boot>\n"), "{again}");
+
+    let hint = context(
+        "prompt",
+        json!({"prompt": "the thumbnailer crashes on CMYK jpegs again"}),
+    )
+    .expect("a hint");
+    assert!(hint.starts_with("<recall_hint>"), "{hint}");
+    assert!(hint.contains("pi-context_history_read {"), "{hint}");
+
+    let request = context("pre-compact", json!({})).expect("the compaction's request");
+    assert!(
+        request.starts_with("<pi_context_compaction_request>\n") && request.contains("ses_live"),
+        "{request}"
+    );
+}

@@ -1,4 +1,4 @@
-//! `pi-context setup claude|codex|gemini|copilot|cursor` on configuration files that already hold
+//! `pi-context setup claude|codex|gemini|copilot|cursor|opencode` on configuration files that already hold
 //! the user's own keys, hooks and comments (docs/agents.md): merged, idempotent to the byte,
 //! removed exactly, shown as a diff, refused whole when a file cannot be parsed.
 
@@ -544,4 +544,162 @@ fn gemini_setup_honours_its_home_variable_shows_a_dry_run_and_refuses_a_broken_f
     );
     assert!(read(&broken).contains("a comment"));
     assert!(!pi_context::setup::backup_path(&broken).exists());
+}
+
+const OPENCODE_CONFIG: &str = r#"{
+  "$schema": "https://opencode.ai/config.json",
+  "theme": "tokyonight",
+  "mcp": {
+    "other": {"type": "local", "command": ["other-server", "--stdio"], "enabled": false}
+  },
+  "plugin": ["opencode-wakatime"]
+}
+"#;
+
+/// OpenCode (in `$XDG_CONFIG_HOME/opencode`): the MCP server in `opencode.json` beside the
+/// user's keys and servers, and pi-context's plugin naming this binary; a `.bak` of the first
+/// state, idempotent to the byte, removed exactly (the JSON re-rendered, as for every agent);
+/// the status shows the plugin's three hooks.
+#[test]
+fn opencode_gets_the_mcp_server_and_the_plugin_in_its_xdg_directory_and_loses_them_exactly() {
+    let env = TestEnv::new();
+    let xdg = env.work().join("xdg-config");
+    let run = |args: &[&str]| {
+        env.run_with(|cmd| cmd.env("XDG_CONFIG_HOME", &xdg).arg("setup").args(args))
+    };
+    let config = put(&xdg.join("opencode/opencode.json"), OPENCODE_CONFIG);
+    let plugin = xdg.join("opencode/plugin/pi-context.js");
+
+    let dry = run(&["opencode", "--dry-run"]).success();
+    assert!(
+        dry.stdout.contains("+++ ") && dry.stdout.contains("+    \"pi-context\": {"),
+        "{dry}"
+    );
+    assert!(dry.stdout.contains("plugin/pi-context.js"), "{dry}");
+    assert!(!plugin.exists(), "a dry run writes nothing");
+    assert_eq!(read(&config), OPENCODE_CONFIG);
+
+    let out = run(&["opencode"]).success();
+    assert!(
+        out.stdout.contains("updated") && out.stdout.contains("created"),
+        "{out}"
+    );
+    let before: Value = serde_json::from_str(OPENCODE_CONFIG).unwrap();
+    let after = json_of(&config);
+    for key in ["$schema", "theme", "plugin"] {
+        assert_eq!(after[key], before[key], "{key}");
+    }
+    assert_eq!(after["mcp"]["other"], before["mcp"]["other"]);
+    assert_eq!(
+        after["mcp"]["pi-context"],
+        json!({"type": "local", "command": [binary(), "mcp", "--agent", "opencode"], "enabled": true})
+    );
+    assert_eq!(
+        read(&pi_context::setup::backup_path(&config)),
+        OPENCODE_CONFIG
+    );
+    let script = read(&plugin);
+    assert!(
+        script.contains(&format!("const BIN = {};", json!(binary()))),
+        "the binary by its absolute path"
+    );
+    for hook in [
+        "\"experimental.chat.system.transform\"",
+        "\"chat.message\"",
+        "\"experimental.session.compacting\"",
+    ] {
+        assert!(script.contains(hook), "{hook}");
+    }
+    assert!(!env.home().join(".config/opencode").exists());
+
+    let (config_bytes, plugin_bytes) = (read(&config), read(&plugin));
+    let again = run(&["opencode"]).success();
+    assert!(again.stdout.contains("already set up"), "{again}");
+    assert_eq!((read(&config), read(&plugin)), (config_bytes, plugin_bytes));
+
+    let status: Value =
+        serde_json::from_str(&run(&["--status", "--json", "opencode"]).success().stdout).unwrap();
+    let agent = &status["agents"][0];
+    assert_eq!(agent["agent"], "opencode", "{status}");
+    assert_eq!(agent["mcp"]["registered"], true, "{status}");
+    assert_eq!(agent["mcp"]["binary_present"], true, "{status}");
+    let hooks: Vec<(&str, bool, &str)> = agent["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["event"].as_str().unwrap(),
+                h["binary_present"].as_bool().unwrap(),
+                h["command"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let command = |event: &str| format!("{} hook opencode {event}", binary());
+    assert_eq!(
+        hooks,
+        [
+            ("session-start", true, command("session-start").as_str()),
+            ("prompt", true, command("prompt").as_str()),
+            ("pre-compact", true, command("pre-compact").as_str()),
+        ],
+        "{status}"
+    );
+
+    let _ = run(&["opencode", "--remove"]).success();
+    assert_eq!(json_of(&config), before, "every value and key in its place");
+    assert!(!plugin.exists());
+    let none = run(&["opencode", "--remove"]).success();
+    assert!(
+        none.stdout.contains("nothing of pi-context's to remove"),
+        "{none}"
+    );
+}
+
+/// Without `XDG_CONFIG_HOME`: `~/.config/opencode`, its files created and, removed, gone.
+/// A `opencode.jsonc` with comments is refused whole (exit 74, naming the file and the line),
+/// as is a plugin of the same name that pi-context did not write.
+#[test]
+fn opencode_setup_refuses_comments_it_would_lose_and_a_plugin_not_its_own() {
+    let env = TestEnv::new();
+    let dir = env.home().join(".config/opencode");
+    ok(&env, &["opencode"]);
+    assert!(dir.join("opencode.json").is_file() && dir.join("plugin/pi-context.js").is_file());
+    ok(&env, &["opencode", "--remove"]);
+    assert!(!dir.join("opencode.json").exists() && !dir.join("plugin/pi-context.js").exists());
+
+    let jsonc = put(
+        &dir.join("opencode.jsonc"),
+        "{\n  \"theme\": \"x\",\n  // my comment\n  \"mcp\": {}\n}\n",
+    );
+    let (code, out, err) = setup(&env, &["opencode"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("opencode.jsonc") && err.contains("line 3"),
+        "{err}"
+    );
+    assert!(read(&jsonc).contains("my comment"));
+    assert!(
+        !dir.join("plugin/pi-context.js").exists(),
+        "nothing written"
+    );
+    assert!(!dir.join("opencode.json").exists());
+    // Without comments, the .jsonc is the file edited.
+    put(&jsonc, "{\n  \"theme\": \"x\"\n}\n");
+    ok(&env, &["opencode"]);
+    assert_eq!(json_of(&jsonc)["mcp"]["pi-context"]["type"], "local");
+    ok(&env, &["opencode", "--remove"]);
+    assert_eq!(read(&jsonc), "{\n  \"theme\": \"x\"\n}\n");
+
+    let mine = put(
+        &dir.join("plugin/pi-context.js"),
+        "export const Mine = async () => ({});\n",
+    );
+    let (code, out, err) = setup(&env, &["opencode"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(err.contains("pi-context.js"), "{err}");
+    assert_eq!(read(&mine), "export const Mine = async () => ({});\n");
+    assert!(json_of(&jsonc).get("mcp").is_none(), "nothing written");
+    ok(&env, &["opencode", "--remove"]);
+    assert!(mine.exists(), "not pi-context's: left");
 }

@@ -131,7 +131,8 @@ fn gemini_dir(vars: &Vars, home: Option<&Path>) -> Option<PathBuf> {
 /// An agent's configuration directory, and whether its variable set it: Claude Code's
 /// `$CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex's `$CODEX_HOME`, else `~/.codex`; Gemini CLI's
 /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`; Copilot CLI's `$COPILOT_HOME`, else
-/// `~/.copilot`; Cursor's `$CURSOR_CONFIG_DIR`, else `~/.cursor`. `None` for Pi (its extension
+/// `~/.copilot`; Cursor's `$CURSOR_CONFIG_DIR`, else `~/.cursor`; OpenCode's
+/// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. `None` for Pi (its extension
 /// is installed with `pi install`) and without a home.
 pub fn agent_config_dir(
     harness: Harness,
@@ -139,7 +140,8 @@ pub fn agent_config_dir(
     home: Option<&Path>,
 ) -> Option<(PathBuf, bool)> {
     let (var, default) = match harness {
-        Harness::Pi | Harness::OpenCode => return None,
+        Harness::Pi => return None,
+        Harness::OpenCode => (vars::XDG_CONFIG_HOME, ".config"),
         Harness::Claude => (vars::CLAUDE_CONFIG_DIR, ".claude"),
         Harness::Codex => (vars::CODEX_HOME, ".codex"),
         Harness::Gemini => {
@@ -149,10 +151,16 @@ pub fn agent_config_dir(
         Harness::Copilot => (vars::COPILOT_HOME, ".copilot"),
         Harness::Cursor => (vars::CURSOR_CONFIG_DIR, ".cursor"),
     };
-    match vars.path(var) {
-        Some(dir) => Some((dir, true)),
-        None => Some((home?.join(default), false)),
-    }
+    let (dir, from_env) = match vars.path(var) {
+        Some(dir) => (dir, true),
+        None => (home?.join(default), false),
+    };
+    // OpenCode's is a directory of the user's configuration directory.
+    let dir = match harness {
+        Harness::OpenCode => dir.join("opencode"),
+        _ => dir,
+    };
+    Some((dir, from_env))
 }
 
 /// Where a harness's sessions are looked for by default, for `--help`.

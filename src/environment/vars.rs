@@ -130,6 +130,11 @@ pub const XDG_DATA_HOME: EnvVar = var(
     "The user's data directory; OpenCode keeps its database in its opencode/.",
     "$HOME/.local/share",
 );
+pub const XDG_CONFIG_HOME: EnvVar = var(
+    "XDG_CONFIG_HOME",
+    "The user's configuration directory: `setup opencode` writes OpenCode's configuration in its opencode/.",
+    "$HOME/.config",
+);
 pub const PI_CONTEXT_NOTES_HISTORY: EnvVar = var(
     "PI_CONTEXT_NOTES_HISTORY",
     "`off` (`0`, `false`, `no`) stops committing every notes change; `on` commits even when the notesHistory setting is false.",
@@ -203,6 +208,7 @@ pub const ALL: &[EnvVar] = &[
     CURSOR_CONFIG_DIR,
     OPENCODE_DB,
     XDG_DATA_HOME,
+    XDG_CONFIG_HOME,
     PI_CONTEXT_NOTES_HISTORY,
     PI_CONTEXT_NOTES_LIST_CACHE,
     PI_CONTEXT_REDACT,

@@ -215,24 +215,7 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
         .get("hooks")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let hooks: Vec<HookStatus> = EVENTS
-        .into_iter()
-        .map(|event| {
-            let found = hooks::find(table, target, event);
-            HookStatus {
-                event: event.as_str(),
-                installed: found.is_some(),
-                command: found.and_then(|(_, h)| {
-                    h.get("command").and_then(Value::as_str).map(str::to_string)
-                }),
-                binary_present: None,
-                binary_version: None,
-                current_version: None,
-                trusted: None,
-                last_run: None,
-            }
-        })
-        .collect();
+    let hooks = hooks::statuses(table, target, &EVENTS);
     let state_path = state_file(target);
     let state = parse_object(&state_path, read_text(&state_path)?.as_deref())?;
     let server = state.get("mcpServers").and_then(|s| s.get(MCP_NAME));

@@ -15,9 +15,7 @@ use sha2::{Digest, Sha256};
 use toml_edit::{Array, DocumentMut, Item, Table};
 
 use super::json::{object_at, parse_object, render, render_removal};
-use super::{
-    hooks, read_text, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME,
-};
+use super::{hooks, read_text, FileChange, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
 use crate::push::Event;
 
 /// The events whose hook output reaches Codex's model (its `PreCompact` output reaches no one).
@@ -354,32 +352,17 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
         .get("hooks")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let hooks = EVENTS
-        .into_iter()
-        .map(|event| {
-            let found = hooks::find(table, target, event);
-            let trusted = found.as_ref().map(|(group, handler)| {
-                doc.get("hooks")
-                    .and_then(|h| h.get("state"))
-                    .and_then(|s| s.get(trust_key(&hooks_path, event, *group)))
-                    .and_then(|t| t.get("trusted_hash"))
-                    .and_then(Item::as_str)
-                    == Some(trust_hash(event, handler).as_str())
-            });
-            HookStatus {
-                event: event.as_str(),
-                installed: found.is_some(),
-                command: found.as_ref().and_then(|(_, h)| {
-                    h.get("command").and_then(Value::as_str).map(str::to_string)
-                }),
-                binary_present: None,
-                binary_version: None,
-                current_version: None,
-                trusted,
-                last_run: None,
-            }
-        })
-        .collect();
+    let mut hooks = hooks::statuses(table, target, &EVENTS);
+    for (status, event) in hooks.iter_mut().zip(EVENTS) {
+        status.trusted = hooks::find(table, target, event).map(|(group, handler)| {
+            doc.get("hooks")
+                .and_then(|h| h.get("state"))
+                .and_then(|s| s.get(trust_key(&hooks_path, event, group)))
+                .and_then(|t| t.get("trusted_hash"))
+                .and_then(Item::as_str)
+                == Some(trust_hash(event, &handler).as_str())
+        });
+    }
     let server = doc.get("mcp_servers").and_then(|s| s.get(MCP_NAME));
     Ok(Status {
         agent: target.agent,

@@ -139,19 +139,11 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
                 .get(event_name(event))
                 .and_then(Value::as_array)
                 .and_then(|handlers| handlers.iter().find(|h| is_ours(h, target)));
-            HookStatus {
-                event: event.as_str(),
-                installed: found.is_some(),
-                command: found
-                    .and_then(|h| h.get("bash"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                binary_present: None,
-                binary_version: None,
-                current_version: None,
-                trusted: None,
-                last_run: None,
-            }
+            let command = found
+                .and_then(|h| h.get("bash"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            HookStatus::of(event, command)
         })
         .collect();
     let mut notes = Vec::new();

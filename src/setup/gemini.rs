@@ -9,9 +9,7 @@ use std::path::PathBuf;
 use serde_json::{json, Map, Value};
 
 use super::json::{object_at, parse_object, render, render_removal};
-use super::{
-    hooks, read_text, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME,
-};
+use super::{hooks, read_text, FileChange, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
 use crate::push::Event;
 
 /// The events Gemini CLI's hooks answer with context for its model.
@@ -131,24 +129,7 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
         .get("hooks")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let hooks = EVENTS
-        .into_iter()
-        .map(|event| {
-            let found = hooks::find(table, target, event);
-            HookStatus {
-                event: event.as_str(),
-                installed: found.is_some(),
-                command: found.and_then(|(_, h)| {
-                    h.get("command").and_then(Value::as_str).map(str::to_string)
-                }),
-                binary_present: None,
-                binary_version: None,
-                current_version: None,
-                trusted: None,
-                last_run: None,
-            }
-        })
-        .collect();
+    let hooks = hooks::statuses(table, target, &EVENTS);
     let server = settings.get("mcpServers").and_then(|s| s.get(MCP_NAME));
     let mut notes = vec![
         "Gemini CLI runs the hooks of settings.json only in folders it trusts (`gemini` asks once per folder; `--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true trust it)".to_string(),

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{hook_command, is_our_hook, Target, HOOK_TIMEOUT_SECS};
+use super::{hook_command, is_our_hook, HookStatus, Target, HOOK_TIMEOUT_SECS};
 use crate::push::Event;
 use crate::session::AgentConfig;
 
@@ -109,4 +109,21 @@ pub fn find(hooks: &Map<String, Value>, target: &Target, event: Event) -> Option
     let groups = hooks.get(event_key(target, event))?.as_array()?;
     let (group, index) = *handlers_of_ours(groups, target).first()?;
     Some((group, groups[group]["hooks"][index].clone()))
+}
+
+/// The status of pi-context's handler for each of `events` in `hooks`: installed or not, its
+/// command.
+pub fn statuses(hooks: &Map<String, Value>, target: &Target, events: &[Event]) -> Vec<HookStatus> {
+    events
+        .iter()
+        .map(|&event| {
+            let command = find(hooks, target, event).and_then(|(_, handler)| {
+                handler
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            });
+            HookStatus::of(event, command)
+        })
+        .collect()
 }

@@ -8,7 +8,8 @@
 //! them) is deleted, with no `.bak`. A file that cannot be parsed stops the whole setup before
 //! anything is written.
 //!
-//! Each agent is one file here ([`claude`], [`codex`], [`gemini`], [`copilot`], [`cursor`]);
+//! Each agent is one file here ([`claude`], [`codex`], [`gemini`], [`copilot`], [`cursor`],
+//! [`opencode`]);
 //! which one configures an agent is the harness table's answer
 //! ([`crate::session::AgentFacts::config`]).
 
@@ -20,6 +21,7 @@ pub mod gemini;
 mod hooks;
 mod json;
 mod mcp_json;
+pub mod opencode;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -163,6 +165,7 @@ pub fn plan_install(target: &Target) -> Result<Plan, SetupError> {
         AgentConfig::Copilot => copilot::plan(target, false),
         AgentConfig::Cursor => cursor::plan(target, false),
         AgentConfig::Gemini => gemini::plan(target, false),
+        AgentConfig::OpenCode => opencode::plan(target, false),
     }
 }
 
@@ -174,6 +177,7 @@ pub fn plan_remove(target: &Target) -> Result<Plan, SetupError> {
         AgentConfig::Copilot => copilot::plan(target, true),
         AgentConfig::Cursor => cursor::plan(target, true),
         AgentConfig::Gemini => gemini::plan(target, true),
+        AgentConfig::OpenCode => opencode::plan(target, true),
     }
 }
 
@@ -329,6 +333,23 @@ pub struct HookStatus {
     pub last_run: Option<status::LastRun>,
 }
 
+impl HookStatus {
+    /// The status of the hook for `event` whose command a setup found (`None`: not installed);
+    /// the rest is filled in by [`status`], and by the agent's setup where it needs trust.
+    pub fn of(event: Event, command: Option<String>) -> HookStatus {
+        HookStatus {
+            event: event.as_str(),
+            installed: command.is_some(),
+            command,
+            binary_present: None,
+            binary_version: None,
+            current_version: None,
+            trusted: None,
+            last_run: None,
+        }
+    }
+}
+
 /// The status of `target`'s agent: what its files hold, and how each hook last ran (from the
 /// records in `cache`).
 pub fn status(target: &Target, cache: Option<&Path>) -> Result<Status, SetupError> {
@@ -338,6 +359,7 @@ pub fn status(target: &Target, cache: Option<&Path>) -> Result<Status, SetupErro
         AgentConfig::Copilot => copilot::status(target)?,
         AgentConfig::Cursor => cursor::status(target)?,
         AgentConfig::Gemini => gemini::status(target)?,
+        AgentConfig::OpenCode => opencode::status(target)?,
     };
     for hook in &mut status.hooks {
         let event = Event::parse(hook.event).expect("a status names a known event");

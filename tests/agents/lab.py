@@ -1,7 +1,8 @@
-"""Run the real agents (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI) headless and
-offline against model_server.py.
+"""Run the real agents (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, OpenCode) headless
+and offline against model_server.py.
 
-A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME, ~/.gemini and COPILOT_HOME inside it), a
+A Lab is one temporary world: a fresh HOME (with CLAUDE_CONFIG_DIR, CODEX_HOME, ~/.gemini, COPILOT_HOME
+and OpenCode's XDG directories inside it), a
 TMPDIR, a project directory used as the agents' working directory, and a scripted model server
 on 127.0.0.1. Runs in the same Lab share that world, so a resume finds its session.
 
@@ -22,8 +23,13 @@ variable) are set; checked with `strace -f -e trace=connect` (Lab(trace_connects
 OfflineTest): only the model server on 127.0.0.1 is contacted. Of the caller's environment only
 PATH is passed on. Copilot runs with COPILOT_OFFLINE=true (no GitHub authentication, telemetry,
 web tools or update) and its BYOK provider pointed at the server's Chat Completions endpoint.
+OpenCode gets a provider speaking Chat Completions through OPENCODE_CONFIG_CONTENT, its model list,
+update and share switched off, and an npm registry on a closed port (its embedded npm client
+otherwise reaches registry.npmjs.org); its configuration directory is seeded so that OpenCode
+finds its plugin dependency installed (else it tries to install it at every start and waits about
+70 s for the closed registry).
 The executables come from PI_CONTEXT_CLAUDE_BIN / PI_CONTEXT_CODEX_BIN / PI_CONTEXT_GEMINI_BIN /
-PI_CONTEXT_COPILOT_BIN, else from scripts/setup-agents (which installs them into the test cache
+PI_CONTEXT_COPILOT_BIN / PI_CONTEXT_OPENCODE_BIN, else from scripts/setup-agents (which installs them into the test cache
 once).
 """
 
@@ -116,11 +122,14 @@ class Lab:
         self.codex_home = self.home / ".codex"
         self.gemini_dir = self.home / ".gemini"
         self.copilot_home = self.home / ".copilot"
+        self.opencode_config = self.home / ".config" / "opencode"
+        self.opencode_data = self.home / ".local" / "share" / "opencode"
         self.keep = keep
         self.trace_connects = trace_connects
         self.server = ModelServer(rules, default, record_path=str(self.root / "requests.jsonl")).start()
         self._write_codex_config()
         self._write_gemini_settings()
+        self._seed_opencode_config()
 
     def __enter__(self) -> Lab:
         return self
@@ -268,11 +277,50 @@ enabled = false
     def copilot_events(self, session_id: str) -> list[dict[str, Any]]:
         return read_jsonl(self.copilot_home / "session-state" / session_id / "events.jsonl")
 
+    # --- OpenCode ----------------------------------------------------------------------------
+
+    def opencode_env(self) -> dict[str, str]:
+        config = {
+            "provider": {"lab": {"npm": "@ai-sdk/openai-compatible",
+                                 "options": {"baseURL": f"{self.server.url}/v1", "apiKey": API_KEY},
+                                 "models": {"lab-model": {"tool_call": True}}}},
+            "model": "lab/lab-model",
+            "permission": {"bash": "allow", "read": "allow", "edit": "allow"},
+        }
+        return {
+            **self._base_env(),
+            "PWD": str(self.project),  # else OpenCode records the parent's directory
+            "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "npm_config_registry": "http://127.0.0.1:9/",
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_STATE_HOME": str(self.home / ".local" / "state"),
+        }
+
+    def opencode(self, *args: str, env: dict[str, str] | None = None, timeout: float = 180) -> Run:
+        """`opencode run --format json -m lab/lab-model ARGS…` (e.g. a prompt, `--session ID`)."""
+        argv = [agent_binaries()["opencode"], "run", "--format", "json", "-m", "lab/lab-model", *args]
+        return self._run(argv, {**self.opencode_env(), **(env or {})}, self.opencode_data, timeout)
+
+    def _seed_opencode_config(self) -> None:
+        """OpenCode installs `@opencode-ai/plugin` into its configuration directory when that has
+        no node_modules, or a package.json dependency its package-lock.json lacks: both say it is
+        there (no plugin of pi-context's imports it)."""
+        (self.opencode_config / "node_modules").mkdir(parents=True)
+        deps = {"@opencode-ai/plugin": "1.18.33"}
+        (self.opencode_config / "package.json").write_text(json.dumps({"dependencies": deps}) + "\n")
+        (self.opencode_config / "package-lock.json").write_text(
+            json.dumps({"packages": {"": {"dependencies": deps}}}) + "\n")
+
     # --- pi-context ---------------------------------------------------------------------------
 
     def env(self) -> dict[str, str]:
         """The world's environment, every agent's variables set (what a user's shell has)."""
-        return {**self.claude_env(), **self.codex_env(), **self.gemini_env(), **self.copilot_env()}
+        return {**self.opencode_env(), **self.claude_env(), **self.codex_env(), **self.gemini_env(),
+                **self.copilot_env()}
 
     def pi_context(
         self, *args: str, binary: str | None = None, stdin: str | None = None, check: bool = True

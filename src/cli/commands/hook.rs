@@ -21,7 +21,7 @@ use pi_context::session::{ContextOutput, Harness};
 /// (run by the hooks `pi-context setup` installs; reads the hook's JSON on stdin)
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The agent whose hook runs: claude, codex, gemini or copilot
+    /// The agent whose hook runs: claude, codex, gemini, copilot or opencode
     #[arg(value_name = "AGENT")]
     agent: String,
     /// The hook event: session-start, prompt or pre-compact
@@ -133,14 +133,18 @@ fn read_input() -> Result<HookInput, PushError> {
 
 /// The answer in the agent's format: `additionalContext` for what enters the context at
 /// session start and with a prompt (nested in `hookSpecificOutput`, or at the top for Copilot
-/// CLI); plain text before a compaction (appended to the compaction's instructions). Nothing to
-/// say: nothing printed.
+/// CLI); plain text before a compaction (appended to the compaction's instructions); a top-level
+/// `additionalContext` for every event to pi-context's own plugin (OpenCode). Nothing to say:
+/// nothing printed.
 fn write_answer(agent: Harness, event: Event, push: &Push) -> std::io::Result<()> {
     let Some(text) = &push.text else {
         return Ok(());
     };
     let shape = agent.agent_facts().map(|f| f.context_output);
     let body = match (event, shape) {
+        (_, Some(ContextOutput::Plugin)) => {
+            serde_json::json!({ "additionalContext": text }).to_string()
+        }
         (Event::PreCompact, _) => text.clone(),
         (_, Some(ContextOutput::AdditionalContext)) => {
             serde_json::json!({ "additionalContext": text }).to_string()

@@ -1,7 +1,7 @@
 //! `pi-context setup <agent> [--dry-run | --remove | --status]`: the MCP server and the hooks
-//! installed into Claude Code, Codex, GitHub Copilot CLI or Cursor (docs/agents.md): args → the
-//! agent's [`Target`] from the environment → `pi_context::setup` plans → shown, applied or
-//! reported.
+//! installed into Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, Cursor or OpenCode
+//! (docs/agents.md): args → the agent's [`Target`] from the environment → `pi_context::setup`
+//! plans → shown, applied or reported.
 
 use std::path::PathBuf;
 
@@ -17,7 +17,7 @@ use crate::cli::ui::Ui;
 /// recall hint and the way back after a compaction (docs/agents.md)
 #[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// The agent: claude, codex, gemini, copilot or cursor (every agent with --status when left out)
+    /// The agent: claude, codex, gemini, copilot, cursor or opencode (every agent with --status when left out)
     #[arg(value_name = "AGENT", value_parser = agent_parser(), required_unless_present = "status")]
     agent: Option<Harness>,
     /// Show what would change, as a diff, and change nothing

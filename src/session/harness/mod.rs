@@ -194,8 +194,8 @@ impl Harness {
     /// `None` for Pi, whose extension pushes from inside.
     pub fn agent_facts(self) -> Option<AgentFacts> {
         match self {
-            // Nothing is pushed into OpenCode yet (its plugin: issue 41).
-            Harness::Pi | Harness::OpenCode => None,
+            Harness::Pi => None,
+            Harness::OpenCode => Some(opencode::AGENT),
             Harness::Claude => Some(claude::AGENT),
             Harness::Codex => Some(codex::AGENT),
             Harness::Copilot => Some(copilot::AGENT),
@@ -258,6 +258,9 @@ pub enum ContextOutput {
     HookSpecific,
     /// `{"additionalContext"}` (Copilot CLI, which ignores the nested form).
     AdditionalContext,
+    /// `{"additionalContext"}` for every event, the compaction's request too: read by
+    /// pi-context's own plugin inside the agent (OpenCode), which puts the text where it goes.
+    Plugin,
 }
 
 /// The kinds of agent configuration `pi-context setup` edits, one file each in `src/setup/`.
@@ -273,6 +276,8 @@ pub enum AgentConfig {
     Cursor,
     /// Gemini CLI: `settings.json` holds both the hooks and the MCP servers.
     Gemini,
+    /// OpenCode: a plugin file of pi-context's in `plugin/`, MCP servers in `opencode.json`.
+    OpenCode,
 }
 
 /// The name pi-context's MCP server is registered under (`pi-context setup`).
@@ -645,5 +650,8 @@ mod tests {
         assert_eq!(copilot.mcp_tool_parts(), ("", "-"));
         assert_eq!(claude.mcp_tool_parts(), ("mcp__", "__"));
         assert_eq!(codex.mcp_tool_parts(), ("mcp__", "."));
+        let opencode = Harness::OpenCode.agent_facts().unwrap();
+        assert_eq!(opencode.tool("history_read"), "pi-context_history_read");
+        assert_eq!(opencode.mcp_tool_parts(), ("", "_"));
     }
 }

@@ -11,7 +11,9 @@
 //! line per message and per part, in order. A session's file is rewritten (a temporary file
 //! renamed over it) only when its fingerprint (its update time, the number and the newest
 //! update of its messages and parts) changed, so the session index re-reads only those; the
-//! files of sessions no longer in the database are removed.
+//! files of sessions no longer in the database are removed, and so are temporary files older
+//! than a minute (a sync killed before its rename left them; there is no lock to tell a live
+//! sync's from a dead one's, and a sync writes a file within moments).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -28,6 +30,10 @@ pub(in crate::session) const PART: &str = "opencode.part";
 
 /// The file that keeps each mirrored session's fingerprint.
 const STATE_FILE: &str = "fingerprints.json";
+
+/// How old a temporary file in the mirror must be to be one a sync left when it was killed (a
+/// sync writes each file within moments); younger ones may be another sync's, being written.
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How long a read waits for a lock a writer holds (a database in rollback mode while it commits).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(2000);
@@ -129,6 +135,7 @@ fn sync_database(db: &Path, dir: &Path) -> Result<(), String> {
     }
     drop(tx);
     remove_gone_sessions(dir, &now);
+    remove_stale_temps(dir, std::time::SystemTime::now());
     save_state(dir, &now);
     Ok(())
 }
@@ -350,6 +357,28 @@ fn remove_gone_sessions(dir: &Path, sessions: &BTreeMap<String, String>) {
     }
 }
 
+/// Removes the temporary files ([`write_atomically`]'s, named `.tmp…`) older than
+/// [`STALE_TEMP_AGE`] at `now`: left by a sync that was killed before it renamed them.
+fn remove_stale_temps(dir: &Path, now: std::time::SystemTime) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let temp = entry.file_name().to_string_lossy().starts_with(".tmp");
+        let stale = || {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|modified| now.duration_since(modified).ok())
+                .is_some_and(|age| age > STALE_TEMP_AGE)
+        };
+        if temp && entry.file_type().is_ok_and(|t| t.is_file()) && stale() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 fn load_state(dir: &Path) -> BTreeMap<String, String> {
     fs::read(dir.join(STATE_FILE))
         .ok()
@@ -369,6 +398,26 @@ fn save_state(dir: &Path, state: &BTreeMap<String, String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_temporary_files_older_than_a_minute_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        let file = |name: &str, age_secs: u64| {
+            let path = dir.path().join(name);
+            let f = fs::File::create(&path).unwrap();
+            f.set_modified(now - std::time::Duration::from_secs(age_secs))
+                .unwrap();
+            path
+        };
+        let stale = file(".tmpAbC123", 120);
+        let young = file(".tmpXyZ789", 10);
+        let session = file("ses_1.jsonl", 3600);
+        remove_stale_temps(dir.path(), now);
+        assert!(!stale.exists());
+        assert!(young.exists(), "another sync may be writing it");
+        assert!(session.exists());
+    }
 
     #[test]
     fn a_path_is_escaped_for_a_file_uri() {

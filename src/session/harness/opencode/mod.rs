@@ -23,7 +23,25 @@ use serde_json::value::RawValue;
 
 use super::super::record::{intern, is_true, push_atom, span_in, string, PendingEntry, Read};
 use super::super::{EntryId, EntryKind, Header, Message, ToolCall};
-use super::Layout;
+use super::{AgentConfig, AgentFacts, ContextOutput, Layout};
+
+/// OpenCode names an MCP server's tools `<server>_<tool>` (each with every character but
+/// letters, digits, `_` and `-` made `_`); pi-context's plugin (`pi-context setup opencode`)
+/// folds the boot into the system prompt of every request of a session (so nothing of it stays
+/// in the conversation: a new process boots again), adds the hint to the prompt's message as a
+/// synthetic text part (`chat.message`), and hands the compaction's request to
+/// `experimental.session.compacting`, whose `context` enters the summary's prompt. Found by
+/// running OpenCode 1.18.33 against the lab's model server (docs/agents.md).
+pub(super) const AGENT: AgentFacts = AgentFacts {
+    agent_name: "opencode",
+    mcp_tool: "{server}_{}",
+    mcp_server_dash_as_underscore: false,
+    precompact_reaches_summary: true,
+    prompt_event: "chat.message",
+    boot_survives_restart: false,
+    context_output: ContextOutput::Plugin,
+    config: AgentConfig::OpenCode,
+};
 
 /// Where the mirror keeps the sessions: one directory per database.
 pub(super) const LAYOUT: Layout = Layout(&["*/*.jsonl"]);
