@@ -298,7 +298,7 @@ struct Scan<'q> {
     /// Stems the document's tokens are stemmed to compare with, by their first two bytes: a
     /// token is stemmed only when it starts like one of them.
     stem_starts: Vec<&'q [u8]>,
-    stemmer: tantivy::tokenizer::TextAnalyzer,
+    stemmer: super::words::WordStemmer,
     /// Every phrase of every alternative, and whether the document holds it.
     phrases: Vec<(&'q [String], bool)>,
     /// The last tokens read, `(text, start, end)`, at most the longest phrase's length.
@@ -335,7 +335,7 @@ impl<'q> Scan<'q> {
         Scan {
             words,
             stem_starts,
-            stemmer: super::words::stemmer(),
+            stemmer: super::words::WordStemmer::new(),
             phrases,
             recent: std::collections::VecDeque::with_capacity(longest),
             longest,
@@ -382,12 +382,9 @@ impl<'q> Scan<'q> {
         if matched || !self.stem_starts.iter().any(|s| start.starts_with(s)) {
             return matched;
         }
-        let mut stream = self.stemmer.token_stream(token);
-        let Some(stemmed) = stream.next() else {
-            return false;
-        };
+        let stemmed = self.stemmer.stem(token);
         for (_, stem, seen) in self.words.iter_mut() {
-            if *stem == stemmed.text {
+            if *stem == stemmed {
                 *seen = true;
                 matched = true;
             }

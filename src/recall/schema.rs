@@ -10,8 +10,8 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
 };
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, SimpleTokenizer, Stemmer, TextAnalyzer, Token,
-    TokenFilter, TokenStream, Tokenizer,
+    AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream,
+    Tokenizer,
 };
 
 use crate::history::{EventSource, Role};
@@ -41,7 +41,7 @@ pub fn stem_analyzer() -> TextAnalyzer {
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
         .filter(CutLong)
-        .filter(Stemmer::new(Language::English))
+        .filter(super::words::CachedStemmer)
         .build()
 }
 
