@@ -89,7 +89,7 @@ fn shown(result: &Value) -> (Vec<Shown>, u64) {
 }
 
 /// The sessions that compete on their evidence whatever the limit (src/recall/search.rs).
-const CANDIDATE_SESSIONS: usize = 64;
+const CANDIDATE_SESSIONS: usize = 24;
 
 fn assert_every_limit_agrees(env: &TestEnv, cwd: &std::path::Path, query: &[&str]) {
     let (pool, left) = shown(&search(env, cwd, query, CANDIDATE_SESSIONS));

@@ -39,8 +39,11 @@ pub const RARE_SHARE: f64 = 0.0025;
 pub const RARE_DOCS_FLOOR: u64 = 5;
 /// The bar: distinct content words of the prompt the event must hold.
 pub const MIN_MATCHED_WORDS: usize = 2;
+/// Sessions that compete on their evidence for the hint: the best on the words alone (a hint
+/// needs the best and the runner-up; a smaller pool prunes more of the common words' lists).
+pub const HINT_SESSIONS: usize = 8;
 /// Content words searched: the rarest in the index.
-pub const MAX_QUERY_WORDS: usize = 24;
+pub const MAX_QUERY_WORDS: usize = 12;
 /// Content words of a prompt considered at all.
 pub const MAX_PROMPT_WORDS: usize = 64;
 /// Only the first this many bytes of a prompt are read (a pasted log adds nothing but cost).
@@ -233,7 +236,7 @@ impl Recall {
         }
         // The best session, and the runner-up the bar compares it with.
         let segments = search::Segments::new(searcher, fields);
-        let top = search::top_files(&segments, &alternatives, &filter, 2, 1)?;
+        let top = search::top_files(&segments, &alternatives, &filter, 2, 1, HINT_SESSIONS)?;
         let records: rustc_hash::FxHashMap<u64, &FileRecord> =
             catalog.files.iter().map(|r| (r.file_id, r)).collect();
         let ranked: Vec<Best> = top

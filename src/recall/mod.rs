@@ -345,7 +345,14 @@ impl Recall {
         let mut left = filter.clone();
         while sessions.len() < params.limit {
             let wanted = params.limit - sessions.len();
-            let ranked = search::top_files(segments, alternatives, &left, wanted, params.hits + 2)?;
+            let ranked = search::top_files(
+                segments,
+                alternatives,
+                &left,
+                wanted,
+                params.hits + 2,
+                search::CANDIDATE_SESSIONS,
+            )?;
             if ranked.is_empty() {
                 break;
             }

@@ -9,18 +9,18 @@
 //! words) its events hold between them.
 //!
 //! Finding the sessions runs in three steps: the [`CANDIDATE_SESSIONS`] sessions whose best
-//! event scores highest on the words alone (the engine's block-max pruning skips most
-//! documents of common words); their events scored with the phrase and proximity boosts; and
-//! their evidence, read from the posting lists of their documents' ranges.
+//! event scores highest on the words' stems alone (the engine's block-max pruning skips most
+//! documents of common words); their events scored on the words, and the best
+//! [`BOOSTED_PER_SESSION`] of each given the phrase and proximity boosts; and their evidence,
+//! read from the posting lists of their documents' ranges.
 
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use tantivy::columnar::Column;
+use tantivy::postings::Postings;
 use tantivy::query::Weight;
-use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
-};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::Field;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{
@@ -43,18 +43,24 @@ pub fn role_boost(role: Role) -> f32 {
     }
 }
 
-/// How many sessions compete on their evidence: the best on the words alone, whatever the
-/// limit up to this many (so `--limit 3` shows the first three of `--limit 20`); a larger
-/// limit widens the pool to itself.
-pub const CANDIDATE_SESSIONS: usize = 64;
+/// How many sessions compete on their evidence in a search: the best on the words alone,
+/// whatever the limit up to this many (so `--limit 3` shows the first three of `--limit 20`);
+/// a larger limit widens the pool to itself.
+pub const CANDIDATE_SESSIONS: usize = 24;
+/// The events of a session whose phrase and proximity boosts are read: its best on the words
+/// alone (reading positions for every event of two dozen long sessions cost more than the
+/// rest of a search).
+pub const BOOSTED_PER_SESSION: usize = 8;
 /// A session's weight is `EVIDENCE_FLOOR + (1 − EVIDENCE_FLOOR) · evidence`: a session whose
 /// events hold all of the query's information keeps its best event's score, one holding only
 /// its common words keeps little more than this share. Chosen on the natural-question set's
 /// tuning half (0.1, 0.3 and 0.5 within a point of each other; docs/benchmarks.md).
 pub const EVIDENCE_FLOOR: f32 = 0.1;
-/// A quoted phrase found as written multiplies its BM25 score by this (added to the words').
+/// A quoted phrase found as written adds this times the sum of its words' inverse document
+/// frequencies (about what the words themselves score once each).
 pub const PHRASE_BOOST: f32 = 1.0;
-/// Two consecutive words of the query within [`PROXIMITY_SLOP`] positions of each other.
+/// Two consecutive words of the query found within [`PROXIMITY_SLOP`] words of each other
+/// (either order) add this times the sum of their inverse document frequencies.
 pub const PROXIMITY_BOOST: f32 = 0.5;
 pub const PROXIMITY_SLOP: u32 = 3;
 /// Pairs of consecutive words looked for close together, per alternative.
@@ -234,21 +240,31 @@ pub fn top_files(
     filter: &Filter,
     limit: usize,
     per_file: usize,
+    pool: usize,
 ) -> Result<Vec<Ranked>, RecallError> {
     let fields = &segments.fields;
-    let Some(words) = words_query(fields, alternatives) else {
+    let (Some(stems), Some(words)) = (
+        stems_query(fields, alternatives),
+        words_query(fields, alternatives),
+    ) else {
         return Ok(Vec::new());
     };
-    let pool = limit.max(CANDIDATE_SESSIONS);
-    let chosen: Vec<u64> = best_files(segments, words.as_ref(), filter, pool)?
+    let chosen: Vec<u64> = best_files(segments, stems.as_ref(), filter, limit.max(pool))?
         .into_iter()
         .map(|best| best.file)
         .collect();
     if chosen.is_empty() {
         return Ok(Vec::new());
     }
-    let scoring = only(rank_query(fields, alternatives), fields, &chosen);
-    let mut by_file = run(segments, scoring, filter, per_file)?;
+    let kept = per_file.max(BOOSTED_PER_SESSION);
+    let mut by_file = run(segments, only(words, fields, &chosen), filter, kept)?;
+    if let Some(boosts) = Boosts::of(segments.searcher, fields, alternatives) {
+        add_boosts(segments, &boosts, filter, &mut by_file)?;
+    }
+    for list in by_file.values_mut() {
+        sort_best_first(list);
+        list.truncate(per_file);
+    }
     let evidence = evidence(segments, alternatives, filter, &chosen)?;
     let mut ranked: Vec<Ranked> = chosen
         .iter()
@@ -402,6 +418,22 @@ fn doc_ranges(
     let mut ranges = Vec::new();
     for (f, file) in files.iter().enumerate() {
         let term = Term::from_field_u64(fields.file, *file);
+        let Some(mut postings) = index
+            .read_postings(&term, IndexRecordOption::Basic)
+            .map_err(RecallError::corrupt)?
+        else {
+            continue;
+        };
+        let start = postings.doc();
+        if start == TERMINATED {
+            continue;
+        }
+        // A file written in one go is one range: its last document is where its count says.
+        let last = start + postings.doc_freq().saturating_sub(1);
+        if postings.seek(last) == last {
+            ranges.push((start, last + 1, f));
+            continue;
+        }
         let Some(mut postings) = index
             .read_postings(&term, IndexRecordOption::Basic)
             .map_err(RecallError::corrupt)?
@@ -642,14 +674,15 @@ fn term_query(field: Field, word: &str) -> Box<dyn Query> {
     ))
 }
 
-fn phrase_query(fields: &Fields, phrase: &[String], slop: u32) -> Box<dyn Query> {
-    let terms = phrase
-        .iter()
-        .map(|w| Term::from_field_text(fields.text, w))
+/// The stems of every alternative as one union of term queries: what finds the pool (every
+/// document holding a word in some form, scored on half the posting lists of
+/// [`words_query`]).
+fn stems_query(fields: &Fields, alternatives: &[Alternative]) -> Option<Box<dyn Query>> {
+    let clauses: Vec<Box<dyn Query>> = distinct_stems(alternatives)
+        .into_iter()
+        .map(|(stem, _)| term_query(fields.stem, stem))
         .collect();
-    let mut query = PhraseQuery::new(terms);
-    query.set_slop(slop);
-    Box::new(query)
+    (!clauses.is_empty()).then(|| either(clauses))
 }
 
 /// The words of every alternative, each as written (`text`) and in any form (`stem`), as one
@@ -675,29 +708,148 @@ fn words_query(fields: &Fields, alternatives: &[Alternative]) -> Option<Box<dyn 
     (!clauses.is_empty()).then(|| either(clauses))
 }
 
-/// The words, plus the boosts: each quoted phrase as written, and consecutive words of the
-/// query close together.
-fn rank_query(fields: &Fields, alternatives: &[Alternative]) -> Box<dyn Query> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    if let Some(words) = words_query(fields, alternatives) {
-        clauses.push((Occur::Should, words));
-    }
-    let boosted = |query, boost| -> Box<dyn Query> { Box::new(BoostQuery::new(query, boost)) };
-    for alternative in alternatives {
-        for phrase in &alternative.phrases {
-            clauses.push((
-                Occur::Should,
-                boosted(phrase_query(fields, phrase, 0), PHRASE_BOOST),
-            ));
+/// What the boosts look for: each quoted phrase as written, and pairs of consecutive words of
+/// the query close together, with the weight each adds when found.
+struct Boosts {
+    /// The distinct words (as written) the boosts need the positions of.
+    words: Vec<String>,
+    /// (indexes into `words`, the slop, the score added when found).
+    patterns: Vec<(Vec<usize>, u32, f32)>,
+}
+
+impl Boosts {
+    /// `None` when there is nothing to look for.
+    fn of(searcher: &Searcher, fields: &Fields, alternatives: &[Alternative]) -> Option<Boosts> {
+        let mut boosts = Boosts {
+            words: Vec::new(),
+            patterns: Vec::new(),
+        };
+        let events = searcher.num_docs();
+        let mut add = |phrase: &[String], slop: u32, boost: f32| {
+            let mut idf = 0.0;
+            let mut at = Vec::new();
+            for word in phrase {
+                let docs = searcher
+                    .doc_freq(&Term::from_field_text(fields.text, word))
+                    .unwrap_or(0);
+                idf += inverse_document_frequency(docs, events);
+                at.push(match boosts.words.iter().position(|w| w == word) {
+                    Some(i) => i,
+                    None => {
+                        boosts.words.push(word.clone());
+                        boosts.words.len() - 1
+                    }
+                });
+            }
+            boosts.patterns.push((at, slop, boost * idf));
+        };
+        for alternative in alternatives {
+            for phrase in &alternative.phrases {
+                add(phrase, 0, PHRASE_BOOST);
+            }
+            for pair in alternative.words.windows(2).take(MAX_PROXIMITY_PAIRS) {
+                add(pair, PROXIMITY_SLOP, PROXIMITY_BOOST);
+            }
         }
-        for pair in alternative.words.windows(2).take(MAX_PROXIMITY_PAIRS) {
-            clauses.push((
-                Occur::Should,
-                boosted(phrase_query(fields, pair, PROXIMITY_SLOP), PROXIMITY_BOOST),
-            ));
+        (!boosts.patterns.is_empty()).then_some(boosts)
+    }
+
+    /// The score a document adds, from its words' positions (`None`: the word is not in it).
+    fn score(&self, positions: &[Option<Vec<u32>>]) -> f32 {
+        self.patterns
+            .iter()
+            .filter(|(at, slop, _)| found(at, *slop, positions))
+            .map(|(_, _, boost)| boost)
+            .sum()
+    }
+}
+
+/// Whether the words at `at` occur in order, each within `slop` positions of the one before
+/// (`slop` 0: as a phrase), or, for two words, in either order within `slop`.
+fn found(at: &[usize], slop: u32, positions: &[Option<Vec<u32>>]) -> bool {
+    let lists: Option<Vec<&Vec<u32>>> = at.iter().map(|i| positions[*i].as_ref()).collect();
+    let Some(lists) = lists else {
+        return false;
+    };
+    let Some((first, rest)) = lists.split_first() else {
+        return false;
+    };
+    first.iter().any(|&start| {
+        let mut at = start;
+        rest.iter().all(|list| {
+            let next = if slop == 0 {
+                list.binary_search(&(at + 1)).ok().map(|_| at + 1)
+            } else {
+                list.iter()
+                    .copied()
+                    .find(|&p| p != at && p.abs_diff(at) <= slop + 1)
+            };
+            next.map(|p| at = p).is_some()
+        })
+    })
+}
+
+/// Adds the boosts' scores (weighed as the candidate is) to each candidate: each boost word's
+/// postings sought to each candidate of a segment in document order, its positions read there.
+fn add_boosts(
+    segments: &Segments,
+    boosts: &Boosts,
+    filter: &Filter,
+    by_file: &mut ByFile,
+) -> Result<(), RecallError> {
+    let fields = &segments.fields;
+    let mut by_segment: FxHashMap<SegmentOrdinal, Vec<&mut Candidate>> = FxHashMap::default();
+    for candidate in by_file.values_mut().flatten() {
+        by_segment
+            .entry(candidate.doc.segment_ord)
+            .or_default()
+            .push(candidate);
+    }
+    let readers = segments.searcher.segment_readers();
+    for (ord, mut candidates) in by_segment {
+        let reader = &readers[ord as usize];
+        let columns = segments
+            .columns(ord as usize, reader)
+            .map_err(RecallError::corrupt)?;
+        let index = reader
+            .inverted_index(fields.text)
+            .map_err(RecallError::corrupt)?;
+        let mut postings = Vec::with_capacity(boosts.words.len());
+        for word in &boosts.words {
+            let term = Term::from_field_text(fields.text, word);
+            postings.push(
+                index
+                    .read_postings(&term, IndexRecordOption::WithFreqsAndPositions)
+                    .map_err(RecallError::corrupt)?,
+            );
+        }
+        candidates.sort_by_key(|c| c.doc.doc_id);
+        let mut positions: Vec<Option<Vec<u32>>> = vec![None; boosts.words.len()];
+        for candidate in candidates {
+            let doc = candidate.doc.doc_id;
+            for (list, at) in postings.iter_mut().zip(positions.iter_mut()) {
+                *at = None;
+                let Some(list) = list else {
+                    continue;
+                };
+                if list.doc() < doc {
+                    list.seek(doc);
+                }
+                if list.doc() == doc {
+                    let mut found = Vec::new();
+                    list.positions(&mut found);
+                    *at = Some(found);
+                }
+            }
+            let boost = boosts.score(&positions);
+            if boost > 0.0 {
+                if let Some((_, weighed)) = filter.weigh(columns, doc, boost) {
+                    candidate.score += weighed;
+                }
+            }
         }
     }
-    Box::new(BooleanQuery::new(clauses))
+    Ok(())
 }
 
 /// A file's best candidate.
