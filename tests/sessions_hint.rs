@@ -99,6 +99,31 @@ fn a_continuing_prompt_gets_one_hint_whose_call_opens_the_fact() {
     assert!(read.contains("thumbnailer"), "{read}");
 }
 
+/// In a history of one short session, words the index never saw ("chokes", "pictures") weigh
+/// as words seen once: they used to outweigh every known word of the prompt and silence the
+/// hint (the real agents' first hint, tests/agents).
+#[test]
+fn in_a_small_history_new_words_do_not_silence_a_plain_continuation() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "shop");
+    let mut planted = session(1, &project);
+    planted.user(FACT_ASK);
+    planted
+        .assistant("Fixed: CMYK jpegs are converted to RGB before the thumbnailer decodes them.");
+    write_pi_session(&env, &project, &planted);
+    let asked = "The nightly import chokes on those CMYK pictures again; what did we do to the thumbnailer?";
+    let answer = hint(&env, &project, &session_id(2), asked, &[]);
+    assert_eq!(answer["details"]["hint"], true, "{answer}");
+    let unrelated = hint(
+        &env,
+        &project,
+        &session_id(2),
+        "Add a dark mode toggle to the settings screen.",
+        &[],
+    );
+    assert_eq!(unrelated["details"]["hint"], false, "{unrelated}");
+}
+
 #[test]
 fn prompts_of_common_or_unknown_words_get_no_hint() {
     let env = TestEnv::new();

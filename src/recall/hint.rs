@@ -396,12 +396,16 @@ fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// A word the index never saw weighs as one seen once: in a small history an unseen word's
+/// inverse document frequency is several times a seen word's, and the prompt's new words
+/// ("chokes", "pictures") silenced a hint its known words plainly earned.
 fn coverage(prompt_words: &[Word], matched: &[String], events: u64) -> f32 {
-    let total: f64 = prompt_words.iter().map(|w| idf(w.docs, events)).sum();
+    let weight = |w: &Word| idf(w.docs.max(1), events);
+    let total: f64 = prompt_words.iter().map(weight).sum();
     let held: f64 = prompt_words
         .iter()
         .filter(|w| matched.contains(&w.text))
-        .map(|w| idf(w.docs, events))
+        .map(weight)
         .sum();
     if total > 0.0 {
         round((held / total) as f32)
