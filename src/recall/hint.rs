@@ -119,7 +119,7 @@ pub struct Measure {
     pub events: u64,
     /// The share of the prompt's information the event holds: the inverse document frequencies
     /// of the matched words over those of all the prompt's content words (a word the index has
-    /// never seen counts, at the highest): 1 when it holds every word.
+    /// never seen counts as one seen once): 1 when it holds every word.
     pub coverage: f32,
     /// Whether it holds every content word (such events rank above the others).
     pub complete: bool,
