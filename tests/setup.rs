@@ -425,6 +425,18 @@ fn setup_copilot_dry_runs_refuses_a_broken_file_and_keeps_a_persons_handler() {
     assert!(!home.join("mcp-config.json").exists());
 }
 
+/// A removal with nothing of pi-context's to remove leaves the user's MCP file as it was, to the
+/// byte: an empty `mcpServers` the user keeps is not taken out.
+#[test]
+fn a_removal_with_nothing_to_remove_leaves_the_mcp_file_as_it_was() {
+    let env = TestEnv::new();
+    let file = env.home().join(".copilot/mcp-config.json");
+    let text = "{\n  \"mcpServers\": {},\n  \"theirs\": 1\n}\n";
+    put(&file, text);
+    ok(&env, &["copilot", "--remove"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
 const GEMINI_SETTINGS: &str = r#"{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
   "mcpServers": {"other": {"command": "other-server", "args": []}},

@@ -22,45 +22,61 @@ pub fn is_ours(server: &Value) -> bool {
         .is_some_and(|name| name.starts_with("pi-context"))
 }
 
-/// The change that leaves `wanted` registered as pi-context's server in `path` (or, with
-/// `remove`, no server of pi-context's). A server of the same name that is not pi-context's is
-/// left alone, with a note. A file left with nothing but an empty `mcpServers` it did not have
-/// before goes.
+/// The change that leaves `wanted` registered as pi-context's server in `mcpServers` of `path`
+/// (or, with `remove`, no server of pi-context's): [`change_at`].
 pub fn change(
     path: PathBuf,
     wanted: Value,
     remove: bool,
     plan: &mut Plan,
 ) -> Result<FileChange, SetupError> {
+    change_at(path, "mcpServers", is_ours, wanted, remove, plan)
+}
+
+/// The change that leaves `wanted` registered as pi-context's server in the `key` object of
+/// `path` (or, with `remove`, no server of pi-context's), every other server and key kept in its
+/// place. A server of the same name that `ours` does not recognize is left alone, with a note;
+/// a removal with nothing to remove leaves the file as it is; a file a removal leaves empty goes.
+pub fn change_at(
+    path: PathBuf,
+    key: &str,
+    ours: fn(&Value) -> bool,
+    wanted: Value,
+    remove: bool,
+    plan: &mut Plan,
+) -> Result<FileChange, SetupError> {
     let before = read_text(&path)?;
     let original = parse_object(&path, before.as_deref())?;
-    let current = original.get("mcpServers").and_then(|s| s.get(MCP_NAME));
-    if current.is_some_and(|s| !is_ours(s)) {
+    let current = original.get(key).and_then(|s| s.get(MCP_NAME));
+    let unchanged = |path, before: Option<String>| FileChange {
+        path,
+        after: before.clone(),
+        before,
+    };
+    if current.is_some_and(|s| !ours(s)) {
         plan.notes.push(format!(
             "an MCP server named {MCP_NAME} that is not pi-context's is registered in {}: left as it is",
             path.display()
         ));
-        return Ok(FileChange {
-            path,
-            after: before.clone(),
-            before,
-        });
+        return Ok(unchanged(path, before));
+    }
+    if remove && current.is_none() {
+        return Ok(unchanged(path, before));
     }
     let mut file = original.clone();
-    let servers = object_at(&mut file, "mcpServers").ok_or_else(|| SetupError::Shape {
+    let servers = object_at(&mut file, key).ok_or_else(|| SetupError::Shape {
         path: path.clone(),
-        what: "an `mcpServers` that is not an object".into(),
+        what: format!("an `{key}` that is not an object"),
     })?;
     if remove {
         servers.remove(MCP_NAME);
         if servers.is_empty() {
-            file.remove("mcpServers");
+            file.remove(key);
         }
     } else {
         servers.insert(MCP_NAME.to_string(), wanted);
     }
-    let emptied = remove && file.is_empty() && current.is_some();
-    let after = if emptied {
+    let after = if remove && file.is_empty() {
         None
     } else {
         render(before.as_deref(), &original, file)

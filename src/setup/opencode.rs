@@ -16,7 +16,8 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::json::{object_at, parse_object, render};
+use super::json::parse_object;
+use super::mcp_json;
 use super::{
     read_text, shell_words, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target,
     MCP_NAME,
@@ -130,55 +131,10 @@ fn plugin_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<FileC
     })
 }
 
-/// pi-context's server in `mcp` of the configuration: put in, replaced or taken out, every
-/// other key kept in its place. A server of that name that is not pi-context's stays, with a
-/// note; a file left empty by a removal goes.
+/// pi-context's server in `mcp` of the configuration ([`mcp_json::change_at`]).
 fn config_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<FileChange, SetupError> {
     let path = config_file(target);
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
-    let current = original.get("mcp").and_then(|s| s.get(MCP_NAME));
-    if current.is_some_and(|s| !is_our_server(s)) {
-        plan.notes.push(format!(
-            "an MCP server named {MCP_NAME} that is not pi-context's is in {}: left as it is",
-            path.display()
-        ));
-        return Ok(FileChange {
-            path,
-            after: before.clone(),
-            before,
-        });
-    }
-    if remove && current.is_none() {
-        return Ok(FileChange {
-            path,
-            after: before.clone(),
-            before,
-        });
-    }
-    let mut file = original.clone();
-    let servers = object_at(&mut file, "mcp").ok_or_else(|| SetupError::Shape {
-        path: path.clone(),
-        what: "an `mcp` that is not an object".into(),
-    })?;
-    if remove {
-        servers.remove(MCP_NAME);
-        if servers.is_empty() {
-            file.remove("mcp");
-        }
-    } else {
-        servers.insert(MCP_NAME.to_string(), server(target));
-    }
-    let after = if remove && file.is_empty() {
-        None
-    } else {
-        render(before.as_deref(), &original, file)
-    };
-    Ok(FileChange {
-        path,
-        before,
-        after,
-    })
+    mcp_json::change_at(path, "mcp", is_our_server, server(target), remove, plan)
 }
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
