@@ -940,3 +940,56 @@ fn an_append_to_a_cold_file_is_found_by_a_search_from_its_live_session() {
     assert_eq!(ids(&result), vec![session_id(1)], "{response}");
     assert_eq!(result["files_checked"], 1);
 }
+
+/// Whatever stands in place of the sweep's position file (a FIFO, whose reading could block; a
+/// link to a file elsewhere; a directory; garbage; a number too large) neither holds a search up
+/// nor is written through, and the sweep still reaches every file in turn.
+#[test]
+fn the_sweep_goes_on_whatever_stands_in_place_of_its_position_file() {
+    let env = TestEnv::new();
+    let mut files = three_indexed(&env);
+    let cursor = env.home().join(".cache/pi-context/recall/sweep");
+    let outside = env.home().join("outside.txt");
+    std::fs::write(&outside, "1").unwrap();
+    let rounds = [
+        ("fifo", "ibis"),
+        ("link", "crane"),
+        ("directory", "rail"),
+        ("garbage", "coot"),
+        ("too large", "grebe"),
+        ("link", "plover"),
+    ];
+    for (round, (kind, word)) in rounds.iter().enumerate() {
+        match std::fs::symlink_metadata(&cursor) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&cursor).unwrap(),
+            Ok(_) => std::fs::remove_file(&cursor).unwrap(),
+            Err(_) => {}
+        }
+        match *kind {
+            "fifo" => assert!(std::process::Command::new("mkfifo")
+                .arg(&cursor)
+                .status()
+                .unwrap()
+                .success()),
+            "link" => std::os::unix::fs::symlink(&outside, &cursor).unwrap(),
+            "directory" => std::fs::create_dir_all(cursor.join("inside")).unwrap(),
+            "garbage" => std::fs::write(&cursor, b"\xff\xfe not a number").unwrap(),
+            _ => std::fs::write(&cursor, "9".repeat(100_000)).unwrap(),
+        }
+        // Each round's word goes to the next file, so a sweep stuck at its start misses some.
+        let file = round % files.len();
+        append_user(&mut files[file], &format!("an appended {word}"));
+        let found = (1..=files.len()).any(|_| {
+            let result = search_checking(&env, "0,1", word);
+            assert_eq!(result["files_checked"], 1, "{kind}: {result}");
+            ids(&result) == vec![session_id(file as u32 + 1)]
+        });
+        assert!(
+            found,
+            "{kind}: {word} not found by the sweep within as many searches as files"
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "1", "{kind}");
+        let kept = std::fs::symlink_metadata(&cursor).unwrap();
+        assert!(kept.is_file(), "{kind}: the position is a file again");
+    }
+}

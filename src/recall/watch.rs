@@ -5,11 +5,13 @@
 //! within a bounded number of searches. `sessions index` looks at every file.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::cachefile::{self, Durability};
 
 use super::catalog::Catalog;
 use super::discover::{dir_key, Known, KnownFile};
@@ -128,19 +130,22 @@ pub fn read_cursor(dir: &Path) -> usize {
 
 /// Moves the sweep on past the files this search looked at. Best effort: two searches at once
 /// may sweep the same share, and a lost write sweeps a share again.
+///
+/// Saved whole (a temp file renamed over it), so a reader never sees a half-written number and
+/// whatever stood in its place (a link, a FIFO, a directory) is replaced, never written
+/// through: a position that could not be written would leave the sweep at its start for good.
 pub fn advance_cursor(dir: &Path, cursor: usize, checks: Checks, files: usize) {
     if files == 0 || checks.sweep == 0 {
         return;
     }
     let next = (cursor % files + checks.sweep.min(files)) % files;
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir.join(CURSOR))
-        .and_then(|mut f| f.write_all(next.to_string().as_bytes()));
-    drop(written);
+    let path = dir.join(CURSOR);
+    let save = || cachefile::save(&path, next.to_string().as_bytes(), Durability::Rebuildable);
+    if save().is_err() && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        // A directory cannot be renamed over; nothing of ours is in it.
+        let _ = fs::remove_dir_all(&path);
+        let _ = save();
+    }
 }
 
 /// The sweep's position file in the recall directory.
