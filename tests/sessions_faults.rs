@@ -205,10 +205,14 @@ fn index_files_are_private() {
 /// `sessions search --all gecko --limit 50 --json`, killed (and failed) past 30 s; its exit
 /// code and JSON.
 fn search_within(env: &TestEnv) -> (i32, Value) {
+    search_for_within(env, "gecko")
+}
+
+fn search_for_within(env: &TestEnv, query: &str) -> (i32, Value) {
     let cmd = spawnable(
         env,
         &[
-            "sessions", "search", "--all", "--json", "gecko", "--limit", "50",
+            "sessions", "search", "--all", "--json", query, "--limit", "50",
         ],
     );
     let (code, stdout) = run_within(cmd, Duration::from_secs(30));
@@ -216,7 +220,9 @@ fn search_within(env: &TestEnv) -> (i32, Value) {
     (code, value)
 }
 
-/// Every search beside repeated rebuilds answers from a whole index, old or new.
+/// Every search beside repeated rebuilds answers from a whole index, old or new: by a word as
+/// written, by another form of it (found through the stems alone), and by several words (the
+/// evidence and the proximity boost read the same segments).
 #[test]
 fn searches_beside_rebuilds_always_find_the_hits() {
     let env = TestEnv::new();
@@ -236,14 +242,20 @@ fn searches_beside_rebuilds_always_find_the_hits() {
             }
             rebuilding.store(false, Ordering::SeqCst);
         });
+        let queries = ["gecko", "geckos", "the geckos appeared"];
         let searchers: Vec<_> = (0..2)
-            .map(|_| {
-                scope.spawn(|| {
+            .map(|searcher| {
+                let (rebuilding, searches) = (&rebuilding, &searches);
+                let env = &env;
+                scope.spawn(move || {
+                    let mut round = searcher;
                     while rebuilding.load(Ordering::SeqCst) {
-                        let (code, value) = search_within(&env);
-                        assert_eq!(code, 0, "a search beside a rebuild found nothing: {value}");
-                        assert_eq!(hits(&value).len(), 12, "{value}");
+                        let query = queries[round % queries.len()];
+                        let (code, value) = search_for_within(env, query);
+                        assert_eq!(code, 0, "{query} beside a rebuild found nothing: {value}");
+                        assert_eq!(hits(&value).len(), 12, "{query}: {value}");
                         searches.fetch_add(1, Ordering::SeqCst);
+                        round += 1;
                     }
                 })
             })
