@@ -407,3 +407,92 @@ fn a_line_of_several_results_and_text_keeps_the_branch_whole() {
     let windows = history(&env, &path, &["windows", "--json"]).json();
     assert_eq!(windows["windows"].as_array().unwrap().len(), 1, "{windows}");
 }
+
+/// Cursor's name for a project directory: the cwd with each run of characters other than ASCII
+/// letters and digits one `-`, trimmed.
+fn cursor_name(path: &Path) -> String {
+    let mut name = String::new();
+    for c in path.to_str().unwrap().chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    name.trim_end_matches('-').to_string()
+}
+
+/// A transcript of session `id` in the project directory Cursor names after `cwd`.
+fn transcript_for(home: &Path, cwd: &Path, id: &str) -> PathBuf {
+    let path = home.join(format!(
+        "projects/{}/agent-transcripts/{id}/{id}.jsonl",
+        cursor_name(cwd)
+    ));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, user_line(&format!("hello from {id}"))).unwrap();
+    path
+}
+
+fn cwd_of(path: &Path) -> Option<String> {
+    Session::open(path).unwrap().header.and_then(|h| h.cwd)
+}
+
+/// The project directory's name cannot be decoded alone (a `-` was a `/`, a `-`, a `.`, …): the
+/// session's cwd is the one existing directory whose path Cursor would name so, or the path
+/// `.workspace-trusted` names; two such directories, or none, give no cwd, as before. A session
+/// with a cwd is in its project: listed there without `--all`.
+#[test]
+fn a_session_gets_the_one_existing_directory_its_project_directory_stands_for() {
+    let env = TestEnv::new();
+    let home = env.work().join("cursor-home");
+    let plain = env.work().join("code/plain");
+    let dotted = env.work().join("code/my-app.v2");
+    let (slashed, dashed) = (env.work().join("two/a/b"), env.work().join("two/a-b"));
+    for dir in [&plain, &dotted, &slashed, &dashed] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let gone = env.work().join("code/gone");
+    let trusted = env.work().join("moved/x.y");
+
+    let found = |cwd: &Path, id: &str| cwd_of(&transcript_for(&home, cwd, id));
+    assert_eq!(
+        found(&plain, "s-plain"),
+        Some(plain.to_string_lossy().into())
+    );
+    assert_eq!(
+        found(&dotted, "s-dotted"),
+        Some(dotted.to_string_lossy().into())
+    );
+    assert_eq!(found(&slashed, "s-two"), None, "two directories: ambiguous");
+    assert_eq!(found(&gone, "s-gone"), None, "no such directory");
+
+    let session = transcript_for(&home, &trusted, "s-trusted");
+    let project = session.ancestors().nth(3).unwrap();
+    std::fs::write(
+        project.join(".workspace-trusted"),
+        serde_json::json!({"trustedAt": "2026-08-02T02:06:46.038Z",
+            "workspacePath": trusted, "trustMethod": "cli-flag"})
+        .to_string(),
+    )
+    .unwrap();
+    assert_eq!(cwd_of(&session), Some(trusted.to_string_lossy().into()));
+
+    let output = env.run_in(
+        &plain,
+        [
+            "sessions".as_ref(),
+            "list".as_ref(),
+            "--json".as_ref(),
+            "--cursor-dir".as_ref(),
+            home.as_os_str(),
+        ],
+    );
+    let listed: Value = serde_json::from_str(&output.success().stdout).unwrap();
+    let ids: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["s-plain"], "{listed}");
+}

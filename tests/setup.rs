@@ -544,17 +544,16 @@ fn gemini_setup_honours_its_home_variable_shows_a_dry_run_and_refuses_a_broken_f
     let _ = run(&["gemini", "--remove"]).success();
     assert!(!settings.exists(), "the setup created it: it goes");
 
-    let broken = put(
-        &env.home().join(".gemini/settings.json"),
-        "{\n  \"general\": {},\n  // a comment\n}\n",
-    );
+    // Gemini CLI reads comments (strip-json-comments) but not a trailing comma (JSON.parse).
+    let text = "{\n  \"general\": {},\n  // a comment\n}\n";
+    let broken = put(&env.home().join(".gemini/settings.json"), text);
     let (code, out, err) = setup(&env, &["gemini"]);
     assert_eq!(code, 74, "{out}{err}");
     assert!(
-        err.contains("settings.json") && err.contains("line 3"),
+        err.contains("settings.json") && err.contains("line 2") && err.contains("railing comma"),
         "{err}"
     );
-    assert!(read(&broken).contains("a comment"));
+    assert_eq!(read(&broken), text);
     assert!(!pi_context::setup::backup_path(&broken).exists());
 }
 
@@ -669,10 +668,10 @@ fn opencode_gets_the_mcp_server_and_the_plugin_in_its_xdg_directory_and_loses_th
 }
 
 /// Without `XDG_CONFIG_HOME`: `~/.config/opencode`, its files created and, removed, gone.
-/// A `opencode.jsonc` with comments is refused whole (exit 74, naming the file and the line),
-/// as is a plugin of the same name that pi-context did not write.
+/// A `opencode.jsonc` that is not JSONC is refused whole (exit 74, naming the file and the
+/// line), as is a plugin of the same name that pi-context did not write.
 #[test]
-fn opencode_setup_refuses_comments_it_would_lose_and_a_plugin_not_its_own() {
+fn opencode_setup_refuses_a_file_that_is_not_jsonc_and_a_plugin_not_its_own() {
     let env = TestEnv::new();
     let dir = env.home().join(".config/opencode");
     ok(&env, &["opencode"]);
@@ -680,23 +679,21 @@ fn opencode_setup_refuses_comments_it_would_lose_and_a_plugin_not_its_own() {
     ok(&env, &["opencode", "--remove"]);
     assert!(!dir.join("opencode.json").exists() && !dir.join("plugin/pi-context.js").exists());
 
-    let jsonc = put(
-        &dir.join("opencode.jsonc"),
-        "{\n  \"theme\": \"x\",\n  // my comment\n  \"mcp\": {}\n}\n",
-    );
+    let not_jsonc = "{\n  \"theme\": \"x\",\n  // my comment\n  mcp: {}\n}\n";
+    let jsonc = put(&dir.join("opencode.jsonc"), not_jsonc);
     let (code, out, err) = setup(&env, &["opencode"]);
     assert_eq!(code, 74, "{out}{err}");
     assert!(
-        err.contains("opencode.jsonc") && err.contains("line 3"),
+        err.contains("opencode.jsonc") && err.contains("line 4"),
         "{err}"
     );
-    assert!(read(&jsonc).contains("my comment"));
+    assert_eq!(read(&jsonc), not_jsonc);
     assert!(
         !dir.join("plugin/pi-context.js").exists(),
         "nothing written"
     );
     assert!(!dir.join("opencode.json").exists());
-    // Without comments, the .jsonc is the file edited.
+    // Only the .jsonc: it is the file edited.
     put(&jsonc, "{\n  \"theme\": \"x\"\n}\n");
     ok(&env, &["opencode"]);
     assert_eq!(json_of(&jsonc)["mcp"]["pi-context"]["type"], "local");
@@ -714,4 +711,209 @@ fn opencode_setup_refuses_comments_it_would_lose_and_a_plugin_not_its_own() {
     assert!(json_of(&jsonc).get("mcp").is_none(), "nothing written");
     ok(&env, &["opencode", "--remove"]);
     assert!(mine.exists(), "not pi-context's: left");
+}
+
+/// A JSONC file's value (comments, trailing commas and a byte-order mark allowed).
+fn jsonc_of(path: &Path) -> Value {
+    let text = read(path);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    jsonc_parser::cst::CstRootNode::parse(text, &Default::default())
+        .unwrap()
+        .value()
+        .and_then(|v| v.to_serde_value())
+        .unwrap()
+}
+
+const GEMINI_COMMENTED: &str = r#"// My Gemini settings.
+{
+  /* auth: the API key */
+  "security": {"auth": {"selectedType": "gemini-api-key"}}, // keep
+  "mcpServers": {
+    // a server of mine
+    "other": {"command": "other-server", "args": []}
+  },
+  "hooks": {
+    "BeforeAgent": [
+      {
+        "hooks": [
+          {"type": "command", "command": "echo mine", "timeout": 500} // my hook
+        ]
+      }
+    ]
+  }
+  // the end
+}
+"#;
+
+/// Gemini CLI reads comments in its settings.json, so a person's are kept: the setup adds its
+/// entries and nothing else (the diff has no line taken out), a second run changes no byte, a
+/// comment the person writes inside pi-context's entry survives a re-run, and the removal gives
+/// back the file as it was, to the byte.
+#[test]
+fn gemini_settings_with_comments_keep_them_and_are_given_back_to_the_byte() {
+    let env = TestEnv::new();
+    let settings = put(&env.home().join(".gemini/settings.json"), GEMINI_COMMENTED);
+    let dry = ok(&env, &["gemini", "--dry-run"]);
+    let lines: Vec<&str> = dry.lines().collect();
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+    {
+        let with_comma = format!("+{},", &line[1..]);
+        assert!(
+            lines.contains(&with_comma.as_str()),
+            "a line changed only by a comma:\n{dry}"
+        );
+    }
+    assert_eq!(
+        read(&settings),
+        GEMINI_COMMENTED,
+        "a dry run writes nothing"
+    );
+
+    ok(&env, &["gemini"]);
+    let text = read(&settings);
+    for comment in [
+        "// My Gemini settings.",
+        "/* auth: the API key */",
+        "// keep",
+        "// a server of mine",
+        "// my hook",
+        "// the end",
+    ] {
+        assert!(text.contains(comment), "{comment}:\n{text}");
+    }
+    let after = jsonc_of(&settings);
+    assert_eq!(
+        after["mcpServers"]["pi-context"]["command"],
+        binary(),
+        "{text}"
+    );
+    assert_eq!(after["hooks"]["BeforeAgent"].as_array().unwrap().len(), 2);
+    assert!(after["hooks"]["SessionStart"].is_array(), "{text}");
+    assert_eq!(
+        read(&pi_context::setup::backup_path(&settings)),
+        GEMINI_COMMENTED
+    );
+    assert!(ok(&env, &["gemini"]).contains("already set up"));
+    assert_eq!(read(&settings), text, "idempotent to the byte");
+    let status: Value = serde_json::from_str(&ok(&env, &["--status", "--json", "gemini"])).unwrap();
+    assert_eq!(status["agents"][0]["mcp"]["registered"], true, "{status}");
+
+    // A comment inside pi-context's own entry stays through a re-run.
+    let annotated = text.replacen(
+        "\"pi-context\": {",
+        "\"pi-context\": {\n      // memory, added by pi-context setup",
+        1,
+    );
+    assert_ne!(annotated, text);
+    put(&settings, &annotated);
+    ok(&env, &["gemini"]);
+    assert_eq!(read(&settings), annotated);
+
+    ok(&env, &["gemini", "--remove"]);
+    assert_eq!(
+        read(&settings),
+        GEMINI_COMMENTED,
+        "every comment, and nothing of pi-context's"
+    );
+}
+
+/// OpenCode reads `opencode.jsonc` with comments and trailing commas; a file with both, CRLF
+/// line ends and a byte-order mark keeps all of them through a setup, and a removal gives it back
+/// to the byte.
+#[test]
+fn opencode_jsonc_keeps_comments_trailing_commas_crlf_and_a_bom_to_the_byte() {
+    let env = TestEnv::new();
+    let dir = env.home().join(".config/opencode");
+    let original = "\u{feff}{\r\n    // my theme\r\n    \"theme\": \"x\", /* beside */\r\n    \"mcp\": {\r\n        \"other\": {\"type\": \"remote\", \"url\": \"https://x\",}, // mine\r\n    },\r\n    \"plugin\": [\"a\",],\r\n}\r\n";
+    let jsonc = put(&dir.join("opencode.jsonc"), original);
+    ok(&env, &["opencode"]);
+    let text = read(&jsonc);
+    assert!(text.starts_with('\u{feff}'), "{text:?}");
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "CRLF only: {text:?}"
+    );
+    for kept in [
+        "// my theme",
+        "/* beside */",
+        "\"https://x\",}, // mine",
+        "[\"a\",]",
+    ] {
+        assert!(text.contains(kept), "{kept}: {text:?}");
+    }
+    assert!(
+        text.contains("\r\n        \"pi-context\": {\r\n"),
+        "in the file's own indentation: {text:?}"
+    );
+    let config = jsonc_of(&jsonc);
+    assert_eq!(config["mcp"]["pi-context"]["command"][0], binary());
+    assert_eq!(config["mcp"]["other"]["type"], "remote");
+    ok(&env, &["opencode"]);
+    assert_eq!(read(&jsonc), text, "idempotent to the byte");
+    let status: Value =
+        serde_json::from_str(&ok(&env, &["--status", "--json", "opencode"])).unwrap();
+    assert_eq!(status["agents"][0]["mcp"]["registered"], true, "{status}");
+    ok(&env, &["opencode", "--remove"]);
+    assert_eq!(read(&jsonc), original);
+    assert!(!dir.join("opencode.json").exists());
+}
+
+/// A key a setup must edit, written twice in one object, is refused (exit 74, the file named
+/// and untouched): which of the two an agent reads is its parser's choice. A key written twice
+/// elsewhere is the user's business: the setup goes on.
+#[test]
+fn a_key_written_twice_where_the_setup_edits_is_refused() {
+    let env = TestEnv::new();
+    let dir = env.home().join(".config/opencode");
+    let twice = "{\n  \"mcp\": {},\n  // again\n  \"mcp\": {\"other\": {\"type\": \"remote\", \"url\": \"https://x\"}}\n}\n";
+    let jsonc = put(&dir.join("opencode.jsonc"), twice);
+    let (code, out, err) = setup(&env, &["opencode"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(
+        err.contains("opencode.jsonc") && err.contains("`mcp` twice"),
+        "{err}"
+    );
+    assert_eq!(read(&jsonc), twice);
+    assert!(
+        !dir.join("plugin/pi-context.js").exists(),
+        "nothing written"
+    );
+
+    let elsewhere = "{\n  \"theme\": \"a\",\n  \"theme\": \"b\"\n}\n";
+    put(&jsonc, elsewhere);
+    ok(&env, &["opencode"]);
+    assert_eq!(jsonc_of(&jsonc)["theme"], "b");
+    ok(&env, &["opencode", "--remove"]);
+    assert_eq!(read(&jsonc), elsewhere);
+}
+
+/// Claude Code, Codex, Copilot CLI and Cursor read their files as JSON: a comment there is
+/// still refused (exit 74, naming the line), the file untouched; a file they read is edited in
+/// place all the same: its layout kept, but for the one-line object pi-context's entry went into,
+/// which becomes several lines and stays so after the removal.
+#[test]
+fn a_comment_in_a_file_its_agent_reads_as_json_is_refused() {
+    let env = TestEnv::new();
+    let text = "{\n  // mine\n  \"mcpServers\": {}\n}\n";
+    let cursor = put(&env.home().join(".cursor/mcp.json"), text);
+    let (code, out, err) = setup(&env, &["cursor"]);
+    assert_eq!(code, 74, "{out}{err}");
+    assert!(err.contains("mcp.json") && err.contains("line 2"), "{err}");
+    assert_eq!(read(&cursor), text);
+
+    let compact = "{\"mcpServers\": {\"other\": {\"command\": \"x\"}}, \"z\": [1,2]}";
+    put(&cursor, compact);
+    ok(&env, &["cursor"]);
+    let edited = read(&cursor);
+    assert!(
+        edited.starts_with("{\"mcpServers\": {") && edited.contains("\"z\": [1,2]"),
+        "{edited}"
+    );
+    ok(&env, &["cursor", "--remove"]);
+    assert_eq!(
+        read(&cursor),
+        "{\"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n  }, \"z\": [1,2]}"
+    );
 }

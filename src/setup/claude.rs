@@ -8,10 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::json::{object_at, parse_object, render, render_removal};
-use super::{
-    hooks, read_text, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME,
-};
+use super::json::{object_at, JsonFile, Syntax};
+use super::{hooks, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
 use crate::push::Event;
 
 /// The events Claude Code's hooks answer: all three reach its model.
@@ -69,8 +67,8 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
 
 fn settings_change(target: &Target, remove: bool) -> Result<FileChange, SetupError> {
     let path = settings_file(target);
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
+    let read = JsonFile::read(&path, Syntax::Json)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let mut settings = original.clone();
     let shape = |what: &str| SetupError::Shape {
         path: path.clone(),
@@ -92,9 +90,9 @@ fn settings_change(target: &Target, remove: bool) -> Result<FileChange, SetupErr
         settings.remove("hooks");
     }
     let after = if remove {
-        render_removal(before.as_deref(), &original, settings)
+        read.render_removal(settings)?
     } else {
-        render(before.as_deref(), &original, settings)
+        read.render(settings)?
     };
     Ok(FileChange {
         path,
@@ -105,8 +103,8 @@ fn settings_change(target: &Target, remove: bool) -> Result<FileChange, SetupErr
 
 fn mcp_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<(), SetupError> {
     let path = state_file(target);
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
+    let read = JsonFile::read(&path, Syntax::Json)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let current = original
         .get("mcpServers")
         .and_then(|s| s.get(MCP_NAME))
@@ -170,9 +168,9 @@ fn mcp_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<(), Setu
         servers.insert(MCP_NAME.to_string(), wanted);
     }
     let after = if remove {
-        render_removal(before.as_deref(), &original, state)
+        read.render_removal(state)?
     } else {
-        render(before.as_deref(), &original, state)
+        read.render(state)?
     };
     plan.files.push(FileChange {
         path,
@@ -209,7 +207,7 @@ fn plugin_note(plugin: &str, hooks_too: bool) -> String {
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let settings_path = settings_file(target);
-    let settings = parse_object(&settings_path, read_text(&settings_path)?.as_deref())?;
+    let settings = JsonFile::read(&settings_path, Syntax::Json)?.object;
     let empty = Map::new();
     let table = settings
         .get("hooks")
@@ -217,7 +215,7 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
         .unwrap_or(&empty);
     let hooks = hooks::statuses(table, target, &EVENTS);
     let state_path = state_file(target);
-    let state = parse_object(&state_path, read_text(&state_path)?.as_deref())?;
+    let state = JsonFile::read(&state_path, Syntax::Json)?.object;
     let server = state.get("mcpServers").and_then(|s| s.get(MCP_NAME));
     let mut notes = Vec::new();
     if let Some(plugin) = enabled_plugin(&settings) {

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use toml_edit::{Array, DocumentMut, Item, Table};
 
-use super::json::{object_at, parse_object, render, render_removal};
+use super::json::{object_at, JsonFile, Syntax};
 use super::{hooks, read_text, FileChange, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
 use crate::push::Event;
 
@@ -71,8 +71,8 @@ fn server_args(target: &Target) -> Vec<String> {
 pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
     let mut plan = Plan::default();
     let hooks_path = hooks_file(target);
-    let before = read_text(&hooks_path)?;
-    let original = parse_object(&hooks_path, before.as_deref())?;
+    let read = JsonFile::read(&hooks_path, Syntax::Json)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let mut file = original.clone();
     note_unknown_keys(&hooks_path, &original, &mut plan);
     let shape = |what: &str| SetupError::Shape {
@@ -103,9 +103,9 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
         file.remove("hooks");
     }
     let after = if remove {
-        render_removal(before.as_deref(), &original, file)
+        read.render_removal(file)?
     } else {
-        render(before.as_deref(), &original, file)
+        read.render(file)?
     };
     plan.files.push(FileChange {
         path: hooks_path.clone(),
@@ -337,7 +337,7 @@ fn trust(
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let hooks_path = hooks_file(target);
-    let file = parse_object(&hooks_path, read_text(&hooks_path)?.as_deref())?;
+    let file = JsonFile::read(&hooks_path, Syntax::Json)?.object;
     let mut notes = Vec::new();
     let mut plan = Plan::default();
     note_unknown_keys(&hooks_path, &file, &mut plan);

@@ -14,10 +14,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::json::{array_at, object_at, parse_object, render};
+use super::json::{array_at, object_at, JsonFile, Syntax};
 use super::{
-    hook_command, is_our_hook, mcp_json, read_text, FileChange, HookStatus, Plan, SetupError,
-    Status, Target, HOOK_TIMEOUT_SECS,
+    hook_command, is_our_hook, mcp_json, FileChange, HookStatus, Plan, SetupError, Status, Target,
+    HOOK_TIMEOUT_SECS,
 };
 use crate::push::Event;
 
@@ -87,8 +87,8 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
 /// a person added to it kept; removed whole when nothing else is in it.
 fn hooks_change(target: &Target, remove: bool) -> Result<FileChange, SetupError> {
     let path = hooks_file(target);
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
+    let read = JsonFile::read(&path, Syntax::Json)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let mut file = original.clone();
     let shape = |what: String| SetupError::Shape {
         path: path.clone(),
@@ -115,7 +115,7 @@ fn hooks_change(target: &Target, remove: bool) -> Result<FileChange, SetupError>
     let after = if remove && only_ours_left {
         None
     } else {
-        render(before.as_deref(), &original, file)
+        read.render(file)?
     };
     Ok(FileChange {
         path,
@@ -126,7 +126,7 @@ fn hooks_change(target: &Target, remove: bool) -> Result<FileChange, SetupError>
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let hooks_path = hooks_file(target);
-    let file = parse_object(&hooks_path, read_text(&hooks_path)?.as_deref())?;
+    let file = JsonFile::read(&hooks_path, Syntax::Json)?.object;
     let empty = Map::new();
     let table = file
         .get("hooks")
@@ -161,12 +161,9 @@ pub fn status(target: &Target) -> Result<Status, SetupError> {
     })
 }
 
-/// Whether Copilot's settings turn every hook off (a file that is not plain JSON, as Copilot
-/// may write it with comments, is taken not to).
+/// Whether Copilot's settings turn every hook off (read with the comments Copilot writes into
+/// them; a file that cannot be read is taken not to).
 fn hooks_disabled(settings: &std::path::Path) -> bool {
-    std::fs::read_to_string(settings)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|v| v.get("disableAllHooks").cloned())
-        == Some(Value::Bool(true))
+    JsonFile::read(settings, Syntax::Jsonc)
+        .is_ok_and(|file| file.object.get("disableAllHooks") == Some(&Value::Bool(true)))
 }

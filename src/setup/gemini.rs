@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::json::{object_at, parse_object, render, render_removal};
-use super::{hooks, read_text, FileChange, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
+use super::json::{object_at, JsonFile, Syntax};
+use super::{hooks, FileChange, McpStatus, Plan, SetupError, Status, Target, MCP_NAME};
 use crate::push::Event;
 
 /// The events Gemini CLI's hooks answer with context for its model.
@@ -45,8 +45,8 @@ fn is_ours(server: &Value) -> bool {
 
 pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
     let path = settings_file(target);
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
+    let read = JsonFile::read(&path, Syntax::Comments)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let mut settings = original.clone();
     let mut plan = Plan::default();
     let shape = |what: &str| SetupError::Shape {
@@ -73,9 +73,9 @@ pub fn plan(target: &Target, remove: bool) -> Result<Plan, SetupError> {
     }
     mcp_change(&mut settings, &original, target, remove, &mut plan).map_err(|what| shape(&what))?;
     let after = if remove {
-        render_removal(before.as_deref(), &original, settings)
+        read.render_removal(settings)?
     } else {
-        render(before.as_deref(), &original, settings)
+        read.render(settings)?
     };
     plan.files.push(FileChange {
         path,
@@ -123,7 +123,7 @@ fn mcp_change(
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let path = settings_file(target);
-    let settings = parse_object(&path, read_text(&path)?.as_deref())?;
+    let settings = JsonFile::read(&path, Syntax::Comments)?.object;
     let empty = Map::new();
     let table = settings
         .get("hooks")

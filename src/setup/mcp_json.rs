@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::json::{object_at, parse_object, render};
-use super::{read_text, FileChange, McpStatus, Plan, SetupError, MCP_NAME};
+use super::json::{object_at, JsonFile, Syntax};
+use super::{FileChange, McpStatus, Plan, SetupError, MCP_NAME};
 
 /// Whether a registered server is pi-context's (any binary named `pi-context…`).
 pub fn is_ours(server: &Value) -> bool {
@@ -30,23 +30,33 @@ pub fn change(
     remove: bool,
     plan: &mut Plan,
 ) -> Result<FileChange, SetupError> {
-    change_at(path, "mcpServers", is_ours, wanted, remove, plan)
+    change_at(
+        path,
+        Syntax::Json,
+        "mcpServers",
+        is_ours,
+        wanted,
+        remove,
+        plan,
+    )
 }
 
 /// The change that leaves `wanted` registered as pi-context's server in the `key` object of
-/// `path` (or, with `remove`, no server of pi-context's), every other server and key kept in its
-/// place. A server of the same name that `ours` does not recognize is left alone, with a note;
-/// a removal with nothing to remove leaves the file as it is; a file a removal leaves empty goes.
+/// `path`, read as `syntax` (or, with `remove`, no server of pi-context's), every other server,
+/// key and comment kept in its place. A server of the same name that `ours` does not recognize
+/// is left alone, with a note; a removal with nothing to remove leaves the file as it is; a file
+/// a removal leaves empty, without a comment, goes.
 pub fn change_at(
     path: PathBuf,
+    syntax: Syntax,
     key: &str,
     ours: fn(&Value) -> bool,
     wanted: Value,
     remove: bool,
     plan: &mut Plan,
 ) -> Result<FileChange, SetupError> {
-    let before = read_text(&path)?;
-    let original = parse_object(&path, before.as_deref())?;
+    let read = JsonFile::read(&path, syntax)?;
+    let (before, original) = (read.text.clone(), read.object.clone());
     let current = original.get(key).and_then(|s| s.get(MCP_NAME));
     let unchanged = |path, before: Option<String>| FileChange {
         path,
@@ -76,10 +86,10 @@ pub fn change_at(
     } else {
         servers.insert(MCP_NAME.to_string(), wanted);
     }
-    let after = if remove && file.is_empty() {
-        None
+    let after = if remove {
+        read.render_removal(file)?
     } else {
-        render(before.as_deref(), &original, file)
+        read.render(file)?
     };
     Ok(FileChange {
         path,
@@ -88,9 +98,9 @@ pub fn change_at(
     })
 }
 
-/// How pi-context's server stands in `path`.
+/// How pi-context's server stands in `path` (plain JSON).
 pub fn status(path: PathBuf) -> Result<McpStatus, SetupError> {
-    let file = parse_object(&path, read_text(&path)?.as_deref())?;
+    let file = JsonFile::read(&path, Syntax::Json)?.object;
     let server = file.get("mcpServers").and_then(|s| s.get(MCP_NAME));
     Ok(McpStatus {
         registered: server.is_some_and(is_ours),

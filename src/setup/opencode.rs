@@ -9,14 +9,14 @@
 //! folded into the first system message (asked once per session), `chat.message` → the hint as
 //! a synthetic text part of the prompt's message, `experimental.session.compacting` → the
 //! compaction's request into its `context`. Found by running OpenCode 1.18.33 against the lab's
-//! model server (docs/agents.md). A configuration file with comments is refused (exit 74): it
-//! is read as JSON, and would lose them.
+//! model server (docs/agents.md). The configuration is read as OpenCode reads it, comments and
+//! trailing commas allowed, and edited in place ([`super::json`]): they all stay.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::json::parse_object;
+use super::json::{JsonFile, Syntax};
 use super::mcp_json;
 use super::{
     read_text, shell_words, FileChange, HookStatus, McpStatus, Plan, SetupError, Status, Target,
@@ -134,12 +134,20 @@ fn plugin_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<FileC
 /// pi-context's server in `mcp` of the configuration ([`mcp_json::change_at`]).
 fn config_change(target: &Target, remove: bool, plan: &mut Plan) -> Result<FileChange, SetupError> {
     let path = config_file(target);
-    mcp_json::change_at(path, "mcp", is_our_server, server(target), remove, plan)
+    mcp_json::change_at(
+        path,
+        Syntax::Jsonc,
+        "mcp",
+        is_our_server,
+        server(target),
+        remove,
+        plan,
+    )
 }
 
 pub fn status(target: &Target) -> Result<Status, SetupError> {
     let path = config_file(target);
-    let config = parse_object(&path, read_text(&path)?.as_deref())?;
+    let config = JsonFile::read(&path, Syntax::Jsonc)?.object;
     let server = config.get("mcp").and_then(|s| s.get(MCP_NAME));
     let plugin = read_text(&plugin_file(target))?.filter(|text| is_our_plugin(text));
     let binary = plugin.as_deref().and_then(plugin_binary);

@@ -1,8 +1,9 @@
 // pi-context's plugin for OpenCode, written by `pi-context setup opencode` (docs/agents.md):
 // it runs `pi-context hook opencode <event>` and puts what that answers into OpenCode's
-// context: the boot into the system prompt (asked once per session), the recall hint into a
-// prompt's message (a synthetic text part), the compaction's request into the compaction's
-// context. It fails open: an error, a timeout or no answer changes nothing.
+// context: the boot into the system prompt of a person's own sessions (asked once per session;
+// not in a subagent's session, nor in OpenCode's requests for a title or a summary), the recall
+// hint into a prompt's message (a synthetic text part), the compaction's request into the
+// compaction's context. It fails open: an error, a timeout or no answer changes nothing.
 // A setup rewrites this file; `pi-context setup opencode --remove` deletes it.
 import { spawn } from "node:child_process";
 
@@ -64,13 +65,44 @@ function partId(parts) {
   return "prt_" + next.toString(16).padStart(12, "0").slice(-12) + random;
 }
 
-export const PiContext = async ({ directory }) => {
+/** Whether a request's system prompt is one of a conversation's turns: OpenCode builds those
+ * with its environment block (`<env>`, the working directory); its own requests for a title, a
+ * summary or a compaction carry only their agent's prompt. */
+function isConversationTurn(system) {
+  return system.some((text) => typeof text === "string" && text.includes("<env>"));
+}
+
+export const PiContext = async ({ client, directory }) => {
   const boots = new Map();
+  // Sessions known to be a task's child (a subagent's session), or a person's own.
+  const parents = new Map();
+  const noteSession = (info) => {
+    if (info && typeof info.id === "string") parents.set(info.id, info.parentID || null);
+  };
+  /** Whether `session` is a person's own (no parent session): from OpenCode's events, else
+   * asked of OpenCode's server once. */
+  const isPrimary = async (session) => {
+    if (!parents.has(session)) {
+      try {
+        const found = await client.session.get({ path: { id: session } });
+        noteSession(found && found.data);
+      } catch {}
+    }
+    return !parents.get(session);
+  };
   return {
+    event: async ({ event }) => {
+      try {
+        if (event && (event.type === "session.created" || event.type === "session.updated")) {
+          noteSession(event.properties && event.properties.info);
+        }
+      } catch {}
+    },
     "experimental.chat.system.transform": async (input, output) => {
       try {
         const session = input && input.sessionID;
         if (!session || !Array.isArray(output.system)) return;
+        if (!isConversationTurn(output.system) || !(await isPrimary(session))) return;
         if (!boots.has(session)) {
           boots.set(session, ask("session-start", { session_id: session, cwd: directory, source: "startup" }));
         }

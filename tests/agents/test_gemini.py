@@ -9,7 +9,8 @@ own chats then read as (docs/agents.md, docs/harnesses.md):
   the user's) and found by `sessions search`; the pushed blocks never found as anyone's words;
 - an MCP tool round trip (`mcp_pi-context_notes_write`);
 - nothing is sent anywhere but 127.0.0.1 (strace);
-- `setup` on the settings.json Gemini runs with: merged, idempotent to the byte, removed.
+- `setup` on the settings.json Gemini runs with: merged, idempotent to the byte, removed; with a
+  person's comments in it: kept, and the file read by Gemini.
 
     scripts/test-agents -k Gemini
 """
@@ -143,6 +144,26 @@ class GeminiSetupOnItsFilesTest(unittest.TestCase):
             self.assertIn(b"BeforeAgent", settings.read_bytes())
             lab.setup("gemini", "--remove")
             self.assertEqual(json.loads(settings.read_bytes()), json.loads(before))
+
+    def test_settings_with_comments_keep_them_and_gemini_runs_the_hooks(self):
+        """Gemini CLI reads comments in settings.json: the setup keeps a person's, Gemini reads
+        the file the setup wrote (its boot reaches the model), and the removal gives the file
+        back to the byte."""
+        with Lab() as lab:
+            settings = lab.gemini_dir / "settings.json"
+            lab.script([], Reply("Hi."))
+            gemini(lab, "hello")
+            commented = "// my settings\n" + settings.read_text().replace("{", "{\n  /* mine */", 1)
+            settings.write_text(commented)
+            lab.setup("gemini")
+            after = settings.read_text()
+            self.assertIn("// my settings", after)
+            self.assertIn("/* mine */", after)
+            run = gemini(lab, "hello again")
+            self.assertTrue(holding(run.requests[0], BOOT), texts(run.requests[0])[:3])
+            self.assertEqual(settings.read_text(), after, "Gemini kept the file as the setup wrote it")
+            lab.setup("gemini", "--remove")
+            self.assertEqual(settings.read_text(), commented)
 
 
 if __name__ == "__main__":

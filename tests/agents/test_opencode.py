@@ -5,6 +5,7 @@ model server over Chat Completions, and what its own database then reads as (doc
 
 - the boot block folded into the request's system message, once, naming the session and the
   tools as OpenCode's model calls them (`pi-context_*`); the MCP tools in the request's tools;
+  none in a subagent's (a task's child) session, none in OpenCode's request for a title;
 - the recall hint in the prompt's user message when the prompt continues an earlier session (an
   OpenCode session written during the test, read from OpenCode's database), none with an
   unrelated prompt;
@@ -145,6 +146,35 @@ class OpenCodeTest(unittest.TestCase):
         stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)
         agent = next(a for a in stats["agents"] if a["agent"] == "opencode")
         self.assertEqual((agent["sessions"], agent["boots"], agent["hints"]), (2, 0, 1), agent)
+
+    def test_the_boot_reaches_the_persons_session_only_not_a_subagents_nor_the_title(self):
+        """The plugin's system transform sees every model request of OpenCode: a task's child
+        session (a subagent) and OpenCode's request for a title get no boot; the person's own
+        session gets it, once per request."""
+        self.lab.setup("opencode")
+        task = {"name": "task", "input": {"description": "Look around", "subagent_type": "general",
+                                          "prompt": "SUBAGENT-TASK: say what you see."}}
+        self.lab.script([Rule(Reply("I see a lab."), api="chat", last_user="SUBAGENT-TASK"),
+                         Rule(Reply("Delegating.", [task]), api="chat", last_user="delegate this",
+                              contains="todowrite", times=1)],
+                        Reply("Done."))
+        run = self.opencode("delegate this")
+
+        def first_user(request):
+            return next((text for role, text in messages(request) if role == "user"), "")
+
+        children = [r for r in run.requests if first_user(r).startswith("SUBAGENT-TASK")]
+        titles = [r for r in run.requests if "title generator" in all_text(r)]
+        own = [r for r in run.requests
+               if r["body"].get("tools") and unquoted(first_user(r)).startswith("delegate this")]
+        everything = [all_text(r)[:300] for r in run.requests]
+        self.assertTrue(children, f"the task ran a child session: {everything}")
+        self.assertTrue(titles, f"OpenCode asked for a title: {everything}")
+        self.assertGreaterEqual(len(own), 2, f"the turn, then the task's result: {everything}")
+        for request in children + titles:
+            self.assertEqual(pushed(request, BOOT), [], all_text(request)[:1500])
+        for request in own:
+            self.assertEqual(len(pushed(request, BOOT)), 1, all_text(request)[-1500:])
 
     def test_the_compaction_is_asked_to_keep_the_task_state_and_the_session_id(self):
         self.lab.setup("opencode")

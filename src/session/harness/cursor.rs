@@ -9,9 +9,13 @@
 //! (`turn_ended`, `metadata`, unknown ones) hold their place as inert entries; a `metadata`
 //! record's `overview` names the session. Nothing in the file gives the session's id, cwd or
 //! any time: the id is the file's name, a subagent's parent the directory its `subagents/` is
-//! in, and the file's modification time stands in for the session's last update.
+//! in, the cwd the one directory the project directory's name stands for ([`cwd_from_path`]),
+//! and the file's modification time stands in for the session's last update.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -249,4 +253,169 @@ pub(super) fn parent_from_path(path: &Path) -> Option<String> {
     }
     let name = dir.parent()?.file_name()?.to_str()?;
     (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The cwd of a transcript's session: the directory its project directory
+/// (`projects/<encoded cwd>/`) stands for ([`project_cwd`]).
+pub(super) fn cwd_from_path(path: &Path) -> Option<String> {
+    let transcripts = path
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == "agent-transcripts"))?;
+    project_cwd(transcripts.parent()?)
+}
+
+/// The directory a project directory of Cursor's stands for, remembered for the process.
+/// Cursor names it by the path with every run of characters other than ASCII letters and
+/// digits made one `-`, trimmed (`/home/me/my-app.v2` → `home-me-my-app-v2`), which cannot be
+/// decoded alone: the path is the one its `.workspace-trusted` names (Cursor writes it when a
+/// person trusts the directory) when that path encodes to the name, else the one existing
+/// directory whose path encodes to it; none, or more than one: no cwd.
+fn project_cwd(project: &Path) -> Option<String> {
+    static FOUND: OnceLock<Mutex<FxHashMap<PathBuf, Option<String>>>> = OnceLock::new();
+    let found = FOUND.get_or_init(Default::default);
+    if let Some(cwd) = found.lock().ok()?.get(project) {
+        return cwd.clone();
+    }
+    let name = project.file_name()?.to_str()?;
+    let cwd = trusted_workspace(project, name).or_else(|| {
+        let matches = directories_encoded_as(Path::new("/"), name, 2);
+        match matches.as_slice() {
+            [only] => only.to_str().map(str::to_string),
+            _ => None,
+        }
+    });
+    found
+        .lock()
+        .ok()?
+        .insert(project.to_path_buf(), cwd.clone());
+    cwd
+}
+
+/// Cursor's name for a path (or a path's segment): each run of characters other than ASCII
+/// letters and digits one `-`, none at either end.
+pub(super) fn encoded(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    if out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct TrustRepr {
+    #[serde(rename = "workspacePath")]
+    workspace_path: String,
+}
+
+/// The path `.workspace-trusted` names (`{"trustedAt", "workspacePath", "trustMethod"}`), when
+/// it encodes to the project directory's name.
+fn trusted_workspace(project: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(project.join(".workspace-trusted")).ok()?;
+    let trust: TrustRepr = serde_json::from_str(&text).ok()?;
+    (trust.workspace_path.starts_with('/') && encoded(&trust.workspace_path) == name)
+        .then_some(trust.workspace_path)
+}
+
+/// The existing directories under `root` whose path below it encodes to `rest`, at most
+/// `enough` of them (two tell an ambiguity). Only entries whose name encodes to a prefix of
+/// what is left are entered, so the walk reads the directories along the candidate paths only;
+/// a name with no letter or digit (which encodes to nothing) is not entered.
+fn directories_encoded_as(root: &Path, rest: &str, enough: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        if found.len() >= enough {
+            break;
+        }
+        let name = entry.file_name();
+        let Some(segment) = name.to_str().map(encoded).filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        let path = entry.path();
+        if rest == segment {
+            if path.is_dir() {
+                found.push(path);
+            }
+        } else if let Some(below) = rest
+            .strip_prefix(segment.as_str())
+            .and_then(|r| r.strip_prefix('-'))
+        {
+            if path.is_dir() {
+                found.extend(directories_encoded_as(&path, below, enough - found.len()));
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_encodes_as_cursor_names_its_project_directory() {
+        assert_eq!(encoded("/Users/me/work/my-app"), "Users-me-work-my-app");
+        assert_eq!(
+            encoded("/home/jane.doe/my app/v2_"),
+            "home-jane-doe-my-app-v2"
+        );
+        assert_eq!(encoded("/tmp/.x/__/y"), "tmp-x-y");
+        assert_eq!(encoded("/é/a"), "a");
+    }
+
+    #[test]
+    fn the_walk_finds_the_one_directory_a_name_stands_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for made in [
+            "work/my-app.v2/src",
+            "work/plain",
+            "two/a-b",
+            "two/a/b",
+            "gone",
+        ] {
+            std::fs::create_dir_all(root.join(made)).unwrap();
+        }
+        std::fs::write(root.join("work/file"), "").unwrap();
+        let walk = |name: &str| directories_encoded_as(root, name, 2);
+        assert_eq!(walk("work-plain"), [root.join("work/plain")]);
+        assert_eq!(walk("work-my-app-v2"), [root.join("work/my-app.v2")]);
+        assert_eq!(
+            walk("work-my-app-v2-src"),
+            [root.join("work/my-app.v2/src")]
+        );
+        let mut both = walk("two-a-b");
+        both.sort();
+        assert_eq!(both, [root.join("two/a/b"), root.join("two/a-b")]);
+        assert!(walk("work-file").is_empty(), "a file is no cwd");
+        assert!(walk("work-nowhere").is_empty());
+        assert!(walk("wor").is_empty(), "a name matches whole segments only");
+    }
+
+    #[test]
+    fn a_trusted_workspace_names_the_path_when_it_encodes_to_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("home-me-my-app");
+        std::fs::create_dir_all(&project).unwrap();
+        let trust = |path: &str| {
+            std::fs::write(
+                project.join(".workspace-trusted"),
+                format!(r#"{{"trustedAt":"2026-08-02T02:06:46.038Z","workspacePath":"{path}","trustMethod":"cli-flag"}}"#),
+            )
+            .unwrap();
+            trusted_workspace(&project, "home-me-my-app")
+        };
+        assert_eq!(trust("/home/me/my-app").as_deref(), Some("/home/me/my-app"));
+        assert_eq!(trust("/home/me/my.app").as_deref(), Some("/home/me/my.app"));
+        assert_eq!(trust("/home/me/other"), None, "not this directory's");
+    }
 }

@@ -595,8 +595,9 @@ impl Reader {
 
 /// What a session learns from its file's path: a Codex rollout without a `session_meta` takes
 /// its id from the uuid in its file name (`rollout-<time>-<uuid>.jsonl`); a Cursor transcript,
-/// which names nothing, its id from its file name and, in a `subagents/` directory, its parent
-/// from the directory that holds it; a Gemini chat its parent (a subagent's directory) and its
+/// which names nothing, its id from its file name, in a `subagents/` directory its parent from
+/// the directory that holds it, and its cwd from its project directory's name
+/// ([`cursor::cwd_from_path`]); a Gemini chat its parent (a subagent's directory) and its
 /// project's root ([`gemini::complete_from_path`]).
 pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
     match session.harness {
@@ -609,6 +610,7 @@ pub(super) fn complete_from_path(session: &mut super::Session, path: &Path) {
             let header = session.header.get_or_insert_with(Default::default);
             header.id = Harness::Cursor.id_from_path(path);
             header.parent_session_id = cursor::parent_from_path(path);
+            header.cwd = cursor::cwd_from_path(path);
         }
         Harness::Gemini => {
             gemini::complete_from_path(session.header.get_or_insert_with(Default::default), path);
