@@ -496,3 +496,35 @@ fn a_session_gets_the_one_existing_directory_its_project_directory_stands_for() 
         .collect();
     assert_eq!(ids, ["s-plain"], "{listed}");
 }
+
+/// A FIFO in place of `.workspace-trusted` is no trust file: the reader does not block on it
+/// and finds the cwd by the walk instead.
+#[test]
+fn a_fifo_in_place_of_the_trust_file_does_not_hold_the_reader_up() {
+    let env = TestEnv::new();
+    let home = env.work().join("cursor-home");
+    let cwd = env.work().join("code/fifo-trust");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let session = transcript_for(&home, &cwd, "s-fifo");
+    let trust = session
+        .ancestors()
+        .nth(3)
+        .unwrap()
+        .join(".workspace-trusted");
+    let c = std::ffi::CString::new(trust.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let dir = home.to_string_lossy();
+    let cmd = common::recall::spawnable(
+        &env,
+        &["sessions", "list", "--all", "--json", "--cursor-dir", &dir],
+    );
+    let (code, stdout) = common::recall::run_within(cmd, Duration::from_secs(30));
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&stdout));
+    let listed: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(listed["sessions"][0]["session_id"], "s-fifo", "{listed}");
+    assert_eq!(
+        listed["sessions"][0]["cwd"],
+        cwd.to_string_lossy().as_ref(),
+        "{listed}"
+    );
+}

@@ -700,3 +700,35 @@ fn search_shows_tool_outputs_and_messages_of_whole_file_chats() {
         "{content}"
     );
 }
+
+/// A FIFO where Gemini keeps its project marker and its project map is no file: the reader
+/// neither blocks on it (opening a FIFO for reading waits for a writer) nor fails the session,
+/// which is read without a cwd.
+#[test]
+fn a_fifo_in_place_of_the_project_marker_or_map_does_not_hold_the_reader_up() {
+    let env = TestEnv::new();
+    let gemini = env.work().join(".gemini");
+    let chats = gemini.join("tmp/shop/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::copy(harness_fixture(REAL_RESUMED), chats.join("session-a.jsonl")).unwrap();
+    for fifo in [
+        gemini.join("projects.json"),
+        gemini.join("tmp/shop/.project_root"),
+    ] {
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+    let dir = gemini.to_string_lossy();
+    let cmd = common::recall::spawnable(
+        &env,
+        &["sessions", "list", "--all", "--json", "--gemini-dir", &dir],
+    );
+    let (code, stdout) = common::recall::run_within(cmd, std::time::Duration::from_secs(30));
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&stdout));
+    let listed: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(
+        listed["sessions"][0]["session_id"], REAL_RESUMED_ID,
+        "{listed}"
+    );
+    assert_eq!(listed["sessions"][0]["cwd"], Value::Null, "{listed}");
+}

@@ -317,7 +317,7 @@ struct TrustRepr {
 /// The path `.workspace-trusted` names (`{"trustedAt", "workspacePath", "trustMethod"}`), when
 /// it encodes to the project directory's name.
 fn trusted_workspace(project: &Path, name: &str) -> Option<String> {
-    let text = std::fs::read_to_string(project.join(".workspace-trusted")).ok()?;
+    let text = super::side_file(&project.join(".workspace-trusted"))?;
     let trust: TrustRepr = serde_json::from_str(&text).ok()?;
     (trust.workspace_path.starts_with('/') && encoded(&trust.workspace_path) == name)
         .then_some(trust.workspace_path)

@@ -863,7 +863,7 @@ fn project_root(project: &Path) -> Option<String> {
 }
 
 fn marker(project: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(project.join(".project_root")).ok()?;
+    let text = super::side_file(&project.join(".project_root"))?;
     Some(text.trim().to_string()).filter(|root| !root.is_empty())
 }
 
@@ -876,7 +876,7 @@ struct RegistryRepr {
 fn registered(project: &Path) -> Option<String> {
     let name = project.file_name()?.to_str()?;
     let gemini_dir = project.parent()?.parent()?;
-    let text = std::fs::read_to_string(gemini_dir.join("projects.json")).ok()?;
+    let text = super::side_file(&gemini_dir.join("projects.json"))?;
     let registry: RegistryRepr = serde_json::from_str(&text).ok()?;
     let by_slug = registry
         .projects
