@@ -53,6 +53,7 @@ pub mod redact;
 pub mod session;
 pub mod settings;
 pub mod setup;
+pub mod sidefile;
 pub mod sync;
 pub mod text;
 pub mod wire;

@@ -10,6 +10,7 @@ const NEVER: &[(&str, &[&str])] = &[
     ("beneath", &["*"]),
     ("redact", &["*"]),
     ("cachefile", &["*"]),
+    ("sidefile", &["*"]),
     (
         "text",
         &[

@@ -608,3 +608,23 @@ fn the_boot_and_the_tools_migrate_too_without_a_word() {
         "the block shows the moved note: {block}"
     );
 }
+
+/// A FIFO in place of a `.git` file (a worktree's pointer) or of a settings file in the
+/// project is read as no such file: a command run there neither blocks on it nor fails.
+#[test]
+fn a_fifo_in_place_of_dot_git_or_the_projects_settings_does_not_hold_a_command_up() {
+    let env = TestEnv::new();
+    let project = env.work().join("fifo-project");
+    std::fs::create_dir_all(project.join(".pi")).unwrap();
+    for fifo in [project.join(".git"), project.join(".pi/settings.json")] {
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+    }
+    let mut cmd = common::recall::spawnable(&env, &["sessions", "list", "--json"]);
+    cmd.current_dir(&project);
+    let (code, stdout) = common::recall::run_within(cmd, std::time::Duration::from_secs(30));
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&stdout));
+}

@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use common::TestEnv;
@@ -916,4 +917,34 @@ fn a_comment_in_a_file_its_agent_reads_as_json_is_refused() {
         read(&cursor),
         "{\"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n  }, \"z\": [1,2]}"
     );
+}
+
+/// A FIFO in place of an agent's config is no config: the setup neither blocks on it (opening
+/// a FIFO for reading waits for a writer) nor writes anything; it stops with exit 74 naming it.
+#[test]
+fn a_fifo_in_place_of_the_agents_config_is_refused_not_waited_on() {
+    let env = TestEnv::new();
+    let settings = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&settings)
+        .status()
+        .unwrap()
+        .success());
+    let cmd = common::recall::spawnable(&env, &["setup", "claude"]);
+    let (code, _) = common::recall::run_within(cmd, std::time::Duration::from_secs(30));
+    assert_eq!(code, 74);
+    let (_, _, err) = setup(&env, &["claude"]);
+    assert!(
+        err.contains("settings.json") && err.contains("not a regular file"),
+        "{err}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&settings)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "left as it was"
+    );
+    assert!(!env.home().join(".claude/settings.json.bak").exists());
 }

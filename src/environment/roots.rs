@@ -198,7 +198,7 @@ pub fn settings_session_dir(
 }
 
 fn read_session_dir(file: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = crate::sidefile::read(file).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     value
         .get("sessionDir")?

@@ -84,7 +84,7 @@ fn origin_url(git_dir: &Path) -> Option<String> {
 /// The directory holding the repository's shared files (its config among them): a linked
 /// worktree's or a submodule worktree's git dir names it in its `commondir` file.
 fn common_dir(git_dir: &Path) -> PathBuf {
-    match std::fs::read_to_string(git_dir.join("commondir")) {
+    match crate::sidefile::read(&git_dir.join("commondir")) {
         Ok(text) if !text.trim().is_empty() => relative_to(git_dir, Path::new(text.trim())),
         _ => git_dir.to_path_buf(),
     }
@@ -177,7 +177,7 @@ fn gitfile_checkout(dir: &Path, dot_git: &Path) -> Checkout {
 
 /// The real path of the directory a `.git` file's `gitdir:` line names.
 fn gitfile_target(dir: &Path, dot_git: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dot_git).ok()?;
+    let text = crate::sidefile::read(dot_git).ok()?;
     let target = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("gitdir:"))?

@@ -262,7 +262,7 @@ fn run(command: &[String]) -> Result<(), SetupError> {
 
 /// The text of a file, `None` when it does not exist.
 fn read_text(path: &Path) -> Result<Option<String>, SetupError> {
-    match std::fs::read_to_string(path) {
+    match crate::sidefile::read(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(SetupError::Read {

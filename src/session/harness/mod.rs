@@ -15,26 +15,10 @@
 //! `LAYOUT`, `id_from_path`), a variant of [`Harness`] and [`Reader`] and its row in the
 //! `match`es of this file; its variable and default root in `environment`; its fixtures.
 
-/// The text of a small file an agent keeps beside its transcripts (a project map, a marker), read
-/// only when it is a regular file of at most 4 MiB: opened non-blocking, so a FIFO or device in
-/// its place never holds the reader up, and refused by its `fstat` type. A link is followed (a
-/// user may keep such a file elsewhere).
+/// The text of a small file an agent keeps beside its transcripts (a project map, a marker);
+/// `None` unless it is a small regular file ([`crate::sidefile`]).
 pub(super) fn side_file(path: &Path) -> Option<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    const MAX: u64 = 4 << 20;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() > MAX {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(MAX).read_to_string(&mut text).ok()?;
-    Some(text)
+    crate::sidefile::read(path).ok()
 }
 
 pub(super) mod claude;
