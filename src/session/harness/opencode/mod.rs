@@ -1,11 +1,12 @@
 //! OpenCode sessions: its SQLite database (`${XDG_DATA_HOME:-~/.local/share}/opencode/
-//! opencode.db`, `OPENCODE_DB`), tables `session`, `message` and `part` (docs/harnesses.md).
+//! opencode.db`, `OPENCODE_DB`), tables `session`, `message` and `part` (or `session_message`),
+//! and its older JSON storage beside it (`storage/`, [`storage`]) (docs/harnesses.md).
 //!
-//! The database is mirrored first ([`mirror`]): each session becomes a JSONL file of its own
-//! records (a session line, then each message followed by its parts), which this reader reads
-//! like any other transcript. A session is linear (OpenCode appends; a fork is a new session);
-//! a child session (`parent_id`, a `task` tool's subagent) is a session of its own with its
-//! parent.
+//! Both are mirrored first ([`mirror`]): each session becomes a JSONL file of its own records
+//! (a session line, then each message followed by its parts), which this reader reads like any
+//! other transcript. A session is linear (OpenCode appends; a fork is a new session), but for a
+//! pending revert, whose messages are an abandoned branch; a child session (`parent_id`, a
+//! `task` tool's subagent) is a session of its own with its parent.
 //!
 //! A user message's `text` part is a `user` event (a `synthetic` one, which OpenCode or a
 //! plugin added, a `context` event); an assistant message's `text` part an `assistant` event,
