@@ -1078,11 +1078,12 @@ fn the_older_json_storage_reads_as_a_tree_and_a_session_in_the_database_once() {
     let mut db = Db::create(&data.join("opencode.db"));
     db.session("ses_both", None, "/w/json", "both");
     db.user("ses_both", "dbversion kiwi");
-    // The older layout, one store per project, its first messages with their parts inside.
+    // The older layout, one store per project, its first messages with their parts inside; its
+    // session file has no directory: the assistant's working directory stands in.
     let old = "project/oldproj/storage/session";
     storage.write(
         &format!("{old}/info/ses_oldlayout.json"),
-        &json!({"id": "ses_oldlayout", "title": "old", "directory": "/w/old",
+        &json!({"id": "ses_oldlayout", "title": "old",
             "time": {"created": 1_760_000_000_000_i64, "updated": 1_760_000_000_000_i64}}),
     );
     storage.write(
@@ -1097,7 +1098,8 @@ fn the_older_json_storage_reads_as_a_tree_and_a_session_in_the_database_once() {
                 {"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "t1",
                     "toolName": "bash", "args": {"command": "ls"}, "result": "platypus.rs"}},
                 {"type": "text", "text": "Found it."}],
-            "metadata": {"sessionID": "ses_oldlayout", "time": {"created": 1_760_000_002_000_i64}, "tool": {}}}),
+            "metadata": {"sessionID": "ses_oldlayout", "time": {"created": 1_760_000_002_000_i64}, "tool": {},
+                "assistant": {"path": {"cwd": "/w/old", "root": "/w"}}}}),
     );
     storage.write(
         &format!("{old}/message/ses_oldlayout/msg_old3.json"),

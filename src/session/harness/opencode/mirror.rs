@@ -124,6 +124,7 @@ fn remove_gone_databases(mirror: &Path, databases: &[PathBuf]) {
 }
 
 /// One session (a row, or a JSON file of the older storage) and what its fingerprint is made of.
+#[derive(Clone)]
 pub(super) struct SessionRow {
     pub(super) id: String,
     pub(super) parent_id: Option<String>,

@@ -125,7 +125,8 @@ fn tool_output(state: &Value) -> Value {
 /// A message of the JSON storage's first shape (`parts` inside it, its times and tool details
 /// in `metadata`), as OpenCode's own reader turns it into a message with parts: `text`,
 /// `step-start` and `file` as they are, a `tool-invocation` a `tool` part (its `result` the
-/// output once its state is `result`). Answers `None` for a message of the current shape.
+/// output once its state is `result`; the assistant's `summary` and `path` kept). Answers `None`
+/// for a message of the current shape.
 pub(super) fn from_first_shape(id: &str, data: &Value) -> Option<(Value, Vec<PartRow>, i64)> {
     let parts = data.get("parts")?.as_array()?;
     let metadata = data.get("metadata")?;
@@ -134,10 +135,12 @@ pub(super) fn from_first_shape(id: &str, data: &Value) -> Option<(Value, Vec<Par
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let role = data.get("role").cloned().unwrap_or(Value::Null);
-    let summary = metadata
-        .pointer("/assistant/summary")
-        .cloned()
-        .unwrap_or(Value::Null);
+    let assistant = |key: &str| {
+        metadata
+            .pointer(&format!("/assistant/{key}"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     let rows = parts
         .iter()
         .enumerate()
@@ -146,7 +149,8 @@ pub(super) fn from_first_shape(id: &str, data: &Value) -> Option<(Value, Vec<Par
             data: first_shape_part(part),
         })
         .collect();
-    Some((json!({"role": role, "summary": summary}), rows, created_ms))
+    let info = json!({"role": role, "summary": assistant("summary"), "path": assistant("path")});
+    Some((info, rows, created_ms))
 }
 
 fn first_shape_part(part: &Value) -> Value {

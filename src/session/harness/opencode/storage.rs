@@ -99,8 +99,9 @@ pub(super) fn sync(data: &Path, dir: &Path, in_databases: &HashSet<String>) -> V
             });
         };
         let (messages, problems) = read_messages(session);
+        let row = with_directory(row, &messages);
         Ok(Read {
-            lines: Some(mirror::session_lines(row, messages)),
+            lines: Some(mirror::session_lines(&row, messages)),
             problems,
         })
     });
@@ -109,6 +110,21 @@ pub(super) fn sync(data: &Path, dir: &Path, in_databases: &HashSet<String>) -> V
         Err(reason) => problems.push(reason),
     }
     problems
+}
+
+/// The session with its directory: the older session files have none; then the first
+/// message's working directory (an assistant message's `path.cwd`).
+fn with_directory(row: &SessionRow, messages: &[Message]) -> SessionRow {
+    let directory = row.directory.clone().or_else(|| {
+        messages.iter().find_map(|(message, _)| {
+            let cwd = message.data.pointer("/path/cwd")?.as_str()?;
+            (!cwd.is_empty()).then(|| cwd.to_string())
+        })
+    });
+    SessionRow {
+        directory,
+        ..row.clone()
+    }
 }
 
 /// A row standing for a session whose file could not be read this time.
