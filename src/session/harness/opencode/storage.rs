@@ -78,8 +78,10 @@ pub(super) fn sync(data: &Path, dir: &Path, in_databases: &HashSet<String>) -> V
     // empty fingerprint never matches): its mirror is kept as it was.
     let mut rows: Vec<(SessionRow, String, Option<&Found>)> = Vec::new();
     for session in &found {
+        // Taken before anything of the session is read: a change made meanwhile shows next time.
+        let fingerprint = fingerprint(session);
         match read_session(session) {
-            Ok(row) => rows.push((row, fingerprint(session), Some(session))),
+            Ok(row) => rows.push((row, fingerprint, Some(session))),
             Err(reason) => {
                 problems.push(reason);
                 rows.push((placeholder(&session.id), String::new(), None));
