@@ -35,13 +35,17 @@ once).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -304,6 +308,44 @@ enabled = false
         """`opencode run --format json -m lab/lab-model ARGS…` (e.g. a prompt, `--session ID`)."""
         argv = [agent_binaries()["opencode"], "run", "--format", "json", "-m", "lab/lab-model", *args]
         return self._run(argv, {**self.opencode_env(), **(env or {})}, self.opencode_data, timeout)
+
+    @contextlib.contextmanager
+    def opencode_server(self, timeout: float = 60):
+        """`opencode serve` on a free port of 127.0.0.1, in the project directory, until the block
+        ends; yields `post(path, body)`, which POSTs JSON to its HTTP API (`/session/:id/revert`)
+        and answers the decoded reply."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        base = f"http://127.0.0.1:{port}"
+        argv = [agent_binaries()["opencode"], "serve", "--hostname", "127.0.0.1", "--port", str(port)]
+        server = subprocess.Popen(argv, cwd=self.project, env=self.opencode_env(), stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    urllib.request.urlopen(f"{base}/session", timeout=2).read()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise RuntimeError("opencode serve did not answer")
+                    time.sleep(0.2)
+
+            def post(path: str, body: dict[str, Any]) -> Any:
+                request = urllib.request.Request(f"{base}{path}", data=json.dumps(body).encode(), method="POST",
+                                                 headers={"content-type": "application/json"})
+                with urllib.request.urlopen(request, timeout=timeout) as reply:
+                    return json.loads(reply.read())
+
+            yield post
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
     def _seed_opencode_config(self) -> None:
         """OpenCode installs `@opencode-ai/plugin` into its configuration directory when that has

@@ -13,6 +13,8 @@ model server over Chat Completions, and what its own database then reads as (doc
   user's), searched by `sessions search`, the pushed hint never found as anyone's words;
 - the compaction's request in the summary's request (`experimental.session.compacting`);
 - an MCP tool round trip (`pi-context_notes_write`);
+- a revert (`POST /session/:id/revert` of `opencode serve`): the reverted turn an abandoned
+  branch, `--leaf` reads it; unreverted, it is the conversation again;
 - nothing is sent anywhere but 127.0.0.1 (strace);
 - `setup` on a configuration OpenCode runs with: merged, idempotent to the byte, removed.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sqlite3
 import unittest
 from typing import Any
 
@@ -201,6 +204,40 @@ class OpenCodeTest(unittest.TestCase):
             "history", "list", "--session", session, "--role", "assistant", "--role", "context", "--json").stdout)
         summaries = [i for i in listed["items"] if "LAB-SUMMARY" in i.get("content", "")]
         self.assertEqual([i["role"] for i in summaries], ["context"], listed)
+
+    def test_a_revert_leaves_the_reverted_turn_on_an_abandoned_branch(self):
+        self.lab.script([], Reply("kept answer"))
+        session = session_of(self.opencode("first kept prompt"))
+        self.lab.script([], Reply("reverted answer about the narwhal"))
+        self.opencode("--session", session, "second prompt about the narwhal")
+        db = sqlite3.connect(self.lab.opencode_data / "opencode.db")
+        try:
+            users = [m for (m,) in db.execute(
+                "SELECT id FROM message WHERE session_id = ? AND json_extract(data, '$.role') = 'user' "
+                "ORDER BY time_created, id", (session,))]
+            (last_part,) = db.execute("SELECT max(id) FROM part WHERE session_id = ?", (session,)).fetchone()
+        finally:
+            db.close()
+        self.assertEqual(len(users), 2, users)
+
+        def contents(*args: str) -> list[str]:
+            listed = json.loads(self.lab.pi_context(
+                "history", "list", "--session", session, "--role", "user", "--role", "assistant", "--json",
+                *args).stdout)
+            return [unquoted(i["content"]) for i in listed["items"]]
+
+        def found(word: str) -> list[str]:
+            out = json.loads(self.lab.pi_context("sessions", "search", "--all", "--json", word, check=False).stdout)
+            return [s["session_id"] for s in out["sessions"]]
+
+        with self.lab.opencode_server() as post:
+            post(f"/session/{session}/revert", {"messageID": users[1]})
+            self.assertEqual(contents(), ["first kept prompt", "kept answer"])
+            self.assertEqual(found("narwhal"), [])
+            self.assertEqual(contents("--leaf", last_part)[2:],
+                             ["second prompt about the narwhal", "reverted answer about the narwhal"])
+            post(f"/session/{session}/unrevert", {})
+            self.assertEqual(found("narwhal"), [session])
 
     def test_an_mcp_tool_round_trip(self):
         self.lab.setup("opencode")

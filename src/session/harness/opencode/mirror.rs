@@ -1,5 +1,5 @@
-//! OpenCode's SQLite database mirrored as one JSONL file per session (docs/architecture.md,
-//! "OpenCode's database").
+//! OpenCode's SQLite database, and its older JSON storage ([`super::storage`]), mirrored as one
+//! JSONL file per session (docs/architecture.md, "OpenCode's database").
 //!
 //! The database is opened read-only through SQLite (never by copying the main file: the newest
 //! rows may be only in its write-ahead log), never created when missing and never written. A
@@ -8,28 +8,42 @@
 //! transaction: beside a writer's open transaction it sees the last committed state.
 //!
 //! Each session becomes `<mirror>/<database name>/<session id>.jsonl`: a session line, then a
-//! line per message and per part, in order. A session's file is rewritten (a temporary file
+//! line per message and per part, in order. A session whose `message` table holds nothing but
+//! whose `session_message` rows (OpenCode's V2 session runner) hold it is read from those
+//! ([`super::session_message`]). A pending revert (`session.revert`) puts the messages it hides
+//! between a [`REVERT`] line and a [`REVERTED`] line at the end, so they read as an abandoned
+//! branch. A session's file is rewritten (a temporary file
 //! renamed over it) only when its fingerprint (its update time, the number and the newest
 //! update of its messages and parts) changed, so the session index re-reads only those; the
 //! files of sessions no longer in the database are removed, and so are temporary files older
 //! than a minute (a sync killed before its rename left them; there is no lock to tell a live
 //! sync's from a dead one's, and a sync writes a file within moments).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
-use serde_json::value::RawValue;
+use serde_json::Value;
 
 /// The record types of the mirror's lines.
 pub(in crate::session) const SESSION: &str = "opencode.session";
 pub(in crate::session) const MESSAGE: &str = "opencode.message";
 pub(in crate::session) const PART: &str = "opencode.part";
+/// The messages after this line are hidden by a pending revert (OpenCode's undo).
+pub(in crate::session) const REVERT: &str = "opencode.revert";
+/// The end of the reverted messages: the conversation as it now is goes on from before them.
+pub(in crate::session) const REVERTED: &str = "opencode.reverted";
+
+/// The mirror's directory of the JSON storage's sessions (no database is named so: theirs
+/// begin with `opencode`).
+const STORAGE_DIR: &str = "storage";
 
 /// The file that keeps each mirrored session's fingerprint.
 const STATE_FILE: &str = "fingerprints.json";
+/// The file that keeps what could not be read of each mirrored session (when anything).
+const PROBLEMS_FILE: &str = "problems.json";
 
 /// How old a temporary file in the mirror must be to be one a sync left when it was killed (a
 /// sync writes each file within moments); younger ones may be another sync's, being written.
@@ -51,15 +65,25 @@ pub(in crate::session) fn mirror_dir(root: &Path, cache: &Path) -> PathBuf {
 pub(in crate::session) fn sync(root: &Path, mirror: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let databases = databases(root);
+    let mut in_databases: HashSet<String> = HashSet::new();
     for db in &databases {
         let Some(name) = db.file_stem().and_then(|n| n.to_str()) else {
             continue;
         };
-        if let Err(reason) = sync_database(db, &mirror.join(name)) {
+        let dir = mirror.join(name);
+        if let Err(reason) = sync_database(db, &dir) {
             problems.push(reason);
         }
+        in_databases.extend(load_state(&dir).into_keys());
     }
     remove_gone_databases(mirror, &databases);
+    if root.is_dir() {
+        problems.extend(super::storage::sync(
+            root,
+            &mirror.join(STORAGE_DIR),
+            &in_databases,
+        ));
+    }
     problems
 }
 
@@ -92,52 +116,147 @@ fn remove_gone_databases(mirror: &Path, databases: &[PathBuf]) {
     };
     let names: Vec<&std::ffi::OsStr> = databases.iter().filter_map(|d| d.file_stem()).collect();
     for entry in entries.flatten() {
-        if !names.contains(&entry.file_name().as_os_str()) && entry.path().is_dir() {
+        let name = entry.file_name();
+        if name != STORAGE_DIR && !names.contains(&name.as_os_str()) && entry.path().is_dir() {
             let _ = fs::remove_dir_all(entry.path());
         }
     }
 }
 
-/// One session row and what its fingerprint is made of.
-struct SessionRow {
-    id: String,
-    parent_id: Option<String>,
-    directory: Option<String>,
-    title: Option<String>,
-    version: Option<String>,
-    created_ms: i64,
-    updated_ms: i64,
+/// One session (a row, or a JSON file of the older storage) and what its fingerprint is made of.
+#[derive(Clone)]
+pub(super) struct SessionRow {
+    pub(super) id: String,
+    pub(super) parent_id: Option<String>,
+    pub(super) directory: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) created_ms: i64,
+    pub(super) updated_ms: i64,
+    /// `session.revert` as stored (JSON), when a revert is pending.
+    pub(super) revert: Option<String>,
+}
+
+/// One message: its id, creation time and `data` JSON.
+pub(super) struct MessageRow {
+    pub(super) id: String,
+    pub(super) created_ms: i64,
+    pub(super) data: Value,
+}
+
+/// One part: its id and `data` JSON.
+pub(super) struct PartRow {
+    pub(super) id: String,
+    pub(super) data: Value,
+}
+
+/// A message with its parts, in order.
+pub(super) type Message = (MessageRow, Vec<PartRow>);
+
+/// What a session's file is made from: its lines, or nothing when it could not be read (its
+/// file, if any, is kept as it was); and what of it could not be read, one reason each.
+pub(super) struct Read {
+    pub(super) lines: Option<Vec<String>>,
+    pub(super) problems: Vec<String>,
+}
+
+/// Writes the file of each session whose fingerprint changed (`read` makes its lines), removes
+/// the files of sessions no longer there and records the fingerprints; answers what could not
+/// be read of the sessions (remembered for those not read again, so that they are counted at
+/// every sync, not only at the one that met them).
+pub(super) fn write_sessions<'a, E>(
+    dir: &Path,
+    sessions: impl IntoIterator<Item = (&'a SessionRow, String)>,
+    mut read: impl FnMut(&SessionRow) -> Result<Read, E>,
+) -> Result<Vec<String>, String>
+where
+    E: std::fmt::Display,
+{
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut known = load_state(dir);
+    let mut known_problems = load_problems(dir);
+    let mut now: BTreeMap<String, String> = BTreeMap::new();
+    let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (session, fingerprint) in sessions {
+        let Some(file) = session_file(dir, &session.id) else {
+            continue;
+        };
+        let before = known.remove(&session.id);
+        let before_problems = known_problems.remove(&session.id);
+        if before.as_deref() == Some(fingerprint.as_str()) && file.is_file() {
+            now.insert(session.id.clone(), fingerprint);
+            problems.extend(before_problems.map(|p| (session.id.clone(), p)));
+            continue;
+        }
+        let read = read(session).map_err(|e| e.to_string())?;
+        if !read.problems.is_empty() {
+            problems.insert(session.id.clone(), read.problems);
+        }
+        match read.lines {
+            Some(lines) => {
+                write_atomically(&file, &lines).map_err(|e| format!("{}: {e}", file.display()))?;
+                now.insert(session.id.clone(), fingerprint);
+            }
+            None if file.is_file() => {
+                now.insert(session.id.clone(), before.unwrap_or_default());
+            }
+            None => {}
+        }
+    }
+    remove_gone_sessions(dir, &now);
+    remove_stale_temps(dir, std::time::SystemTime::now());
+    save_state(dir, &now);
+    save_problems(dir, &problems);
+    Ok(problems.into_values().flatten().collect())
+}
+
+/// The optional parts of OpenCode's schema a database has (older ones lack them).
+struct Schema {
+    revert: bool,
+    session_message: bool,
+}
+
+fn schema(conn: &Connection) -> rusqlite::Result<Schema> {
+    let revert = conn
+        .prepare("SELECT 1 FROM pragma_table_info('session') WHERE name = 'revert'")?
+        .exists([])?;
+    let session_message = conn
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_message'")?
+        .exists([])?;
+    Ok(Schema {
+        revert,
+        session_message,
+    })
 }
 
 fn sync_database(db: &Path, dir: &Path) -> Result<(), String> {
     let why = |e: rusqlite::Error| format!("OpenCode database {}: {e}", db.display());
     let conn = open_read_only(db).map_err(why)?;
     let tx = conn.unchecked_transaction().map_err(why)?;
-    let sessions = read_sessions(&tx).map_err(why)?;
-    let fingerprints = read_fingerprints(&tx).map_err(why)?;
-    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut known = load_state(dir);
-    let mut now: BTreeMap<String, String> = BTreeMap::new();
-    for session in &sessions {
-        let Some(file) = session_file(dir, &session.id) else {
-            continue;
-        };
+    let schema = schema(&tx).map_err(why)?;
+    let sessions = read_sessions(&tx, &schema).map_err(why)?;
+    let fingerprints = read_fingerprints(&tx, &schema).map_err(why)?;
+    let fingerprinted = sessions.iter().map(|session| {
         let fingerprint = format!(
-            "{}|{}",
+            "{}|{}|{}",
             session.updated_ms,
-            fingerprints.get(&session.id).map_or("", String::as_str)
+            fingerprints.get(&session.id).map_or("", String::as_str),
+            session.revert.as_deref().unwrap_or("")
         );
-        if known.remove(&session.id).as_deref() != Some(fingerprint.as_str()) || !file.is_file() {
-            let lines = session_lines(&tx, session).map_err(why)?;
-            write_atomically(&file, &lines).map_err(|e| format!("{}: {e}", file.display()))?;
+        (session, fingerprint)
+    });
+    write_sessions(dir, fingerprinted, |session| {
+        let mut messages = read_messages(&tx, &session.id)?;
+        if messages.is_empty() && schema.session_message {
+            messages = read_session_messages(&tx, &session.id)?;
         }
-        now.insert(session.id.clone(), fingerprint);
-    }
-    drop(tx);
-    remove_gone_sessions(dir, &now);
-    remove_stale_temps(dir, std::time::SystemTime::now());
-    save_state(dir, &now);
-    Ok(())
+        Ok::<_, rusqlite::Error>(Read {
+            lines: Some(session_lines(session, messages)),
+            problems: Vec::new(),
+        })
+    })
+    .map(drop)
+    .map_err(|e| format!("OpenCode database {}: {e}", db.display()))
 }
 
 /// Opens the database read-only; `immutable` when it is in WAL mode and has no log beside it
@@ -184,11 +303,12 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
-fn read_sessions(conn: &Connection) -> rusqlite::Result<Vec<SessionRow>> {
-    let mut statement = conn.prepare(
-        "SELECT id, parent_id, directory, title, version, time_created, time_updated \
-         FROM session ORDER BY time_created, id",
-    )?;
+fn read_sessions(conn: &Connection, schema: &Schema) -> rusqlite::Result<Vec<SessionRow>> {
+    let revert = if schema.revert { "revert" } else { "NULL" };
+    let mut statement = conn.prepare(&format!(
+        "SELECT id, parent_id, directory, title, version, time_created, time_updated, {revert} \
+         FROM session ORDER BY time_created, id"
+    ))?;
     let rows = statement.query_map([], |row| {
         Ok(SessionRow {
             id: row.get(0)?,
@@ -198,15 +318,25 @@ fn read_sessions(conn: &Connection) -> rusqlite::Result<Vec<SessionRow>> {
             version: row.get(4)?,
             created_ms: row.get(5)?,
             updated_ms: row.get(6)?,
+            revert: row.get::<_, Option<String>>(7).ok().flatten(),
         })
     })?;
     rows.collect()
 }
 
-/// Per session, the number and newest update of its messages and of its parts.
-fn read_fingerprints(conn: &Connection) -> rusqlite::Result<HashMap<String, String>> {
+/// Per session, the number and newest update of its messages and of its parts (and of its
+/// `session_message` rows).
+fn read_fingerprints(
+    conn: &Connection,
+    schema: &Schema,
+) -> rusqlite::Result<HashMap<String, String>> {
     let mut out: HashMap<String, String> = HashMap::new();
-    for table in ["message", "part"] {
+    let tables: &[&str] = if schema.session_message {
+        &["message", "part", "session_message"]
+    } else {
+        &["message", "part"]
+    };
+    for table in tables {
         let mut statement = conn.prepare(&format!(
             "SELECT session_id, count(*), max(time_updated) FROM {table} GROUP BY session_id"
         ))?;
@@ -226,13 +356,13 @@ fn read_fingerprints(conn: &Connection) -> rusqlite::Result<HashMap<String, Stri
     Ok(out)
 }
 
-/// The session's lines: the session, then each message (by time, then id) followed by its
-/// parts (by id: OpenCode's ids grow with time).
-fn session_lines(conn: &Connection, session: &SessionRow) -> rusqlite::Result<Vec<String>> {
-    let mut parts: HashMap<String, Vec<(String, String)>> = HashMap::new();
+/// The session's messages (by time, then id), each with its parts (by id: OpenCode's ids grow
+/// with time).
+fn read_messages(conn: &Connection, session: &str) -> rusqlite::Result<Vec<Message>> {
+    let mut parts: HashMap<String, Vec<PartRow>> = HashMap::new();
     let mut statement =
         conn.prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY id")?;
-    let rows = statement.query_map([&session.id], |row| {
+    let rows = statement.query_map([session], |row| {
         Ok((
             row.get::<_, String>(0)?,
             row.get::<_, String>(1)?,
@@ -241,49 +371,143 @@ fn session_lines(conn: &Connection, session: &SessionRow) -> rusqlite::Result<Ve
     })?;
     for row in rows {
         let (id, message_id, data) = row?;
-        parts.entry(message_id).or_default().push((id, data));
+        let data = json_value(&data);
+        parts
+            .entry(message_id)
+            .or_default()
+            .push(PartRow { id, data });
     }
-    let mut lines = vec![session_line(session)];
     let mut statement = conn.prepare(
         "SELECT id, time_created, data FROM message WHERE session_id = ?1 \
          ORDER BY time_created, id",
     )?;
-    let rows = statement.query_map([&session.id], |row| {
+    let rows = statement.query_map([session], |row| {
         Ok((
             row.get::<_, String>(0)?,
             row.get::<_, i64>(1)?,
             row.get::<_, String>(2)?,
         ))
     })?;
+    let mut messages = Vec::new();
     for row in rows {
         let (id, created_ms, data) = row?;
-        let message = json_value(&data);
-        let role = serde_json::from_str::<serde_json::Value>(message.get())
-            .ok()
-            .and_then(|v| {
-                let role = v.get("role")?.as_str()?.to_string();
-                let summary = v.get("summary").is_some_and(|s| s == true);
-                Some((role, summary))
-            });
-        let timestamp = iso(created_ms);
+        let message_parts = parts.remove(&id).unwrap_or_default();
+        let data = json_value(&data);
+        messages.push((
+            MessageRow {
+                id,
+                created_ms,
+                data,
+            },
+            message_parts,
+        ));
+    }
+    Ok(messages)
+}
+
+/// The session's `session_message` rows (by `seq`), as messages with their parts.
+fn read_session_messages(conn: &Connection, session: &str) -> rusqlite::Result<Vec<Message>> {
+    let mut statement = conn.prepare(
+        "SELECT id, type, time_created, data FROM session_message WHERE session_id = ?1 \
+         ORDER BY seq, id",
+    )?;
+    let rows = statement.query_map([session], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+            row.get::<_, String>(3)?,
+        ))
+    })?;
+    let mut messages = Vec::new();
+    for row in rows {
+        let (id, kind, created_ms, data) = row?;
+        messages.push(super::session_message::message(
+            id,
+            &kind,
+            created_ms,
+            json_value(&data),
+        ));
+    }
+    Ok(messages)
+}
+
+/// The session's lines: the session, then each message followed by its parts; the messages a
+/// pending revert hides come last but one, between a [`REVERT`] and a [`REVERTED`] line.
+pub(super) fn session_lines(session: &SessionRow, messages: Vec<Message>) -> Vec<String> {
+    let revert = session.revert.as_deref().and_then(revert_point);
+    let mut lines = vec![session_line(session)];
+    let mut reverted = false;
+    for (message, parts) in messages {
+        let role = message
+            .data
+            .get("role")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let summary = message.data.get("summary").is_some_and(|s| s == true);
+        let timestamp = iso(message.created_ms);
+        let reverts_here =
+            |part: Option<&str>| revert.as_ref().is_some_and(|r| r.at(&message.id, part));
+        if !reverted && reverts_here(None) {
+            lines.push(revert_line(session));
+            reverted = true;
+        }
         lines.push(
             serde_json::json!({
-                "type": MESSAGE, "id": id, "timestamp": timestamp, "message": message,
+                "type": MESSAGE, "id": message.id, "timestamp": timestamp, "message": message.data,
             })
             .to_string(),
         );
-        let (role, summary) = role.unwrap_or_default();
-        for (part_id, data) in parts.remove(&id).unwrap_or_default() {
+        for part in parts {
+            if !reverted && reverts_here(Some(&part.id)) {
+                lines.push(revert_line(session));
+                reverted = true;
+            }
             lines.push(
                 serde_json::json!({
-                    "type": PART, "id": part_id, "messageID": id, "role": role,
-                    "summary": summary, "timestamp": timestamp, "part": json_value(&data),
+                    "type": PART, "id": part.id, "messageID": message.id, "role": role,
+                    "summary": summary, "timestamp": timestamp, "part": part.data,
                 })
                 .to_string(),
             );
         }
     }
-    Ok(lines)
+    if reverted {
+        lines.push(serde_json::json!({ "type": REVERTED }).to_string());
+    }
+    lines
+}
+
+/// Where a pending revert begins: at a part of a message (the parts before it stay), or at a
+/// whole message.
+struct RevertPoint {
+    message: String,
+    part: Option<String>,
+}
+
+impl RevertPoint {
+    /// Whether the revert begins at this message (`part` none) or at this part of it.
+    fn at(&self, message: &str, part: Option<&str>) -> bool {
+        self.message == message && self.part.as_deref() == part
+    }
+}
+
+fn revert_point(revert: &str) -> Option<RevertPoint> {
+    let value: Value = serde_json::from_str(revert).ok()?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    Some(RevertPoint {
+        message: text("messageID")?,
+        part: text("partID"),
+    })
+}
+
+fn revert_line(session: &SessionRow) -> String {
+    let revert: Value = session
+        .revert
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok())
+        .unwrap_or(Value::Null);
+    serde_json::json!({ "type": REVERT, "revert": revert }).to_string()
 }
 
 fn session_line(session: &SessionRow) -> String {
@@ -301,26 +525,19 @@ fn session_line(session: &SessionRow) -> String {
 }
 
 /// A column's JSON text as a value of the line; `null` when it is not JSON.
-fn json_value(text: &str) -> Box<RawValue> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => serde_json::value::to_raw_value(&value).unwrap_or_else(|_| null()),
-        Err(_) => null(),
-    }
-}
-
-fn null() -> Box<RawValue> {
-    RawValue::from_string("null".to_string()).expect("null is JSON")
+fn json_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 /// Milliseconds since the epoch as an RFC 3339 time.
-fn iso(ms: i64) -> String {
+pub(super) fn iso(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms)
         .map(|t| t.to_string())
         .unwrap_or_default()
 }
 
 /// The file of a session, when its id is a plain file name.
-fn session_file(dir: &Path, id: &str) -> Option<PathBuf> {
+pub(super) fn session_file(dir: &Path, id: &str) -> Option<PathBuf> {
     let plain = !id.is_empty()
         && !id.starts_with('.')
         && id
@@ -392,6 +609,24 @@ fn save_state(dir: &Path, state: &BTreeMap<String, String>) {
     }
     if let Ok(text) = serde_json::to_string(state) {
         let _ = write_atomically(&dir.join(STATE_FILE), &[text]);
+    }
+}
+
+fn load_problems(dir: &Path) -> BTreeMap<String, Vec<String>> {
+    fs::read(dir.join(PROBLEMS_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+fn save_problems(dir: &Path, problems: &BTreeMap<String, Vec<String>>) {
+    if load_problems(dir) == *problems {
+        return;
+    }
+    if problems.is_empty() {
+        let _ = fs::remove_file(dir.join(PROBLEMS_FILE));
+    } else if let Ok(text) = serde_json::to_string(problems) {
+        let _ = write_atomically(&dir.join(PROBLEMS_FILE), &[text]);
     }
 }
 

@@ -1,11 +1,12 @@
 //! OpenCode sessions: its SQLite database (`${XDG_DATA_HOME:-~/.local/share}/opencode/
-//! opencode.db`, `OPENCODE_DB`), tables `session`, `message` and `part` (docs/harnesses.md).
+//! opencode.db`, `OPENCODE_DB`), tables `session`, `message` and `part` (or `session_message`),
+//! and its older JSON storage beside it (`storage/`, [`storage`]) (docs/harnesses.md).
 //!
-//! The database is mirrored first ([`mirror`]): each session becomes a JSONL file of its own
-//! records (a session line, then each message followed by its parts), which this reader reads
-//! like any other transcript. A session is linear (OpenCode appends; a fork is a new session);
-//! a child session (`parent_id`, a `task` tool's subagent) is a session of its own with its
-//! parent.
+//! Both are mirrored first ([`mirror`]): each session becomes a JSONL file of its own records
+//! (a session line, then each message followed by its parts), which this reader reads like any
+//! other transcript. A session is linear (OpenCode appends; a fork is a new session), but for a
+//! pending revert, whose messages are an abandoned branch; a child session (`parent_id`, a
+//! `task` tool's subagent) is a session of its own with its parent.
 //!
 //! A user message's `text` part is a `user` event (a `synthetic` one, which OpenCode or a
 //! plugin added, a `context` event); an assistant message's `text` part an `assistant` event,
@@ -17,6 +18,8 @@
 //! unknown one is counted by name.
 
 pub(super) mod mirror;
+mod session_message;
+mod storage;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -129,15 +132,20 @@ struct ToolStateRepr<'a> {
 }
 
 /// What the reader remembers between lines: the last entry, the next one's parent (a session
-/// is one chain; a line can give two entries, a tool's call and its result).
+/// is one chain; a line can give two entries, a tool's call and its result), and where a
+/// pending revert forked off (the last entry before the messages it hides).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(in crate::session) struct State {
     last: Option<String>,
     lines: u64,
+    #[serde(default)]
+    fork: Option<String>,
 }
 
 /// Reads one line of a mirrored OpenCode session: its entries chained after the last one,
-/// each id the record's (`<id>`, then `<id>#1` for a tool's result).
+/// each id the record's (`<id>`, then `<id>#1` for a tool's result). The messages after a
+/// [`mirror::REVERT`] line are a branch that the [`mirror::REVERTED`] line leaves: its entry
+/// goes on from before them, so they are abandoned, never the current branch.
 pub(in crate::session) fn read_line(
     state: &mut State,
     line: &str,
@@ -147,11 +155,18 @@ pub(in crate::session) fn read_line(
 ) -> Read {
     state.lines += 1;
     let mut read = read_record(line, base, header, atoms);
+    let marks = serde_json::from_str::<IdRepr>(line).unwrap_or_default();
+    match marks.record_type.as_deref() {
+        Some(mirror::REVERT) => state.fork = state.last.clone(),
+        Some(mirror::REVERTED) => {
+            if let Some(fork) = state.fork.take() {
+                state.last = Some(fork);
+            }
+        }
+        _ => {}
+    }
     if let Read::Entries(entries) | Read::Unknown { entries, .. } = &mut read {
-        let record_id = serde_json::from_str::<IdRepr>(line)
-            .ok()
-            .and_then(|r| r.id)
-            .unwrap_or_else(|| format!("line:{}", state.lines));
+        let record_id = marks.id.unwrap_or_else(|| format!("line:{}", state.lines));
         for (i, entry) in entries.iter_mut().enumerate() {
             let id = match i {
                 0 => record_id.clone(),
@@ -168,10 +183,12 @@ pub(in crate::session) fn read_line(
     read
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct IdRepr {
     #[serde(default)]
     id: Option<String>,
+    #[serde(rename = "type", default)]
+    record_type: Option<String>,
 }
 
 fn read_record(line: &str, base: usize, header: &mut Option<Header>, atoms: &mut String) -> Read {
@@ -202,6 +219,8 @@ fn read_record(line: &str, base: usize, header: &mut Option<Header>, atoms: &mut
                 _ => Read::Entries(vec![entry(EntryKind::Other)]),
             }
         }
+        mirror::REVERT => Read::Entries(Vec::new()),
+        mirror::REVERTED => Read::Entries(vec![entry(EntryKind::Other)]),
         mirror::PART => {
             let Some(part) = record
                 .part
@@ -361,6 +380,30 @@ mod tests {
             }
         }
         assert!(state.last.is_some());
+    }
+
+    /// The entries after a revert line are a branch the reverted line leaves: it goes on from
+    /// the last entry before them.
+    #[test]
+    fn a_reverted_line_goes_on_from_before_the_revert() {
+        let mut state = State::default();
+        let user = r#"{"type":"opencode.message","id":"m1","message":{"role":"user"}}"#;
+        let hidden = r#"{"type":"opencode.message","id":"m2","message":{"role":"user"}}"#;
+        read(&mut state, user);
+        assert!(
+            matches!(read(&mut state, r#"{"type":"opencode.revert"}"#), Read::Entries(e) if e.is_empty())
+        );
+        read(&mut state, hidden);
+        assert_eq!(state.last.as_deref(), Some("m2"));
+        let Read::Entries(entries) = read(&mut state, r#"{"type":"opencode.reverted"}"#) else {
+            panic!("entries");
+        };
+        assert_eq!(entries.len(), 1);
+        assert_eq!(state.last.as_deref(), Some("line:4"));
+        assert!(state.fork.is_none());
+        // A reverted line without its revert line (a hostile mirror) only chains on.
+        read(&mut state, r#"{"type":"opencode.reverted"}"#);
+        assert_eq!(state.last.as_deref(), Some("line:5"));
     }
 
     /// A tool still running is a call without a result; a line of an unknown record type is
