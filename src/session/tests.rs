@@ -355,6 +355,40 @@ mod index {
         );
     }
 
+    /// An atom read from an index (a tool name a search's document shows, an id) is copied out
+    /// alone: the atom table, mostly ids, stays in the index until every id is read at once.
+    #[test]
+    fn an_atom_is_read_from_the_index_without_its_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut text = format!("{HEADER}\n");
+        for n in 0..300 {
+            let parent = format!("entry-{}", n.max(1) - 1);
+            text.push_str(&line(&format!("entry-{n}"), &parent, "turn"));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let options = options(dir.path());
+        let fresh = Session::open_with(&path, &options).unwrap();
+        let file = SessionFile::open(&path).unwrap();
+        let indexed = file.session_decoding_lazily(&options);
+        assert_eq!(fingerprint(&indexed), fingerprint(&fresh));
+        for n in [0, 150, 299] {
+            assert_eq!(
+                indexed.entry_id(&indexed.entries[n].id),
+                format!("entry-{n}")
+            );
+        }
+        assert!(
+            !indexed.atoms.is_held(),
+            "the atoms were read without copying the table"
+        );
+        assert!(!indexed.index_damaged());
+        let ids = indexed.id_index();
+        assert_eq!(ids.get("entry-7"), Some(&7));
+        assert!(indexed.atoms.is_held(), "every id: the table at once");
+    }
+
     /// The recall refresh reads a grown session decoding only the entries it reaches, and
     /// rewrites the index after a large append by copying the chunks it holds whole: the
     /// rewritten index must decode, chunk by chunk, to exactly the entries of a fresh parse.
