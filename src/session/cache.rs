@@ -193,7 +193,8 @@ fn load(
 /// The reader's state as the index stored it, which must be of the index's format. Copied before
 /// it is decoded, as the meta is.
 fn decode_reader(harness: Option<Harness>, state: &[u8]) -> Option<Reader> {
-    let reader: Reader = postcard::from_bytes(&state.to_vec()).ok()?;
+    let copy = state.to_vec();
+    let reader: Reader = postcard::from_bytes(&copy).ok()?;
     (reader.decided() == harness).then_some(reader)
 }
 
