@@ -1,6 +1,7 @@
 //! `list` and `search`: paging with exclusive seq anchors, conversation-view folding, previews,
 //! and the byte budget.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -472,7 +473,7 @@ impl<'s> History<'s> {
     }
 
     fn fold(&self, group: &[&Event]) -> Fold {
-        let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut tools: BTreeMap<Cow<str>, usize> = BTreeMap::new();
         for event in group {
             if let Some(name) = self.tool_name(event) {
                 *tools.entry(name).or_insert(0) += 1;

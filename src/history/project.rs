@@ -489,7 +489,7 @@ impl<'s> History<'s> {
         let session = self.session;
         // For each call id, the first result not yet passed; for each result, the next one
         // with the same id: chains in position order without a vector per id.
-        let mut cursor: FxHashMap<&str, Option<usize>> = FxHashMap::default();
+        let mut cursor: FxHashMap<Cow<str>, Option<usize>> = FxHashMap::default();
         let mut next_same: Vec<Option<usize>> = vec![None; items.len()];
         for (position, item) in items.iter().enumerate().rev() {
             if let RawKind::Result { call_id: Some(id) } = &item.kind {
@@ -502,7 +502,7 @@ impl<'s> History<'s> {
         let mut claim = |id: Atom, seq: u64, consumed: &mut Vec<bool>| {
             debug_assert!(seq >= last_call_seq, "calls claim in seq order");
             last_call_seq = seq;
-            let cursor = cursor.get_mut(session.atom(id))?;
+            let cursor = cursor.get_mut(session.atom(id).as_ref())?;
             while let Some(r) = *cursor {
                 *cursor = next_same[r];
                 if items[r].seq > seq {
@@ -797,13 +797,15 @@ impl<'s> History<'s> {
 
     /// The tool name of an event (`None` for non-tool events): the call's name, else the
     /// result's, else `unknown`. Cheap: fold rows count names of many events.
-    pub(super) fn tool_name(&self, event: &Event) -> Option<&'s str> {
+    pub(super) fn tool_name(&self, event: &Event) -> Option<Cow<'s, str>> {
         match &event.source {
             Source::Content(_) | Source::Summary(_) => None,
-            Source::Bash => Some("bash"),
-            Source::Call { .. } | Source::OrphanResult => {
-                Some(event.name.map_or("unknown", |atom| self.session.atom(atom)))
-            }
+            Source::Bash => Some(Cow::Borrowed("bash")),
+            Source::Call { .. } | Source::OrphanResult => Some(
+                event
+                    .name
+                    .map_or(Cow::Borrowed("unknown"), |atom| self.session.atom(atom)),
+            ),
         }
     }
 }
@@ -846,7 +848,7 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
                 _ => (None, None),
             };
             let arguments = arguments.unwrap_or(Cow::Borrowed("{}"));
-            let head = tool_head(name.unwrap_or("unknown"), &arguments);
+            let head = tool_head(name.as_deref().unwrap_or("unknown"), &arguments);
             match result {
                 Some(result) => with_output(s, head, *result),
                 None => head,
@@ -857,7 +859,8 @@ pub fn event_document(s: &Session, entry_index: usize, source: &EventSource) -> 
                 EntryKind::Message(Message::ToolResult { tool_name, .. }) => *tool_name,
                 _ => None,
             };
-            let head = tool_head(name.map_or("unknown", |n| s.atom(n)), "{}");
+            let name = name.map_or(Cow::Borrowed("unknown"), |n| s.atom(n));
+            let head = tool_head(&name, "{}");
             with_output(s, head, entry_index)
         }
         Source::Bash => {

@@ -20,14 +20,14 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::entries::{Entries, StoredEntries, CHUNK_LEN};
-use super::harness::Reader;
+use super::harness::{Harness, Reader};
 use super::parse::Parser;
 use super::{Header, Session, SessionFile, Span};
 use crate::cachefile::{self, Durability, Kind, Payload};
 
 /// An index file: its magic, and its format, bumped whenever the index layout or the meaning of
 /// a parsed entry changes.
-const INDEX: Kind = Kind::new(b"PICTXIDX", 13);
+const INDEX: Kind = Kind::new(b"PICTXIDX", 14);
 /// An index takes at most this many bytes per session byte, plus [`MAX_INDEX_OVERHEAD`]; the
 /// densest session (a line `{}` per entry) indexes to about ten.
 const MAX_INDEX_RATIO: u64 = 16;
@@ -40,8 +40,8 @@ pub(super) const LAZY_REWRITE_AFTER_BYTES: usize = 4 << 20;
 /// Bytes per entry of the span column: start and end, u64 LE each.
 const SPAN_BYTES: usize = 16;
 
-/// The small part of an index, postcard-encoded after its length (u64 LE); the columns and
-/// the entry chunks follow it as raw bytes (see [`encode`]).
+/// The small part of an index, postcard-encoded after its length (u64 LE); the columns, the
+/// reader's state and the entry chunks follow it as raw bytes (see [`encode`]).
 #[derive(Serialize, Deserialize)]
 struct IndexMeta {
     path: String,
@@ -51,7 +51,13 @@ struct IndexMeta {
     head_check: [u8; 20],
     tail_check: [u8; 20],
     header: Option<Header>,
-    reader: Reader,
+    /// The format the lines were read as; `None` while no line has decided it.
+    harness: Option<Harness>,
+    /// The length of the reader's state (what it remembers between lines, postcard-encoded),
+    /// which follows the atom table. It is decoded only when the file holds bytes past the
+    /// index: a Gemini CLI reader remembers every message, and decoding that on each call cost
+    /// a search on an unchanged chat a fifth of its CPU.
+    reader_state: u64,
     skipped: usize,
     /// Records of types the reader does not know, by type.
     unknown: std::collections::BTreeMap<String, u32>,
@@ -146,6 +152,14 @@ fn load(
     let atoms_len = usize::try_from(meta.atoms).ok()?;
     let atoms_at = data.len() - raw.len();
     take(&mut raw, atoms_len)?;
+    let reader_state = take(&mut raw, usize::try_from(meta.reader_state).ok()?)?;
+    // Only the lines past the index are read with the reader; a file that ends where its index
+    // does (the partial last line included) needs the format alone.
+    let reader = if indexed_len < bytes.len() {
+        Some(decode_reader(meta.harness, reader_state)?)
+    } else {
+        None
+    };
     let ends = take(&mut raw, chunk_count.checked_mul(8)?)?;
     let chunks_at = data.len() - raw.len();
     let mut chunks = Vec::with_capacity(chunk_count);
@@ -165,7 +179,8 @@ fn load(
     let stored = StoredEntries::new(payload, chunks, spans, shapes, atoms)?;
     let parser = Parser {
         header: meta.header,
-        reader: meta.reader,
+        reader_state_skipped: reader.is_none(),
+        reader: reader.unwrap_or_else(|| Reader::resting(meta.harness)),
         entries: Entries::with_stored(Some(stored)),
         skipped: meta.skipped,
         unknown: meta.unknown,
@@ -173,6 +188,26 @@ fn load(
         ..Parser::default()
     };
     Some((parser, indexed_len))
+}
+
+/// The reader's state as the index stored it, which must be of the index's format. Copied before
+/// it is decoded, as the meta is.
+fn decode_reader(harness: Option<Harness>, state: &[u8]) -> Option<Reader> {
+    let copy = state.to_vec();
+    let reader: Reader = postcard::from_bytes(&copy).ok()?;
+    (reader.decided() == harness).then_some(reader)
+}
+
+/// The bytes of an index file that hold the reader's state (for tests that damage it).
+#[cfg(test)]
+pub(super) fn reader_state_range(index_file: &Path) -> Option<std::ops::Range<usize>> {
+    let file_len = usize::try_from(std::fs::metadata(index_file).ok()?.len()).ok()?;
+    let payload = cachefile::read(index_file, INDEX, u64::MAX)?;
+    let (meta_bytes, raw) = cachefile::split_meta(&payload)?;
+    let meta: IndexMeta = postcard::from_bytes(meta_bytes).ok()?;
+    let columns = usize::try_from(meta.entries).ok()? * (SPAN_BYTES + 4);
+    let start = file_len - raw.len() + columns + usize::try_from(meta.atoms).ok()?;
+    Some(start..start + usize::try_from(meta.reader_state).ok()?)
 }
 
 /// The next `len` bytes of `raw`, which moves past them.
@@ -216,9 +251,13 @@ fn max_payload_len(session_len: usize) -> u64 {
 }
 
 fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Option<Vec<u8>> {
+    if parser.reader_state_skipped {
+        return None;
+    }
     let (head_check, tail_check) = cachefile::prefix_checks(indexed);
     let entries = &parser.entries;
     let atoms = parser.atoms.text(entries);
+    let reader_state = postcard::to_stdvec(&parser.reader).ok()?;
     let mut encoded: Vec<Cow<[u8]>> = Vec::with_capacity(entries.len().div_ceil(CHUNK_LEN));
     for (chunk, from) in (0..entries.len()).step_by(CHUNK_LEN).enumerate() {
         if let Some(stored) = entries.stored_full_chunk(chunk) {
@@ -239,7 +278,8 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         head_check,
         tail_check,
         header: parser.header.clone(),
-        reader: parser.reader.clone(),
+        harness: parser.reader.decided(),
+        reader_state: reader_state.len() as u64,
         skipped: parser.skipped,
         unknown: parser.unknown.clone(),
         lines: parser.lines,
@@ -254,6 +294,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         8 + meta.len()
             + entries.len() * (SPAN_BYTES + 4)
             + atoms.len()
+            + reader_state.len()
             + encoded.len() * 8
             + chunk_bytes,
     );
@@ -268,6 +309,7 @@ fn encode(key: &str, metadata: &Metadata, parser: &Parser, indexed: &[u8]) -> Op
         data.extend_from_slice(&entries.column_value(i)?.to_le_bytes());
     }
     data.extend_from_slice(atoms.as_bytes());
+    data.extend_from_slice(&reader_state);
     let mut end = 0u64;
     for chunk in &encoded {
         end += chunk.len() as u64;

@@ -415,6 +415,8 @@ impl Session {
 
     /// Entry indices by id (a repeated id: the later line wins).
     pub fn id_index(&self) -> rustc_hash::FxHashMap<Cow<'_, str>, usize> {
+        // Every id is read: the table once, not an atom at a time.
+        self.atoms.text(&self.entries);
         let mut index = rustc_hash::FxHashMap::default();
         index.reserve(self.entries.len());
         for (i, entry) in self.entries.iter().enumerate() {
@@ -443,7 +445,7 @@ impl Session {
     /// The text of an entry id.
     pub fn entry_id(&self, id: &EntryId) -> Cow<'_, str> {
         match id {
-            EntryId::Atom(atom) => Cow::Borrowed(self.atom(*atom)),
+            EntryId::Atom(atom) => self.atom(*atom),
             EntryId::Line(n) => Cow::Owned(format!("line:{n}")),
         }
     }
@@ -462,13 +464,9 @@ impl Session {
         ids
     }
 
-    /// The text of an atom.
-    pub fn atom(&self, atom: Atom) -> &str {
-        let start = atom.start as usize;
-        self.atoms
-            .text(&self.entries)
-            .get(start..start + atom.len as usize)
-            .unwrap_or("")
+    /// The text of an atom (copied out of the index alone while its atom table is not read).
+    pub fn atom(&self, atom: Atom) -> Cow<'_, str> {
+        self.atoms.get(&self.entries, atom)
     }
 
     /// Decodes a JSON string held as a span.

@@ -21,6 +21,9 @@ pub(super) struct Parser {
     pub(super) line: Vec<u8>,
     /// The format's line reader and what it remembers between lines.
     pub(super) reader: Reader,
+    /// The reader was loaded from an index without its state (the file held nothing past the
+    /// index): it must read no line, and the parser is not indexed again.
+    pub(super) reader_state_skipped: bool,
     /// Records of types the reader does not know, by type.
     pub unknown: std::collections::BTreeMap<String, u32>,
 }
@@ -34,6 +37,10 @@ impl Parser {
         if from >= bytes.len() {
             return;
         }
+        debug_assert!(
+            !self.reader_state_skipped,
+            "lines read without the reader's state"
+        );
         let mut line = std::mem::take(&mut self.line);
         let mut atoms = self.atoms.take(&self.entries);
         let mut start = from;

@@ -298,6 +298,97 @@ mod index {
         );
     }
 
+    /// What a reader remembers between lines (a Gemini CLI reader: every message met, the live
+    /// chain) is read from the index only to read lines past it: an open of a chat that did not
+    /// change takes the index whole without it, and one that grew reads it (damaged, the file
+    /// is parsed afresh).
+    #[test]
+    fn the_readers_state_is_read_only_for_lines_past_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session-2026-01-01T00-00-g1.jsonl");
+        let ts = r#""timestamp":"2026-01-01T00:00:00.000Z""#;
+        let mut chat = vec![
+            r#"{"sessionId":"g1","projectHash":"h","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}"#.to_string(),
+        ];
+        for n in 0..50 {
+            chat.push(format!(
+                r#"{{"id":"u{n}",{ts},"type":"user","content":[{{"text":"question {n}"}}]}}"#
+            ));
+            chat.push(format!(
+                r#"{{"id":"m{n}",{ts},"type":"gemini","content":"answer {n}","thoughts":[]}}"#
+            ));
+        }
+        std::fs::write(&path, chat.join("\n") + "\n").unwrap();
+        let options = options(dir.path());
+        let fresh = fingerprint(&Session::open_with(&path, &options).unwrap());
+        let index = cache_file(dir.path());
+        let state = super::cache::reader_state_range(&index).unwrap();
+        assert!(state.len() > 50, "the state remembers the messages");
+        let mut damaged = std::fs::read(&index).unwrap();
+        damaged[state].fill(0xff);
+        std::fs::write(&index, &damaged).unwrap();
+
+        let unchanged = Session::open_with(&path, &options).unwrap();
+        assert_eq!(fingerprint(&unchanged), fresh);
+        assert_eq!(unchanged.harness, Harness::Gemini);
+        assert_eq!(
+            std::fs::read(&index).unwrap(),
+            damaged,
+            "the index was taken without its reader's state, not refused and rebuilt"
+        );
+
+        append(
+            &path,
+            &format!(
+                "{{\"id\":\"u50\",{ts},\"type\":\"user\",\"content\":[{{\"text\":\"more\"}}]}}\n"
+            ),
+        );
+        let grown = Session::open_with(&path, &options).unwrap();
+        assert_eq!(
+            fingerprint(&grown),
+            fingerprint(&Session::open(&path).unwrap())
+        );
+        assert_ne!(
+            std::fs::read(&index).unwrap(),
+            damaged,
+            "a damaged state is refused once lines past the index are read"
+        );
+    }
+
+    /// An atom read from an index (a tool name a search's document shows, an id) is copied out
+    /// alone: the atom table, mostly ids, stays in the index until every id is read at once.
+    #[test]
+    fn an_atom_is_read_from_the_index_without_its_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut text = format!("{HEADER}\n");
+        for n in 0..300 {
+            let parent = format!("entry-{}", n.max(1) - 1);
+            text.push_str(&line(&format!("entry-{n}"), &parent, "turn"));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        let options = options(dir.path());
+        let fresh = Session::open_with(&path, &options).unwrap();
+        let file = SessionFile::open(&path).unwrap();
+        let indexed = file.session_decoding_lazily(&options);
+        assert_eq!(fingerprint(&indexed), fingerprint(&fresh));
+        for n in [0, 150, 299] {
+            assert_eq!(
+                indexed.entry_id(&indexed.entries[n].id),
+                format!("entry-{n}")
+            );
+        }
+        assert!(
+            !indexed.atoms.is_held(),
+            "the atoms were read without copying the table"
+        );
+        assert!(!indexed.index_damaged());
+        let ids = indexed.id_index();
+        assert_eq!(ids.get("entry-7"), Some(&7));
+        assert!(indexed.atoms.is_held(), "every id: the table at once");
+    }
+
     /// The recall refresh reads a grown session decoding only the entries it reaches, and
     /// rewrites the index after a large append by copying the chunks it holds whole: the
     /// rewritten index must decode, chunk by chunk, to exactly the entries of a fresh parse.

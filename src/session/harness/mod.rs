@@ -541,6 +541,20 @@ impl Reader {
         }
     }
 
+    /// The reader of a file read to its end before: the format alone, with none of what the
+    /// reader remembered between lines (see `cache::IndexMeta::reader_state`). It reads no line.
+    pub(super) fn resting(decided: Option<Harness>) -> Reader {
+        decided.map_or(Reader::Undecided, Reader::new)
+    }
+
+    /// The format a line decided; `None` while none has.
+    pub(super) fn decided(&self) -> Option<Harness> {
+        match self {
+            Reader::Undecided => None,
+            reader => Some(reader.harness()),
+        }
+    }
+
     /// Reads one line (the one dispatch to a format's reader).
     pub(super) fn read_line(
         &mut self,
