@@ -265,8 +265,13 @@ impl StoredEntries {
 
     /// The atom table; empty (and the damage recorded) when it is not UTF-8.
     fn atoms(&self) -> String {
-        // Copied before it is checked, as a chunk is (see `decode_chunk`).
-        let bytes = self.payload.bytes()[self.atoms.clone()].to_vec();
+        self.checked_text(self.atoms.clone())
+    }
+
+    /// The payload's bytes in `range` as text, copied before they are checked, as a chunk is
+    /// (see `decode_chunk`); empty (and the damage recorded) when they are not UTF-8.
+    fn checked_text(&self, range: std::ops::Range<usize>) -> String {
+        let bytes = self.payload.bytes()[range].to_vec();
         match String::from_utf8(bytes)
             .ok()
             .filter(|_| !self.payload.damaged())
@@ -289,17 +294,7 @@ impl StoredEntries {
         let Some(range) = within else {
             return String::new();
         };
-        let bytes = self.payload.bytes()[range].to_vec();
-        match String::from_utf8(bytes)
-            .ok()
-            .filter(|_| !self.payload.damaged())
-        {
-            Some(text) => text,
-            None => {
-                self.damaged.store(true, Ordering::Release);
-                String::new()
-            }
-        }
+        self.checked_text(range)
     }
 
     fn get(&self, index: usize) -> &Entry {
