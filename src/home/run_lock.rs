@@ -12,7 +12,7 @@
 //! whoever gets it on the file that is still at the lock's path holds the lock.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Seek, Write};
+use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -130,7 +130,7 @@ impl RunLock {
 
     /// Whether the file at the lock's path still holds this run's token.
     pub fn owned(&self) -> bool {
-        fs::read_to_string(&self.path).is_ok_and(|c| c.trim() == self.content)
+        crate::sidefile::read(&self.path).is_ok_and(|c| c.trim() == self.content)
     }
 
     /// Removes the lock (only if it is still ours), then lets go of the advisory lock.
@@ -160,7 +160,15 @@ pub fn state(path: &Path) -> LockState {
             LockState::Absent
         };
     };
-    let content = fs::read_to_string(path).unwrap_or_default();
+    // Read through the handle opened non-blocking: a FIFO at the lock's path is no one's lock,
+    // and reading it by its path would wait for a writer.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return LockState::Stale {
+            content: String::new(),
+        };
+    }
+    let mut content = String::new();
+    let _ = (&file).take(4096).read_to_string(&mut content);
     match file.try_lock_shared() {
         Ok(()) => {
             let _ = file.unlock();
@@ -178,6 +186,49 @@ pub fn state(path: &Path) -> LockState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO at the lock's path (or a lock file replaced by one) is read as no one's lock at
+    /// once: read by its path, it would wait for a writer forever.
+    #[test]
+    fn a_fifo_at_the_locks_path_is_a_stale_lock_not_a_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".x.lock");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success());
+        let (sent, got) = std::sync::mpsc::channel();
+        let looked_at = path.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(state(&looked_at));
+        });
+        let state = got
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("state() of a FIFO returned");
+        assert_eq!(
+            state,
+            LockState::Stale {
+                content: String::new()
+            }
+        );
+
+        let held = acquire(&dir.path().join(".y.lock")).unwrap().expect("lock");
+        fs::remove_file(held.path()).unwrap();
+        assert!(std::process::Command::new("mkfifo")
+            .arg(held.path())
+            .status()
+            .unwrap()
+            .success());
+        let (sent, got) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sent.send(held.owned());
+        });
+        let owned = got
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("owned() of a FIFO returned");
+        assert!(!owned, "a FIFO holds no one's token");
+    }
 
     #[test]
     fn a_second_acquire_is_refused_and_release_removes_the_file() {
