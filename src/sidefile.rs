@@ -5,7 +5,7 @@
 //! refused by its `fstat` type. A link is followed: where a person keeps such a file is theirs
 //! to choose. Imports no room.
 
-use std::fs::OpenOptions;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -17,17 +17,7 @@ pub const MAX: u64 = 16 << 20;
 /// socket or directory is `InvalidInput`, a file over [`MAX`] bytes `FileTooLarge`, text that is
 /// not UTF-8 `InvalidData`.
 pub fn read(path: &Path) -> io::Result<String> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
+    let (file, metadata) = open_regular(path)?;
     if metadata.len() > MAX {
         return Err(io::Error::new(
             io::ErrorKind::FileTooLarge,
@@ -43,6 +33,24 @@ pub fn read(path: &Path) -> io::Result<String> {
         ));
     }
     Ok(text)
+}
+
+/// Opens the file at `path` for reading without blocking on a FIFO, and refuses it
+/// (`InvalidInput`) unless it is a regular file once opened (a name can be swapped between a
+/// look and an open).
+pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok((file, metadata))
 }
 
 #[cfg(test)]

@@ -488,13 +488,7 @@ fn a_hooks_context_kept_in_the_transcript_is_a_pushed_block_never_indexed_and_co
         .output()
         .unwrap();
     let found: Value = serde_json::from_slice(&found.stdout).unwrap();
-    let hits: Vec<String> = found["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["hits"].as_array().unwrap().clone())
-        .map(|h| h["content"].as_str().unwrap().to_string())
-        .collect();
+    let hits = common::recall::hit_contents(&found);
     assert_eq!(hits.len(), 1, "the boot is never indexed: {hits:?}");
     assert!(hits[0].contains("quokkaplain"), "{hits:?}");
     let stats = env.cmd().args(["stats", "--json"]).output().unwrap();

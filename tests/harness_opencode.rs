@@ -605,13 +605,7 @@ fn a_hint_the_plugin_added_to_a_prompt_is_a_context_event_never_indexed() {
         ],
     )
     .json();
-    let hits: Vec<String> = found["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["hits"].as_array().unwrap().clone())
-        .map(|h| h["content"].as_str().unwrap().to_string())
-        .collect();
+    let hits = common::recall::hit_contents(&found);
     assert_eq!(hits.len(), 1, "{found}");
     assert!(hits[0].contains("quokkaprompt"), "{hits:?}");
 }

@@ -473,13 +473,7 @@ fn a_pushed_block_kept_in_a_transcript_is_never_indexed() {
         .output()
         .unwrap();
     let found: Value = serde_json::from_slice(&found.stdout).unwrap();
-    let hits: Vec<String> = found["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["hits"].as_array().unwrap().clone())
-        .map(|h| h["content"].as_str().unwrap().to_string())
-        .collect();
+    let hits = common::recall::hit_contents(&found);
     assert_eq!(hits.len(), 1, "only the harness's own words: {hits:?}");
     assert!(hits[0].contains("quokkaplain"), "{hits:?}");
 }

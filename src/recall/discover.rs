@@ -6,9 +6,9 @@
 //! socket, a dangling symlink, a directory named `*.jsonl`) or cannot be opened is skipped and
 //! counted as unreadable. Files are opened with `O_NONBLOCK`, so a FIFO never blocks the reader.
 
-use std::fs::{self, File, Metadata};
+use std::fs::{self, Metadata};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -407,20 +407,7 @@ pub fn reason(error: &io::Error) -> String {
 
 /// Opens a session file for reading without blocking on a FIFO; refuses anything that is not
 /// a regular file once opened (the name may have been swapped since discovery).
-pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    Ok((file, metadata))
-}
+pub use crate::sidefile::open_regular;
 
 #[cfg(test)]
 mod tests {

@@ -145,6 +145,18 @@ def last_user_text(api: str, body: dict[str, Any]) -> str:
     return "\n".join(texts_in(items[-1])) if items else ""
 
 
+def chat_messages(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """(role, text) of every text of a Chat Completions request, in order."""
+    out = []
+    for message in request["body"].get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            out.append((message["role"], content))
+        elif isinstance(content, list):
+            out += [(message["role"], part["text"]) for part in content if isinstance(part.get("text"), str)]
+    return out
+
+
 def texts_in(value: Any):
     """The message texts in a JSON value: strings under "text", "content" or "output"."""
     if isinstance(value, dict):

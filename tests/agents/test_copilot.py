@@ -21,7 +21,7 @@ import unittest
 from typing import Any
 
 from lab import Lab, Run
-from model_server import Reply, Rule
+from model_server import Reply, Rule, chat_messages
 
 BOOT = "pi_context_boot"
 HINT = "recall_hint"
@@ -37,26 +37,14 @@ RELATED = "Are CMYK jpegs of the nightly media import still converted to RGB for
 UNRELATED = "Add a dark mode toggle to the settings screen."
 
 
-def messages(request: dict[str, Any]) -> list[tuple[str, str]]:
-    """(role, text) of every text of a Chat Completions request, in order."""
-    out = []
-    for message in request["body"].get("messages", []):
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append((message["role"], content))
-        elif isinstance(content, list):
-            out += [(message["role"], part["text"]) for part in content if isinstance(part.get("text"), str)]
-    return out
-
-
 def pushed(request: dict[str, Any], tag: str) -> list[tuple[int, str, str]]:
     """(message index, role, block) of each `<tag>…</tag>` block in a request."""
-    return [(i, role, block) for i, (role, text) in enumerate(messages(request))
+    return [(i, role, block) for i, (role, text) in enumerate(chat_messages(request))
             for block in re.findall(rf"<{tag}>.*?</{tag}>", text, re.S)]
 
 
 def all_text(request: dict[str, Any]) -> str:
-    return "\n".join(f"[{role}] {text}" for role, text in messages(request))
+    return "\n".join(f"[{role}] {text}" for role, text in chat_messages(request))
 
 
 class CopilotTest(unittest.TestCase):
@@ -116,7 +104,7 @@ class CopilotTest(unittest.TestCase):
         self.assertEqual(len(hints), 1, f"{prompt_hook['last_run']}\n{all_text(request)[-1500:]}")
         index, role, hint = hints[0]
         self.assertEqual(role, "user")
-        self.assertIn(RELATED, messages(request)[index][1], "in the prompt's own message")
+        self.assertIn(RELATED, chat_messages(request)[index][1], "in the prompt's own message")
         self.assertIn(f'pi-context-history_read {{"session_id":"{planted}"', hint)
         self.assertIn("thumbnailer crashes", hint, "the earlier session's own words, quoted")
 
@@ -134,7 +122,7 @@ class CopilotTest(unittest.TestCase):
         self.lab.script([Rule(Reply("Writing.", [call]), last_user="keep a note")], Reply("Noted."))
         run = self.start("00000000-0000-4000-8000-0000000000d1", "please keep a note")
         self.assertGreaterEqual(len(run.requests), 2, run.stdout[-2000:])
-        tool_results = [text for role, text in messages(run.requests[1]) if role == "tool"]
+        tool_results = [text for role, text in chat_messages(run.requests[1]) if role == "tool"]
         self.assertTrue(any('"created"' in t for t in tool_results), tool_results)
         note = self.lab.pi_context("notes", "read", "@project/lab-canary.md").stdout
         self.assertIn("lab canary 7f3a", note)

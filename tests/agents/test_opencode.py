@@ -31,7 +31,7 @@ import unittest
 from typing import Any
 
 from lab import Lab, Run
-from model_server import Reply, Rule
+from model_server import Reply, Rule, chat_messages
 
 BOOT = "pi_context_boot"
 HINT = "recall_hint"
@@ -43,26 +43,14 @@ RELATED = "Are CMYK jpegs of the nightly media import still converted to RGB for
 UNRELATED = "Add a dark mode toggle to the settings screen."
 
 
-def messages(request: dict[str, Any]) -> list[tuple[str, str]]:
-    """(role, text) of every text of a Chat Completions request, in order."""
-    out = []
-    for message in request["body"].get("messages", []):
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append((message["role"], content))
-        elif isinstance(content, list):
-            out += [(message["role"], part["text"]) for part in content if isinstance(part.get("text"), str)]
-    return out
-
-
 def pushed(request: dict[str, Any], tag: str) -> list[tuple[str, str]]:
     """(role, block) of each `<tag>…</tag>` block in a request."""
-    return [(role, block) for role, text in messages(request)
+    return [(role, block) for role, text in chat_messages(request)
             for block in re.findall(rf"<{tag}>.*?</{tag}>", text, re.S)]
 
 
 def all_text(request: dict[str, Any]) -> str:
-    return "\n".join(f"[{role}] {text}" for role, text in messages(request))
+    return "\n".join(f"[{role}] {text}" for role, text in chat_messages(request))
 
 
 def turn(run: Run) -> dict[str, Any]:
@@ -102,8 +90,8 @@ class OpenCodeTest(unittest.TestCase):
         self.assertEqual(len(boots), 1, all_text(request)[-3000:])
         role, boot = boots[0]
         self.assertEqual(role, "system")
-        self.assertEqual(messages(request)[0][0], "system", "folded into the one system message")
-        self.assertEqual(sum(1 for r, _ in messages(request) if r == "system"), 1)
+        self.assertEqual(chat_messages(request)[0][0], "system", "folded into the one system message")
+        self.assertEqual(sum(1 for r, _ in chat_messages(request) if r == "system"), 1)
         self.assertIn(f"This session's id: {planted}", boot)
         self.assertIn("pi-context_history_read", boot, "OpenCode's name for the tool")
         self.assertLessEqual(len(boot.encode()), 4096)
@@ -164,7 +152,7 @@ class OpenCodeTest(unittest.TestCase):
         run = self.opencode("delegate this")
 
         def first_user(request):
-            return next((text for role, text in messages(request) if role == "user"), "")
+            return next((text for role, text in chat_messages(request) if role == "user"), "")
 
         children = [r for r in run.requests if first_user(r).startswith("SUBAGENT-TASK")]
         titles = [r for r in run.requests if "title generator" in all_text(r)]
@@ -247,7 +235,7 @@ class OpenCodeTest(unittest.TestCase):
         run = self.opencode("please keep a note")
         with_tools = [r for r in run.requests if r["body"].get("tools")]
         self.assertGreaterEqual(len(with_tools), 2, run.stdout[-2000:])
-        results = [text for role, text in messages(with_tools[1]) if role == "tool"]
+        results = [text for role, text in chat_messages(with_tools[1]) if role == "tool"]
         self.assertTrue(any('"created"' in t for t in results), results)
         self.assertIn("lab canary 7f3a", self.lab.pi_context("notes", "read", "@project/lab-canary.md").stdout)
         stats = json.loads(self.lab.pi_context("stats", "--since", "all", "--json").stdout)

@@ -80,6 +80,17 @@ pub fn ids(result: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The content of every hit of a `sessions search --json` answer, in order.
+pub fn hit_contents(result: &Value) -> Vec<String> {
+    result["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .flat_map(|s| s["hits"].as_array().expect("hits").clone())
+        .map(|h| h["content"].as_str().expect("content").to_string())
+        .collect()
+}
+
 /// Every hit of a search result as `(session_id, seq)`.
 pub fn hits(result: &Value) -> Vec<(String, u64)> {
     result["sessions"]
