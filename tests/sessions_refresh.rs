@@ -91,6 +91,58 @@ fn an_append_that_moves_the_default_branch_abandons_the_old_one() {
 }
 
 #[test]
+fn a_session_rewound_off_its_match_is_neither_shown_nor_counted_on_the_default_branch() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut rewound = session(1, &project);
+    let root = rewound.user("the question");
+    rewound.assistant("first answer about a gondola");
+    let path = write_pi_session(&env, &project, &rewound);
+    let mut kept = session(2, &project);
+    kept.user("a gondola on the canal");
+    write_pi_session(&env, &project, &kept);
+    let before = search_all(&env, &["gondola", "--limit", "1"]);
+    assert_eq!(before["more"], 1, "{before}");
+
+    // Indexed on the default branch, then left behind by an append: its words stay in the
+    // session's first part, so the count must look at its events.
+    rewound.branch_from(&root);
+    rewound.assistant("second answer about a canoe");
+    append_what_is_new(&path, &rewound);
+    let after = search_all(&env, &["gondola", "--limit", "1"]);
+    assert_eq!(ids(&after), vec![session_id(2)], "{after}");
+    assert_eq!(after["more"], 0, "{after}");
+    let all = search_all(&env, &["gondola", "--limit", "1", "--branches", "all"]);
+    assert_eq!(all["more"], 1, "{all}");
+}
+
+#[test]
+fn sessions_whose_matches_all_left_the_branch_do_not_crowd_out_one_that_holds_it() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut plain = session(100, &project);
+    plain.user("one gondola");
+    write_pi_session(&env, &project, &plain);
+    // More rewound sessions than a search's pool, each holding the word far more often and
+    // updated later: the part documents rank them first.
+    for n in 1..=30 {
+        let mut s = session(n, &project);
+        let root = s.user("the question");
+        s.assistant("gondola gondola gondola gondola gondola gondola gondola gondola");
+        let path = write_pi_session(&env, &project, &s);
+        index(&env);
+        s.branch_from(&root);
+        s.assistant("a canoe instead");
+        append_what_is_new(&path, &s);
+    }
+    let result = search_all(&env, &["gondola"]);
+    assert_eq!(ids(&result), vec![session_id(100)], "{result}");
+    assert_eq!(result["more"], 0, "{result}");
+    let all = search_all(&env, &["gondola", "--branches", "all", "--limit", "40"]);
+    assert_eq!(ids(&all).len(), 31, "{all}");
+}
+
+#[test]
 fn a_torn_last_line_waits_until_it_is_complete() {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");

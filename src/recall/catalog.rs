@@ -23,8 +23,9 @@ use crate::session::Harness;
 /// twins read once, Claude Code's harness words context events, a compaction's missing logical
 /// parent; the record types a reader did not know, by file; format 9 the listed directories'
 /// stamps, so a search need not look at every file; format 10 each event's stems indexed
-/// beside its words, issue 42).
-pub const FORMAT: u32 = 10;
+/// beside its words, issue 42; format 11 a part document per file and refresh holding its
+/// events' stems, the session level of a search's pool and count).
+pub const FORMAT: u32 = 11;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,15 +106,77 @@ impl Catalog {
     /// too large, or does not parse as this format.
     pub fn load(directory: &BatchSyncDirectory, name: &str) -> Option<Catalog> {
         let data = directory.read_small(name).ok()?;
-        postcard::from_bytes::<Catalog>(&data)
-            .ok()
-            .filter(|catalog| catalog.format == FORMAT)
+        Catalog::decode(&data)
+    }
+
+    /// The catalog's bytes: a [`Head`], then its files in [`Head::parts`] runs, each decoded on a
+    /// thread of its own (decoding the records' strings is most of what reading a catalog of
+    /// thousands of sessions costs a search).
+    fn encode(&self) -> postcard::Result<Vec<u8>> {
+        let per_part = self.files.len().div_ceil(CATALOG_PARTS).max(MIN_PART_FILES);
+        let parts: Vec<Vec<u8>> = self
+            .files
+            .chunks(per_part)
+            .map(postcard::to_stdvec)
+            .collect::<postcard::Result<_>>()?;
+        let head = Head {
+            format: self.format,
+            next_file_id: self.next_file_id,
+            dirs: self.dirs.clone(),
+            parts: parts.iter().map(|p| p.len() as u64).collect(),
+        };
+        let mut data = postcard::to_stdvec(&head)?;
+        for part in parts {
+            data.extend_from_slice(&part);
+        }
+        Ok(data)
+    }
+
+    fn decode(data: &[u8]) -> Option<Catalog> {
+        let (head, mut rest) = postcard::take_from_bytes::<Head>(data).ok()?;
+        if head.format != FORMAT {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(head.parts.len());
+        for len in &head.parts {
+            let len = usize::try_from(*len).ok().filter(|l| *l <= rest.len())?;
+            let (part, after) = rest.split_at(len);
+            parts.push(part);
+            rest = after;
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+        let decode = |part: &[u8]| postcard::from_bytes::<Vec<FileRecord>>(part).ok();
+        let decoded: Vec<Option<Vec<FileRecord>>> = match parts.split_first() {
+            Some((first, others)) if !others.is_empty() => std::thread::scope(|scope| {
+                let others: Vec<_> = others
+                    .iter()
+                    .map(|part| scope.spawn(move || decode(part)))
+                    .collect();
+                let mut decoded = vec![decode(first)];
+                decoded.extend(others.into_iter().map(|t| t.join().ok().flatten()));
+                decoded
+            }),
+            _ => parts.iter().map(|part| decode(part)).collect(),
+        };
+        let decoded: Vec<Vec<FileRecord>> = decoded.into_iter().collect::<Option<_>>()?;
+        let mut files = Vec::with_capacity(decoded.iter().map(Vec::len).sum());
+        for part in decoded {
+            files.extend(part);
+        }
+        Some(Catalog {
+            format: head.format,
+            next_file_id: head.next_file_id,
+            files,
+            dirs: head.dirs,
+        })
     }
 
     /// Writes the catalog to a new file of the generation (temp, rename) and returns its name
     /// and the file, which the caller syncs (with the commit that names it) before the commit.
     pub fn save(&self, directory: &BatchSyncDirectory) -> std::io::Result<(String, fs::File)> {
-        let data = postcard::to_stdvec(self).map_err(std::io::Error::other)?;
+        let data = self.encode().map_err(std::io::Error::other)?;
         let id = uuid::Uuid::new_v4().simple().to_string();
         let name = format!("catalog-{}.bin", &id[..16]);
         let temp = format!(".{name}.tmp");
@@ -130,6 +193,21 @@ impl Catalog {
         }
     }
 }
+
+/// What a catalog file starts with: all but its files, and the lengths of the runs of files
+/// that follow it.
+#[derive(Serialize, Deserialize)]
+struct Head {
+    format: u32,
+    next_file_id: u64,
+    dirs: Vec<DirRecord>,
+    parts: Vec<u64>,
+}
+
+/// The runs a catalog's files are written in (as many as a search has threads to decode them).
+const CATALOG_PARTS: usize = 2;
+/// A catalog of fewer files is one run: a thread costs more than decoding them.
+const MIN_PART_FILES: usize = 1024;
 
 /// Removes every catalog file of the generation but `keep` (older commits' catalogs,
 /// abandoned temp files).
@@ -172,4 +250,95 @@ fn is_catalog_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(file_id: u64) -> FileRecord {
+        FileRecord {
+            file_id,
+            path: format!("/sessions/{file_id}.jsonl"),
+            stat: Stat {
+                dev: 1,
+                ino: file_id,
+                size: 10 * file_id,
+                mtime_ns: 7,
+                ctime_ns: 8,
+            },
+            indexed_len: 10 * file_id,
+            indexed_entries: 3,
+            head_check: [1; 20],
+            tail_check: [2; 20],
+            prefix_crc: 9,
+            racy: false,
+            version: Some(3),
+            events: 4,
+            info: SessionInfo {
+                session_id: format!("s{file_id}"),
+                harness: Harness::Pi,
+                parent_session_id: None,
+                cwd: Some("/work".into()),
+                project_key: None,
+                name: None,
+                created_at: None,
+                updated_at: None,
+                updated_ms: file_id as i64,
+                entries: 3,
+                bytes: 10 * file_id,
+                first_user_preview: Some(format!("question {file_id}")),
+            },
+            unknown_types: Default::default(),
+        }
+    }
+
+    fn catalog(files: u64) -> Catalog {
+        Catalog {
+            format: FORMAT,
+            next_file_id: files + 1,
+            files: (1..=files).map(record).collect(),
+            dirs: vec![DirRecord {
+                path: "/sessions".into(),
+                glob: "*.jsonl".into(),
+                stamp: record(1).stat,
+                files: files as u32,
+            }],
+        }
+    }
+
+    fn ids(catalog: &Catalog) -> Vec<u64> {
+        catalog.files.iter().map(|f| f.file_id).collect()
+    }
+
+    #[test]
+    fn a_catalog_reads_back_in_order_whether_in_one_run_or_several() {
+        for files in [0, 5, MIN_PART_FILES as u64 * 3 + 7] {
+            let written = catalog(files);
+            let read = Catalog::decode(&written.encode().unwrap()).unwrap();
+            assert_eq!(ids(&read), ids(&written));
+            assert_eq!(
+                read.files.last().map(|f| &f.info),
+                written.files.last().map(|f| &f.info)
+            );
+            assert_eq!(read.next_file_id, files + 1);
+            assert_eq!(read.dirs.len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_cut_or_padded_catalog_is_refused() {
+        let data = catalog(MIN_PART_FILES as u64 * 3).encode().unwrap();
+        for cut in [1, 100, data.len() / 2, data.len() - 1] {
+            assert!(Catalog::decode(&data[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut padded = data.clone();
+        padded.push(0);
+        assert!(Catalog::decode(&padded).is_none());
+        let mut flipped = data;
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0xff;
+        // A flipped byte either fails to decode or decodes to other values; it never panics.
+        let _ = Catalog::decode(&flipped);
+    }
 }

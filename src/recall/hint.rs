@@ -206,7 +206,9 @@ impl Recall {
         if words.is_empty() {
             return Ok(HintOutcome::miss(Miss::NoWords, words, None, view.stale));
         }
-        if !holds_a_rare_word(&prompt_words, &words, searcher.num_docs()) {
+        let segments = search::Segments::new(searcher, fields);
+        let events = segments.events();
+        if !holds_a_rare_word(&prompt_words, &words, events) {
             // No session can clear the bar's rare-word test: the search would only cost time
             // (on a large index, common words' long posting lists are most of a hint's cost).
             return Ok(HintOutcome::miss(
@@ -235,8 +237,8 @@ impl Recall {
             }
         }
         // The best session, and the runner-up the bar compares it with.
-        let segments = search::Segments::new(searcher, fields);
-        let top = search::top_files(&segments, &alternatives, &filter, 2, 1, HINT_SESSIONS)?;
+        let top =
+            search::top_files(&segments, &alternatives, &filter, 2, 1, HINT_SESSIONS, None)?.ranked;
         let records: rustc_hash::FxHashMap<u64, &FileRecord> =
             catalog.files.iter().map(|r| (r.file_id, r)).collect();
         let ranked: Vec<Best> = top
@@ -257,6 +259,7 @@ impl Recall {
         let measure = measure(
             searcher,
             fields,
+            events,
             &prompt_words,
             &words,
             best.clone(),
@@ -357,6 +360,7 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
 fn measure(
     searcher: &Searcher,
     fields: &Fields,
+    events: u64,
     prompt_words: &[Word],
     words: &[String],
     best: Best,
@@ -373,7 +377,7 @@ fn measure(
         session_id: best.record.info.session_id.clone(),
         score: round(best.score),
         evidence: round(best.evidence),
-        session_coverage: coverage(prompt_words, &best.held, searcher.num_docs()),
+        session_coverage: coverage(prompt_words, &best.held, events),
         session_matched: best.held.clone(),
         runner_up: round(runner),
         margin,
@@ -383,8 +387,8 @@ fn measure(
             .map(|w| doc_freq(searcher, fields, w))
             .min()
             .unwrap_or(0),
-        events: searcher.num_docs(),
-        coverage: coverage(prompt_words, &matched, searcher.num_docs()),
+        events,
+        coverage: coverage(prompt_words, &matched, events),
         matched,
     })
 }

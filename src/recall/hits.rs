@@ -1,8 +1,8 @@
 //! Opening the best candidates of a session as hits: their stored fields, the event rebuilt
 //! from its lines (`preview`), the match found again, and the preview cut around it.
 
-use std::cell::OnceCell;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::DocAddress;
@@ -18,7 +18,7 @@ use crate::redact::Masking;
 pub(super) struct HitReader<'a> {
     searcher: &'a tantivy::Searcher,
     fields: schema::Fields,
-    segments: Vec<OnceCell<SegmentColumns>>,
+    segments: Vec<OnceLock<SegmentColumns>>,
 }
 
 struct SegmentColumns {
@@ -38,7 +38,7 @@ impl<'a> HitReader<'a> {
         let segments = searcher
             .segment_readers()
             .iter()
-            .map(|_| OnceCell::new())
+            .map(|_| OnceLock::new())
             .collect();
         HitReader {
             searcher,

@@ -288,15 +288,31 @@ impl Recall {
         let segments = search::Segments::new(searcher, fields);
         // Counting every matching session reads each matching document, where finding the
         // best ones skips most: the count runs beside the rest of the search.
-        let (sessions, matching) = std::thread::scope(|scope| {
-            let counting =
-                scope.spawn(|| search::matching_files(&segments, &alternatives, &filter));
-            let shown = self.best_sessions(&segments, &records, &alternatives, &filter, params);
-            let matching = counting
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (shown, matching)
-        });
+        let matches = search::SessionMatches::of(&segments, &alternatives, &filter)?;
+        let (sessions, matching) = match &matches {
+            // The part documents counted the matching sessions.
+            Some(matches) => (
+                self.best_sessions(
+                    &segments,
+                    &records,
+                    &alternatives,
+                    &filter,
+                    params,
+                    Some(matches),
+                ),
+                Ok(matches.count()),
+            ),
+            None => std::thread::scope(|scope| {
+                let counting =
+                    scope.spawn(|| search::matching_files(&segments, &alternatives, &filter));
+                let shown =
+                    self.best_sessions(&segments, &records, &alternatives, &filter, params, None);
+                let matching = counting
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (shown, matching)
+            }),
+        };
         let (mut sessions, matching) = (sessions?, matching?);
         let prefixes = short_ids(catalog);
         let shared = shared_ids(catalog);
@@ -339,41 +355,62 @@ impl Recall {
         alternatives: &[query::Alternative],
         filter: &search::Filter,
         params: &SearchParams,
+        matches: Option<&search::SessionMatches>,
     ) -> Result<Vec<SessionHits>, RecallError> {
         let reader = hits::HitReader::new(segments.searcher(), segments.fields());
         let mut sessions = Vec::new();
         let mut left = filter.clone();
         while sessions.len() < params.limit {
             let wanted = params.limit - sessions.len();
-            let ranked = search::top_files(
+            let search::Top { ranked, empty } = search::top_files(
                 segments,
                 alternatives,
                 &left,
                 wanted,
                 params.hits + 2,
                 search::CANDIDATE_SESSIONS,
+                matches,
             )?;
-            if ranked.is_empty() {
+            if ranked.is_empty() && empty.is_empty() {
                 break;
             }
-            for chosen in &ranked {
-                let Some(record) = records.get(&chosen.file) else {
-                    continue;
-                };
-                let opened = hits::open_hits(
-                    record,
-                    &chosen.candidates,
-                    &reader,
-                    alternatives,
-                    params,
-                    self.masking,
-                )?;
-                sessions.extend(opened.map(|mut session| {
-                    session.score = hits::round_score(chosen.score);
-                    session
-                }));
-            }
-            left = left.without(ranked.iter().map(|chosen| chosen.file));
+            let open = |chosen: &[search::Ranked]| -> Result<Vec<SessionHits>, RecallError> {
+                let mut opened = Vec::with_capacity(chosen.len());
+                for chosen in chosen {
+                    let Some(record) = records.get(&chosen.file) else {
+                        continue;
+                    };
+                    let session = hits::open_hits(
+                        record,
+                        &chosen.candidates,
+                        &reader,
+                        alternatives,
+                        params,
+                        self.masking,
+                    )?;
+                    opened.extend(session.map(|mut session| {
+                        session.score = hits::round_score(chosen.score);
+                        session
+                    }));
+                }
+                Ok(opened)
+            };
+            // Each session's hits are read from its file: half of them on another thread.
+            let (first, second) = ranked.split_at(ranked.len().div_ceil(2));
+            let (first, second) = std::thread::scope(|scope| {
+                let other = (!second.is_empty()).then(|| scope.spawn(|| open(second)));
+                let first = open(first);
+                let second = other.map_or(Ok(Vec::new()), |other| {
+                    other
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                });
+                (first, second)
+            });
+            sessions.extend(first?);
+            sessions.extend(second?);
+            let shown_or_empty = ranked.iter().map(|chosen| chosen.file).chain(empty);
+            left = left.without(shown_or_empty);
         }
         Ok(sessions)
     }

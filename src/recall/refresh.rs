@@ -24,7 +24,7 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
-use super::schema::{Fields, Flags, SourceKind};
+use super::schema::{Fields, Flags, SourceKind, PART_MAX_COUNT, PART_OFF_BRANCH, PART_ON_BRANCH};
 use super::store::{IndexWriter, Store};
 use crate::cachefile::prefix_checks;
 use crate::history::{event_document, ProjectionStore, Role};
@@ -307,6 +307,9 @@ fn write_file(
             .add_document(pending.into_document(fields))
             .map_err(RecallError::corrupt)?;
     }
+    for part in prepared.parts {
+        writer.add_document(part).map_err(RecallError::corrupt)?;
+    }
     Ok((prepared.record, added))
 }
 
@@ -316,6 +319,8 @@ struct Prepared {
     fresh: bool,
     stale: Vec<u64>,
     documents: Vec<PendingDocument>,
+    /// The part documents of the events in `documents` ([`Fields::part_stem`]).
+    parts: Vec<TantivyDocument>,
     record: FileRecord,
 }
 
@@ -408,11 +413,12 @@ impl FilePart<'_> {
             .and_then(|h| h.timestamp.as_deref())
             .and_then(parse_ms)
             .unwrap_or(0);
-        let documents = changes
+        let documents: Vec<PendingDocument> = changes
             .added
             .iter()
             .map(|event| document(session, fields, file_id, event, created_ms, masking))
             .collect();
+        let parts = part_documents(fields, file_id, &changes.added, &documents);
         let first_user = match (&changes.first_user, grown_from) {
             (Some(event), _) => Some(first_user_preview(session, event, masking)),
             (None, Some(r)) => r.info.first_user_preview.clone(),
@@ -431,6 +437,7 @@ impl FilePart<'_> {
             fresh: changes.all_stale,
             stale: changes.stale,
             documents,
+            parts,
             record: FileRecord {
                 file_id,
                 path: found.path.to_string_lossy().into_owned(),
@@ -529,7 +536,8 @@ struct Changes {
 
 /// What to delete and add for a file: everything (a new or rewritten file), the cheap delta of
 /// an append that only extended the default branch, or the difference between the file's
-/// events as indexed and as they are now.
+/// events as indexed and as they are now. An event that left the default branch, or is gone,
+/// makes it everything: the file's part documents (schema.rs) hold its words on the branch.
 fn describe_changes(
     session: &Session,
     grown_from: Option<&FileRecord>,
@@ -574,7 +582,7 @@ fn describe_changes(
     let new = events::describe(session, entries, session_id, store);
     let old = events::describe(session, record.indexed_entries, session_id, None);
     let (stale, added) = diff(&old, &new);
-    if seq_runs(&stale).len() > MAX_DELETE_RUNS {
+    if seq_runs(&stale).len() > MAX_DELETE_RUNS || parts_would_hold_too_much(&stale, &added) {
         return Changes::replacing(new);
     }
     Changes {
@@ -626,6 +634,16 @@ fn diff<'a>(old: &[EventDesc], new: &'a [EventDesc]) -> (Vec<u64>, Vec<&'a Event
         .filter(|e| old_by_seq.get(&e.seq).is_none_or(|o| *o != *e))
         .collect();
     (stale, added)
+}
+
+/// Whether replacing the `stale` events by the `added` ones would leave the file's part
+/// documents holding words that are no longer where they say: an event gone, or an event
+/// indexed on the default branch that has left it (a rewind). The file is then indexed afresh.
+fn parts_would_hold_too_much(stale: &[u64], added: &[&EventDesc]) -> bool {
+    let readded: FxHashMap<u64, bool> = added.iter().map(|e| (e.seq, e.on_branch)).collect();
+    stale
+        .iter()
+        .any(|seq| !readded.get(seq).copied().unwrap_or(false))
 }
 
 /// Deletes the file's documents at `seqs` (sorted), one range query per run of consecutive
@@ -717,6 +735,90 @@ fn document(
     PendingDocument {
         text,
         document: doc,
+    }
+}
+
+/// The part documents of a file's newly indexed `events`: the stems their texts hold, with
+/// their counts, one document for the events on the default branch and one for the others.
+fn part_documents(
+    fields: &Fields,
+    file_id: u64,
+    events: &[EventDesc],
+    documents: &[PendingDocument],
+) -> Vec<TantivyDocument> {
+    let mut on_branch = PartStems::default();
+    let mut off_branch = PartStems::default();
+    PART_ANALYZER.with_borrow_mut(|analyzer| {
+        for (event, document) in events.iter().zip(documents) {
+            let stems = if event.on_branch {
+                &mut on_branch
+            } else {
+                &mut off_branch
+            };
+            stems.add(analyzer, &document.text);
+        }
+    });
+    [(on_branch, PART_ON_BRANCH), (off_branch, PART_OFF_BRANCH)]
+        .into_iter()
+        .filter(|(stems, _)| !stems.counts.is_empty())
+        .map(|(stems, kind)| stems.into_document(fields, file_id, kind))
+        .collect()
+}
+
+thread_local! {
+    /// The stemming analyzer of one reading thread (it remembers the stems it has made).
+    static PART_ANALYZER: std::cell::RefCell<tantivy::tokenizer::TextAnalyzer> =
+        std::cell::RefCell::new(super::schema::stem_analyzer());
+}
+
+/// The stems of some events, each with how often they hold it.
+#[derive(Default)]
+struct PartStems {
+    counts: FxHashMap<String, u32>,
+}
+
+impl PartStems {
+    fn add(&mut self, analyzer: &mut tantivy::tokenizer::TextAnalyzer, text: &str) {
+        let mut stream = analyzer.token_stream(text);
+        while let Some(token) = stream.next() {
+            match self.counts.get_mut(token.text.as_str()) {
+                Some(count) => *count = count.saturating_add(1),
+                None => {
+                    self.counts.insert(token.text.clone(), 1);
+                }
+            }
+        }
+    }
+
+    fn into_document(self, fields: &Fields, file_id: u64, kind: u64) -> TantivyDocument {
+        let mut tokens = Vec::new();
+        for (stem, count) in self.counts {
+            for _ in 0..count.min(PART_MAX_COUNT) {
+                tokens.push(tantivy::tokenizer::Token {
+                    offset_from: 0,
+                    offset_to: 0,
+                    position: tokens.len(),
+                    text: stem.clone(),
+                    position_length: 1,
+                });
+            }
+        }
+        let mut document = TantivyDocument::default();
+        document.add_u64(fields.file, file_id);
+        document.add_u64(fields.part, kind);
+        let field = if kind == PART_ON_BRANCH {
+            fields.part_stem
+        } else {
+            fields.part_stem_off
+        };
+        document.add_pre_tokenized_text(
+            field,
+            tantivy::tokenizer::PreTokenizedString {
+                text: String::new(),
+                tokens,
+            },
+        );
+        document
     }
 }
 

@@ -1,7 +1,10 @@
 //! The index schema and its text analyzer.
 //!
 //! One document per event. Only the text is indexed (never stored), twice: its words as written
-//! and their stems. Everything else is a fast (columnar) field that filtering, ranking and
+//! and their stems. Beside them, one *part* document per file and refresh (two when some of its
+//! events are off the default branch) holding the stems of the events that refresh indexed, with
+//! their counts ([`Fields::part_stem`]): the session level that finds a search's pool and counts
+//! its matching sessions without reading every matching event. Everything else is a fast (columnar) field that filtering, ranking and
 //! opening a hit need: which file, the seq, the timestamp, role/branch/source flags, the byte
 //! spans of the entry lines the document is built from, and the window and leaf ids. Previews
 //! are rebuilt from the session file.
@@ -120,7 +123,23 @@ pub struct Fields {
     pub window: Field,
     /// The tip entry id of an abandoned branch.
     pub leaf: Field,
+    /// A part document's stems, each as often as the part's events on the default branch hold
+    /// it (at most [`PART_MAX_COUNT`]); no event document has it.
+    pub part_stem: Field,
+    /// The same for a part of events off the default branch: a search of the default branch
+    /// reads [`Fields::part_stem`] alone.
+    pub part_stem_off: Field,
+    /// [`PART_ON_BRANCH`] or [`PART_OFF_BRANCH`] on a part document; absent on an event's.
+    pub part: Field,
 }
+
+/// A part document of events on the default branch.
+pub const PART_ON_BRANCH: u64 = 1;
+/// A part document of events off the default branch (abandoned branches).
+pub const PART_OFF_BRANCH: u64 = 2;
+/// How often a part document holds one stem at most: enough to tell a session that dwells on
+/// a word from one that mentions it, bounded for a huge session.
+pub const PART_MAX_COUNT: u32 = 16;
 
 pub fn build(positions: bool) -> (Schema, Fields) {
     let mut builder = Schema::builder();
@@ -160,8 +179,20 @@ pub fn build(positions: bool) -> (Schema, Fields) {
         line: builder.add_u64_field("line", fast()),
         window: builder.add_text_field("window", FAST),
         leaf: builder.add_text_field("leaf", FAST),
+        part_stem: builder.add_text_field("part_stem", part_options()),
+        part_stem_off: builder.add_text_field("part_stem_off", part_options()),
+        part: builder.add_u64_field("part", NumericOptions::default().set_indexed()),
     };
     (builder.build(), fields)
+}
+
+/// A part document's stems: pre-tokenized, counted, without positions.
+fn part_options() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(STEM_ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    )
 }
 
 /// What the `flags` field packs: the role (2 bits), whether the event is on the default

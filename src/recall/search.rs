@@ -20,7 +20,9 @@ use std::sync::OnceLock;
 use tantivy::columnar::Column;
 use tantivy::postings::Postings;
 use tantivy::query::Weight;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery,
+};
 use tantivy::schema::Field;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{
@@ -30,7 +32,7 @@ use tantivy::{
 
 use super::error::RecallError;
 use super::query::Alternative;
-use super::schema::{Fields, Flags};
+use super::schema::{Fields, Flags, PART_OFF_BRANCH, PART_ON_BRANCH};
 use crate::history::Role;
 
 /// Role weights: what people and the model said ranks over tool output. The user's words and
@@ -92,6 +94,12 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether the filter is decided by session and branch alone (no role, no date): what the
+    /// part documents answer.
+    fn per_session(&self) -> bool {
+        self.roles.is_none() && self.since_ms.is_none()
+    }
+
     fn in_scope(&self, file: u64) -> bool {
         self.files.get(file as usize).copied().unwrap_or(false)
     }
@@ -112,12 +120,17 @@ impl Filter {
         if !self.in_scope(file) {
             return None;
         }
+        Some((file, self.weighed(columns, doc, file, bm25)?))
+    }
+
+    /// The final score of a document of `file` (in scope), when the filters admit it.
+    fn weighed(&self, columns: &Columns, doc: DocId, file: u64, bm25: Score) -> Option<f32> {
         let (role, ts) = self.admitted(columns, doc)?;
         let mut score = bm25 * role_boost(role) * recency(self.now_ms - ts);
         if self.boosted.get(file as usize).copied().unwrap_or(false) {
             score *= PROJECT_BOOST;
         }
-        Some((file, score))
+        Some(score)
     }
 
     /// Whether the branch, role and date filters admit a document: its role and timestamp.
@@ -182,9 +195,10 @@ struct WeightBound {
 
 impl WeightBound {
     /// The bound in a segment whose newest event is from `newest_ts` (recency only falls with
-    /// age).
+    /// age). A segment of part documents alone has no timestamp at all (the column's least
+    /// value).
     fn at(&self, newest_ts: i64) -> f32 {
-        self.role_and_project * recency(self.now_ms - newest_ts)
+        self.role_and_project * recency(self.now_ms.saturating_sub(newest_ts))
     }
 }
 
@@ -241,24 +255,36 @@ pub fn top_files(
     limit: usize,
     per_file: usize,
     pool: usize,
-) -> Result<Vec<Ranked>, RecallError> {
+    matches: Option<&SessionMatches>,
+) -> Result<Top, RecallError> {
     let fields = &segments.fields;
     let (Some(stems), Some(words)) = (
         stems_query(fields, alternatives),
         words_query(fields, alternatives),
     ) else {
-        return Ok(Vec::new());
+        return Ok(Top::default());
     };
-    let chosen: Vec<u64> = best_files(segments, stems.as_ref(), filter, limit.max(pool))?
-        .into_iter()
-        .map(|best| best.file)
-        .collect();
+    let found;
+    let matches = match matches {
+        Some(matches) => Some(matches),
+        None => {
+            found = SessionMatches::of(segments, alternatives, filter)?;
+            found.as_ref()
+        }
+    };
+    let chosen: Vec<u64> = match matches {
+        Some(matches) => matches.best(filter, limit.max(pool)),
+        None => best_files(segments, stems.as_ref(), filter, limit.max(pool))?
+            .into_iter()
+            .map(|best| best.file)
+            .collect(),
+    };
     if chosen.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Top::default());
     }
     let kept = per_file.max(BOOSTED_PER_SESSION);
-    let mut by_file = run(segments, only(words, fields, &chosen), filter, kept)?;
-    if let Some(boosts) = Boosts::of(segments.searcher, fields, alternatives) {
+    let mut by_file = run_in_halves(segments, words.as_ref(), filter, kept, &chosen)?;
+    if let Some(boosts) = Boosts::of(segments, alternatives) {
         add_boosts(segments, &boosts, filter, &mut by_file)?;
     }
     for list in by_file.values_mut() {
@@ -266,6 +292,11 @@ pub fn top_files(
         list.truncate(per_file);
     }
     let evidence = evidence(segments, alternatives, filter, &chosen)?;
+    let empty: Vec<u64> = chosen
+        .iter()
+        .filter(|file| by_file.get(file).is_none_or(Vec::is_empty))
+        .copied()
+        .collect();
     let mut ranked: Vec<Ranked> = chosen
         .iter()
         .zip(evidence)
@@ -290,7 +321,16 @@ pub fn top_files(
             .then(a.file.cmp(&b.file))
     });
     ranked.truncate(limit);
-    Ok(ranked)
+    Ok(Top { ranked, empty })
+}
+
+/// The sessions a search shows ([`top_files`]).
+#[derive(Debug, Default)]
+pub struct Top {
+    pub ranked: Vec<Ranked>,
+    /// The pool's sessions that hold no event the filter admits (their part documents said
+    /// they might): a next search leaves them out with the ranked ones.
+    pub empty: Vec<u64>,
 }
 
 /// Every distinct stem of the alternatives, and which alternatives hold it.
@@ -324,14 +364,7 @@ fn evidence(
     let fields = &segments.fields;
     let searcher = segments.searcher;
     let stems = distinct_stems(alternatives);
-    let events = searcher.num_docs();
-    let mut idf = Vec::with_capacity(stems.len());
-    for (stem, _) in &stems {
-        let docs = searcher
-            .doc_freq(&Term::from_field_text(fields.stem, stem))
-            .map_err(RecallError::corrupt)?;
-        idf.push(inverse_document_frequency(docs, events));
-    }
+    let idf = stem_idfs(segments, &stems)?;
     let mut held = vec![vec![false; stems.len()]; files.len()];
     for (ord, reader) in searcher.segment_readers().iter().enumerate() {
         let ranges = doc_ranges(reader, fields, files)?;
@@ -399,6 +432,21 @@ fn evidence(
         .collect())
 }
 
+/// Each stem's inverse document frequency over the events.
+fn stem_idfs(segments: &Segments, stems: &[(&str, Vec<usize>)]) -> Result<Vec<f32>, RecallError> {
+    let events = segments.events();
+    stems
+        .iter()
+        .map(|(stem, _)| {
+            let docs = segments
+                .searcher
+                .doc_freq(&Term::from_field_text(segments.fields.stem, stem))
+                .map_err(RecallError::corrupt)?;
+            Ok(inverse_document_frequency(docs, events))
+        })
+        .collect()
+}
+
 /// BM25's inverse document frequency of a word in `docs` of `events` events.
 pub fn inverse_document_frequency(docs: u64, events: u64) -> f32 {
     let (n, total) = (docs as f64, events as f64);
@@ -428,9 +476,10 @@ fn doc_ranges(
         if start == TERMINATED {
             continue;
         }
-        // A file written in one go is one range: its last document is where its count says.
+        // A file written in one go is one range: its last document is where its count says,
+        // and none follows it (else another file's documents lie between its own).
         let last = start + postings.doc_freq().saturating_sub(1);
-        if postings.seek(last) == last {
+        if postings.seek(last) == last && postings.advance() == TERMINATED {
             ranges.push((start, last + 1, f));
             continue;
         }
@@ -456,6 +505,142 @@ fn doc_ranges(
     Ok(ranges)
 }
 
+/// What the part documents say of a query: each session in scope holding some of its stems,
+/// how often it holds each, and the stems' weights. Found once per search: it gives both the
+/// pool ([`SessionMatches::best`]) and the count of matching sessions.
+#[derive(Debug)]
+pub struct SessionMatches {
+    held: Vec<(u64, Vec<u32>)>,
+    idf: Vec<f32>,
+}
+
+impl SessionMatches {
+    /// `None` when the filter asks what only the events tell (a role, a date).
+    pub fn of(
+        segments: &Segments,
+        alternatives: &[Alternative],
+        filter: &Filter,
+    ) -> Result<Option<SessionMatches>, RecallError> {
+        if !filter.per_session() {
+            return Ok(None);
+        }
+        let stems = distinct_stems(alternatives);
+        Ok(Some(SessionMatches {
+            held: session_stems(segments, &stems, filter)?,
+            idf: stem_idfs(segments, &stems)?,
+        }))
+    }
+
+    /// How many sessions hold some of the query's words.
+    pub fn count(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The pool: the `limit` sessions `filter` keeps whose events hold the most of the query's
+    /// information between them (each stem weighed by its inverse document frequency and,
+    /// saturating, by how often the session holds it), × the session's recency and project
+    /// boost; ties go to the more recently updated session.
+    fn best(&self, filter: &Filter, limit: usize) -> Vec<u64> {
+        let updated = |file: u64| filter.updated_ms.get(file as usize).copied().unwrap_or(0);
+        let mut scored: Vec<(u64, f32)> = self
+            .held
+            .iter()
+            .filter(|(file, _)| filter.in_scope(*file))
+            .map(|(file, counts)| {
+                let information: f32 = counts
+                    .iter()
+                    .zip(&self.idf)
+                    .map(|(&count, idf)| {
+                        let count = count as f32;
+                        idf * count / (count + SESSION_COUNT_SATURATION)
+                    })
+                    .sum();
+                let mut score = information * recency(filter.now_ms - updated(*file));
+                if filter.boosted.get(*file as usize).copied().unwrap_or(false) {
+                    score *= PROJECT_BOOST;
+                }
+                (*file, score)
+            })
+            .collect();
+        scored.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| updated(b.0).cmp(&updated(a.0)))
+                .then(a.0.cmp(&b.0))
+        });
+        scored.truncate(limit);
+        scored.into_iter().map(|(file, _)| file).collect()
+    }
+}
+
+/// How often a session must hold a stem for half its weight in the pool.
+const SESSION_COUNT_SATURATION: f32 = 1.2;
+
+/// The sessions in scope whose part documents (on the default branch unless the filter takes
+/// every branch) hold some of `stems`: how often each stem, in `stems`' order.
+fn session_stems(
+    segments: &Segments,
+    stems: &[(&str, Vec<usize>)],
+    filter: &Filter,
+) -> Result<Vec<(u64, Vec<u32>)>, RecallError> {
+    let fields = &segments.fields;
+    let width = stems.len();
+    let mut part_fields = vec![fields.part_stem];
+    if filter.all_branches {
+        part_fields.push(fields.part_stem_off);
+    }
+    // Indexed by file id × stem: file ids are the catalog's, dense from 0.
+    let mut counts = vec![0u32; filter.files.len() * width];
+    let mut docs = [0; COLLECT_BLOCK_BUFFER_LEN];
+    let mut held = [0; COLLECT_BLOCK_BUFFER_LEN];
+    let mut files = [None; COLLECT_BLOCK_BUFFER_LEN];
+    for (ord, reader) in segments.searcher.segment_readers().iter().enumerate() {
+        let alive = reader.alive_bitset();
+        for &field in &part_fields {
+            let index = reader.inverted_index(field).map_err(RecallError::corrupt)?;
+            for (s, (stem, _)) in stems.iter().enumerate() {
+                let term = Term::from_field_text(field, stem);
+                let Some(mut postings) = index
+                    .read_postings(&term, IndexRecordOption::WithFreqs)
+                    .map_err(RecallError::corrupt)?
+                else {
+                    continue;
+                };
+                let columns = segments
+                    .columns(ord, reader)
+                    .map_err(RecallError::corrupt)?;
+                // The parts' files read 64 at a time.
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    let mut filled = 0;
+                    while doc != TERMINATED && filled < docs.len() {
+                        if !alive.is_some_and(|a| a.is_deleted(doc)) {
+                            docs[filled] = doc;
+                            held[filled] = postings.term_freq();
+                            filled += 1;
+                        }
+                        doc = postings.advance();
+                    }
+                    columns
+                        .file
+                        .first_vals(&docs[..filled], &mut files[..filled]);
+                    for (file, count) in files[..filled].iter().zip(&held[..filled]) {
+                        if let Some(file) = file.filter(|f| filter.in_scope(*f)) {
+                            counts[file as usize * width + s] += count;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(counts
+        .chunks(width.max(1))
+        .enumerate()
+        .filter(|(_, held)| held.iter().any(|c| *c > 0))
+        .map(|(file, held)| (file as u64, held.to_vec()))
+        .collect())
+}
+
 /// How many files hold a document that counts, of either kind.
 ///
 /// Each word is counted on its own (a union's merging costs more than the words' lists
@@ -466,6 +651,9 @@ pub fn matching_files(
     alternatives: &[Alternative],
     filter: &Filter,
 ) -> Result<usize, RecallError> {
+    if let Some(matches) = SessionMatches::of(segments, alternatives, filter)? {
+        return Ok(matches.count());
+    }
     let mut counted = vec![false; filter.files.len()];
     let in_scope = filter.files.iter().filter(|f| **f).count();
     let mut count = 0;
@@ -648,25 +836,6 @@ fn either(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     ))
 }
 
-/// `query` restricted to the documents of `files`, scored as `query` alone.
-fn only(query: Box<dyn Query>, fields: &Fields, files: &[u64]) -> Box<dyn Query> {
-    let files = either(
-        files
-            .iter()
-            .map(|f| -> Box<dyn Query> {
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(fields.file, *f),
-                    IndexRecordOption::Basic,
-                ))
-            })
-            .collect(),
-    );
-    Box::new(BooleanQuery::new(vec![
-        (Occur::Must, query),
-        (Occur::Must, Box::new(ConstScoreQuery::new(files, 0.0))),
-    ]))
-}
-
 fn term_query(field: Field, word: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, word),
@@ -719,12 +888,13 @@ struct Boosts {
 
 impl Boosts {
     /// `None` when there is nothing to look for.
-    fn of(searcher: &Searcher, fields: &Fields, alternatives: &[Alternative]) -> Option<Boosts> {
+    fn of(segments: &Segments, alternatives: &[Alternative]) -> Option<Boosts> {
+        let (searcher, fields) = (segments.searcher, &segments.fields);
         let mut boosts = Boosts {
             words: Vec::new(),
             patterns: Vec::new(),
         };
-        let events = searcher.num_docs();
+        let events = segments.events();
         let mut add = |phrase: &[String], slop: u32, boost: f32| {
             let mut idf = 0.0;
             let mut at = Vec::new();
@@ -967,6 +1137,7 @@ impl<'a> TopFiles<'a> {
 pub struct Segments<'a> {
     searcher: &'a Searcher,
     fields: Fields,
+    statistics: EventStatistics<'a>,
     columns: Vec<OnceLock<Columns>>,
     ranges: Vec<OnceLock<Vec<FileRange>>>,
 }
@@ -990,6 +1161,7 @@ impl<'a> Segments<'a> {
         Segments {
             searcher,
             fields: *fields,
+            statistics: EventStatistics::of(searcher, fields),
             columns: searcher
                 .segment_readers()
                 .iter()
@@ -1011,9 +1183,14 @@ impl<'a> Segments<'a> {
         &self.fields
     }
 
+    /// The live event documents (the part documents left out).
+    pub fn events(&self) -> u64 {
+        self.statistics.live_events
+    }
+
     fn weight(&self, query: &dyn Query, scoring: bool) -> Result<Box<dyn Weight>, RecallError> {
         let scoring = if scoring {
-            EnableScoring::enabled_from_searcher(self.searcher)
+            EnableScoring::enabled_from_statistics_provider(&self.statistics, self.searcher)
         } else {
             EnableScoring::disabled_from_searcher(self.searcher)
         };
@@ -1067,6 +1244,74 @@ impl<'a> Segments<'a> {
     }
 }
 
+/// BM25's statistics over the event documents alone: the part documents hold none of the
+/// fields events are scored on, but would count as documents.
+struct EventStatistics<'a> {
+    searcher: &'a Searcher,
+    /// Every event document, deleted ones too (as the engine counts documents).
+    all_events: u64,
+    live_events: u64,
+}
+
+impl<'a> EventStatistics<'a> {
+    fn of(searcher: &'a Searcher, fields: &Fields) -> EventStatistics<'a> {
+        let (mut parts, mut live_parts) = (0, 0);
+        for reader in searcher.segment_readers() {
+            let (all, live) = part_documents(reader, fields);
+            parts += all;
+            live_parts += live;
+        }
+        let max_docs: u64 = searcher
+            .segment_readers()
+            .iter()
+            .map(|r| u64::from(r.max_doc()))
+            .sum();
+        EventStatistics {
+            searcher,
+            all_events: max_docs.saturating_sub(parts),
+            live_events: searcher.num_docs().saturating_sub(live_parts),
+        }
+    }
+}
+
+/// A segment's part documents: all of them, and the live ones.
+fn part_documents(reader: &SegmentReader, fields: &Fields) -> (u64, u64) {
+    let Ok(index) = reader.inverted_index(fields.part) else {
+        return (0, 0);
+    };
+    let alive = reader.alive_bitset();
+    let (mut all, mut live) = (0, 0);
+    for kind in [PART_ON_BRANCH, PART_OFF_BRANCH] {
+        let term = Term::from_field_u64(fields.part, kind);
+        let Ok(Some(mut postings)) = index.read_postings(&term, IndexRecordOption::Basic) else {
+            continue;
+        };
+        all += u64::from(postings.doc_freq());
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            if !alive.is_some_and(|a| a.is_deleted(doc)) {
+                live += 1;
+            }
+            doc = postings.advance();
+        }
+    }
+    (all, live)
+}
+
+impl Bm25StatisticsProvider for EventStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.searcher.total_num_tokens(field)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.all_events)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.searcher.doc_freq(term)
+    }
+}
+
 impl Columns {
     fn open(reader: &SegmentReader, fields: &Fields) -> tantivy::Result<Columns> {
         let schema = reader.schema();
@@ -1080,50 +1325,100 @@ impl Columns {
     }
 }
 
-/// Every matching document (of the few files a query is restricted to), up to `per_file` best
-/// of each file.
+/// Every document of `files` that holds some of the alternatives' words, up to `per_file` best
+/// of each file. The words' scorer is sought to each file's ranges of documents in a segment
+/// (`doc_ranges`), so only those files' documents are read and scored.
 fn run(
     segments: &Segments,
-    query: Box<dyn Query>,
+    words: &dyn Query,
     filter: &Filter,
     per_file: usize,
+    files: &[u64],
 ) -> Result<ByFile, RecallError> {
-    let weight = segments.weight(query.as_ref(), true)?;
+    let weight = segments.weight(words, true)?;
+    let bound = filter.weight_bound();
     let mut by_file = ByFile::default();
-    for found in segments.matching(weight.as_ref()) {
-        let Matching {
-            ord,
-            reader,
-            columns,
-            mut scorer,
-        } = found?;
+    for (ord, reader) in segments.searcher.segment_readers().iter().enumerate() {
+        let ranges = doc_ranges(reader, &segments.fields, files)?;
+        if ranges.is_empty() {
+            continue;
+        }
+        let mut scorer = weight.scorer(reader, 1.0).map_err(RecallError::corrupt)?;
+        let columns = segments
+            .columns(ord, reader)
+            .map_err(RecallError::corrupt)?;
         let alive = reader.alive_bitset();
-        // Opened here, for the segments holding the chosen sessions' matches only.
+        let most = bound.at(columns.ts.max_value());
+        // Opened here, for the segments holding the chosen sessions only.
         let seqs = reader
             .fast_fields()
             .u64(reader.schema().get_field_name(segments.fields.seq))
             .map_err(RecallError::corrupt)?;
-        let mut doc = scorer.doc();
-        while doc != TERMINATED {
-            let deleted = alive.is_some_and(|a| a.is_deleted(doc));
-            let weighed = (!deleted)
-                .then(|| filter.weigh(columns, doc, scorer.score()))
-                .flatten();
-            if let Some((file, score)) = weighed {
-                let candidate = Candidate {
-                    doc: DocAddress::new(ord, doc),
-                    score,
-                    seq: seqs.first(doc).unwrap_or(0),
-                };
-                keep_best(by_file.entry(file).or_default(), candidate, per_file);
+        for (start, end, f) in ranges {
+            let file = files[f];
+            let mut doc = scorer.doc();
+            if doc < start {
+                doc = scorer.seek(start);
             }
-            doc = scorer.advance();
+            if doc >= end || !filter.in_scope(file) {
+                continue;
+            }
+            let list = by_file.entry(file).or_default();
+            while doc < end {
+                if !alive.is_some_and(|a| a.is_deleted(doc)) {
+                    let bm25 = scorer.score();
+                    // A document that cannot enter its file's full list is not weighed.
+                    let hopeless = list.len() == per_file
+                        && list
+                            .last()
+                            .is_some_and(|last| bm25 * most * (1.0 + 1e-4) < last.score);
+                    let weighed = (!hopeless)
+                        .then(|| filter.weighed(columns, doc, file, bm25))
+                        .flatten();
+                    if let Some(score) = weighed {
+                        let candidate = Candidate {
+                            doc: DocAddress::new(ord as SegmentOrdinal, doc),
+                            score,
+                            seq: seqs.first(doc).unwrap_or(0),
+                        };
+                        keep_best(list, candidate, per_file);
+                    }
+                }
+                doc = scorer.advance();
+            }
         }
     }
+    by_file.retain(|_, list| !list.is_empty());
     for list in by_file.values_mut() {
         sort_best_first(list);
     }
     Ok(by_file)
+}
+
+/// [`run`] over `files`, half of them on another thread: scoring the pool's events is most of
+/// a search of common words.
+fn run_in_halves(
+    segments: &Segments,
+    words: &dyn Query,
+    filter: &Filter,
+    per_file: usize,
+    files: &[u64],
+) -> Result<ByFile, RecallError> {
+    if files.len() < 2 {
+        return run(segments, words, filter, per_file, files);
+    }
+    // Alternate files, so that each half gets as many of the best as the other.
+    let half = |parity: usize| files.iter().skip(parity).step_by(2).copied().collect();
+    let (first, second): (Vec<u64>, Vec<u64>) = (half(0), half(1));
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| run(segments, words, filter, per_file, &second));
+        let mut by_file = run(segments, words, filter, per_file, &first)?;
+        let others = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        by_file.extend(others);
+        Ok(by_file)
+    })
 }
 
 /// Adds a candidate to a file's list of at most `per_file` (sorted once full).
