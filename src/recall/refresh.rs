@@ -637,8 +637,9 @@ fn diff<'a>(old: &[EventDesc], new: &'a [EventDesc]) -> (Vec<u64>, Vec<&'a Event
 }
 
 /// Whether replacing the `stale` events by the `added` ones would leave the file's part
-/// documents holding words that are no longer where they say: an event gone, or an event
-/// indexed on the default branch that has left it (a rewind). The file is then indexed afresh.
+/// documents holding words that are no longer where they say: an event gone, or a changed event
+/// off the default branch (a rewind left it; its words stay in the part of the branch it was
+/// on). The file is then indexed afresh.
 fn parts_would_hold_too_much(stale: &[u64], added: &[&EventDesc]) -> bool {
     let readded: FxHashMap<u64, bool> = added.iter().map(|e| (e.seq, e.on_branch)).collect();
     stale
