@@ -134,7 +134,9 @@ impl Catalog {
 
     fn decode(data: &[u8]) -> Option<Catalog> {
         let (head, mut rest) = postcard::take_from_bytes::<Head>(data).ok()?;
-        if head.format != FORMAT {
+        // More runs than a catalog is written in is not a catalog of ours (and each run is a
+        // thread).
+        if head.format != FORMAT || head.parts.len() > CATALOG_PARTS {
             return None;
         }
         let mut parts = Vec::with_capacity(head.parts.len());
@@ -335,6 +337,18 @@ mod tests {
         let mut padded = data.clone();
         padded.push(0);
         assert!(Catalog::decode(&padded).is_none());
+        // A head that names 100,000 runs (a thread each), every one a valid empty list, is
+        // refused before any is read.
+        let runs = 100_000;
+        let head = Head {
+            format: FORMAT,
+            next_file_id: 1,
+            dirs: Vec::new(),
+            parts: vec![1; runs],
+        };
+        let mut many = postcard::to_stdvec(&head).unwrap();
+        many.extend(std::iter::repeat_n(0u8, runs));
+        assert!(Catalog::decode(&many).is_none());
         let mut flipped = data;
         let middle = flipped.len() / 2;
         flipped[middle] ^= 0xff;
