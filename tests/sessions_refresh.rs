@@ -143,6 +143,30 @@ fn sessions_whose_matches_all_left_the_branch_do_not_crowd_out_one_that_holds_it
 }
 
 #[test]
+fn a_session_of_more_distinct_words_than_a_part_holds_is_found_by_any_of_them_and_counted_once() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    // 70,000 distinct words: more than one part document's worth (65,536 stems).
+    let words: Vec<String> = (0..70_000).map(|n| format!("tok{n}z")).collect();
+    let mut many = session(1, &project);
+    // The first word again at the end: in the first part and in the last.
+    many.user(&format!("{} tok0z", words.join(" ")));
+    write_pi_session(&env, &project, &many);
+    let mut other = session(2, &project);
+    other.user("tok0z and nothing else");
+    write_pi_session(&env, &project, &other);
+    for (word, holders) in [("tok0z", 2), ("tok35000z", 1), ("tok69999z", 1)] {
+        let result = search_all(&env, &[word, "--limit", "1"]);
+        let shown = ids(&result);
+        assert_eq!(shown.len(), 1, "{word}: {result}");
+        assert_eq!(result["more"], holders - 1, "{word}: {result}");
+        let all = search_all(&env, &[word, "--limit", "5"]);
+        assert!(ids(&all).contains(&session_id(1)), "{word}: {all}");
+        assert_eq!(ids(&all).len(), holders as usize, "{word}: {all}");
+    }
+}
+
+#[test]
 fn a_torn_last_line_waits_until_it_is_complete() {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");

@@ -24,7 +24,9 @@ use super::catalog::{self, Catalog, FileRecord, Payload, SessionInfo};
 use super::discover::{Discovery, Found, Stat};
 use super::error::RecallError;
 use super::events::{self, EventDesc};
-use super::schema::{Fields, Flags, SourceKind, PART_MAX_COUNT, PART_OFF_BRANCH, PART_ON_BRANCH};
+use super::schema::{
+    Fields, Flags, SourceKind, PART_MAX_COUNT, PART_MAX_STEMS, PART_OFF_BRANCH, PART_ON_BRANCH,
+};
 use super::store::{IndexWriter, Store};
 use crate::cachefile::prefix_checks;
 use crate::history::{event_document, ProjectionStore, Role};
@@ -740,15 +742,16 @@ fn document(
 }
 
 /// The part documents of a file's newly indexed `events`: the stems their texts hold, with
-/// their counts, one document for the events on the default branch and one for the others.
+/// their counts, in documents for the events on the default branch and others for the rest
+/// (more than one of a kind when their events hold more than [`PART_MAX_STEMS`] stems).
 fn part_documents(
     fields: &Fields,
     file_id: u64,
     events: &[EventDesc],
     documents: &[PendingDocument],
 ) -> Vec<TantivyDocument> {
-    let mut on_branch = PartStems::default();
-    let mut off_branch = PartStems::default();
+    let mut on_branch = PartStems::new(fields, file_id, PART_ON_BRANCH);
+    let mut off_branch = PartStems::new(fields, file_id, PART_OFF_BRANCH);
     PART_ANALYZER.with_borrow_mut(|analyzer| {
         for (event, document) in events.iter().zip(documents) {
             let stems = if event.on_branch {
@@ -759,11 +762,9 @@ fn part_documents(
             stems.add(analyzer, &document.text);
         }
     });
-    [(on_branch, PART_ON_BRANCH), (off_branch, PART_OFF_BRANCH)]
-        .into_iter()
-        .filter(|(stems, _)| !stems.counts.is_empty())
-        .map(|(stems, kind)| stems.into_document(fields, file_id, kind))
-        .collect()
+    let mut parts = on_branch.finish();
+    parts.extend(off_branch.finish());
+    parts
 }
 
 thread_local! {
@@ -772,13 +773,26 @@ thread_local! {
         std::cell::RefCell::new(super::schema::stem_analyzer());
 }
 
-/// The stems of some events, each with how often they hold it.
-#[derive(Default)]
-struct PartStems {
+/// The part documents of one kind being made: the stems counted so far, and the parts done.
+struct PartStems<'a> {
+    fields: &'a Fields,
+    file_id: u64,
+    kind: u64,
     counts: FxHashMap<String, u32>,
+    done: Vec<TantivyDocument>,
 }
 
-impl PartStems {
+impl<'a> PartStems<'a> {
+    fn new(fields: &'a Fields, file_id: u64, kind: u64) -> PartStems<'a> {
+        PartStems {
+            fields,
+            file_id,
+            kind,
+            counts: FxHashMap::default(),
+            done: Vec::new(),
+        }
+    }
+
     fn add(&mut self, analyzer: &mut tantivy::tokenizer::TextAnalyzer, text: &str) {
         let mut stream = analyzer.token_stream(text);
         while let Some(token) = stream.next() {
@@ -786,40 +800,40 @@ impl PartStems {
                 Some(count) => *count = count.saturating_add(1),
                 None => {
                     self.counts.insert(token.text.clone(), 1);
+                    if self.counts.len() >= PART_MAX_STEMS {
+                        self.close_part();
+                    }
                 }
             }
         }
     }
 
-    fn into_document(self, fields: &Fields, file_id: u64, kind: u64) -> TantivyDocument {
-        let mut tokens = Vec::new();
-        for (stem, count) in self.counts {
+    /// Makes a part document of the stems counted so far.
+    fn close_part(&mut self) {
+        let mut text = String::new();
+        for (stem, count) in self.counts.drain() {
             for _ in 0..count.min(PART_MAX_COUNT) {
-                tokens.push(tantivy::tokenizer::Token {
-                    offset_from: 0,
-                    offset_to: 0,
-                    position: tokens.len(),
-                    text: stem.clone(),
-                    position_length: 1,
-                });
+                text.push_str(&stem);
+                text.push(' ');
             }
         }
         let mut document = TantivyDocument::default();
-        document.add_u64(fields.file, file_id);
-        document.add_u64(fields.part, kind);
-        let field = if kind == PART_ON_BRANCH {
-            fields.part_stem
+        document.add_u64(self.fields.file, self.file_id);
+        document.add_u64(self.fields.part, self.kind);
+        let field = if self.kind == PART_ON_BRANCH {
+            self.fields.part_stem
         } else {
-            fields.part_stem_off
+            self.fields.part_stem_off
         };
-        document.add_pre_tokenized_text(
-            field,
-            tantivy::tokenizer::PreTokenizedString {
-                text: String::new(),
-                tokens,
-            },
-        );
-        document
+        document.add_text(field, text);
+        self.done.push(document);
+    }
+
+    fn finish(mut self) -> Vec<TantivyDocument> {
+        if !self.counts.is_empty() {
+            self.close_part();
+        }
+        self.done
     }
 }
 

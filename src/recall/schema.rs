@@ -14,7 +14,7 @@ use tantivy::schema::{
 };
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream,
-    Tokenizer,
+    Tokenizer, WhitespaceTokenizer,
 };
 
 use crate::history::{EventSource, Role};
@@ -23,6 +23,8 @@ use crate::history::{EventSource, Role};
 pub const ANALYZER: &str = "recall";
 /// The stemming analyzer's name: [`analyzer`]'s tokens, stemmed (English).
 pub const STEM_ANALYZER: &str = "recall-stem";
+/// The part documents' analyzer's name: their stems, already made, separated by spaces.
+pub const PART_ANALYZER: &str = "recall-part";
 /// Tokens longer than this many bytes (base64 blobs, long tokens, hashes of hashes) are indexed
 /// as their first this many bytes.
 pub const MAX_TOKEN_BYTES: usize = 80;
@@ -46,6 +48,13 @@ pub fn stem_analyzer() -> TextAnalyzer {
         .filter(CutLong)
         .filter(super::words::CachedStemmer)
         .build()
+}
+
+/// A part document's text: stems [`stem_analyzer`] made, joined by spaces. A stem never holds
+/// a space (it is a run of alphanumeric characters, folded to ASCII letters and digits), so
+/// splitting on whitespace gives each back as it was.
+pub fn part_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(WhitespaceTokenizer::default()).build()
 }
 
 /// Cuts a token longer than [`MAX_TOKEN_BYTES`] to its first bytes (at a character boundary),
@@ -124,7 +133,7 @@ pub struct Fields {
     /// The tip entry id of an abandoned branch.
     pub leaf: Field,
     /// A part document's stems, each as often as the part's events on the default branch hold
-    /// it (at most [`PART_MAX_COUNT`]); no event document has it.
+    /// it (at most [`PART_MAX_COUNT`]; [`part_analyzer`]); no event document has it.
     pub part_stem: Field,
     /// The same for a part of events off the default branch: a search of the default branch
     /// reads [`Fields::part_stem`] alone.
@@ -140,6 +149,10 @@ pub const PART_OFF_BRANCH: u64 = 2;
 /// How often a part document holds one stem at most: enough to tell a session that dwells on
 /// a word from one that mentions it, bounded for a huge session.
 pub const PART_MAX_COUNT: u32 = 16;
+/// The distinct stems a part document holds at most: a refresh whose events hold more (a
+/// session of random tokens) writes several parts, so counting them never holds more than
+/// this many at once.
+pub const PART_MAX_STEMS: usize = 1 << 16;
 
 pub fn build(positions: bool) -> (Schema, Fields) {
     let mut builder = Schema::builder();
@@ -186,11 +199,11 @@ pub fn build(positions: bool) -> (Schema, Fields) {
     (builder.build(), fields)
 }
 
-/// A part document's stems: pre-tokenized, counted, without positions.
+/// A part document's stems: counted, without positions.
 fn part_options() -> TextOptions {
     TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer(STEM_ANALYZER)
+            .set_tokenizer(PART_ANALYZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     )
 }

@@ -105,6 +105,9 @@ impl Store {
         index
             .tokenizers()
             .register(schema::STEM_ANALYZER, schema::stem_analyzer());
+        index
+            .tokenizers()
+            .register(schema::PART_ANALYZER, schema::part_analyzer());
         Store {
             name: name.to_string(),
             index,
