@@ -8,11 +8,13 @@
 //! its evidence: how much of the query's information (inverse document frequencies of the
 //! words) its events hold between them.
 //!
-//! Finding the sessions runs in three steps: the [`CANDIDATE_SESSIONS`] sessions whose best
-//! event scores highest on the words' stems alone (the engine's block-max pruning skips most
-//! documents of common words); their events scored on the words, and the best
-//! [`BOOSTED_PER_SESSION`] of each given the phrase and proximity boosts; and their evidence,
-//! read from the posting lists of their documents' ranges.
+//! Finding the sessions runs in three steps. The pool: [`CANDIDATE_SESSIONS`] sessions, from
+//! the part documents ([`SessionMatches`]: the sessions whose events hold the most of the
+//! query's information between them) when no role or date filter asks about single events,
+//! else the sessions whose best event scores highest on the words' stems alone (the engine's
+//! block-max pruning skips most documents of common words). Then their events scored on the
+//! words, and the best [`BOOSTED_PER_SESSION`] of each given the phrase and proximity boosts;
+//! and their evidence, read from the posting lists of their documents' ranges.
 
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
