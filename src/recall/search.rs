@@ -643,7 +643,9 @@ fn session_stems(
         .collect())
 }
 
-/// How many files hold a document that counts, of either kind.
+/// How many files hold a document that counts, of either kind, counted from the events: for
+/// the filters the session level cannot answer (`--role`, `--since`; [`SessionMatches::of`]
+/// is `None`).
 ///
 /// Each word is counted on its own (a union's merging costs more than the words' lists
 /// apart), a file is weighed only until it counts once, and the count stops as soon as every
@@ -653,9 +655,6 @@ pub fn matching_files(
     alternatives: &[Alternative],
     filter: &Filter,
 ) -> Result<usize, RecallError> {
-    if let Some(matches) = SessionMatches::of(segments, alternatives, filter)? {
-        return Ok(matches.count());
-    }
     let mut counted = vec![false; filter.files.len()];
     let in_scope = filter.files.iter().filter(|f| **f).count();
     let mut count = 0;
