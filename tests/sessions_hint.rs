@@ -124,6 +124,53 @@ fn in_a_small_history_new_words_do_not_silence_a_plain_continuation() {
     assert_eq!(unrelated["details"]["hint"], false, "{unrelated}");
 }
 
+/// Sessions that regenerate the golden files of one component each, among fillers: only the
+/// component's name tells them apart.
+fn project_of_components(env: &TestEnv, components: &[&str]) -> std::path::PathBuf {
+    let project = project_with_fact(env);
+    for (n, component) in (30..).zip(components) {
+        let mut planted = session(n, &project);
+        planted.user(&format!(
+            "How do I regenerate the {component} golden files?"
+        ));
+        planted.assistant(&format!(
+            "Run `cargo xtask regen-{component}`; the {component} golden files must be \
+             regenerated after every schema change."
+        ));
+        write_pi_session(env, &project, &planted);
+    }
+    project
+}
+
+/// People name a component by its verb ("signing" for the signer), and type fast ("waht",
+/// "teh"): the agent noun shares the verb's stem, and a stop word with two letters swapped is
+/// a stop word, not the prompt's rarest word.
+#[test]
+fn a_component_named_by_its_verb_amid_typos_is_hinted() {
+    let env = TestEnv::new();
+    let project = project_of_components(&env, &["signer", "mailer", "packer", "tagger"]);
+    let prompt = "regenerating signing goldens waht was teh xtask";
+    let answer = hint(&env, &project, "live", prompt, &[]);
+    let details = &answer["details"];
+    assert_eq!(details["hint"], true, "{answer}");
+    assert_eq!(details["session_id"], session_id(30));
+    let words: Vec<&str> = details["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(words.contains(&"signing"), "{words:?}");
+    assert_eq!(details["measure"]["coverage"], 1.0, "{answer}");
+
+    let mailing = hint(&env, &project, "live", "mailing goldens regenerate", &[]);
+    assert_eq!(
+        mailing["details"]["session_id"],
+        session_id(31),
+        "{mailing}"
+    );
+}
+
 #[test]
 fn prompts_of_common_or_unknown_words_get_no_hint() {
     let env = TestEnv::new();

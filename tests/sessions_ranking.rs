@@ -243,6 +243,25 @@ fn exact_forms_rank_above_folded_ones() {
     );
 }
 
+/// A component is found by its verb ("compressing" finds the compressor), not every verb by
+/// the component; and "waht" typed for "what" decides nothing.
+#[test]
+fn an_agent_noun_and_its_verb_find_each_other() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    write(&env, &alpha, 1, &[("the compressor drops frames", "noted")]);
+    write(&env, &alpha, 2, &[("waht a waht day", "noted")]);
+    write(&env, &alpha, 3, &[("we are compressing the logs", "noted")]);
+    let found = search(&env, &alpha, &["waht compressing frames"], 5);
+    assert_eq!(
+        session_ids(&found),
+        [session_id(1), session_id(3)],
+        "{found}"
+    );
+    let found = search(&env, &alpha, &["compressor"], 5);
+    assert_eq!(session_ids(&found), [session_id(1)], "{found}");
+}
+
 /// A session ranks by the evidence of all its events: one that holds every word of the
 /// question across its turns outranks one whose single best turn holds two of them.
 #[test]

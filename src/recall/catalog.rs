@@ -24,8 +24,9 @@ use crate::session::Harness;
 /// parent; the record types a reader did not know, by file; format 9 the listed directories'
 /// stamps, so a search need not look at every file; format 10 each event's stems indexed
 /// beside its words, issue 42; format 11 a part document per file and refresh holding its
-/// events' stems, the session level of a search's pool and count).
-pub const FORMAT: u32 = 11;
+/// events' stems, the session level of a search's pool and count; format 12 an agent noun's root
+/// indexed beside its stem, `signer` also as `sign`).
+pub const FORMAT: u32 = 12;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -28,7 +28,7 @@ use crate::text::inert_markup;
 /// with the size of the index, so one threshold would silence a small history.
 pub const MIN_COVERAGE: f32 = 0.5;
 /// The bar: how far the best session must lead the runner-up (ratio of their scores).
-pub const MIN_MARGIN: f32 = 1.4;
+pub const MIN_MARGIN: f32 = 1.3;
 /// A session that leads the runner-up by this much is hinted on one matched word (still a rare
 /// one), whatever its coverage: a prompt that names one distinctive thing of one session
 /// ("hasher zstd or not") continues it.
@@ -39,9 +39,11 @@ pub const RARE_SHARE: f64 = 0.0025;
 pub const RARE_DOCS_FLOOR: u64 = 5;
 /// The bar: distinct content words of the prompt the event must hold.
 pub const MIN_MATCHED_WORDS: usize = 2;
-/// Sessions that compete on their evidence for the hint: the best on the words alone (a hint
-/// needs the best and the runner-up; a smaller pool prunes more of the common words' lists).
-pub const HINT_SESSIONS: usize = 8;
+/// Sessions that compete on their evidence for the hint, as many as a search's pool
+/// (`search::CANDIDATE_SESSIONS`): the session level ranks the pool by the words its sessions
+/// hold and how recent they are, so a pool of 8 left out an older session whose one event held
+/// every word of the prompt.
+pub const HINT_SESSIONS: usize = 24;
 /// Content words searched: the rarest in the index.
 pub const MAX_QUERY_WORDS: usize = 12;
 /// Content words of a prompt considered at all.
@@ -384,7 +386,7 @@ fn measure(
         complete: matched.len() == words.len(),
         rarest_docs: matched
             .iter()
-            .map(|w| doc_freq(searcher, fields, w))
+            .map(|w| rarity(searcher, fields, best.candidate.doc, w))
             .min()
             .unwrap_or(0),
         events,
@@ -393,11 +395,30 @@ fn measure(
     })
 }
 
-/// In how many indexed events `word` occurs.
+/// In how many indexed events `word` occurs, in any form.
 fn doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
     searcher
         .doc_freq(&Term::from_field_text(fields.stem, &words::stem(word)))
         .unwrap_or(0)
+}
+
+/// In how many indexed events `word` occurs as written.
+fn exact_doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
+    searcher
+        .doc_freq(&Term::from_field_text(fields.text, word))
+        .unwrap_or(0)
+}
+
+/// How rare `word` is as the event `doc` holds it: as written when the event holds it so, else
+/// in any form. A component's name can be rare while its stem is common ("paginator" among
+/// many "pagination"s).
+fn rarity(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> u64 {
+    let any_form = doc_freq(searcher, fields, word);
+    if holds_term(searcher, doc, &Term::from_field_text(fields.text, word)) {
+        any_form.min(exact_doc_freq(searcher, fields, word))
+    } else {
+        any_form
+    }
 }
 
 /// A word the index never saw weighs as one seen once: in a small history an unseen word's
@@ -424,7 +445,7 @@ fn holds_a_rare_word(prompt_words: &[Word], words: &[String], events: u64) -> bo
     prompt_words
         .iter()
         .filter(|w| words.contains(&w.text))
-        .any(|w| is_rare(w.docs, events))
+        .any(|w| is_rare(w.docs, events) || (w.exact_docs > 0 && is_rare(w.exact_docs, events)))
 }
 
 /// Whether a word in `docs` of `events` indexed events is rare enough to make a hint.
@@ -436,14 +457,22 @@ fn round(x: f32) -> f32 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Whether the indexed document holds `word`.
+/// Whether the indexed document holds `word` in some form.
 fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> bool {
+    holds_term(
+        searcher,
+        doc,
+        &Term::from_field_text(fields.stem, &words::stem(word)),
+    )
+}
+
+/// Whether the indexed document holds `term`.
+fn holds_term(searcher: &Searcher, doc: DocAddress, term: &Term) -> bool {
     let segment = searcher.segment_reader(doc.segment_ord);
-    let Ok(index) = segment.inverted_index(fields.stem) else {
+    let Ok(index) = segment.inverted_index(term.field()) else {
         return false;
     };
-    let term = Term::from_field_text(fields.stem, &words::stem(word));
-    match index.read_postings(&term, IndexRecordOption::Basic) {
+    match index.read_postings(term, IndexRecordOption::Basic) {
         // `seek` may only move forward from the first posting.
         Ok(Some(mut postings)) => {
             postings.doc() == doc.doc_id
@@ -457,7 +486,10 @@ fn holds(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> b
 #[derive(Debug, Clone)]
 struct Word {
     text: String,
+    /// Events holding it in any form.
     docs: u64,
+    /// Events holding it as written.
+    exact_docs: u64,
 }
 
 /// The prompt's content words: distinct tokens that are not stop words, not one character and
@@ -470,7 +502,12 @@ fn content_words(searcher: &Searcher, fields: &Fields, prompt: &str) -> Vec<Word
         }
         if is_content_word(&token) && !words.iter().any(|w| w.text == token) {
             let docs = doc_freq(searcher, fields, &token);
-            words.push(Word { text: token, docs });
+            let exact_docs = exact_doc_freq(searcher, fields, &token);
+            words.push(Word {
+                text: token,
+                docs,
+                exact_docs,
+            });
         }
     }
     words
@@ -525,10 +562,17 @@ fn idf(docs: u64, events: u64) -> f64 {
 
 fn is_content_word(token: &str) -> bool {
     let chars = token.chars().count();
-    if chars < 2 || words::is_stop_word(token) || FILLERS.binary_search(&token).is_ok() {
+    if chars < 2 || words::is_stop_word(token) || is_filler(token) {
+        return false;
+    }
+    if words::is_swapped(token, is_filler) {
         return false;
     }
     !(token.bytes().all(|b| b.is_ascii_digit()) && chars < 3)
+}
+
+fn is_filler(token: &str) -> bool {
+    FILLERS.binary_search(&token).is_ok()
 }
 
 /// The fillers of a request to an agent ("remind me what we changed last time"), beside the
@@ -681,6 +725,7 @@ mod tests {
         let word = |text: &str, docs| Word {
             text: text.into(),
             docs,
+            exact_docs: docs,
         };
         let common = (events as f64 * RARE_SHARE) as u64 + 1;
         let prompt = [
@@ -702,6 +747,24 @@ mod tests {
         assert!(!holds_a_rare_word(
             &prompt[..2],
             &searched(&["kestrel", "cache"]),
+            events
+        ));
+        let rare_as_written = Word {
+            exact_docs: 3,
+            ..word("paginator", common * 10)
+        };
+        assert!(holds_a_rare_word(
+            std::slice::from_ref(&rare_as_written),
+            &searched(&["paginator"]),
+            events
+        ));
+        let never_as_written = Word {
+            exact_docs: 0,
+            ..rare_as_written
+        };
+        assert!(!holds_a_rare_word(
+            &[never_as_written],
+            &searched(&["paginator"]),
             events
         ));
     }
