@@ -131,22 +131,27 @@ def by_class(rows, split):
 
 
 # The bar as the binary applies it (src/recall/hint.rs), with its constants as parameters.
-BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_coverage": 0.4, "min_margin": 1.25}
+BAR = {"min_words": 2, "rare_share": 0.0025, "rare_floor": 5, "min_coverage": 0.5, "min_margin": 1.3,
+       "clear_margin": 2.5}
+# The binary compares f32s rounded to 3 decimals (1.3 there is 1.2999999523 here).
+EPS = 1e-6
 
 
 def decide(measure, bar, hinted):
     """The bar over an answer's `measure`; a field the binary no longer reports passes its test."""
     if not measure or not measure.get("session_id"):
         return None
-    matched = measure.get("matched")
-    if matched is not None and len(matched) < bar["min_words"]:
-        return None
     rarest, events = measure.get("rarest_docs"), measure.get("events")
     if rarest is not None and events is not None and rarest > max(bar["rare_floor"], int(events * bar["rare_share"])):
         return None
-    if measure.get("coverage", 1.0) < bar["min_coverage"]:
+    # A session this far ahead needs one matched (rare) word, whatever its coverage.
+    clear = measure.get("margin") is not None and measure["margin"] >= bar["clear_margin"] - EPS
+    matched = measure.get("matched")
+    if not clear and matched is not None and len(matched) < bar["min_words"]:
         return None
-    if measure.get("margin") is not None and measure["margin"] < bar["min_margin"]:
+    if not clear and measure.get("coverage", 1.0) < bar["min_coverage"] - EPS:
+        return None
+    if measure.get("margin") is not None and measure["margin"] < bar["min_margin"] - EPS:
         return None
     if measure["session_id"] in hinted:
         return None
@@ -179,11 +184,13 @@ def point(rows, bar):
 def curve(rows, split):
     rows = [r for r in rows if r["q"]["split"] == split]
     out = []
-    for min_margin in (1.0, 1.15, 1.25, 1.5):
-        for min_coverage in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-            for rare_share in (1.0, 0.01, 0.0025):
-                bar = dict(BAR, min_margin=min_margin, min_coverage=min_coverage, rare_share=rare_share)
-                out.append(dict(bar, **point(rows, bar)))
+    for clear_margin in (2.5, 1e9):
+        for min_margin in (1.0, 1.15, 1.3, 1.5):
+            for min_coverage in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+                for rare_share in (1.0, 0.01, 0.0025):
+                    bar = dict(BAR, clear_margin=clear_margin, min_margin=min_margin,
+                               min_coverage=min_coverage, rare_share=rare_share)
+                    out.append(dict(bar, **point(rows, bar)))
     return out
 
 
@@ -231,10 +238,12 @@ def main(argv=None):
     if args.curve:
         for split in ("tune", "heldout"):
             curves[split] = curve(rows, split)
-            print("\ncurve (%s): min_margin min_coverage rare_share -> right session, unrelated hinted, precision" % split)
+            print("\ncurve (%s): clear_margin min_margin min_coverage rare_share -> right session, "
+                  "unrelated hinted, precision" % split)
             for c in curves[split]:
-                print("  %.2f %.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
-                    c["min_margin"], c["min_coverage"], c["rare_share"], 100 * c["recall"],
+                clear = "%.1f" % c["clear_margin"] if c["clear_margin"] < 1e9 else "none"
+                print("  %4s %.2f %.1f %6.4f -> %5.1f%% %5.1f%% %5.1f%%" % (
+                    clear, c["min_margin"], c["min_coverage"], c["rare_share"], 100 * c["recall"],
                     100 * c["false_share"], 100 * c["precision"]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

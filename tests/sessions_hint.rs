@@ -171,6 +171,41 @@ fn a_component_named_by_its_verb_amid_typos_is_hinted() {
     );
 }
 
+/// The pool the hint ranks comes from the session level (the words each session holds, how
+/// recent it is): an older session whose one event holds every word of the prompt must not be
+/// left out behind a pool's worth of newer sessions that hold the same words apart.
+#[test]
+fn an_older_session_holding_the_whole_prompt_in_one_event_is_not_left_out() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let words = ["kestrel", "marmot", "osprey", "tamarind", "quokka"];
+    let mut older = session(40, &project).time_offset(-90 * 86_400);
+    older.user(&format!(
+        "the {} zyzzyva importer stalls on the {} feed",
+        words[..3].join(" "),
+        words[3..].join(" ")
+    ));
+    older.assistant("Fixed: the importer now reads the feed in pages.");
+    write_pi_session(&env, &project, &older);
+    // More newer sessions than the old pool of 8, each holding every word twice, apart; four
+    // of them also the rare "zyzzyva" the old session holds (five events in all: rare).
+    for n in 41..=52 {
+        let mut newer = session(n, &project);
+        for word in words.iter().chain(&words) {
+            newer.user(&format!("a note about {word}"));
+            newer.assistant("noted");
+        }
+        if n <= 44 {
+            newer.user("zyzzyva");
+        }
+        write_pi_session(&env, &project, &newer);
+    }
+    let prompt = "kestrel marmot osprey tamarind quokka zyzzyva";
+    let answer = hint(&env, &project, "live", prompt, &[]);
+    assert_eq!(answer["details"]["hint"], true, "{answer}");
+    assert_eq!(answer["details"]["session_id"], session_id(40), "{answer}");
+}
+
 #[test]
 fn prompts_of_common_or_unknown_words_get_no_hint() {
     let env = TestEnv::new();
