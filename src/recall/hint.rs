@@ -44,6 +44,11 @@ pub const MIN_MATCHED_WORDS: usize = 2;
 /// hold and how recent they are, so a pool of 8 left out an older session whose one event held
 /// every word of the prompt.
 pub const HINT_SESSIONS: usize = 24;
+/// How much more today's events weigh than old ones in the hint's ranking: half a search's
+/// (`search::RECENCY_BONUS`). Which earlier work a prompt continues is said by its words more
+/// than by the work's age: at a search's 1.5× a session of last week outranked the older one
+/// that held the prompt's words together (docs/benchmarks.md, "Recall at the prompt").
+pub const RECENCY_BONUS: f32 = 0.25;
 /// Content words searched: the rarest in the index.
 pub const MAX_QUERY_WORDS: usize = 12;
 /// Content words of a prompt considered at all.
@@ -233,6 +238,7 @@ impl Recall {
         };
         let catalog = &snapshot.catalog;
         let mut filter = self.filter(catalog, &search_params);
+        filter.recency_bonus = RECENCY_BONUS;
         for record in &catalog.files {
             if is_live(record, params) {
                 filter.files[record.file_id as usize] = false;

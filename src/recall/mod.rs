@@ -490,6 +490,7 @@ impl Recall {
             all_branches: params.all_branches,
             since_ms: params.since_ms,
             now_ms: self.now_ms,
+            recency_bonus: search::RECENCY_BONUS,
         }
     }
 }

@@ -70,11 +70,14 @@ pub const PROXIMITY_SLOP: u32 = 3;
 /// Pairs of consecutive words looked for close together, per alternative.
 const MAX_PROXIMITY_PAIRS: usize = 8;
 
-/// Recency: `1 + 0.5 · 2^(−age / 30 days)`, from 1.5 for an event of today down to 1.
-pub fn recency(age_ms: i64) -> f32 {
+/// How much more an event of today weighs than an old one, in a search: `RECENCY_BONUS`.
+pub const RECENCY_BONUS: f32 = 0.5;
+
+/// Recency: `1 + bonus · 2^(−age / 30 days)`, from `1 + bonus` for an event of today down to 1.
+pub fn recency(age_ms: i64, bonus: f32) -> f32 {
     const HALF_LIFE_DAYS: f64 = 30.0;
     let days = (age_ms.max(0) as f64) / 86_400_000.0;
-    (1.0 + 0.5 * (-days / HALF_LIFE_DAYS).exp2()) as f32
+    (1.0 + f64::from(bonus) * (-days / HALF_LIFE_DAYS).exp2()) as f32
 }
 
 /// Under `--all`, the current project's sessions are boosted by this factor.
@@ -93,6 +96,8 @@ pub struct Filter {
     pub all_branches: bool,
     pub since_ms: Option<i64>,
     pub now_ms: i64,
+    /// The weight of recency ([`recency`]): [`RECENCY_BONUS`] in a search.
+    pub recency_bonus: f32,
 }
 
 impl Filter {
@@ -128,7 +133,7 @@ impl Filter {
     /// The final score of a document of `file` (in scope), when the filters admit it.
     fn weighed(&self, columns: &Columns, doc: DocId, file: u64, bm25: Score) -> Option<f32> {
         let (role, ts) = self.admitted(columns, doc)?;
-        let mut score = bm25 * role_boost(role) * recency(self.now_ms - ts);
+        let mut score = bm25 * role_boost(role) * recency(self.now_ms - ts, self.recency_bonus);
         if self.boosted.get(file as usize).copied().unwrap_or(false) {
             score *= PROJECT_BOOST;
         }
@@ -184,6 +189,7 @@ impl Filter {
         WeightBound {
             role_and_project: role * project,
             now_ms: self.now_ms,
+            recency_bonus: self.recency_bonus,
         }
     }
 }
@@ -193,6 +199,7 @@ impl Filter {
 struct WeightBound {
     role_and_project: f32,
     now_ms: i64,
+    recency_bonus: f32,
 }
 
 impl WeightBound {
@@ -200,7 +207,7 @@ impl WeightBound {
     /// age). A segment of part documents alone has no timestamp at all (the column's least
     /// value).
     fn at(&self, newest_ts: i64) -> f32 {
-        self.role_and_project * recency(self.now_ms.saturating_sub(newest_ts))
+        self.role_and_project * recency(self.now_ms.saturating_sub(newest_ts), self.recency_bonus)
     }
 }
 
@@ -557,7 +564,8 @@ impl SessionMatches {
                         idf * count / (count + SESSION_COUNT_SATURATION)
                     })
                     .sum();
-                let mut score = information * recency(filter.now_ms - updated(*file));
+                let mut score =
+                    information * recency(filter.now_ms - updated(*file), filter.recency_bonus);
                 if filter.boosted.get(*file as usize).copied().unwrap_or(false) {
                     score *= PROJECT_BOOST;
                 }
@@ -1447,6 +1455,7 @@ mod tests {
 
     #[test]
     fn recency_halves_its_bonus_every_30_days() {
+        let recency = |age| recency(age, RECENCY_BONUS);
         assert!((recency(0) - 1.5).abs() < 1e-6);
         assert!((recency(30 * 86_400_000) - 1.25).abs() < 1e-6);
         assert!(recency(3650 * 86_400_000) < 1.001);
