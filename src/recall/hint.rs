@@ -779,6 +779,7 @@ mod tests {
     fn fillers_are_sorted_and_lowercase() {
         assert!(FILLERS.windows(2).all(|w| w[0] < w[1]), "sorted");
         assert!(FILLERS.iter().all(|w| query::tokens(w) == [w.to_string()]));
+        assert!(FILLERS.iter().all(|w| w.len() <= words::MAX_SWAPPED_BYTES));
     }
 
     #[test]

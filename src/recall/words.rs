@@ -30,7 +30,11 @@ fn is_listed_stop_word(token: &str) -> bool {
 /// prompt, and its weight halved the share of the prompt an earlier session held.
 pub fn is_swapped(token: &str, listed: impl Fn(&str) -> bool) -> bool {
     let bytes = token.as_bytes();
-    if bytes.len() < 3 || !bytes.iter().all(u8::is_ascii_lowercase) || listed(token) {
+    let length = 3..=MAX_SWAPPED_BYTES;
+    if !length.contains(&bytes.len()) || !bytes.iter().all(u8::is_ascii_lowercase) {
+        return false;
+    }
+    if listed(token) {
         return false;
     }
     if SWAPS_THAT_ARE_WORDS.binary_search(&token).is_ok() {
@@ -47,6 +51,10 @@ pub fn is_swapped(token: &str, listed: impl Fn(&str) -> bool) -> bool {
         hit
     })
 }
+
+/// The longest token [`is_swapped`] looks at: every listed word is shorter, and trying each
+/// swap of a long token (a query's word may be thousands of bytes) would cost its square.
+pub const MAX_SWAPPED_BYTES: usize = 16;
 
 /// English words that are a stop word or a hint's filler with two neighbouring letters
 /// swapped: they stay content words. Sorted (binary search).
@@ -537,6 +545,24 @@ mod tests {
         ] {
             assert!(!is_stop_word(word), "{word}");
         }
+    }
+
+    #[test]
+    fn every_listed_word_is_short_enough_to_be_found_swapped() {
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= MAX_SWAPPED_BYTES));
+    }
+
+    #[test]
+    fn a_long_token_is_not_tried_swap_by_swap() {
+        let looked_up = std::cell::Cell::new(0);
+        let listed = |_: &str| {
+            looked_up.set(looked_up.get() + 1);
+            false
+        };
+        assert!(!is_swapped(&"ab".repeat(50_000), listed));
+        assert_eq!(looked_up.get(), 0);
+        assert!(!is_swapped("abcd", listed));
+        assert!(looked_up.get() > 0);
     }
 
     #[test]
