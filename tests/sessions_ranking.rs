@@ -260,6 +260,16 @@ fn an_agent_noun_and_its_verb_find_each_other() {
     );
     let found = search(&env, &alpha, &["compressor"], 5);
     assert_eq!(session_ids(&found), [session_id(1)], "{found}");
+    // Found by the verb alone, the event is shown, the agent noun highlighted.
+    let found = search(&env, &alpha, &["compressing"], 5);
+    assert_eq!(
+        session_ids(&found),
+        [session_id(3), session_id(1)],
+        "{found}"
+    );
+    assert_eq!(found["more"], 0, "{found}");
+    let hit = &found["sessions"][1]["hits"][0];
+    assert_eq!(hit["content"], "the compressor drops frames", "{found}");
 }
 
 /// A session ranks by the evidence of all its events: one that holds every word of the

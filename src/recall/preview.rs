@@ -383,8 +383,10 @@ impl<'q> Scan<'q> {
             return matched;
         }
         let stemmed = self.stemmer.stem(token);
+        // The index holds an agent noun under its root too: "signing" finds "signer".
+        let root = super::words::agent_root(&stemmed);
         for (_, stem, seen) in self.words.iter_mut() {
-            if *stem == stemmed {
+            if *stem == stemmed || root.as_deref() == Some(*stem) {
                 *seen = true;
                 matched = true;
             }
