@@ -300,7 +300,8 @@ pub fn top_files(
         sort_best_first(list);
         list.truncate(per_file);
     }
-    let evidence = evidence(segments, alternatives, filter, &chosen)?;
+    let known_idf = matches.map(|m| m.idf.as_slice());
+    let evidence = evidence(segments, alternatives, filter, &chosen, known_idf)?;
     let empty: Vec<u64> = chosen
         .iter()
         .filter(|file| by_file.get(file).is_none_or(Vec::is_empty))
@@ -363,17 +364,22 @@ pub fn distinct_stems(alternatives: &[Alternative]) -> Vec<(&str, Vec<usize>)> {
 /// which stems it holds.
 ///
 /// Read from posting lists only: a file's documents in a segment are a few ranges (the `file`
-/// field's postings), and each stem's postings are sought to each range in order.
+/// field's postings), and each stem's postings are sought to each range in order. `known_idf`:
+/// the stems' weights when the session level already looked them up ([`SessionMatches`]).
 fn evidence(
     segments: &Segments,
     alternatives: &[Alternative],
     filter: &Filter,
     files: &[u64],
+    known_idf: Option<&[f32]>,
 ) -> Result<Vec<(f32, Vec<bool>)>, RecallError> {
     let fields = &segments.fields;
     let searcher = segments.searcher;
     let stems = distinct_stems(alternatives);
-    let idf = stem_idfs(segments, &stems)?;
+    let idf = match known_idf {
+        Some(idf) => std::borrow::Cow::Borrowed(idf),
+        None => std::borrow::Cow::Owned(stem_idfs(segments, &stems)?),
+    };
     let mut held = vec![vec![false; stems.len()]; files.len()];
     for (ord, reader) in searcher.segment_readers().iter().enumerate() {
         let ranges = doc_ranges(reader, fields, files)?;
