@@ -390,8 +390,9 @@ fn measure(
         runner_up: round(runner),
         margin,
         complete: matched.len() == words.len(),
-        rarest_docs: matched
+        rarest_docs: prompt_words
             .iter()
+            .filter(|w| matched.contains(&w.text))
             .map(|w| rarity(searcher, fields, best.candidate.doc, w))
             .min()
             .unwrap_or(0),
@@ -418,12 +419,15 @@ fn exact_doc_freq(searcher: &Searcher, fields: &Fields, word: &str) -> u64 {
 /// How rare `word` is as the event `doc` holds it: as written when the event holds it so, else
 /// in any form. A component's name can be rare while its stem is common ("paginator" among
 /// many "pagination"s).
-fn rarity(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &str) -> u64 {
-    let any_form = doc_freq(searcher, fields, word);
-    if holds_term(searcher, doc, &Term::from_field_text(fields.text, word)) {
-        any_form.min(exact_doc_freq(searcher, fields, word))
+fn rarity(searcher: &Searcher, fields: &Fields, doc: DocAddress, word: &Word) -> u64 {
+    if holds_term(
+        searcher,
+        doc,
+        &Term::from_field_text(fields.text, &word.text),
+    ) {
+        word.docs.min(word.exact_docs)
     } else {
-        any_form
+        word.docs
     }
 }
 
