@@ -146,8 +146,10 @@ def decide(measure, bar, hinted):
         return None
     # A session this far ahead needs one matched (rare) word, whatever its coverage.
     clear = measure.get("margin") is not None and measure["margin"] >= bar["clear_margin"] - EPS
+    # No other session holds any searched word: one matched (rare) word may do.
+    unrivalled = measure.get("margin") is None
     matched = measure.get("matched")
-    if not clear and matched is not None and len(matched) < bar["min_words"]:
+    if not clear and not unrivalled and matched is not None and len(matched) < bar["min_words"]:
         return None
     if not clear and measure.get("coverage", 1.0) < bar["min_coverage"] - EPS:
         return None

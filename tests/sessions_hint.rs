@@ -206,6 +206,36 @@ fn an_older_session_holding_the_whole_prompt_in_one_event_is_not_left_out() {
     assert_eq!(answer["details"]["session_id"], session_id(40), "{answer}");
 }
 
+/// A rare word that one session alone ever held names that session, even when it is the
+/// prompt's only word ("tantivy why"); the prompt must still be mostly that word: new words
+/// around it ("bump", "package") ask for something else.
+#[test]
+fn a_word_only_one_session_ever_held_names_it_alone() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let answer = hint(&env, &project, "live", "thumbnailer why", &[]);
+    assert_eq!(answer["details"]["hint"], true, "{answer}");
+    assert_eq!(answer["details"]["session_id"], session_id(1), "{answer}");
+    assert_eq!(
+        answer["details"]["measure"]["margin"],
+        Value::Null,
+        "{answer}"
+    );
+
+    let other_task = hint(
+        &env,
+        &project,
+        "live",
+        "bump the thumbnailer package version",
+        &[],
+    );
+    assert_eq!(other_task["details"]["hint"], false, "{other_task}");
+    assert_eq!(
+        other_task["details"]["miss"], "low_coverage",
+        "{other_task}"
+    );
+}
+
 #[test]
 fn prompts_of_common_or_unknown_words_get_no_hint() {
     let env = TestEnv::new();

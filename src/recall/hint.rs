@@ -6,7 +6,8 @@
 //! project, without the live session, ranked as `sessions search` ranks (stems, evidence). The
 //! best session's best event is hinted when one of the words it holds is rare
 //! ([`RARE_SHARE`]) and either its session leads the runner-up by [`CLEAR_MARGIN`], or it
-//! holds at least [`MIN_MATCHED_WORDS`] of the words, its coverage of the prompt reaches
+//! holds at least [`MIN_MATCHED_WORDS`] of the words (one, when no other session holds any of
+//! them), its coverage of the prompt reaches
 //! [`MIN_COVERAGE`] and its session leads the runner-up by [`MIN_MARGIN`].
 
 use std::path::PathBuf;
@@ -115,8 +116,8 @@ pub struct Measure {
     pub session_matched: Vec<String>,
     /// [`Measure::coverage`] of the words the session's events hold between them.
     pub session_coverage: f32,
-    /// `score / runner_up`; `None` when no runner-up competes (an event
-    /// holding every word outranks one holding some, whatever their scores).
+    /// `score / runner_up`; `None` when no runner-up competes: no other session holds any of
+    /// the searched words.
     pub margin: Option<f32>,
     /// The content words the best event holds.
     pub matched: Vec<String>,
@@ -350,7 +351,10 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
         return Some(Miss::CommonWords);
     }
     let clear = measure.margin.is_some_and(|m| m >= CLEAR_MARGIN);
-    if !clear && measure.matched.len() < MIN_MATCHED_WORDS {
+    // No other session holds any searched word: one rare word that is most of the prompt's
+    // information names the session ("tantivy why").
+    let unrivalled = measure.margin.is_none();
+    if !clear && !unrivalled && measure.matched.len() < MIN_MATCHED_WORDS {
         return Some(Miss::FewWords);
     }
     if !clear && measure.coverage < MIN_COVERAGE {
