@@ -104,10 +104,11 @@ impl Catalog {
     }
 
     /// The catalog `name` of a generation; `None` when it is missing, not a regular file,
-    /// too large, or does not parse as this format.
+    /// too large, cut short while it was read, or does not parse as this format.
     pub fn load(directory: &BatchSyncDirectory, name: &str) -> Option<Catalog> {
-        let data = directory.read_small(name).ok()?;
-        Catalog::decode(&data)
+        let file = directory.map_small(name).ok()?;
+        let catalog = Catalog::decode(file.bytes())?;
+        (!file.damaged()).then_some(catalog)
     }
 
     /// The catalog's bytes: a [`Head`], then its files in [`Head::parts`] runs, each decoded on a
@@ -150,22 +151,28 @@ impl Catalog {
         if !rest.is_empty() {
             return None;
         }
-        let decode = |part: &[u8]| postcard::from_bytes::<Vec<FileRecord>>(part).ok();
-        let decoded: Vec<Option<Vec<FileRecord>>> = match parts.split_first() {
-            Some((first, others)) if !others.is_empty() => std::thread::scope(|scope| {
+        // The first run is decoded straight into the catalog's list, sized for every run, and
+        // the others beside it each into a list of its size: growing the lists and copying them
+        // together touched twice the records' memory again (fresh pages the kernel zeroes).
+        let total = parts
+            .iter()
+            .try_fold(0usize, |sum, part| Some(sum + records_in(part)?.0))?;
+        let mut files = Vec::with_capacity(total);
+        let decoded: Option<Vec<Vec<FileRecord>>> = match parts.split_first() {
+            Some((first, others)) => std::thread::scope(|scope| {
                 let others: Vec<_> = others
                     .iter()
-                    .map(|part| scope.spawn(move || decode(part)))
+                    .map(|part| scope.spawn(move || decode_run(part, Vec::new())))
                     .collect();
-                let mut decoded = vec![decode(first)];
-                decoded.extend(others.into_iter().map(|t| t.join().ok().flatten()));
-                decoded
+                files = decode_run(first, std::mem::take(&mut files))?;
+                others
+                    .into_iter()
+                    .map(|t| t.join().ok().flatten())
+                    .collect()
             }),
-            _ => parts.iter().map(|part| decode(part)).collect(),
+            None => Some(Vec::new()),
         };
-        let decoded: Vec<Vec<FileRecord>> = decoded.into_iter().collect::<Option<_>>()?;
-        let mut files = Vec::with_capacity(decoded.iter().map(Vec::len).sum());
-        for part in decoded {
+        for part in decoded? {
             files.extend(part);
         }
         Some(Catalog {
@@ -205,6 +212,26 @@ struct Head {
     next_file_id: u64,
     dirs: Vec<DirRecord>,
     parts: Vec<u64>,
+}
+
+/// How many records the run `part` (a postcard list) holds, and the bytes after its count. The
+/// count is bounded by the bytes left (a record takes at least its two 20-byte checks), so a
+/// damaged count cannot reserve more memory than the file could describe.
+fn records_in(part: &[u8]) -> Option<(usize, &[u8])> {
+    let (count, rest) = postcard::take_from_bytes::<usize>(part).ok()?;
+    (count <= rest.len() / 40).then_some((count, rest))
+}
+
+/// The records of the run `part` appended to `files` (reserved for them when empty).
+fn decode_run(part: &[u8], mut files: Vec<FileRecord>) -> Option<Vec<FileRecord>> {
+    let (count, mut rest) = records_in(part)?;
+    files.reserve(count);
+    for _ in 0..count {
+        let (record, after) = postcard::take_from_bytes::<FileRecord>(rest).ok()?;
+        files.push(record);
+        rest = after;
+    }
+    rest.is_empty().then_some(files)
 }
 
 /// The runs a catalog's files are written in (as many as a search has threads to decode them).
@@ -350,6 +377,19 @@ mod tests {
         let mut many = postcard::to_stdvec(&head).unwrap();
         many.extend(std::iter::repeat_n(0u8, runs));
         assert!(Catalog::decode(&many).is_none());
+        // A run whose count claims more records than its bytes could hold is refused before
+        // anything is reserved for them.
+        let mut huge = postcard::to_stdvec(&Head {
+            format: FORMAT,
+            next_file_id: 1,
+            dirs: Vec::new(),
+            parts: vec![64],
+        })
+        .unwrap();
+        let mut run = postcard::to_stdvec(&(1usize << 60)).unwrap();
+        run.resize(64, 0);
+        huge.extend(run);
+        assert!(Catalog::decode(&huge).is_none());
         let mut flipped = data;
         let middle = flipped.len() / 2;
         flipped[middle] ^= 0xff;

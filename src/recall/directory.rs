@@ -132,6 +132,28 @@ impl BatchSyncDirectory {
         Ok(data)
     }
 
+    /// The whole of the regular file `name` (at most [`MAX_SMALL_FILE`] bytes), mapped behind the
+    /// SIGBUS guard when a guarded map can be set up, read otherwise. A map costs no fresh
+    /// memory: reading a 5.6 MB catalog into a new buffer (the kernel zeroing and copying every
+    /// page) was a fifth of loading it. The caller checks [`SmallFile::damaged`] after reading:
+    /// a file cut short under the map reads as zeros past its end.
+    pub fn map_small(&self, name: &str) -> io::Result<SmallFile> {
+        let (file, size) = self.open_regular(name)?;
+        if size > MAX_SMALL_FILE {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is too large", self.root.join(name).display()),
+            ));
+        }
+        match usize::try_from(size)
+            .ok()
+            .and_then(|len| cachefile::GuardedMap::map(&file, len))
+        {
+            Some(map) => Ok(SmallFile::Mapped(map)),
+            None => self.read_small(name).map(SmallFile::Read),
+        }
+    }
+
     /// Creates the new file `name` (0600, refused when anything has that name).
     pub fn create_new(&self, name: &str) -> io::Result<File> {
         let fd = rfs::openat(
@@ -265,6 +287,29 @@ fn single_name(name: &str) -> io::Result<&OsStr> {
 
 fn not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
+}
+
+/// A small file of the directory, mapped or read ([`BatchSyncDirectory::map_small`]).
+pub enum SmallFile {
+    Mapped(cachefile::GuardedMap),
+    Read(Vec<u8>),
+}
+
+impl SmallFile {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            SmallFile::Mapped(map) => map.bytes(),
+            SmallFile::Read(data) => data,
+        }
+    }
+
+    /// Whether some bytes read were zeros standing for a part of the file cut off under the map.
+    pub fn damaged(&self) -> bool {
+        match self {
+            SmallFile::Mapped(map) => map.damaged(),
+            SmallFile::Read(_) => false,
+        }
+    }
 }
 
 /// A failed open as tantivy asks to be told: a missing file, or why it could not be read.
