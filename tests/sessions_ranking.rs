@@ -333,3 +333,34 @@ fn over_the_whole_store_a_rare_word_outranks_common_ones() {
     let found = search(&env, &alpha, &["how do we deploy the tamarind config"], 3);
     assert_eq!(session_ids(&found)[0], session_id(9), "{found}");
 }
+
+/// The pool weighs stems, so a word rare as written whose stem is common ("paginator" among
+/// many "pagination"s) still brings the session that names it into the ranking, ahead of more
+/// sessions than the pool holds that say only the stem's common form and the other words.
+#[test]
+fn a_session_naming_a_rare_form_of_a_common_stem_is_not_left_out() {
+    let env = TestEnv::new();
+    let alpha = project_dir(&env, "alpha");
+    write(
+        &env,
+        &alpha,
+        1,
+        &[(
+            "the paginator in the api drops the last page",
+            "Fixed: an off-by-one in the paginator was the api problem.",
+        )],
+    );
+    for n in 2..32 {
+        write(
+            &env,
+            &alpha,
+            n,
+            &[
+                ("pagination api problem", "pagination api problem noted"),
+                ("more pagination api problem", "noted"),
+            ],
+        );
+    }
+    let found = search(&env, &alpha, &["paginator api problem"], 3);
+    assert_eq!(session_ids(&found)[0], session_id(1), "{found}");
+}

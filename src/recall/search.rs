@@ -281,13 +281,15 @@ pub fn top_files(
             found.as_ref()
         }
     };
-    let chosen: Vec<u64> = match matches {
+    let mut chosen: Vec<u64> = match matches {
         Some(matches) => matches.best(filter, limit.max(pool)),
         None => best_files(segments, stems.as_ref(), filter, limit.max(pool))?
             .into_iter()
             .map(|best| best.file)
             .collect(),
     };
+    let rare = holders_of_rare_forms(segments, alternatives, filter, &chosen, pool)?;
+    chosen.extend(rare);
     if chosen.is_empty() {
         return Ok(Top::default());
     }
@@ -587,6 +589,75 @@ impl SessionMatches {
         scored.truncate(limit);
         scored.into_iter().map(|(file, _)| file).collect()
     }
+}
+
+/// A word is rare as written when at most this many events hold it so: the sessions holding
+/// it join the pool ([`holders_of_rare_forms`]).
+const RARE_FORM_DOCS: u64 = 256;
+/// ... and its stem is this many times as common: else the pool's stems weigh it already.
+const RARE_FORM_RATIO: u64 = 4;
+
+/// The sessions in scope, outside `chosen`, that hold a word of the query as written when the
+/// word is rare so but its stem is common ("paginator" among many "pagination"s): the pool
+/// weighs stems, so a session that names the rare thing could be left out behind sessions
+/// holding only the query's common words. At most `most`, those holding the rare forms most
+/// often first.
+fn holders_of_rare_forms(
+    segments: &Segments,
+    alternatives: &[Alternative],
+    filter: &Filter,
+    chosen: &[u64],
+    most: usize,
+) -> Result<Vec<u64>, RecallError> {
+    let fields = &segments.fields;
+    let searcher = segments.searcher;
+    let doc_freq = |term: &Term| searcher.doc_freq(term).map_err(RecallError::corrupt);
+    let mut held: FxHashMap<u64, u32> = FxHashMap::default();
+    for alternative in alternatives {
+        for (word, stem) in alternative.words.iter().zip(&alternative.stems) {
+            let written = Term::from_field_text(fields.text, word);
+            let exact = doc_freq(&written)?;
+            if exact == 0 || exact > RARE_FORM_DOCS {
+                continue;
+            }
+            if doc_freq(&Term::from_field_text(fields.stem, stem))? < exact * RARE_FORM_RATIO {
+                continue;
+            }
+            for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+                let index = reader
+                    .inverted_index(fields.text)
+                    .map_err(RecallError::corrupt)?;
+                let Some(mut postings) = index
+                    .read_postings(&written, IndexRecordOption::Basic)
+                    .map_err(RecallError::corrupt)?
+                else {
+                    continue;
+                };
+                let columns = segments
+                    .columns(ord, reader)
+                    .map_err(RecallError::corrupt)?;
+                let alive = reader.alive_bitset();
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    let deleted = alive.is_some_and(|a| a.is_deleted(doc));
+                    let file = columns.file.first(doc).filter(|f| filter.in_scope(*f));
+                    if let Some(file) = file.filter(|f| !deleted && !chosen.contains(f)) {
+                        *held.entry(file).or_default() += 1;
+                    }
+                    doc = postings.advance();
+                }
+            }
+        }
+    }
+    let updated = |file: u64| filter.updated_ms.get(file as usize).copied().unwrap_or(0);
+    let mut files: Vec<(u64, u32)> = held.into_iter().collect();
+    files.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then_with(|| updated(b.0).cmp(&updated(a.0)))
+            .then(a.0.cmp(&b.0))
+    });
+    files.truncate(most);
+    Ok(files.into_iter().map(|(file, _)| file).collect())
 }
 
 /// How often a session must hold a stem for half its weight in the pool.
