@@ -491,6 +491,30 @@ mod tests {
     use tantivy::schema::{Schema, STORED, TEXT};
     use tantivy::{doc, Index, IndexSettings};
 
+    /// A small file (a catalog) cut short while it is mapped reads as zeros past its new end,
+    /// and says so: the reader takes it for unreadable instead of dying of SIGBUS.
+    #[test]
+    fn a_small_file_cut_short_under_its_map_reads_as_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = 4096;
+        fs::write(dir.path().join("catalog-x.bin"), vec![7u8; 4 * page]).unwrap();
+        let directory = BatchSyncDirectory::open(dir.path()).unwrap();
+        let file = directory.map_small("catalog-x.bin").unwrap();
+        assert!(matches!(file, SmallFile::Mapped(_)));
+        assert_eq!(file.bytes()[3 * page], 7);
+        assert!(!file.damaged());
+        fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("catalog-x.bin"))
+            .unwrap()
+            .set_len(page as u64)
+            .unwrap();
+        let after_the_cut: u64 = file.bytes()[2 * page..].iter().map(|b| u64::from(*b)).sum();
+        assert_eq!(after_the_cut, 0);
+        assert!(file.damaged());
+        assert!(directory.map_small("catalog-x.bin").unwrap().bytes().len() == page);
+    }
+
     /// A commit through this directory leaves an index tantivy's own directory reads, with
     /// every segment file listed in `.managed.json` (the deferred registrations were written)
     /// and nothing left to sync.
