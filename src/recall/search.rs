@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use tantivy::columnar::Column;
-use tantivy::postings::Postings;
+use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::query::Weight;
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery,
@@ -624,18 +624,11 @@ fn holders_of_rare_forms(
                 continue;
             }
             for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-                let index = reader
-                    .inverted_index(fields.text)
-                    .map_err(RecallError::corrupt)?;
-                let Some(mut postings) = index
-                    .read_postings(&written, IndexRecordOption::Basic)
-                    .map_err(RecallError::corrupt)?
+                let Some((mut postings, columns)) =
+                    segments.postings(ord, reader, &written, IndexRecordOption::Basic)?
                 else {
                     continue;
                 };
-                let columns = segments
-                    .columns(ord, reader)
-                    .map_err(RecallError::corrupt)?;
                 let alive = reader.alive_bitset();
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
@@ -684,18 +677,13 @@ fn session_stems(
     for (ord, reader) in segments.searcher.segment_readers().iter().enumerate() {
         let alive = reader.alive_bitset();
         for &field in &part_fields {
-            let index = reader.inverted_index(field).map_err(RecallError::corrupt)?;
             for (s, (stem, _)) in stems.iter().enumerate() {
                 let term = Term::from_field_text(field, stem);
-                let Some(mut postings) = index
-                    .read_postings(&term, IndexRecordOption::WithFreqs)
-                    .map_err(RecallError::corrupt)?
+                let Some((mut postings, columns)) =
+                    segments.postings(ord, reader, &term, IndexRecordOption::WithFreqs)?
                 else {
                     continue;
                 };
-                let columns = segments
-                    .columns(ord, reader)
-                    .map_err(RecallError::corrupt)?;
                 // The parts' files read 64 at a time.
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
@@ -1318,6 +1306,28 @@ impl<'a> Segments<'a> {
         let columns = self.columns(ord, reader).map_err(RecallError::corrupt)?;
         let found = file_ranges(reader, &self.fields, columns).map_err(RecallError::corrupt)?;
         Ok(cell.get_or_init(|| found))
+    }
+
+    /// The postings of `term` in the segment `ord`, with the segment's columns; `None` when the
+    /// segment does not hold the term.
+    fn postings(
+        &self,
+        ord: usize,
+        reader: &SegmentReader,
+        term: &Term,
+        option: IndexRecordOption,
+    ) -> Result<Option<(SegmentPostings, &Columns)>, RecallError> {
+        let index = reader
+            .inverted_index(term.field())
+            .map_err(RecallError::corrupt)?;
+        let Some(postings) = index
+            .read_postings(term, option)
+            .map_err(RecallError::corrupt)?
+        else {
+            return Ok(None);
+        };
+        let columns = self.columns(ord, reader).map_err(RecallError::corrupt)?;
+        Ok(Some((postings, columns)))
     }
 
     fn columns(&self, ord: usize, reader: &SegmentReader) -> tantivy::Result<&Columns> {
