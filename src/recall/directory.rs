@@ -117,19 +117,8 @@ impl BatchSyncDirectory {
 
     /// The whole of the regular file `name`, at most [`MAX_SMALL_FILE`] bytes.
     pub fn read_small(&self, name: &str) -> io::Result<Vec<u8>> {
-        let (file, size) = self.open_regular(name)?;
-        if size > MAX_SMALL_FILE {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{} is too large", self.root.join(name).display()),
-            ));
-        }
-        let mut data = Vec::with_capacity(size as usize);
-        file.take(MAX_SMALL_FILE + 1).read_to_end(&mut data)?;
-        if data.len() as u64 > MAX_SMALL_FILE {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "grew too large"));
-        }
-        Ok(data)
+        let (file, size) = self.open_small(name)?;
+        read_whole(file, size)
     }
 
     /// The whole of the regular file `name` (at most [`MAX_SMALL_FILE`] bytes), mapped behind the
@@ -138,6 +127,18 @@ impl BatchSyncDirectory {
     /// page) was a fifth of loading it. The caller checks [`SmallFile::damaged`] after reading:
     /// a file cut short under the map reads as zeros past its end.
     pub fn map_small(&self, name: &str) -> io::Result<SmallFile> {
+        let (file, size) = self.open_small(name)?;
+        match usize::try_from(size)
+            .ok()
+            .and_then(|len| cachefile::GuardedMap::map(&file, len))
+        {
+            Some(map) => Ok(SmallFile::Mapped(map)),
+            None => read_whole(file, size).map(SmallFile::Read),
+        }
+    }
+
+    /// The regular file `name` and its size, refused when over [`MAX_SMALL_FILE`] bytes.
+    fn open_small(&self, name: &str) -> io::Result<(File, u64)> {
         let (file, size) = self.open_regular(name)?;
         if size > MAX_SMALL_FILE {
             return Err(io::Error::new(
@@ -145,13 +146,7 @@ impl BatchSyncDirectory {
                 format!("{} is too large", self.root.join(name).display()),
             ));
         }
-        match usize::try_from(size)
-            .ok()
-            .and_then(|len| cachefile::GuardedMap::map(&file, len))
-        {
-            Some(map) => Ok(SmallFile::Mapped(map)),
-            None => self.read_small(name).map(SmallFile::Read),
-        }
+        Ok((file, size))
     }
 
     /// Creates the new file `name` (0600, refused when anything has that name).
@@ -287,6 +282,17 @@ fn single_name(name: &str) -> io::Result<&OsStr> {
 
 fn not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
+}
+
+/// The whole of the just opened small `file` of `size` bytes, refused when it grew past
+/// [`MAX_SMALL_FILE`].
+fn read_whole(file: File, size: u64) -> io::Result<Vec<u8>> {
+    let mut data = Vec::with_capacity(size as usize);
+    file.take(MAX_SMALL_FILE + 1).read_to_end(&mut data)?;
+    if data.len() as u64 > MAX_SMALL_FILE {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "grew too large"));
+    }
+    Ok(data)
 }
 
 /// A small file of the directory, mapped or read ([`BatchSyncDirectory::map_small`]).
