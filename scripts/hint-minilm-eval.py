@@ -26,18 +26,14 @@ the script checks before anything else. The package is located without being imp
 __init__ needs Python 3.10); the script itself runs on Python 3.9+. Chunk embeddings are cached
 in /tmp/hint-minilm-cache (keyed by the chunks' text and --max-tokens), so reruns are quick.
 
-Every message (user and assistant text) of the `shopfront` sessions of the hint's set is cut in
-chunks (`sent`: a sentence each, at most 60 words; `group`: sentences packed up to 60 words) and
-embedded; a session's similarity to a prompt is its best chunk's cosine. Prints (1) the
-embedding's own top-1 per split and class, (2) the similarity and the embedding margin of the
-word ranking's best session for continuing prompts the bar refused and for unrelated prompts,
-(3) the rule "the bar, or the word ranking's best session is also the embedding's top-1 with
-similarity >= T and margin >= M" tuned on the tune split (at most 1 of 96 unrelated hinted)
-and applied unchanged to the held-out split, with the window rule.
+The sessions are cut in chunks, scored and reported exactly as hint-embed-eval.py does it
+(scripts/hint_embed_common.py, which both import), so the two print the same tables.
 """
 import argparse
-import glob, json, os, re, sys, time, pathlib, collections, hashlib, importlib.util, math, struct
+import json, os, sys, time, pathlib, hashlib, importlib.util, math, struct
 import numpy as np
+
+import hint_embed_common as common  # beside this script
 from tokenizers import Tokenizer
 
 ARGS = argparse.ArgumentParser()
@@ -48,8 +44,6 @@ ARGS.add_argument("--max-tokens", type=int, default=256, help="word pieces per t
 ARGS.add_argument("--cache", default="/tmp/hint-minilm-cache", help="where chunk embeddings are kept")
 ARGS = ARGS.parse_args()
 MODE = ARGS.chunk
-SESS_GLOB = os.path.join(ARGS.dir, "agent", "sessions", "*shopfront*", "*.jsonl")
-MAXW = 60
 
 
 def model_dir():
@@ -165,52 +159,7 @@ _want = np.array([[1.0, 0.6660, 0.1046], [0.6660, 1.0, 0.1411], [0.1046, 0.1411,
 if np.abs(_got - _want).max() > 1e-3:
     sys.exit("the encoder does not reproduce the reference similarities:\n%s" % np.round(_got, 4))
 
-SENT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def texts_of(msg):
-    c = msg.get("content")
-    if isinstance(c, str):
-        return [c]
-    return [it.get("text", "") for it in c or [] if isinstance(it, dict) and it.get("type") == "text"]
-
-
-def chunks_of(text):
-    sents = [s.strip() for s in SENT_RE.split(text) if s and s.strip()]
-    pieces = []
-    for s in sents:
-        w = s.split()
-        for i in range(0, len(w), MAXW):
-            pieces.append(w[i:i + MAXW])
-    if MODE == "sent":
-        return [" ".join(p) for p in pieces]
-    out, cur = [], []
-    for p in pieces:
-        if cur and len(cur) + len(p) > MAXW:
-            out.append(" ".join(cur)); cur = []
-        cur += p
-    if cur:
-        out.append(" ".join(cur))
-    return out
-
-
-def load_sessions():
-    sids, chunks, owner = [], [], []
-    for f in sorted(glob.glob(SESS_GLOB)):
-        sid = None
-        with open(f) as fh:
-            for line in fh:
-                d = json.loads(line)
-                if d.get("type") == "session":
-                    sid = d["id"]; sids.append(sid)
-                elif d.get("type") == "message" and d["message"].get("role") in ("user", "assistant"):
-                    for t in texts_of(d["message"]):
-                        for c in chunks_of(t):
-                            chunks.append(c); owner.append(len(sids) - 1)
-    return sids, chunks, np.array(owner)
-
-
-sids, chunks, owner = load_sessions()
+sids, chunks, owner = common.load_sessions(ARGS.dir, MODE)
 _key = hashlib.sha256(("all-MiniLM-L6-v2 %d %d\n" % (ARGS.max_tokens, os.path.getsize(MDIR / "model.safetensors"))
                        + "\n\x00".join(chunks)).encode()).hexdigest()[:20]
 CACHE = os.path.join(ARGS.cache, "%s-%s.npy" % (MODE, _key))
@@ -223,31 +172,8 @@ else:
     np.save(CACHE + ".tmp.npy", E); os.replace(CACHE + ".tmp.npy", CACHE)
 t_chunks = time.perf_counter() - t0
 ntok = enc.n_tokens(chunks)
-# owner is monotone (sessions appended in order) -> reduceat boundaries
-starts = np.searchsorted(owner, np.arange(len(sids)))
-assert (np.diff(owner) >= 0).all() and len(set(owner)) == len(sids)
-sidx = {s: i for i, s in enumerate(sids)}
-
 rows = json.load(open(ARGS.rows))["rows"]
-t_prompt, t_score = [], []
-for r in rows:
-    p = r["q"]["prompt"]
-    t0 = time.perf_counter(); q = enc.embed([p])[0]; t1 = time.perf_counter()
-    sims = E @ q
-    S = np.maximum.reduceat(sims, starts)
-    t2 = time.perf_counter()
-    t_prompt.append(t1 - t0); t_score.append(t2 - t1)
-    order = np.argsort(-S)
-    r["_top1"] = sids[order[0]]
-    ms = (r.get("measure") or {}).get("session_id")
-    r["_sbest"] = r["_rank"] = r["_emarg"] = None
-    if ms in sidx:
-        i = sidx[ms]
-        r["_sbest"] = float(S[i])
-        r["_rank"] = int(np.where(order == i)[0][0]) + 1
-        r["_emarg"] = float(S[i] - np.max(np.delete(S, i)))
-    gs = r["q"]["session_id"]
-    r["_s_true"] = float(S[sidx[gs]]) if gs in sidx else None
+t_prompt, t_score = common.score_rows(rows, E, sids, owner, lambda p: enc.embed([p])[0])
 
 print(f"mode={MODE} sessions={len(sids)} chunks={len(chunks)} "
       f"mean words/chunk={np.mean([len(c.split()) for c in chunks]):.1f}")
@@ -258,114 +184,4 @@ print(f"load {t_load*1000:.0f} ms; embed all chunks {t_chunks:.2f} s{' (cached)'
       f"scoring vs all chunks p50 {np.median(t_score)*1e3:.2f} ms")
 
 
-def cur_right(r):
-    q = r["q"]; m = r.get("measure") or {}
-    return r["got"] == q["session_id"] or (r["miss"] == "already_hinted" and m.get("session_id") == q["session_id"])
-
-
-# 1. embedding-only top-1
-print("\n1. Embedding-only top-1 accuracy (continuing)")
-for sp in ("tune", "heldout"):
-    cs = [r for r in rows if r["q"]["split"] == sp and r["q"]["kind"] == "continuing"]
-    per = collections.defaultdict(lambda: [0, 0])
-    for r in cs:
-        per[r["q"]["class"]][0] += r["_top1"] == r["q"]["session_id"]; per[r["q"]["class"]][1] += 1
-    tot = sum(v[0] for v in per.values())
-    wr = sum(r["measure"] is not None and r["measure"]["session_id"] == r["q"]["session_id"] for r in cs)
-    print(f"  {sp}: {tot}/{len(cs)} (word-ranking best session right: {wr}/{len(cs)})  " +
-          "  ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(per.items())))
-
-# 2. distributions
-print("\n2. Quantiles (q10/q25/q50/q75/q90) for prompts with a word-ranking best session")
-groups = collections.OrderedDict()
-for r in rows:
-    if r["_sbest"] is None:
-        continue
-    q = r["q"]
-    if q["kind"] == "continuing":
-        if r["measure"]["session_id"] != q["session_id"]:
-            g = "cont: word-best WRONG"
-        elif cur_right(r):
-            g = "cont: right now"
-        else:
-            g = "(a) cont: best right, bar refused"
-    else:
-        g = "(b) unrel: " + q["class"]
-    groups.setdefault(g, []).append(r)
-groups["(b) unrel: ALL"] = [r for r in rows if r["_sbest"] is not None and r["q"]["kind"] == "unrelated"]
-qs = [10, 25, 50, 75, 90]
-print(f"  {'group':36s} {'n':>3s} | {'s_best':^29s} | {'emb margin':^34s} | {'s_rank':^16s} | top1=word")
-for g in sorted(groups, key=lambda x: (x[0] != "(", x)):
-    rs = groups[g]
-    a = np.array([r["_sbest"] for r in rs]); b = np.array([r["_emarg"] for r in rs]); c = np.array([r["_rank"] for r in rs])
-    f = lambda x, d: " ".join(f"{v:{d}}" for v in np.percentile(x, qs))
-    print(f"  {g:36s} {len(rs):3d} | {f(a,'.3f')} | {f(b,'+.3f')} | {f(c,'.0f'):16s} | {sum(c==1)}/{len(rs)}")
-print("  (a) by class:")
-for cl in ("synonym", "form", "detail", "terse"):
-    rs = [r for r in groups.get("(a) cont: best right, bar refused", []) if r["q"]["class"] == cl]
-    if rs:
-        print(f"    {cl:8s} n={len(rs):2d} top1=word {sum(r['_rank']==1 for r in rs)}  s_best med {np.median([r['_sbest'] for r in rs]):.3f}"
-              f"  margin med {np.median([r['_emarg'] for r in rs]):+.3f}")
-
-
-# 3. rule + window simulation
-def simulate(split, T=None, M=None):
-    right = hinted_unrel = 0; n_c = n_u = 0; extra = []
-    hinted = {}  # window -> set
-    for r in rows:
-        q = r["q"]
-        if q["split"] != split:
-            continue
-        m = r.get("measure") or {}
-        w = hinted.setdefault(q["window"], set())
-        cand = r["got"] or (m.get("session_id") if r["miss"] == "already_hinted" else None)
-        new = False
-        if cand is None and T is not None and r["_sbest"] is not None and r["_rank"] == 1 \
-                and r["_sbest"] >= T and r["_emarg"] >= M:
-            cand = m["session_id"]; new = True
-        if q["kind"] == "continuing":
-            n_c += 1
-            right += cand is not None and cand == q["session_id"]
-        else:
-            n_u += 1
-            if cand is not None and cand not in w:
-                hinted_unrel += 1
-        if cand is not None and cand not in w:
-            w.add(cand)
-            if new:
-                extra.append((q["kind"], q["class"], cand == q["session_id"]))
-    return right, n_c, hinted_unrel, n_u, extra
-
-
-print("\n3. Rule: bar OR (word-best == emb top1 AND s_best>=T AND emb margin>=M)")
-for sp in ("tune", "heldout"):
-    a, b, c, d, _ = simulate(sp)
-    print(f"  baseline {sp}: right {a}/{b}, unrelated hinted {c}/{d}")
-Ts = np.round(np.arange(0.0, 1.0001, 0.01), 3)
-Ms = np.round(np.arange(0.0, 0.30001, 0.005), 4)
-res = {}
-for T in Ts:
-    for M in Ms:
-        a, b, c, d, _ = simulate("tune", T, M)
-        res[(T, M)] = (a, c)
-feas = {k: v for k, v in res.items() if v[1] <= 1}
-best = max(v[0] for v in feas.values())
-ties = [k for k, v in feas.items() if v[0] == best]
-# tie-break: most conservative (largest M, then largest T)
-T, M = max(ties, key=lambda k: (k[1], k[0]))
-print(f"  tune optimum right={best}; {len(ties)} (T,M) tie; T range {min(k[0] for k in ties)}..{max(k[0] for k in ties)}, "
-      f"M range {min(k[1] for k in ties)}..{max(k[1] for k in ties)}; chosen T={T} M={M}")
-for TT, MM, lab in [(T, M, "chosen"), (min(ties, key=lambda k: (k[1], k[0]))[0], min(ties, key=lambda k: (k[1], k[0]))[1], "loosest tie")]:
-    for sp in ("tune", "heldout"):
-        a, b, c, d, extra = simulate(sp, TT, MM)
-        ex = collections.Counter((k, cl, ok) for k, cl, ok in extra)
-        print(f"  [{lab} T={TT} M={MM}] {sp}: right {a}/{b}, unrelated hinted {c}/{d}; new hints: "
-              + ", ".join(f"{k[0][:4]}/{k[1]}/{'ok' if k[2] else 'WRONG'}={v}" for k, v in sorted(ex.items())))
-# sensitivity: best right achievable with unrelated <= 0,1,2,3 on tune, and heldout at those points
-print("  tune frontier (max right at unrelated<=u; chosen = most conservative tie) -> heldout:")
-for u in range(0, 5):
-    f2 = {k: v for k, v in res.items() if v[1] <= u}
-    bb = max(v[0] for v in f2.values())
-    k = max([k for k, v in f2.items() if v[0] == bb], key=lambda k: (k[1], k[0]))
-    h = simulate("heldout", *k)
-    print(f"    u<={u}: tune right {bb}/96 at T={k[0]} M={k[1]}  -> heldout right {h[0]}/{h[1]}, unrelated {h[2]}/{h[3]}")
+common.report(rows)
