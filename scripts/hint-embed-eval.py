@@ -27,6 +27,8 @@ ARGS = argparse.ArgumentParser()
 ARGS.add_argument("--rows", required=True, help="scripts/hint-eval.py --json output")
 ARGS.add_argument("--dir", required=True, help="the set scripts/gen-hint-eval.py wrote")
 ARGS.add_argument("--chunk", choices=("sent", "group"), default="group")
+ARGS.add_argument("--rule", choices=("top1", "matched"), default="top1",
+                  help="the second chance after the bar (scripts/hint_embed_common.py, report)")
 ARGS = ARGS.parse_args()
 MODE = ARGS.chunk
 
@@ -45,7 +47,7 @@ E = wl.embed(chunks, norm=True, batch_size=512).astype(np.float32)
 t_chunks = time.perf_counter() - t0
 rows = json.load(open(ARGS.rows))["rows"]
 t_prompt, t_score = common.score_rows(rows, E, sids, owner,
-                                      lambda p: wl.embed([p], norm=True)[0].astype(np.float32))
+                                      lambda p: wl.embed([p], norm=True)[0].astype(np.float32), chunks)
 
 print(f"mode={MODE} sessions={len(sids)} chunks={len(chunks)} "
       f"mean words/chunk={np.mean([len(c.split()) for c in chunks]):.1f}")
@@ -54,4 +56,4 @@ print(f"load {t_load*1000:.0f} ms; embed all chunks {t_chunks:.2f} s; "
       f"scoring vs all chunks p50 {np.median(t_score)*1e3:.2f} ms")
 
 
-common.report(rows)
+common.report(rows, ARGS.rule)

@@ -40,6 +40,8 @@ ARGS = argparse.ArgumentParser()
 ARGS.add_argument("--rows", required=True, help="scripts/hint-eval.py --json output")
 ARGS.add_argument("--dir", required=True, help="the set scripts/gen-hint-eval.py wrote")
 ARGS.add_argument("--chunk", choices=("sent", "group"), default="group")
+ARGS.add_argument("--rule", choices=("top1", "matched"), default="top1",
+                  help="the second chance after the bar (scripts/hint_embed_common.py, report)")
 ARGS.add_argument("--max-tokens", type=int, default=256, help="word pieces per text, [CLS]/[SEP] included")
 ARGS.add_argument("--cache", default="/tmp/hint-minilm-cache", help="where chunk embeddings are kept")
 ARGS = ARGS.parse_args()
@@ -173,7 +175,7 @@ else:
 t_chunks = time.perf_counter() - t0
 ntok = enc.n_tokens(chunks)
 rows = json.load(open(ARGS.rows))["rows"]
-t_prompt, t_score = common.score_rows(rows, E, sids, owner, lambda p: enc.embed([p])[0])
+t_prompt, t_score = common.score_rows(rows, E, sids, owner, lambda p: enc.embed([p])[0], chunks)
 
 print(f"mode={MODE} sessions={len(sids)} chunks={len(chunks)} "
       f"mean words/chunk={np.mean([len(c.split()) for c in chunks]):.1f}")
@@ -184,4 +186,4 @@ print(f"load {t_load*1000:.0f} ms; embed all chunks {t_chunks:.2f} s{' (cached)'
       f"scoring vs all chunks p50 {np.median(t_score)*1e3:.2f} ms")
 
 
-common.report(rows)
+common.report(rows, ARGS.rule)
