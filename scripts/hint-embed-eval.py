@@ -13,7 +13,6 @@ The sessions are cut in chunks, scored and reported by scripts/hint_embed_common
 WordLlama.load() looks for its tokenizer in the wrong folder of the wheel and would download it:
 the script points it at the package's own files with downloads disabled.
 """
-import argparse
 import json, os, time, pathlib
 import numpy as np
 
@@ -23,12 +22,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 from wordllama import WordLlama
 import wordllama
 
-ARGS = argparse.ArgumentParser()
-ARGS.add_argument("--rows", required=True, help="scripts/hint-eval.py --json output")
-ARGS.add_argument("--dir", required=True, help="the set scripts/gen-hint-eval.py wrote")
-ARGS.add_argument("--chunk", choices=("sent", "group"), default="group")
-ARGS.add_argument("--rule", choices=("top1", "matched"), default="top1",
-                  help="the second chance after the bar (scripts/hint_embed_common.py, report)")
+ARGS = common.arguments()
 ARGS = ARGS.parse_args()
 MODE = ARGS.chunk
 

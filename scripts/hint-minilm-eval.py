@@ -29,19 +29,13 @@ in /tmp/hint-minilm-cache (keyed by the chunks' text and --max-tokens), so rerun
 The sessions are cut in chunks, scored and reported exactly as hint-embed-eval.py does it
 (scripts/hint_embed_common.py, which both import), so the two print the same tables.
 """
-import argparse
 import json, os, sys, time, pathlib, hashlib, importlib.util, math, struct
 import numpy as np
 
 import hint_embed_common as common  # beside this script
 from tokenizers import Tokenizer
 
-ARGS = argparse.ArgumentParser()
-ARGS.add_argument("--rows", required=True, help="scripts/hint-eval.py --json output")
-ARGS.add_argument("--dir", required=True, help="the set scripts/gen-hint-eval.py wrote")
-ARGS.add_argument("--chunk", choices=("sent", "group"), default="group")
-ARGS.add_argument("--rule", choices=("top1", "matched"), default="top1",
-                  help="the second chance after the bar (scripts/hint_embed_common.py, report)")
+ARGS = common.arguments()
 ARGS.add_argument("--max-tokens", type=int, default=256, help="word pieces per text, [CLS]/[SEP] included")
 ARGS.add_argument("--cache", default="/tmp/hint-minilm-cache", help="where chunk embeddings are kept")
 ARGS = ARGS.parse_args()

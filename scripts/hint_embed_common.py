@@ -11,6 +11,7 @@ prompts, (3) the rule "the bar, or the word ranking's best session is also the e
 top-1 with similarity >= T and margin >= M" tuned on the tune split (at most 1 of 96 unrelated
 hinted) and applied unchanged to the held-out split, with the window rule.
 """
+import argparse
 import glob
 import json
 import os
@@ -21,6 +22,17 @@ import collections
 import numpy as np
 
 MAX_WORDS = 60
+
+
+def arguments():
+    """The options both experiments take; each adds its own."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", required=True, help="scripts/hint-eval.py --json output")
+    parser.add_argument("--dir", required=True, help="the set scripts/gen-hint-eval.py wrote")
+    parser.add_argument("--chunk", choices=("sent", "group"), default="group")
+    parser.add_argument("--rule", choices=("top1", "matched"), default="top1",
+                        help="the second chance after the bar (report)")
+    return parser
 
 SENT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 
