@@ -160,6 +160,45 @@ fn a_corrupt_index_is_rebuilt() {
     assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
 }
 
+/// The catalog is read in place and each file's record decoded only when shown: a byte changed
+/// anywhere in it, even in a record no search decodes, or the file cut by a byte, is a catalog
+/// that does not parse (its CRC), and the index is rebuilt rather than answering from it.
+#[test]
+fn a_catalog_with_a_byte_changed_or_cut_is_rebuilt() {
+    type Damage = fn(&mut Vec<u8>);
+    let damages: [(&str, Damage); 4] = [
+        ("the first byte after the middle", |d| {
+            let middle = d.len() / 2;
+            d[middle] ^= 0x01;
+        }),
+        ("the last byte", |d| {
+            let last = d.len() - 1;
+            d[last] ^= 0x20;
+        }),
+        ("cut by a byte", |d| {
+            d.pop();
+        }),
+        ("a byte added", |d| d.push(0)),
+    ];
+    for (what, damage) in damages {
+        let env = TestEnv::new();
+        corpus(&env, 3);
+        assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 3);
+        let catalogs = generation_files(&env, |n| n.starts_with("catalog-"));
+        assert_eq!(catalogs.len(), 1, "{what}");
+        let mut bytes = std::fs::read(&catalogs[0]).unwrap();
+        damage(&mut bytes);
+        std::fs::write(&catalogs[0], &bytes).unwrap();
+        let result = search_all(&env, &["gecko"]);
+        assert_eq!(hits(&result).len(), 3, "{what}: {result}");
+        let now = generation_files(&env, |n| n.starts_with("catalog-"));
+        assert!(
+            !now.contains(&catalogs[0]),
+            "{what}: the damaged catalog is gone"
+        );
+    }
+}
+
 #[test]
 fn unreadable_session_files_are_skipped_and_counted() {
     let env = TestEnv::new();

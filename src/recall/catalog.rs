@@ -5,6 +5,7 @@
 //! whose payload names it, so a reader that opens the commit finds exactly the catalog that
 //! describes it.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::Write;
 
@@ -25,8 +26,10 @@ use crate::session::Harness;
 /// stamps, so a search need not look at every file; format 10 each event's stems indexed
 /// beside its words, issue 42; format 11 a part document per file and refresh holding its
 /// events' stems, the session level of a search's pool and count; format 12 an agent noun's root
-/// indexed beside its stem, `signer` also as `sign`).
-pub const FORMAT: u32 = 12;
+/// indexed beside its stem, `signer` also as `sign`; format 13 the catalog read in place: a row of
+/// fixed width per file with what a search needs of every file, the rest of each record decoded
+/// when asked for).
+pub const FORMAT: u32 = 13;
 
 /// What `sessions list` shows of a session (docs/recall.md, "Output").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,23 +86,154 @@ pub struct FileRecord {
     pub unknown_types: std::collections::BTreeMap<String, u32>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The catalog of one commit. A loaded catalog is read in place from its file: what a search
+/// needs of every file (a [`Key`]) from fixed-width rows, a file's whole [`FileRecord`] decoded
+/// only when asked for; a writer's catalog holds its records decoded.
+#[derive(Debug, Default)]
 pub struct Catalog {
     pub format: u32,
     pub next_file_id: u64,
-    pub files: Vec<FileRecord>,
     /// The session directories whose listing these files stand for while their stamps hold
     /// (docs/recall.md, "Incremental refresh").
     pub dirs: Vec<DirRecord>,
+    files: Files,
+}
+
+#[derive(Debug)]
+enum Files {
+    Decoded(Vec<FileRecord>),
+    Mapped(Mapped),
+}
+
+impl Files {
+    fn into_records(self) -> Option<Vec<FileRecord>> {
+        match self {
+            Files::Decoded(files) => Some(files),
+            Files::Mapped(mapped) => mapped.records(),
+        }
+    }
+}
+
+impl Default for Files {
+    fn default() -> Files {
+        Files::Decoded(Vec::new())
+    }
+}
+
+/// What a search needs of every indexed file, read in place: its id, path and stamp (the
+/// refresh), harness, project and parent (the scope), session id (short ids) and last update
+/// (recency). Each is read from the file's row when asked for: a search passes over every key
+/// several times, each pass for a field or two.
+#[derive(Debug, Clone, Copy)]
+pub struct Key<'a>(KeyOf<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum KeyOf<'a> {
+    Record(&'a FileRecord),
+    Row { row: &'a [u8], heap: &'a [u8] },
+}
+
+impl<'a> Key<'a> {
+    pub fn file_id(&self) -> u64 {
+        match self.0 {
+            KeyOf::Record(r) => r.file_id,
+            KeyOf::Row { row, .. } => u64_at(row, 0),
+        }
+    }
+
+    pub fn path(&self) -> &'a str {
+        match self.0 {
+            KeyOf::Record(r) => &r.path,
+            KeyOf::Row { row, heap } => text(row, heap, PATH).unwrap_or_default(),
+        }
+    }
+
+    pub fn stat(&self) -> Stat {
+        match self.0 {
+            KeyOf::Record(r) => r.stat,
+            KeyOf::Row { row, .. } => Stat {
+                dev: u64_at(row, 8),
+                ino: u64_at(row, 16),
+                size: u64_at(row, 24),
+                mtime_ns: u64_at(row, 32) as i64,
+                ctime_ns: u64_at(row, 40) as i64,
+            },
+        }
+    }
+
+    /// The stamp's later of its modification and change times.
+    pub fn changed_ns(&self) -> i64 {
+        let stat = self.stat();
+        stat.ctime_ns.max(stat.mtime_ns)
+    }
+
+    pub fn updated_ms(&self) -> i64 {
+        match self.0 {
+            KeyOf::Record(r) => r.info.updated_ms,
+            KeyOf::Row { row, .. } => u64_at(row, 48) as i64,
+        }
+    }
+
+    pub fn racy(&self) -> bool {
+        match self.0 {
+            KeyOf::Record(r) => r.racy,
+            KeyOf::Row { row, .. } => row.get(56).is_some_and(|b| *b != 0),
+        }
+    }
+
+    pub fn harness(&self) -> Harness {
+        match self.0 {
+            KeyOf::Record(r) => r.info.harness,
+            KeyOf::Row { row, .. } => row
+                .get(57)
+                .and_then(|b| Harness::ALL.get(usize::from(*b)))
+                .copied()
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn session_id(&self) -> &'a str {
+        match self.0 {
+            KeyOf::Record(r) => &r.info.session_id,
+            KeyOf::Row { row, heap } => text(row, heap, SESSION_ID).unwrap_or_default(),
+        }
+    }
+
+    pub fn parent_session_id(&self) -> Option<&'a str> {
+        match self.0 {
+            KeyOf::Record(r) => r.info.parent_session_id.as_deref(),
+            KeyOf::Row { row, heap } => text(row, heap, PARENT),
+        }
+    }
+
+    pub fn project_key(&self) -> Option<&'a str> {
+        match self.0 {
+            KeyOf::Record(r) => r.info.project_key.as_deref(),
+            KeyOf::Row { row, heap } => text(row, heap, PROJECT),
+        }
+    }
+}
+
+/// The string of a row's span; `None` for an absent one. The load checked it; a file changed
+/// under the map since reads as garbage, never as a panic.
+fn text<'a>(row: &[u8], heap: &'a [u8], field: usize) -> Option<&'a str> {
+    let span = span_at(row, field)?;
+    Some(std::str::from_utf8(heap.get(span).unwrap_or_default()).unwrap_or_default())
 }
 
 impl Catalog {
     pub fn empty() -> Catalog {
+        Catalog::of(1, Vec::new())
+    }
+
+    /// A catalog of `files` (sorted by file id here), the next new file to get `next_file_id`.
+    pub fn of(next_file_id: u64, mut files: Vec<FileRecord>) -> Catalog {
+        files.sort_by_key(|r| r.file_id);
         Catalog {
             format: FORMAT,
-            next_file_id: 1,
-            files: Vec::new(),
+            next_file_id,
             dirs: Vec::new(),
+            files: Files::Decoded(files),
         }
     }
 
@@ -107,86 +241,132 @@ impl Catalog {
     /// too large, cut short while it was read, or does not parse as this format.
     pub fn load(directory: &BatchSyncDirectory, name: &str) -> Option<Catalog> {
         let file = directory.map_small(name).ok()?;
-        let catalog = Catalog::decode(file.bytes())?;
-        (!file.damaged()).then_some(catalog)
-    }
-
-    /// The catalog's bytes: a [`Head`], then its files in [`Head::parts`] runs, each decoded on a
-    /// thread of its own (decoding the records' strings is most of what reading a catalog of
-    /// thousands of sessions costs a search).
-    fn encode(&self) -> postcard::Result<Vec<u8>> {
-        let per_part = self.files.len().div_ceil(CATALOG_PARTS).max(MIN_PART_FILES);
-        let parts: Vec<Vec<u8>> = self
-            .files
-            .chunks(per_part)
-            .map(postcard::to_stdvec)
-            .collect::<postcard::Result<_>>()?;
-        let head = Head {
-            format: self.format,
-            next_file_id: self.next_file_id,
-            dirs: self.dirs.clone(),
-            parts: parts.iter().map(|p| p.len() as u64).collect(),
-        };
-        let mut data = postcard::to_stdvec(&head)?;
-        for part in parts {
-            data.extend_from_slice(&part);
-        }
-        Ok(data)
-    }
-
-    fn decode(data: &[u8]) -> Option<Catalog> {
-        let (head, mut rest) = postcard::take_from_bytes::<Head>(data).ok()?;
-        // More runs than a catalog is written in is not a catalog of ours (and each run is a
-        // thread).
-        if head.format != FORMAT || head.parts.len() > CATALOG_PARTS {
+        let (head, layout) = Layout::read(file.bytes())?;
+        if file.damaged() {
             return None;
-        }
-        let mut parts = Vec::with_capacity(head.parts.len());
-        for len in &head.parts {
-            let len = usize::try_from(*len).ok().filter(|l| *l <= rest.len())?;
-            let (part, after) = rest.split_at(len);
-            parts.push(part);
-            rest = after;
-        }
-        if !rest.is_empty() {
-            return None;
-        }
-        // The first run is decoded straight into the catalog's list, sized for every run, and
-        // the others beside it each into a list of its size: growing the lists and copying them
-        // together touched twice the records' memory again (fresh pages the kernel zeroes).
-        let total = parts
-            .iter()
-            .try_fold(0usize, |sum, part| Some(sum + records_in(part)?.0))?;
-        let mut files = Vec::with_capacity(total);
-        let decoded: Option<Vec<Vec<FileRecord>>> = match parts.split_first() {
-            Some((first, others)) => std::thread::scope(|scope| {
-                let others: Vec<_> = others
-                    .iter()
-                    .map(|part| scope.spawn(move || decode_run(part, Vec::new())))
-                    .collect();
-                files = decode_run(first, std::mem::take(&mut files))?;
-                others
-                    .into_iter()
-                    .map(|t| t.join().ok().flatten())
-                    .collect()
-            }),
-            None => Some(Vec::new()),
-        };
-        for part in decoded? {
-            files.extend(part);
         }
         Some(Catalog {
             format: head.format,
             next_file_id: head.next_file_id,
-            files,
             dirs: head.dirs,
+            files: Files::Mapped(Mapped { file, layout }),
+        })
+    }
+
+    /// How many files are indexed.
+    pub fn len(&self) -> usize {
+        match &self.files {
+            Files::Decoded(files) => files.len(),
+            Files::Mapped(mapped) => mapped.layout.count,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The key of the file at `position` (in file id order).
+    pub fn key(&self, position: usize) -> Key<'_> {
+        match &self.files {
+            Files::Decoded(files) => Key(KeyOf::Record(&files[position])),
+            Files::Mapped(mapped) => mapped.key(position),
+        }
+    }
+
+    /// Every file's key, in file id order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = Key<'_>> + Clone + '_ {
+        (0..self.len()).map(|position| self.key(position))
+    }
+
+    /// The position of the file `file_id`.
+    pub fn position(&self, file_id: u64) -> Option<usize> {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match self.key(middle).file_id().cmp(&file_id) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(middle),
+            }
+        }
+        None
+    }
+
+    /// The whole record of the file at `position`; `None` when its bytes no longer decode (the
+    /// catalog's file was cut or changed under its map since it was loaded).
+    pub fn record(&self, position: usize) -> Option<Cow<'_, FileRecord>> {
+        match &self.files {
+            Files::Decoded(files) => files.get(position).map(Cow::Borrowed),
+            Files::Mapped(mapped) => mapped.record(position).map(Cow::Owned),
+        }
+    }
+
+    /// The records of the files, decoded (the whole catalog: a writer changes them), leaving
+    /// the catalog without files. `None` when a record no longer decodes.
+    pub fn take_records(&mut self) -> Option<Vec<FileRecord>> {
+        std::mem::take(&mut self.files).into_records()
+    }
+
+    /// Replaces the files (sorted by file id here).
+    pub fn set_records(&mut self, mut files: Vec<FileRecord>) {
+        files.sort_by_key(|r| r.file_id);
+        self.files = Files::Decoded(files);
+    }
+
+    /// The catalog's bytes ([`Layout`]).
+    fn encode(&self) -> Option<Vec<u8>> {
+        let mut rows = Vec::with_capacity(self.len() * ROW_BYTES);
+        let mut heap = Vec::new();
+        let mut previous = None;
+        for position in 0..self.len() {
+            let record = self.record(position)?;
+            // Rows are found by file id in halves.
+            if previous.is_some_and(|id| id >= record.file_id) {
+                return None;
+            }
+            previous = Some(record.file_id);
+            encode_row(&record, &mut rows, &mut heap).ok()?;
+        }
+        let head = Head {
+            format: self.format,
+            next_file_id: self.next_file_id,
+            dirs: self.dirs.clone(),
+            files: self.len() as u64,
+            heap_bytes: heap.len() as u64,
+            crc: {
+                let mut crc = crc32fast::Hasher::new();
+                crc.update(&rows);
+                crc.update(&heap);
+                crc.finalize().to_le_bytes()
+            },
+        };
+        let mut data = postcard::to_stdvec(&head).ok()?;
+        data.extend_from_slice(&rows);
+        data.extend_from_slice(&heap);
+        Some(data)
+    }
+
+    #[cfg(test)]
+    fn decode(data: &[u8]) -> Option<Catalog> {
+        let (head, layout) = Layout::read(data)?;
+        let mapped = Mapped {
+            file: super::directory::SmallFile::Read(data.to_vec()),
+            layout,
+        };
+        Some(Catalog {
+            format: head.format,
+            next_file_id: head.next_file_id,
+            dirs: head.dirs,
+            files: Files::Decoded(mapped.records()?),
         })
     }
 
     /// Writes the catalog to a new file of the generation (temp, rename) and returns its name
     /// and the file, which the caller syncs (with the commit that names it) before the commit.
     pub fn save(&self, directory: &BatchSyncDirectory) -> std::io::Result<(String, fs::File)> {
-        let data = self.encode().map_err(std::io::Error::other)?;
+        let data = self.encode().ok_or_else(|| {
+            std::io::Error::other("the catalog's records could not be read back to be saved")
+        })?;
         let id = uuid::Uuid::new_v4().simple().to_string();
         let name = format!("catalog-{}.bin", &id[..16]);
         let temp = format!(".{name}.tmp");
@@ -204,40 +384,307 @@ impl Catalog {
     }
 }
 
-/// What a catalog file starts with: all but its files, and the lengths of the runs of files
-/// that follow it.
+/// What a catalog file starts with (postcard): all but its files, how many files and heap
+/// bytes follow, and the CRC-32 of what follows. Then one [`ROW_BYTES`] row per file in file id
+/// order, then the heap the rows' spans point into: each file's key strings and the rest of its
+/// record ([`Detail`], postcard).
 #[derive(Serialize, Deserialize)]
 struct Head {
     format: u32,
     next_file_id: u64,
     dirs: Vec<DirRecord>,
-    parts: Vec<u64>,
+    files: u64,
+    heap_bytes: u64,
+    /// Little-endian, of fixed width (a varint would make the head's length depend on it).
+    crc: [u8; 4],
 }
 
-/// How many records the run `part` (a postcard list) holds, and the bytes after its count. The
-/// count is bounded by the bytes left (a record takes at least its two 20-byte checks), so a
-/// damaged count cannot reserve more memory than the file could describe.
-fn records_in(part: &[u8]) -> Option<(usize, &[u8])> {
-    let (count, rest) = postcard::take_from_bytes::<usize>(part).ok()?;
-    (count <= rest.len() / 40).then_some((count, rest))
+/// Where a catalog file's rows and heap are.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    rows: usize,
+    count: usize,
+    heap: usize,
+    heap_bytes: usize,
 }
 
-/// The records of the run `part` appended to `files` (reserved for them when empty).
-fn decode_run(part: &[u8], mut files: Vec<FileRecord>) -> Option<Vec<FileRecord>> {
-    let (count, mut rest) = records_in(part)?;
-    files.reserve(count);
-    for _ in 0..count {
-        let (record, after) = postcard::take_from_bytes::<FileRecord>(rest).ok()?;
-        files.push(record);
-        rest = after;
+/// A row: file id, the stamp's five numbers, last update (all 8 bytes, little-endian), the
+/// racy flag and the harness (a byte each, then padding to 64), and five spans (offset and
+/// length in the heap, 4 bytes each; a length of `u32::MAX` is an absent string): path, session
+/// id, parent session id, project key, and the record's [`Detail`].
+const ROW_BYTES: usize = 104;
+const ABSENT: u32 = u32::MAX;
+const PATH: usize = 64;
+const SESSION_ID: usize = 72;
+const PARENT: usize = 80;
+const PROJECT: usize = 88;
+const DETAIL: usize = 96;
+
+impl Layout {
+    /// The head and layout of a catalog file's bytes; `None` unless every row is whole, every
+    /// span lies in the heap, every key string is UTF-8 and every harness is known, the file
+    /// ids rise, nothing follows the heap, and the rows and heap have the head's CRC. Checked
+    /// once here, so reading a key later needs no check that can fail on a file as it was
+    /// written, and a record decoded later (which is not checked here: that is the decoding a
+    /// search no longer does) is one of a file as it was written: a changed byte anywhere is a
+    /// catalog that does not parse, and the index is rebuilt.
+    fn read(data: &[u8]) -> Option<(Head, Layout)> {
+        let (head, rest) = postcard::take_from_bytes::<Head>(data).ok()?;
+        if head.format != FORMAT {
+            return None;
+        }
+        let count = usize::try_from(head.files).ok()?;
+        let heap_bytes = usize::try_from(head.heap_bytes).ok()?;
+        let rows_len = count.checked_mul(ROW_BYTES)?;
+        if rows_len.checked_add(heap_bytes)? != rest.len()
+            || heap_bytes > ABSENT as usize
+            || crc32fast::hash(rest).to_le_bytes() != head.crc
+        {
+            return None;
+        }
+        let layout = Layout {
+            rows: data.len() - rest.len(),
+            count,
+            heap: data.len() - rest.len() + rows_len,
+            heap_bytes,
+        };
+        let heap = &data[layout.heap..];
+        let mut previous: Option<u64> = None;
+        for row in rest[..rows_len].chunks_exact(ROW_BYTES) {
+            let id = u64_at(row, 0);
+            if previous.is_some_and(|p| p >= id) || Harness::ALL.get(usize::from(row[57])).is_none()
+            {
+                return None;
+            }
+            previous = Some(id);
+            for field in [PATH, SESSION_ID, PARENT, PROJECT] {
+                if let Some(span) = span_at(row, field) {
+                    std::str::from_utf8(heap.get(span)?).ok()?;
+                }
+            }
+            heap.get(span_at(row, DETAIL)?)?;
+        }
+        Some((head, layout))
     }
-    rest.is_empty().then_some(files)
 }
 
-/// The runs a catalog's files are written in (as many as a search has threads to decode them).
-const CATALOG_PARTS: usize = 2;
-/// A catalog of fewer files is one run: a thread costs more than decoding them.
-const MIN_PART_FILES: usize = 1024;
+/// A loaded catalog's file and where its parts are.
+struct Mapped {
+    file: super::directory::SmallFile,
+    layout: Layout,
+}
+
+impl std::fmt::Debug for Mapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapped")
+            .field("layout", &self.layout)
+            .field("damaged", &self.file.damaged())
+            .finish()
+    }
+}
+
+impl Mapped {
+    fn row(&self, position: usize) -> &[u8] {
+        let start = self.layout.rows + position * ROW_BYTES;
+        self.file
+            .bytes()
+            .get(start..start + ROW_BYTES)
+            .unwrap_or(&[0; ROW_BYTES])
+    }
+
+    fn heap(&self) -> &[u8] {
+        let heap = self.layout.heap;
+        self.file
+            .bytes()
+            .get(heap..heap + self.layout.heap_bytes)
+            .unwrap_or_default()
+    }
+
+    fn key(&self, position: usize) -> Key<'_> {
+        Key(KeyOf::Row {
+            row: self.row(position),
+            heap: self.heap(),
+        })
+    }
+
+    fn record(&self, position: usize) -> Option<FileRecord> {
+        let key = self.key(position);
+        let span = span_at(self.row(position), DETAIL)?;
+        let detail: Detail = postcard::from_bytes(self.heap().get(span)?).ok()?;
+        Some(detail.with(key))
+    }
+
+    /// Every record, decoded on two threads when there are many (their strings are most of
+    /// what reading a catalog of thousands of sessions whole costs). `None` when one does not
+    /// decode, or the file was cut under its map meanwhile (zeros can decode as a record, and
+    /// these records are saved again).
+    fn records(&self) -> Option<Vec<FileRecord>> {
+        let decode = |positions: std::ops::Range<usize>| -> Option<Vec<FileRecord>> {
+            positions.map(|p| self.record(p)).collect()
+        };
+        let count = self.layout.count;
+        let files = if count < MIN_SPLIT_FILES {
+            decode(0..count)?
+        } else {
+            let half = count / 2;
+            std::thread::scope(|scope| {
+                let second = scope.spawn(|| decode(half..count));
+                let mut files = decode(0..half)?;
+                files.extend(second.join().ok()??);
+                Some(files)
+            })?
+        };
+        (!self.file.damaged()).then_some(files)
+    }
+}
+
+/// A catalog of fewer files is decoded whole on one thread: a thread costs more.
+const MIN_SPLIT_FILES: usize = 2048;
+
+fn u64_at(row: &[u8], at: usize) -> u64 {
+    row.get(at..at + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+fn u32_at(row: &[u8], at: usize) -> u32 {
+    row.get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+/// The heap range of a row's span; `None` for an absent string.
+fn span_at(row: &[u8], field: usize) -> Option<std::ops::Range<usize>> {
+    let (offset, len) = (u32_at(row, field), u32_at(row, field + 4));
+    (len != ABSENT).then(|| offset as usize..offset as usize + len as usize)
+}
+
+/// A record's fields that are not in its row.
+#[derive(Serialize, Deserialize)]
+struct Detail {
+    indexed_len: u64,
+    indexed_entries: usize,
+    head_check: [u8; 20],
+    tail_check: [u8; 20],
+    prefix_crc: u32,
+    version: Option<u64>,
+    events: u64,
+    cwd: Option<String>,
+    name: Option<String>,
+    created_at: Option<String>,
+    updated_at: Option<String>,
+    entries: usize,
+    bytes: u64,
+    first_user_preview: Option<String>,
+    unknown_types: std::collections::BTreeMap<String, u32>,
+}
+
+impl Detail {
+    fn of(record: &FileRecord) -> Detail {
+        Detail {
+            indexed_len: record.indexed_len,
+            indexed_entries: record.indexed_entries,
+            head_check: record.head_check,
+            tail_check: record.tail_check,
+            prefix_crc: record.prefix_crc,
+            version: record.version,
+            events: record.events,
+            cwd: record.info.cwd.clone(),
+            name: record.info.name.clone(),
+            created_at: record.info.created_at.clone(),
+            updated_at: record.info.updated_at.clone(),
+            entries: record.info.entries,
+            bytes: record.info.bytes,
+            first_user_preview: record.info.first_user_preview.clone(),
+            unknown_types: record.unknown_types.clone(),
+        }
+    }
+
+    fn with(self, key: Key) -> FileRecord {
+        FileRecord {
+            file_id: key.file_id(),
+            path: key.path().to_string(),
+            stat: key.stat(),
+            indexed_len: self.indexed_len,
+            indexed_entries: self.indexed_entries,
+            head_check: self.head_check,
+            tail_check: self.tail_check,
+            prefix_crc: self.prefix_crc,
+            racy: key.racy(),
+            version: self.version,
+            events: self.events,
+            info: SessionInfo {
+                session_id: key.session_id().to_string(),
+                harness: key.harness(),
+                parent_session_id: key.parent_session_id().map(str::to_string),
+                cwd: self.cwd,
+                project_key: key.project_key().map(str::to_string),
+                name: self.name,
+                created_at: self.created_at,
+                updated_at: self.updated_at,
+                updated_ms: key.updated_ms(),
+                entries: self.entries,
+                bytes: self.bytes,
+                first_user_preview: self.first_user_preview,
+            },
+            unknown_types: self.unknown_types,
+        }
+    }
+}
+
+/// Appends `record`'s row to `rows` and its strings and detail to `heap`.
+fn encode_row(record: &FileRecord, rows: &mut Vec<u8>, heap: &mut Vec<u8>) -> postcard::Result<()> {
+    let mut row = [0u8; ROW_BYTES];
+    let numbers = [
+        record.file_id,
+        record.stat.dev,
+        record.stat.ino,
+        record.stat.size,
+        record.stat.mtime_ns as u64,
+        record.stat.ctime_ns as u64,
+        record.info.updated_ms as u64,
+    ];
+    for (i, n) in numbers.iter().enumerate() {
+        row[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    row[56] = u8::from(record.racy);
+    row[57] = harness_code(record.info.harness);
+    let info = &record.info;
+    let detail = postcard::to_stdvec(&Detail::of(record))?;
+    let spans: [(usize, Option<&[u8]>); 5] = [
+        (PATH, Some(record.path.as_bytes())),
+        (SESSION_ID, Some(info.session_id.as_bytes())),
+        (PARENT, info.parent_session_id.as_deref().map(str::as_bytes)),
+        (PROJECT, info.project_key.as_deref().map(str::as_bytes)),
+        (DETAIL, Some(&detail)),
+    ];
+    for (field, bytes) in spans {
+        let (offset, len) = match bytes {
+            Some(bytes) => {
+                let offset =
+                    u32::try_from(heap.len()).map_err(|_| postcard::Error::SerializeBufferFull)?;
+                let len =
+                    u32::try_from(bytes.len()).map_err(|_| postcard::Error::SerializeBufferFull)?;
+                heap.extend_from_slice(bytes);
+                (offset, len)
+            }
+            None => (0, ABSENT),
+        };
+        row[field..field + 4].copy_from_slice(&offset.to_le_bytes());
+        row[field + 4..field + 8].copy_from_slice(&len.to_le_bytes());
+    }
+    rows.extend_from_slice(&row);
+    Ok(())
+}
+
+/// A harness's byte in a row: its place in [`Harness::ALL`] (a new harness goes at the end of
+/// that list, or the format changes).
+fn harness_code(harness: Harness) -> u8 {
+    Harness::ALL
+        .iter()
+        .position(|h| *h == harness)
+        .map_or(0, |p| p as u8)
+}
 
 /// Removes every catalog file of the generation but `keep` (older commits' catalogs,
 /// abandoned temp files).
@@ -324,76 +771,182 @@ mod tests {
     }
 
     fn catalog(files: u64) -> Catalog {
-        Catalog {
-            format: FORMAT,
-            next_file_id: files + 1,
-            files: (1..=files).map(record).collect(),
-            dirs: vec![DirRecord {
-                path: "/sessions".into(),
-                glob: "*.jsonl".into(),
-                stamp: record(1).stat,
-                files: files as u32,
-            }],
+        let mut records: Vec<FileRecord> = (1..=files).map(record).collect();
+        for (i, r) in records.iter_mut().enumerate() {
+            r.info.harness = Harness::ALL[i % Harness::ALL.len()];
+            r.info.parent_session_id = (i % 3 == 0).then(|| format!("p{i}"));
+            r.info.project_key = (i % 2 == 0).then(|| "proj".into());
+            r.racy = i % 5 == 0;
         }
+        let mut catalog = Catalog::of(files + 1, records);
+        catalog.dirs = vec![DirRecord {
+            path: "/sessions".into(),
+            glob: "*.jsonl".into(),
+            stamp: record(1).stat,
+            files: files as u32,
+        }];
+        catalog
     }
 
     fn ids(catalog: &Catalog) -> Vec<u64> {
-        catalog.files.iter().map(|f| f.file_id).collect()
+        catalog.keys().map(|k| k.file_id()).collect()
+    }
+
+    fn infos(mut catalog: Catalog) -> Vec<(String, SessionInfo, bool, Stat)> {
+        catalog
+            .take_records()
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.path, r.info, r.racy, r.stat))
+            .collect()
     }
 
     #[test]
-    fn a_catalog_reads_back_in_order_whether_in_one_run_or_several() {
-        for files in [0, 5, MIN_PART_FILES as u64 * 3 + 7] {
+    fn a_catalog_reads_back_whole_keys_and_records_alike() {
+        for files in [0, 5, MIN_SPLIT_FILES as u64 * 2 + 7] {
             let written = catalog(files);
-            let read = Catalog::decode(&written.encode().unwrap()).unwrap();
-            assert_eq!(ids(&read), ids(&written));
-            assert_eq!(
-                read.files.last().map(|f| &f.info),
-                written.files.last().map(|f| &f.info)
-            );
-            assert_eq!(read.next_file_id, files + 1);
-            assert_eq!(read.dirs.len(), 1);
+            let data = written.encode().unwrap();
+            let (head, layout) = Layout::read(&data).unwrap();
+            let mapped = Catalog {
+                format: head.format,
+                next_file_id: head.next_file_id,
+                dirs: head.dirs,
+                files: Files::Mapped(Mapped {
+                    file: super::super::directory::SmallFile::Read(data.clone()),
+                    layout,
+                }),
+            };
+            assert_eq!(ids(&mapped), ids(&written));
+            let fields = |k: Key| {
+                (
+                    k.file_id(),
+                    k.path().to_string(),
+                    k.stat(),
+                    k.racy(),
+                    k.harness(),
+                    k.session_id().to_string(),
+                    k.parent_session_id().map(str::to_string),
+                    k.project_key().map(str::to_string),
+                    k.updated_ms(),
+                )
+            };
+            assert!(mapped.keys().map(fields).eq(written.keys().map(fields)));
+            for id in [1, files / 2 + 1, files] {
+                let position = mapped.position(id);
+                assert_eq!(position, written.position(id));
+                if let Some(p) = position.filter(|_| files > 0) {
+                    assert_eq!(mapped.key(p).file_id(), id);
+                    assert_eq!(
+                        mapped.record(p).unwrap().info,
+                        written.record(p).unwrap().info
+                    );
+                }
+            }
+            assert_eq!(mapped.position(files + 1), None);
+            assert_eq!(mapped.next_file_id, files + 1);
+            assert_eq!(mapped.dirs.len(), 1);
+            let read = Catalog::decode(&data).unwrap();
+            assert_eq!(infos(read), infos(catalog(files)));
+            assert_eq!(infos(mapped), infos(catalog(files)));
         }
     }
 
     #[test]
     fn a_cut_or_padded_catalog_is_refused() {
-        let data = catalog(MIN_PART_FILES as u64 * 3).encode().unwrap();
+        let data = catalog(40).encode().unwrap();
         for cut in [1, 100, data.len() / 2, data.len() - 1] {
             assert!(Catalog::decode(&data[..cut]).is_none(), "cut at {cut}");
         }
         let mut padded = data.clone();
         padded.push(0);
         assert!(Catalog::decode(&padded).is_none());
-        // A head that names 100,000 runs (a thread each), every one a valid empty list, is
-        // refused before any is read.
-        let runs = 100_000;
-        let head = Head {
+        // A head that claims more files than its bytes hold is refused before any is read.
+        let huge = postcard::to_stdvec(&Head {
             format: FORMAT,
             next_file_id: 1,
             dirs: Vec::new(),
-            parts: vec![1; runs],
-        };
-        let mut many = postcard::to_stdvec(&head).unwrap();
-        many.extend(std::iter::repeat_n(0u8, runs));
-        assert!(Catalog::decode(&many).is_none());
-        // A run whose count claims more records than its bytes could hold is refused before
-        // anything is reserved for them.
-        let mut huge = postcard::to_stdvec(&Head {
-            format: FORMAT,
-            next_file_id: 1,
-            dirs: Vec::new(),
-            parts: vec![64],
+            files: u64::MAX / 2,
+            heap_bytes: 0,
+            crc: [0; 4],
         })
         .unwrap();
-        let mut run = postcard::to_stdvec(&(1usize << 60)).unwrap();
-        run.resize(64, 0);
-        huge.extend(run);
         assert!(Catalog::decode(&huge).is_none());
-        let mut flipped = data;
-        let middle = flipped.len() / 2;
-        flipped[middle] ^= 0xff;
-        // A flipped byte either fails to decode or decodes to other values; it never panics.
-        let _ = Catalog::decode(&flipped);
+        // Every byte flipped in turn: it is refused, or it decodes to other values; it never
+        // panics, and what loads reads whole.
+        for at in 0..data.len() {
+            let mut flipped = data.clone();
+            flipped[at] ^= 0xff;
+            if let Some(read) = Catalog::decode(&flipped) {
+                for key in read.keys() {
+                    let _ = (
+                        key.path(),
+                        key.session_id(),
+                        key.project_key(),
+                        key.harness(),
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_out_of_order_or_of_an_unknown_harness_or_a_span_past_the_heap_is_refused() {
+        let data = catalog(3).encode().unwrap();
+        let (_, layout) = Layout::read(&data).unwrap();
+        // Each change below is sealed with a new CRC, so each check is seen refusing it.
+        let sealed = |data: &[u8]| {
+            let (mut head, rest) = postcard::take_from_bytes::<Head>(data).unwrap();
+            head.crc = crc32fast::hash(rest).to_le_bytes();
+            let mut sealed = postcard::to_stdvec(&head).unwrap();
+            sealed.extend_from_slice(rest);
+            assert_eq!(sealed.len(), data.len(), "the head kept its length");
+            sealed
+        };
+        assert!(Layout::read(&sealed(&data)).is_some());
+        let row = |i: usize| layout.rows + i * ROW_BYTES;
+        let mut swapped = data.clone();
+        swapped[row(1)..row(1) + 8].copy_from_slice(&1u64.to_le_bytes());
+        assert!(
+            Layout::read(&sealed(&swapped)).is_none(),
+            "file ids must rise"
+        );
+        let mut harness = data.clone();
+        harness[row(0) + 57] = Harness::ALL.len() as u8;
+        assert!(Layout::read(&sealed(&harness)).is_none(), "unknown harness");
+        let mut span = data.clone();
+        let at = row(2) + PATH + 4;
+        span[at..at + 4].copy_from_slice(&(layout.heap_bytes as u32).to_le_bytes());
+        assert!(
+            Layout::read(&sealed(&span)).is_none(),
+            "a span past the heap"
+        );
+        let mut text = data.clone();
+        let path = u32_at(&text[row(0)..], PATH) as usize;
+        text[layout.heap + path] = 0xff;
+        assert!(
+            Layout::read(&sealed(&text)).is_none(),
+            "a key that is not UTF-8"
+        );
+        // A record's detail is not decoded when the catalog is loaded: a changed byte in it
+        // is caught by the CRC.
+        let mut detail = data;
+        let (offset, len) = (
+            u32_at(&detail[row(1)..], DETAIL) as usize,
+            u32_at(&detail[row(1)..], DETAIL + 4) as usize,
+        );
+        for at in offset..offset + len {
+            let mut changed = detail.clone();
+            changed[layout.heap + at] ^= 0x40;
+            assert!(Layout::read(&changed).is_none(), "detail byte {at}");
+        }
+        detail[layout.heap + offset] ^= 0x40;
+        assert!(Layout::read(&sealed(&detail)).is_some());
+    }
+
+    #[test]
+    fn every_harness_has_its_own_byte() {
+        for harness in Harness::ALL {
+            assert_eq!(Harness::ALL[usize::from(harness_code(harness))], harness);
+        }
     }
 }

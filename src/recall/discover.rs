@@ -152,8 +152,13 @@ pub fn discover(roots: &[Root], watch: Watch) -> Discovery {
             layout_dirs(listed, root.harness, &mut dirs);
         }
     }
-    let mut seen: rustc_hash::FxHashSet<(u64, u64)> = rustc_hash::FxHashSet::default();
-    for listing in list_all(&dirs, watch) {
+    let listings = list_all(&dirs, watch);
+    // Sized once: growing the lists of thousands of files copied them into fresh pages.
+    let files = listings.iter().map(|l| l.files.len()).sum();
+    discovery.files.reserve_exact(files);
+    let mut seen: rustc_hash::FxHashSet<(u64, u64)> =
+        rustc_hash::FxHashSet::with_capacity_and_hasher(files, Default::default());
+    for listing in listings {
         discovery.unreadable += listing.unreadable;
         discovery.problems.extend(listing.problems);
         discovery.checked += listing.checked;
@@ -290,6 +295,7 @@ fn list_known(
     }
     let mut listing = Listing::default();
     let indexed = known.files.get(key).map_or(&[][..], Vec::as_slice);
+    listing.files.reserve_exact(indexed.len());
     for file in indexed.iter().filter(|f| matches_glob(f.name, wanted)) {
         let path = dir.join(file.name);
         let stat = if file.check {

@@ -17,12 +17,13 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::DocSet;
 use tantivy::{DocAddress, Searcher, Term};
 
-use super::catalog::FileRecord;
+use super::catalog::{FileRecord, Key};
 use super::error::RecallError;
 use super::schema::Fields;
 use super::writer::RefreshRequest;
 use super::{hits, query, search, words, Hit, Recall, Scope, SearchParams};
 use crate::text::inert_markup;
+use std::borrow::Cow;
 
 /// The bar's score: the least [`Measure::coverage`] the best event must reach. Measured on the
 /// labelled set (docs/benchmarks.md, "Recall at the prompt"). Raw BM25 is not used: it grows
@@ -179,7 +180,7 @@ impl HintOutcome {
 /// The best event of one session.
 #[derive(Clone)]
 struct Best<'a> {
-    record: &'a FileRecord,
+    record: Cow<'a, FileRecord>,
     candidate: search::Candidate,
     /// The session's rank score and evidence.
     score: f32,
@@ -240,28 +241,30 @@ impl Recall {
         let catalog = &snapshot.catalog;
         let mut filter = self.filter(catalog, &search_params);
         filter.recency_bonus = RECENCY_BONUS;
-        for record in &catalog.files {
-            if is_live(record, params) {
-                filter.files[record.file_id as usize] = false;
+        let live = Live::of(params);
+        for key in catalog.keys() {
+            if live.is(&key) {
+                filter.files[key.file_id() as usize] = false;
             }
         }
         // The best session, and the runner-up the bar compares it with.
         let top =
             search::top_files(&segments, &alternatives, &filter, 2, 1, HINT_SESSIONS, None)?.ranked;
-        let records: rustc_hash::FxHashMap<u64, &FileRecord> =
-            catalog.files.iter().map(|r| (r.file_id, r)).collect();
-        let ranked: Vec<Best> = top
-            .iter()
-            .filter_map(|ranked| {
-                Some(Best {
-                    record: records.get(&ranked.file)?,
-                    candidate: *ranked.candidates.first()?,
-                    score: ranked.score,
-                    evidence: ranked.evidence,
-                    held: held_words(&alternatives[0], &ranked.held),
-                })
-            })
-            .collect();
+        let mut ranked: Vec<Best> = Vec::new();
+        for top in &top {
+            let (Some(position), Some(candidate)) =
+                (catalog.position(top.file), top.candidates.first())
+            else {
+                continue;
+            };
+            ranked.push(Best {
+                record: super::record_at(catalog, position)?,
+                candidate: *candidate,
+                score: top.score,
+                evidence: top.evidence,
+                held: held_words(&alternatives[0], &top.held),
+            });
+        }
         let Some(best) = ranked.first().cloned() else {
             return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
         };
@@ -279,7 +282,7 @@ impl Recall {
         }
         let reader = hits::HitReader::new(searcher, fields);
         let opened = hits::open_hits(
-            best.record,
+            &best.record,
             &[best.candidate],
             &reader,
             &alternatives,
@@ -297,7 +300,7 @@ impl Recall {
         let short_id = super::short_ids(catalog)
             .of(&best.record.info.session_id)
             .unwrap_or_else(|| best.record.info.session_id.clone());
-        let hint = render(best.record, &short_id, hit, &params.read_tool);
+        let hint = render(&best.record, &short_id, hit, &params.read_tool);
         Ok(HintOutcome {
             hint: Some(hint),
             miss: None,
@@ -325,23 +328,31 @@ fn held_words(alternative: &query::Alternative, held: &[bool]) -> Vec<String> {
         .collect()
 }
 
-/// Whether a record is the live session (by id, or by file).
-fn is_live(record: &FileRecord, params: &HintParams) -> bool {
-    params.session_id.as_deref() == Some(record.info.session_id.as_str())
-        || params
-            .session_file
-            .as_ref()
-            .is_some_and(|f| same_file(f, &record.path))
+/// The live session, by id and by file: its path, and its device and inode, which name it
+/// under any other path (the catalog's stamp of each file has them: no file is looked at).
+struct Live<'a> {
+    session_id: Option<&'a str>,
+    path: Option<&'a std::path::Path>,
+    file: Option<(u64, u64)>,
 }
 
-fn same_file(a: &std::path::Path, b: &str) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    if a == std::path::Path::new(b) {
-        return true;
+impl<'a> Live<'a> {
+    fn of(params: &'a HintParams) -> Live<'a> {
+        use std::os::unix::fs::MetadataExt;
+        let path = params.session_file.as_deref();
+        Live {
+            session_id: params.session_id.as_deref(),
+            path,
+            file: path
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| (m.dev(), m.ino())),
+        }
     }
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
+
+    fn is(&self, key: &Key) -> bool {
+        self.session_id == Some(key.session_id())
+            || self.path == Some(std::path::Path::new(key.path()))
+            || self.file == Some((key.stat().dev, key.stat().ino))
     }
 }
 

@@ -51,7 +51,8 @@ pub use watch::Checks;
 
 use crate::redact::Masking;
 use crate::session::OpenOptions;
-use catalog::{Catalog, FileRecord};
+use catalog::{Catalog, FileRecord, Key};
+use std::borrow::Cow;
 use types::View;
 use writer::RefreshRequest;
 
@@ -146,10 +147,12 @@ impl Recall {
             },
             progress,
         )?;
-        let catalog = view.snapshot.as_ref().map(|s| &s.catalog);
-        let files: Vec<&FileRecord> = catalog
-            .map(|c| c.files.iter().filter(|r| self.covers(r)).collect())
-            .unwrap_or_default();
+        let empty = Catalog::empty();
+        let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
+        let files: Vec<Cow<FileRecord>> = (0..catalog.len())
+            .filter(|p| self.covers(&catalog.key(*p)))
+            .map(|p| record_at(catalog, p))
+            .collect::<Result<_, _>>()?;
         let agents = self.agent_reports(&files);
         Ok(IndexResult {
             sessions: files.len(),
@@ -165,7 +168,7 @@ impl Recall {
     /// Per agent of the roots: its indexed files and the record types their readers did not
     /// know, and the files of its layout that could not be read, with why (a second look at
     /// the roots: `sessions index` is asked for, so it may pay for it).
-    fn agent_reports(&self, files: &[&FileRecord]) -> Vec<AgentReport> {
+    fn agent_reports(&self, files: &[Cow<FileRecord>]) -> Vec<AgentReport> {
         let mut reports: Vec<AgentReport> = Vec::new();
         for root in &self.roots {
             report_of(&mut reports, root.harness);
@@ -208,25 +211,28 @@ impl Recall {
         let (view, _) = self.refresh(RefreshRequest::default(), None)?;
         let empty = Catalog::empty();
         let catalog = view.snapshot.as_ref().map_or(&empty, |s| &s.catalog);
-        let mut files: Vec<&FileRecord> = catalog
-            .files
-            .iter()
-            .filter(|r| self.covers(r) && in_scope(r, &params.scope))
-            .filter(|r| params.since_ms.is_none_or(|s| r.info.updated_ms >= s))
+        let mut files: Vec<(usize, Key)> = catalog
+            .keys()
+            .enumerate()
+            .filter(|(_, k)| self.covers(k) && in_scope(k, &params.scope))
+            .filter(|(_, k)| params.since_ms.is_none_or(|s| k.updated_ms() >= s))
             .collect();
-        files.sort_by(|a, b| {
-            b.info
-                .updated_ms
-                .cmp(&a.info.updated_ms)
-                .then_with(|| a.path.cmp(&b.path))
+        files.sort_by(|(_, a), (_, b)| {
+            b.updated_ms()
+                .cmp(&a.updated_ms())
+                .then_with(|| a.path().cmp(b.path()))
         });
         let more = files.len().saturating_sub(params.limit);
         files.truncate(params.limit);
         let prefixes = short_ids(catalog);
+        let sessions = files
+            .into_iter()
+            .map(|(p, _)| record_at(catalog, p).map(|r| listed(&r, &prefixes)))
+            .collect::<Result<_, _>>()?;
         let result = ListResult {
-            sessions: files.into_iter().map(|r| listed(r, &prefixes)).collect(),
+            sessions,
             more,
-            indexed_sessions: catalog.files.len(),
+            indexed_sessions: catalog.len(),
             stale: view.stale,
             unreadable: view.unreadable,
         };
@@ -270,7 +276,7 @@ impl Recall {
             let result = SearchResult {
                 sessions: Vec::new(),
                 more: 0,
-                indexed_sessions: snapshot.catalog.files.len(),
+                indexed_sessions: snapshot.catalog.len(),
                 stale: view.stale,
                 unreadable: view.unreadable,
                 secret_queries,
@@ -283,8 +289,6 @@ impl Recall {
         let filter = self.filter(catalog, params);
         let searcher = &snapshot.searcher;
         let fields = &store.fields;
-        let records: rustc_hash::FxHashMap<u64, &FileRecord> =
-            catalog.files.iter().map(|r| (r.file_id, r)).collect();
         let segments = search::Segments::new(searcher, fields);
         // Counting every matching session reads each matching document, where finding the
         // best ones skips most: the count runs beside the rest of the search.
@@ -294,7 +298,7 @@ impl Recall {
             Some(matches) => (
                 self.best_sessions(
                     &segments,
-                    &records,
+                    catalog,
                     &alternatives,
                     &filter,
                     params,
@@ -306,7 +310,7 @@ impl Recall {
                 let counting =
                     scope.spawn(|| search::matching_files(&segments, &alternatives, &filter));
                 let shown =
-                    self.best_sessions(&segments, &records, &alternatives, &filter, params, None);
+                    self.best_sessions(&segments, catalog, &alternatives, &filter, params, None);
                 let matching = counting
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -334,13 +338,13 @@ impl Recall {
         let result = SearchResult {
             sessions,
             more: matching.saturating_sub(shown),
-            indexed_sessions: catalog.files.len(),
+            indexed_sessions: catalog.len(),
             stale: view.stale,
             unreadable: view.unreadable,
             secret_queries,
             files_checked: self.report_checks.then_some(view.checked),
         };
-        drop((segments, records));
+        drop(segments);
         self.close(view);
         Ok(result)
     }
@@ -351,7 +355,7 @@ impl Recall {
     fn best_sessions(
         &self,
         segments: &search::Segments,
-        records: &rustc_hash::FxHashMap<u64, &FileRecord>,
+        catalog: &Catalog,
         alternatives: &[query::Alternative],
         filter: &search::Filter,
         params: &SearchParams,
@@ -377,11 +381,11 @@ impl Recall {
             let open = |chosen: &[search::Ranked]| -> Result<Vec<SessionHits>, RecallError> {
                 let mut opened = Vec::with_capacity(chosen.len());
                 for chosen in chosen {
-                    let Some(record) = records.get(&chosen.file) else {
+                    let Some(position) = catalog.position(chosen.file) else {
                         continue;
                     };
                     let session = hits::open_hits(
-                        record,
+                        record_at(catalog, position)?.as_ref(),
                         &chosen.candidates,
                         &reader,
                         alternatives,
@@ -438,37 +442,35 @@ impl Recall {
         };
         let catalog = &snapshot.catalog;
         let prefixes = short_ids(catalog);
-        let mut files: Vec<&FileRecord> = catalog
-            .files
-            .iter()
-            .filter(|r| self.covers(r))
-            .filter(|r| r.info.project_key.as_deref() == Some(project_key))
-            .filter(|r| Some(r.info.session_id.as_str()) != exclude)
-            .filter(|r| r.info.parent_session_id.is_none())
+        let mut files: Vec<(usize, Key)> = catalog
+            .keys()
+            .enumerate()
+            .filter(|(_, k)| self.covers(k))
+            .filter(|(_, k)| k.project_key() == Some(project_key))
+            .filter(|(_, k)| Some(k.session_id()) != exclude)
+            .filter(|(_, k)| k.parent_session_id().is_none())
             .collect();
-        files.sort_by_key(|r| std::cmp::Reverse(r.info.updated_ms));
-        Ok(files
+        files.sort_by_key(|(_, k)| std::cmp::Reverse(k.updated_ms()));
+        files
             .into_iter()
             .take(count)
-            .map(|r| listed(r, &prefixes))
-            .collect())
+            .map(|(p, _)| record_at(catalog, p).map(|r| listed(&r, &prefixes)))
+            .collect()
     }
 
     /// Whether a record is one of this recall's sessions: a file under its roots, of one of its
     /// harnesses.
-    fn covers(&self, record: &FileRecord) -> bool {
-        let harness_kept =
-            self.harnesses.is_empty() || self.harnesses.contains(&record.info.harness);
-        harness_kept && self.roots.iter().any(|root| root.holds(&record.path))
+    fn covers(&self, key: &Key) -> bool {
+        let harness_kept = self.harnesses.is_empty() || self.harnesses.contains(&key.harness());
+        harness_kept && self.roots.iter().any(|root| root.holds(key.path()))
     }
 
     fn filter(&self, catalog: &Catalog, params: &SearchParams) -> search::Filter {
+        // Keys are in file id order: the last has the largest.
         let size = catalog
-            .files
-            .iter()
-            .map(|r| r.file_id as usize + 1)
-            .max()
-            .unwrap_or(0);
+            .len()
+            .checked_sub(1)
+            .map_or(0, |last| catalog.key(last).file_id() as usize + 1);
         let mut files = vec![false; size];
         let mut boosted = vec![false; size];
         let mut updated_ms = vec![0; size];
@@ -476,11 +478,11 @@ impl Recall {
             Scope::All { current } => current.as_deref(),
             Scope::Project(_) => None,
         };
-        for record in &catalog.files {
-            let id = record.file_id as usize;
-            files[id] = self.covers(record) && in_scope(record, &params.scope);
-            boosted[id] = current.is_some() && record.info.project_key.as_deref() == current;
-            updated_ms[id] = record.info.updated_ms;
+        for key in catalog.keys() {
+            let id = key.file_id() as usize;
+            files[id] = self.covers(&key) && in_scope(&key, &params.scope);
+            boosted[id] = current.is_some() && key.project_key() == current;
+            updated_ms[id] = key.updated_ms();
         }
         search::Filter {
             files,
@@ -509,16 +511,23 @@ fn report_of(reports: &mut Vec<AgentReport>, harness: Harness) -> &mut AgentRepo
     }
 }
 
-fn in_scope(record: &FileRecord, scope: &Scope) -> bool {
+fn in_scope(key: &Key, scope: &Scope) -> bool {
     match scope {
         Scope::All { .. } => true,
-        Scope::Project(key) => record.info.project_key.as_deref() == Some(key.as_str()),
+        Scope::Project(project) => key.project_key() == Some(project.as_str()),
     }
+}
+
+/// The whole record of the catalog's file at `position`.
+fn record_at(catalog: &Catalog, position: usize) -> Result<Cow<'_, FileRecord>, RecallError> {
+    catalog
+        .record(position)
+        .ok_or_else(|| RecallError::Corrupt("a catalog record no longer reads".into()))
 }
 
 /// The indexed session ids, for their shortest unique prefixes.
 fn short_ids(catalog: &Catalog) -> UniquePrefixes<'_> {
-    UniquePrefixes::new(catalog.files.iter().map(|r| r.info.session_id.as_str()))
+    UniquePrefixes::new(catalog.keys().map(|k| k.session_id()))
 }
 
 /// The ids more than one indexed file carries (a copied or forked session): no prefix of them
@@ -526,9 +535,8 @@ fn short_ids(catalog: &Catalog) -> UniquePrefixes<'_> {
 fn shared_ids(catalog: &Catalog) -> rustc_hash::FxHashSet<&str> {
     let mut seen = rustc_hash::FxHashSet::default();
     catalog
-        .files
-        .iter()
-        .map(|r| r.info.session_id.as_str())
+        .keys()
+        .map(|k| k.session_id())
         .filter(|id| !seen.insert(*id))
         .collect()
 }

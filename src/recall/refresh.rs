@@ -109,30 +109,39 @@ struct FileChange {
 /// The files under `roots` whose state differs from the catalog's, and the catalog's files
 /// that are gone.
 pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[Root]) -> Vec<ChangeRef> {
-    let by_path: FxHashMap<&str, &FileRecord> =
-        catalog.files.iter().map(|r| (r.path.as_str(), r)).collect();
+    let by_path: FxHashMap<&str, usize> = catalog
+        .keys()
+        .enumerate()
+        .map(|(p, k)| (k.path(), p))
+        .collect();
     let mut changes = Vec::new();
-    let mut present: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    let mut present = vec![false; catalog.len()];
     for (i, found) in discovery.files.iter().enumerate() {
-        let path = found.path.to_string_lossy();
+        // `to_str` first: the lossy form's scan is slower, and nearly every path is UTF-8.
+        let path = found
+            .path
+            .to_str()
+            .map_or_else(|| found.path.to_string_lossy(), std::borrow::Cow::Borrowed);
         match by_path.get(path.as_ref()) {
-            Some(record) => {
-                present.insert(record.path.as_str());
-                if record.stat != found.stat || record.racy {
+            Some(&position) => {
+                present[position] = true;
+                let record = catalog.key(position);
+                if record.stat() != found.stat || record.racy() {
                     changes.push(ChangeRef::Index(i));
                 }
             }
             None => changes.push(ChangeRef::Index(i)),
         }
     }
-    for record in &catalog.files {
-        if present.contains(record.path.as_str()) {
-            continue;
-        }
-        let path = Path::new(&record.path);
+    for (record, _) in catalog
+        .keys()
+        .zip(&present)
+        .filter(|(_, present)| !**present)
+    {
+        let path = Path::new(record.path());
         let under_root = roots.iter().any(|root| path.starts_with(&root.path));
         if under_root || std::fs::metadata(path).is_err() {
-            changes.push(ChangeRef::Drop(record.file_id));
+            changes.push(ChangeRef::Drop(record.file_id()));
         }
     }
     changes
@@ -158,7 +167,9 @@ pub fn apply(
     let fields = store.fields;
     let mut stats = RefreshStats::default();
     // The catalog's records by path while changes are applied (a rebuild touches every one).
-    let mut records: FxHashMap<String, FileRecord> = std::mem::take(&mut catalog.files)
+    let mut records: FxHashMap<String, FileRecord> = catalog
+        .take_records()
+        .ok_or_else(|| RecallError::Corrupt("a catalog record no longer reads".into()))?
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
@@ -232,8 +243,7 @@ pub fn apply(
             Ok::<(), RecallError>(())
         },
     )?;
-    catalog.files = records.into_values().collect();
-    catalog.files.sort_by_key(|r| r.file_id);
+    catalog.set_records(records.into_values().collect());
     catalog.dirs.clone_from(&discovery.dirs);
     if let Some(p) = progress {
         p.finish();

@@ -55,14 +55,14 @@ pub fn known<'a>(
 ) -> Known<'a> {
     let checked = checked_files(catalog, checks, cursor, live);
     let mut files: FxHashMap<&str, Vec<KnownFile>> = FxHashMap::default();
-    for (i, record) in catalog.files.iter().enumerate() {
-        let Some((dir, name)) = record.path.rsplit_once('/') else {
+    for (i, record) in catalog.keys().enumerate() {
+        let Some((dir, name)) = record.path().rsplit_once('/') else {
             continue;
         };
         let dir = if dir.is_empty() { "/" } else { dir };
         files.entry(dir).or_default().push(KnownFile {
             name,
-            stat: record.stat,
+            stat: record.stat(),
             check: checked.contains(&i),
         });
     }
@@ -84,12 +84,12 @@ fn checked_files(
     cursor: usize,
     live: Option<&Path>,
 ) -> FxHashSet<usize> {
-    let files = &catalog.files;
+    let files = catalog.keys();
     let mut checked: FxHashSet<usize> = FxHashSet::default();
     let mut by_change: Vec<(i64, usize)> = files
-        .iter()
+        .clone()
         .enumerate()
-        .map(|(i, r)| (r.stat.ctime_ns.max(r.stat.mtime_ns), i))
+        .map(|(i, r)| (r.changed_ns(), i))
         .collect();
     if checks.hot < by_change.len() {
         by_change.select_nth_unstable_by(checks.hot, |a, b| b.cmp(a));
@@ -98,17 +98,17 @@ fn checked_files(
     checked.extend(by_change.into_iter().map(|(_, i)| i));
     checked.extend(
         files
-            .iter()
+            .clone()
             .enumerate()
-            .filter(|(_, r)| r.racy)
+            .filter(|(_, r)| r.racy())
             .map(|(i, _)| i),
     );
-    if !files.is_empty() {
+    if !catalog.is_empty() {
         let start = cursor % files.len();
         checked.extend((0..checks.sweep.min(files.len())).map(|k| (start + k) % files.len()));
     }
     if let Some(live) = live.and_then(Path::to_str) {
-        checked.extend(files.iter().position(|r| r.path == live));
+        checked.extend(files.clone().position(|r| r.path() == live));
     }
     checked
 }
@@ -202,7 +202,7 @@ mod tests {
     ) -> Vec<u64> {
         let mut ids: Vec<u64> = checked_files(catalog, checks, cursor, live)
             .into_iter()
-            .map(|i| catalog.files[i].file_id)
+            .map(|i| catalog.key(i).file_id())
             .collect();
         ids.sort_unstable();
         ids
@@ -212,10 +212,12 @@ mod tests {
     /// sweep's 3 from its cursor (wrapping past the end), and every file within 7 searches.
     #[test]
     fn a_search_looks_at_the_hot_the_racy_the_live_and_a_share_of_the_rest() {
-        let mut catalog = Catalog::empty();
-        catalog.files = (0..20)
-            .map(|i| record(i, 1000 + i as i64 % 7, i == 4))
-            .collect();
+        let catalog = Catalog::of(
+            20,
+            (0..20)
+                .map(|i| record(i, 1000 + i as i64 % 7, i == 4))
+                .collect(),
+        );
         let checks = Checks { hot: 2, sweep: 3 };
         let live = Path::new("/s/p/10.jsonl");
         // Changed last: 6 and 13 (at 1006).
@@ -227,7 +229,7 @@ mod tests {
         let mut cursor = 0;
         for _ in 0..7 {
             seen.extend(checked_names(&catalog, checks, cursor, None));
-            cursor = (cursor + checks.sweep) % catalog.files.len();
+            cursor = (cursor + checks.sweep) % catalog.len();
         }
         assert_eq!(seen.len(), 20);
         assert_eq!(Checks::parse("0, 5"), Some(Checks { hot: 0, sweep: 5 }));

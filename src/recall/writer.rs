@@ -194,7 +194,7 @@ impl Recall {
                 settled_before,
             },
         );
-        watch::advance_cursor(&self.dir, cursor, self.checks, catalog.files.len());
+        watch::advance_cursor(&self.dir, cursor, self.checks, catalog.len());
         discovery
     }
 
@@ -266,9 +266,12 @@ impl Recall {
         discovery: &discover::Discovery,
     ) -> (Vec<refresh::ChangeRef>, usize) {
         let mut skipped = 0;
-        let indexed: rustc_hash::FxHashSet<&str> =
-            catalog.files.iter().map(|r| r.path.as_str()).collect();
-        let changes = refresh::plan(catalog, discovery, &self.roots)
+        let changes = refresh::plan(catalog, discovery, &self.roots);
+        if changes.is_empty() {
+            return (changes, 0);
+        }
+        let indexed: rustc_hash::FxHashSet<&str> = catalog.keys().map(|k| k.path()).collect();
+        let changes = changes
             .into_iter()
             .filter(|change| match change {
                 refresh::ChangeRef::Index(i) => {
@@ -295,19 +298,21 @@ fn change_bytes(
     discovery: &discover::Discovery,
     catalog: &Catalog,
 ) -> u64 {
-    let indexed: rustc_hash::FxHashMap<&str, u64> = catalog
-        .files
-        .iter()
-        .map(|r| (r.path.as_str(), r.indexed_len))
+    let indexed: rustc_hash::FxHashMap<&str, usize> = catalog
+        .keys()
+        .enumerate()
+        .map(|(position, key)| (key.path(), position))
         .collect();
+    let indexed_len = |position: usize| catalog.record(position).map(|r| r.indexed_len);
     changes
         .iter()
         .map(|c| match c {
             refresh::ChangeRef::Index(i) => {
                 let found = &discovery.files[*i];
                 let size = found.stat.size;
-                match indexed.get(found.path.to_string_lossy().as_ref()) {
-                    Some(&done) if done <= size => size - done,
+                let known = indexed.get(found.path.to_string_lossy().as_ref());
+                match known.and_then(|p| indexed_len(*p)) {
+                    Some(done) if done <= size => size - done,
                     _ => size,
                 }
             }
