@@ -949,4 +949,95 @@ mod tests {
             assert_eq!(Harness::ALL[usize::from(harness_code(harness))], harness);
         }
     }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn any_record() -> impl Strategy<Value = FileRecord> {
+            (
+                (
+                    "\\PC{0,40}",
+                    "\\PC{0,12}",
+                    proptest::option::of("\\PC{0,12}"),
+                    proptest::option::of("\\PC{0,12}"),
+                    proptest::option::of("\\PC{0,30}"),
+                ),
+                (
+                    any::<[u64; 3]>(),
+                    any::<[i64; 3]>(),
+                    any::<bool>(),
+                    0..Harness::ALL.len(),
+                ),
+                proptest::collection::btree_map("[a-z_]{1,8}", any::<u32>(), 0..3),
+            )
+                .prop_map(
+                    |((path, id, parent, project, preview), numbers, unknown)| {
+                        let ([dev, ino, size], [mtime_ns, ctime_ns, updated_ms], racy, harness) =
+                            numbers;
+                        let mut r = record(0);
+                        r.path = path;
+                        r.stat = Stat {
+                            dev,
+                            ino,
+                            size,
+                            mtime_ns,
+                            ctime_ns,
+                        };
+                        r.racy = racy;
+                        r.info.session_id = id;
+                        r.info.parent_session_id = parent;
+                        r.info.project_key = project;
+                        r.info.first_user_preview = preview;
+                        r.info.harness = Harness::ALL[harness];
+                        r.info.updated_ms = updated_ms;
+                        r.unknown_types = unknown;
+                        r
+                    },
+                )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+
+            /// Whatever the records hold, the catalog reads back the same keys and records.
+            #[test]
+            fn any_records_read_back_as_written(
+                records in proptest::collection::vec(any_record(), 0..12),
+                flip in any::<proptest::sample::Index>(),
+            ) {
+                let records: Vec<FileRecord> = records
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, mut r)| {
+                        r.file_id = 3 * i as u64 + 1;
+                        r
+                    })
+                    .collect();
+                let written = Catalog::of(99, records);
+                let data = written.encode().unwrap();
+                let read = Catalog::decode(&data).unwrap();
+                prop_assert_eq!(read.len(), written.len());
+                for p in 0..written.len() {
+                    let (a, b) = (read.record(p).unwrap(), written.record(p).unwrap());
+                    prop_assert_eq!(&a.path, &b.path);
+                    prop_assert_eq!(a.stat, b.stat);
+                    prop_assert_eq!(a.racy, b.racy);
+                    prop_assert_eq!(&a.info, &b.info);
+                    prop_assert_eq!(&a.unknown_types, &b.unknown_types);
+                    prop_assert_eq!(read.position(a.file_id), Some(p));
+                }
+                // A byte changed anywhere is refused (the CRC, or the head no longer parses
+                // to this layout), never a panic.
+                let mut changed = data.clone();
+                let at = flip.index(changed.len());
+                changed[at] ^= 0x5a;
+                if let Some(read) = Catalog::decode(&changed) {
+                    let (_, layout) = Layout::read(&data).unwrap();
+                    prop_assert!(at < layout.rows, "only a head's byte can change and parse");
+                    let _ = read.keys().map(|k| k.path().len()).sum::<usize>();
+                }
+            }
+        }
+    }
 }
