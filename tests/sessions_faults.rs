@@ -310,6 +310,70 @@ fn searches_beside_rebuilds_always_find_the_hits() {
     );
 }
 
+/// Every search beside a writer that commits again and again (an append indexed, each commit a
+/// new catalog and the one before it removed) reads a whole catalog: a search reads its
+/// catalog's rows, and decodes the records of the sessions it shows, from a map of a file the
+/// next commit may already have removed.
+#[test]
+fn searches_beside_repeated_commits_read_their_catalog_whole() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut sessions: Vec<(SessionBuilder, PathBuf)> = (1..=8)
+        .map(|i| {
+            let mut s = session(i, &project);
+            s.user(&format!("the gecko appears in session number{i}"));
+            let path = write_pi_session(&env, &project, &s);
+            (s, path)
+        })
+        .collect();
+    assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 8);
+    let writing = AtomicBool::new(true);
+    let searches = AtomicUsize::new(0);
+    let cwd = project.to_string_lossy().to_string();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            for round in 0..12 {
+                let (s, path) = &mut sessions[round % 8];
+                s.user(&format!("round {round} adds a salamander"));
+                append_what_is_new(path, s);
+                let cmd = spawnable(&env, &["sessions", "index", "--json"]);
+                let (code, _) = run_within(cmd, Duration::from_secs(60));
+                assert_eq!(code, 0, "a refresh failed");
+            }
+            writing.store(false, Ordering::SeqCst);
+        });
+        let searchers: Vec<_> = (0..2)
+            .map(|_| {
+                let (writing, searches, env, cwd) = (&writing, &searches, &env, &cwd);
+                scope.spawn(move || {
+                    while writing.load(Ordering::SeqCst) {
+                        let (code, value) = search_within(env);
+                        assert_eq!(code, 0, "a search beside a commit failed: {value}");
+                        assert_eq!(hits(&value).len(), 8, "{value}");
+                        for session in value["sessions"].as_array().unwrap() {
+                            // From the record's detail, which only a shown session decodes.
+                            assert_eq!(session["cwd"].as_str(), Some(cwd.as_str()), "{value}");
+                        }
+                        searches.fetch_add(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        writer.join().unwrap();
+        for searcher in searchers {
+            searcher.join().unwrap();
+        }
+    });
+    assert!(
+        searches.load(Ordering::SeqCst) >= 4,
+        "the searches overlapped the commits"
+    );
+    // Every round's append is indexed: 12 turns in the 8 sessions.
+    let salamanders = search_all(&env, &["salamander", "--hits", "5"]);
+    assert_eq!(salamanders["sessions"].as_array().unwrap().len(), 8);
+    assert_eq!(hits(&salamanders).len(), 12);
+}
+
 /// A rebuild killed at any point leaves an index a search answers from, even while another
 /// process holds the writer (so the search cannot rebuild it itself).
 #[test]
