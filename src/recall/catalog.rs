@@ -137,7 +137,7 @@ impl<'a> Key<'a> {
     pub fn file_id(&self) -> u64 {
         match self.0 {
             KeyOf::Record(r) => r.file_id,
-            KeyOf::Row { row, .. } => u64_at(row, 0),
+            KeyOf::Row { row, .. } => u64_at(row, FILE_ID),
         }
     }
 
@@ -152,11 +152,11 @@ impl<'a> Key<'a> {
         match self.0 {
             KeyOf::Record(r) => r.stat,
             KeyOf::Row { row, .. } => Stat {
-                dev: u64_at(row, 8),
-                ino: u64_at(row, 16),
-                size: u64_at(row, 24),
-                mtime_ns: u64_at(row, 32) as i64,
-                ctime_ns: u64_at(row, 40) as i64,
+                dev: u64_at(row, DEV),
+                ino: u64_at(row, INO),
+                size: u64_at(row, SIZE),
+                mtime_ns: u64_at(row, MTIME) as i64,
+                ctime_ns: u64_at(row, CTIME) as i64,
             },
         }
     }
@@ -170,25 +170,21 @@ impl<'a> Key<'a> {
     pub fn updated_ms(&self) -> i64 {
         match self.0 {
             KeyOf::Record(r) => r.info.updated_ms,
-            KeyOf::Row { row, .. } => u64_at(row, 48) as i64,
+            KeyOf::Row { row, .. } => u64_at(row, UPDATED) as i64,
         }
     }
 
     pub fn racy(&self) -> bool {
         match self.0 {
             KeyOf::Record(r) => r.racy,
-            KeyOf::Row { row, .. } => row.get(56).is_some_and(|b| *b != 0),
+            KeyOf::Row { row, .. } => row.get(RACY).is_some_and(|b| *b != 0),
         }
     }
 
     pub fn harness(&self) -> Harness {
         match self.0 {
             KeyOf::Record(r) => r.info.harness,
-            KeyOf::Row { row, .. } => row
-                .get(57)
-                .and_then(|b| Harness::ALL.get(usize::from(*b)))
-                .copied()
-                .unwrap_or_default(),
+            KeyOf::Row { row, .. } => harness_at(row).unwrap_or_default(),
         }
     }
 
@@ -325,7 +321,7 @@ impl Catalog {
                 return None;
             }
             previous = Some(record.file_id);
-            encode_row(&record, &mut rows, &mut heap).ok()?;
+            encode_row(&record, &mut rows, &mut heap)?;
         }
         let head = Head {
             format: self.format,
@@ -411,9 +407,19 @@ struct Layout {
 /// A row: file id, the stamp's five numbers, last update (all 8 bytes, little-endian), the
 /// racy flag and the harness (a byte each, then padding to 64), and five spans (offset and
 /// length in the heap, 4 bytes each; a length of `u32::MAX` is an absent string): path, session
-/// id, parent session id, project key, and the record's [`Detail`].
+/// id, parent session id, project key, and the record's [`Detail`]. Each field's offset is
+/// named once here, for the writer and the readers alike.
 const ROW_BYTES: usize = 104;
 const ABSENT: u32 = u32::MAX;
+const FILE_ID: usize = 0;
+const DEV: usize = 8;
+const INO: usize = 16;
+const SIZE: usize = 24;
+const MTIME: usize = 32;
+const CTIME: usize = 40;
+const UPDATED: usize = 48;
+const RACY: usize = 56;
+const HARNESS: usize = 57;
 const PATH: usize = 64;
 const SESSION_ID: usize = 72;
 const PARENT: usize = 80;
@@ -451,9 +457,8 @@ impl Layout {
         let heap = &data[layout.heap..];
         let mut previous: Option<u64> = None;
         for row in rest[..rows_len].chunks_exact(ROW_BYTES) {
-            let id = u64_at(row, 0);
-            if previous.is_some_and(|p| p >= id) || Harness::ALL.get(usize::from(row[57])).is_none()
-            {
+            let id = u64_at(row, FILE_ID);
+            if previous.is_some_and(|p| p >= id) || harness_at(row).is_none() {
                 return None;
             }
             previous = Some(id);
@@ -632,25 +637,26 @@ impl Detail {
     }
 }
 
-/// Appends `record`'s row to `rows` and its strings and detail to `heap`.
-fn encode_row(record: &FileRecord, rows: &mut Vec<u8>, heap: &mut Vec<u8>) -> postcard::Result<()> {
+/// Appends `record`'s row to `rows` and its strings and detail to `heap`; `None` when the
+/// detail does not encode or the heap outgrows its 32-bit offsets.
+fn encode_row(record: &FileRecord, rows: &mut Vec<u8>, heap: &mut Vec<u8>) -> Option<()> {
     let mut row = [0u8; ROW_BYTES];
     let numbers = [
-        record.file_id,
-        record.stat.dev,
-        record.stat.ino,
-        record.stat.size,
-        record.stat.mtime_ns as u64,
-        record.stat.ctime_ns as u64,
-        record.info.updated_ms as u64,
+        (FILE_ID, record.file_id),
+        (DEV, record.stat.dev),
+        (INO, record.stat.ino),
+        (SIZE, record.stat.size),
+        (MTIME, record.stat.mtime_ns as u64),
+        (CTIME, record.stat.ctime_ns as u64),
+        (UPDATED, record.info.updated_ms as u64),
     ];
-    for (i, n) in numbers.iter().enumerate() {
-        row[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    for (field, n) in numbers {
+        row[field..field + 8].copy_from_slice(&n.to_le_bytes());
     }
-    row[56] = u8::from(record.racy);
-    row[57] = harness_code(record.info.harness);
+    row[RACY] = u8::from(record.racy);
+    row[HARNESS] = harness_code(record.info.harness);
     let info = &record.info;
-    let detail = postcard::to_stdvec(&Detail::of(record))?;
+    let detail = postcard::to_stdvec(&Detail::of(record)).ok()?;
     let spans: [(usize, Option<&[u8]>); 5] = [
         (PATH, Some(record.path.as_bytes())),
         (SESSION_ID, Some(info.session_id.as_bytes())),
@@ -661,10 +667,10 @@ fn encode_row(record: &FileRecord, rows: &mut Vec<u8>, heap: &mut Vec<u8>) -> po
     for (field, bytes) in spans {
         let (offset, len) = match bytes {
             Some(bytes) => {
-                let offset =
-                    u32::try_from(heap.len()).map_err(|_| postcard::Error::SerializeBufferFull)?;
-                let len =
-                    u32::try_from(bytes.len()).map_err(|_| postcard::Error::SerializeBufferFull)?;
+                let offset = u32::try_from(heap.len()).ok()?;
+                let len = u32::try_from(bytes.len())
+                    .ok()
+                    .filter(|len| *len != ABSENT)?;
                 heap.extend_from_slice(bytes);
                 (offset, len)
             }
@@ -674,7 +680,7 @@ fn encode_row(record: &FileRecord, rows: &mut Vec<u8>, heap: &mut Vec<u8>) -> po
         row[field + 4..field + 8].copy_from_slice(&len.to_le_bytes());
     }
     rows.extend_from_slice(&row);
-    Ok(())
+    Some(())
 }
 
 /// A harness's byte in a row: its place in [`Harness::ALL`] (a new harness goes at the end of
@@ -684,6 +690,11 @@ fn harness_code(harness: Harness) -> u8 {
         .iter()
         .position(|h| *h == harness)
         .map_or(0, |p| p as u8)
+}
+
+/// The harness of a row's byte; `None` for a byte no harness has.
+fn harness_at(row: &[u8]) -> Option<Harness> {
+    Harness::ALL.get(usize::from(*row.get(HARNESS)?)).copied()
 }
 
 /// Removes every catalog file of the generation but `keep` (older commits' catalogs,
@@ -911,7 +922,7 @@ mod tests {
             "file ids must rise"
         );
         let mut harness = data.clone();
-        harness[row(0) + 57] = Harness::ALL.len() as u8;
+        harness[row(0) + HARNESS] = Harness::ALL.len() as u8;
         assert!(Layout::read(&sealed(&harness)).is_none(), "unknown harness");
         let mut span = data.clone();
         let at = row(2) + PATH + 4;
