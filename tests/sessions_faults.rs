@@ -270,43 +270,64 @@ fn searches_beside_rebuilds_always_find_the_hits() {
         hits(&search_all(&env, &["gecko", "--limit", "50"])).len(),
         12
     );
-    let rebuilding = AtomicBool::new(true);
-    let searches = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let rebuilds = scope.spawn(|| {
+    let queries = ["gecko", "geckos", "the geckos appeared"];
+    searches_beside(
+        "the rebuilds",
+        || {
             for _ in 0..6 {
                 let cmd = spawnable(&env, &["sessions", "index", "--rebuild", "--json"]);
                 let (code, _) = run_within(cmd, Duration::from_secs(60));
                 assert_eq!(code, 0, "a rebuild failed");
             }
-            rebuilding.store(false, Ordering::SeqCst);
+        },
+        |round| {
+            let query = queries[round % queries.len()];
+            let (code, value) = search_for_within(&env, query);
+            assert_eq!(code, 0, "{query} beside a rebuild found nothing: {value}");
+            assert_eq!(hits(&value).len(), 12, "{query}: {value}");
+        },
+    );
+}
+
+/// Runs `write` while two threads run `search` again and again (given a round number, each
+/// thread's rounds starting at its own number) until `write` returns; then asserts the searches
+/// overlapped it (at least 4 of them). A `write` that panics stops the searches too, so the
+/// test fails instead of hanging.
+fn searches_beside(what: &str, write: impl FnOnce() + Send, search: impl Fn(usize) + Sync) {
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::SeqCst);
+        }
+    }
+    let writing = AtomicBool::new(true);
+    let searches = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            let _done = Done(&writing);
+            write();
         });
-        let queries = ["gecko", "geckos", "the geckos appeared"];
         let searchers: Vec<_> = (0..2)
-            .map(|searcher| {
-                let (rebuilding, searches) = (&rebuilding, &searches);
-                let env = &env;
+            .map(|first| {
+                let (writing, searches, search) = (&writing, &searches, &search);
                 scope.spawn(move || {
-                    let mut round = searcher;
-                    while rebuilding.load(Ordering::SeqCst) {
-                        let query = queries[round % queries.len()];
-                        let (code, value) = search_for_within(env, query);
-                        assert_eq!(code, 0, "{query} beside a rebuild found nothing: {value}");
-                        assert_eq!(hits(&value).len(), 12, "{query}: {value}");
+                    let mut round = first;
+                    while writing.load(Ordering::SeqCst) {
+                        search(round);
                         searches.fetch_add(1, Ordering::SeqCst);
                         round += 1;
                     }
                 })
             })
             .collect();
-        rebuilds.join().unwrap();
+        writer.join().unwrap();
         for searcher in searchers {
             searcher.join().unwrap();
         }
     });
     assert!(
         searches.load(Ordering::SeqCst) >= 4,
-        "the searches overlapped the rebuilds"
+        "the searches overlapped {what}"
     );
 }
 
@@ -327,11 +348,10 @@ fn searches_beside_repeated_commits_read_their_catalog_whole() {
         })
         .collect();
     assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 8);
-    let writing = AtomicBool::new(true);
-    let searches = AtomicUsize::new(0);
     let cwd = project.to_string_lossy().to_string();
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(|| {
+    searches_beside(
+        "the commits",
+        || {
             for round in 0..12 {
                 let (s, path) = &mut sessions[round % 8];
                 s.user(&format!("round {round} adds a salamander"));
@@ -340,33 +360,16 @@ fn searches_beside_repeated_commits_read_their_catalog_whole() {
                 let (code, _) = run_within(cmd, Duration::from_secs(60));
                 assert_eq!(code, 0, "a refresh failed");
             }
-            writing.store(false, Ordering::SeqCst);
-        });
-        let searchers: Vec<_> = (0..2)
-            .map(|_| {
-                let (writing, searches, env, cwd) = (&writing, &searches, &env, &cwd);
-                scope.spawn(move || {
-                    while writing.load(Ordering::SeqCst) {
-                        let (code, value) = search_within(env);
-                        assert_eq!(code, 0, "a search beside a commit failed: {value}");
-                        assert_eq!(hits(&value).len(), 8, "{value}");
-                        for session in value["sessions"].as_array().unwrap() {
-                            // From the record's detail, which only a shown session decodes.
-                            assert_eq!(session["cwd"].as_str(), Some(cwd.as_str()), "{value}");
-                        }
-                        searches.fetch_add(1, Ordering::SeqCst);
-                    }
-                })
-            })
-            .collect();
-        writer.join().unwrap();
-        for searcher in searchers {
-            searcher.join().unwrap();
-        }
-    });
-    assert!(
-        searches.load(Ordering::SeqCst) >= 4,
-        "the searches overlapped the commits"
+        },
+        |_| {
+            let (code, value) = search_within(&env);
+            assert_eq!(code, 0, "a search beside a commit failed: {value}");
+            assert_eq!(hits(&value).len(), 8, "{value}");
+            for session in value["sessions"].as_array().unwrap() {
+                // From the record's detail, which only a shown session decodes.
+                assert_eq!(session["cwd"].as_str(), Some(cwd.as_str()), "{value}");
+            }
+        },
     );
     // Every round's append is indexed: 12 turns in the 8 sessions.
     let salamanders = search_all(&env, &["salamander", "--hits", "5"]);
