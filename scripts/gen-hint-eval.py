@@ -37,6 +37,11 @@ Unrelated prompts expect no hint:
   common-only    only words the corpus and the planted facts share ("the overnight job failed
                  again", "regenerate the golden files after a schema change");
   same-word      one distinctive word of a planted fact (its component), another task;
+  same-word-again  later in the window of each same-word prompt, another task on the same
+                 component (two prompts of other work on one component: a hint taking them for a
+                 continuation is counted; drawn from a random stream of their own and appended
+                 after the other prompts, so the sessions and the 378 prompts before them are
+                 byte for byte those of the set without them);
   near-miss      the area of a planted fact (billing, media...), another task;
   other-project  continuations of facts planted in the *other* project (must not cross).
 Facts (and so their prompts) alternate between a tuning split and a held-out split, which the
@@ -365,6 +370,7 @@ class Eval:
     def __init__(self, args):
         self.a = args
         self.r = random.Random(args.seed)
+        self.same_word = {}
         self.root = os.path.abspath(args.out)
         self.sessions_dir = os.path.join(self.root, "agent", "sessions")
         self.cwds = {}
@@ -685,14 +691,11 @@ class Eval:
         elif cls == "same-word":
             f = c(mine)
             name = self.either(f)
-            # Never the tasks of the decoy turns (mention_turn): those continue a session.
-            text = c([
-                "split the %s tests into smaller files" % f["component"],
-                "can you add logging to the %s %s" % (name, c(FILLER_TOPICS)),
-                "port the %s code to the new error type" % name,
-                "delete the unused flags in %s" % f["component"],
-                "bump the version of the %s package" % name,
-            ])
+            tasks = self.same_word_tasks(f, name, c(FILLER_TOPICS))
+            chosen = c(tasks)
+            text = self.typed(chosen)
+            self.same_word[text] = (f, tasks.index(chosen))
+            return text
         elif cls == "near-miss":
             area = c(mine)["area"]
             t = c(FILLER_TOPICS)
@@ -705,6 +708,35 @@ class Eval:
             f = other_facts[i % len(other_facts)]
             return self.continuing(f, c(CONTINUING))
         return self.typed(text)
+
+    @staticmethod
+    def same_word_tasks(f, name, topic):
+        """Other work on a planted fact's component. Never the tasks of the decoy turns
+        (mention_turn): those continue a session."""
+        return [
+            "split the %s tests into smaller files" % f["component"],
+            "can you add logging to the %s %s" % (name, topic),
+            "port the %s code to the new error type" % name,
+            "delete the unused flags in %s" % f["component"],
+            "bump the version of the %s package" % name,
+        ]
+
+    def same_word_again(self, prompts):
+        """For each same-word prompt, a second one later in its window: another task on the same
+        component (a person doing other work on it twice, which no hint should take for a
+        continuation). Drawn from a random stream of their own and appended after the set's other
+        prompts, so adding them left every earlier prompt (and session) as it was."""
+        r = random.Random(self.a.seed * 1000 + 1)
+        again = []
+        for q in [q for q in prompts if q["class"] == "same-word"]:
+            f, used = self.same_word[q["prompt"]]
+            name = f["component"] if r.random() < 0.7 else r.choice(f["forms"])
+            tasks = self.same_word_tasks(f, name, r.choice(FILLER_TOPICS))
+            text = r.choice([t for j, t in enumerate(tasks) if j != used])
+            text = re.sub(r"[^a-z0-9 ]+", "", text.lower().replace("-", " ").replace("_", " "))
+            again.append(dict(q, id="p%03d" % (len(prompts) + len(again)), **{"class": "same-word-again"},
+                              prompt=" ".join(text.split())))
+        return again
 
     # -- the set -----------------------------------------------------------------------------
 
@@ -748,6 +780,7 @@ class Eval:
                 prompts.append({"id": "p%03d" % len(prompts), "split": split, "kind": kind, "class": cls,
                                 "project": "shopfront", "prompt": text, "session_id": sid,
                                 "window": "w%03d" % (i + 1), "fact": f["kind"]})
+        prompts += self.same_word_again(prompts)
         labels = {"now": NOW.strftime("%Y-%m-%dT%H:%M:%SZ"), "projects": self.cwds,
                   "sessions_dir": self.sessions_dir, "prompts": prompts}
         with open(os.path.join(self.root, "labels.json"), "w", encoding="utf-8") as f:

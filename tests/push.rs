@@ -329,6 +329,44 @@ fn a_prompt_that_continues_earlier_work_gets_one_hint_per_window() {
     assert_eq!(none, "");
 }
 
+/// Two prompts of a window that each rank the planted session first by a rare word, each short
+/// of the rest of the bar: the first leaves a lead in the session's state, the second gets the
+/// hint. A compaction forgets the leads with the hints.
+#[test]
+fn a_second_prompt_pointing_at_the_same_session_gets_the_hint() {
+    let env = TestEnv::new();
+    let project = project(&env);
+    let ask = |prompt: &str| {
+        let (code, out) = hook(
+            &env,
+            "claude",
+            "prompt",
+            &input("live-l", &project, json!({ "prompt": prompt })),
+        );
+        assert_eq!(code, 0);
+        context_of(&out, "UserPromptSubmit")
+    };
+    let first = "bump the thumbnailer package version";
+    let second = "the thumbnailer falls over on print shop pictures";
+    assert_eq!(ask(second), None, "alone, the second prompt gets nothing");
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        &input("live-l", &project, json!({"source": "compact"})),
+    );
+    assert_eq!(ask(first), None, "alone, the first prompt gets nothing");
+    let hint = ask(second).expect("the second prompt corroborates the first");
+    assert!(hint.contains(&session_id(1)), "{hint}");
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        &input("live-l", &project, json!({"source": "compact"})),
+    );
+    assert_eq!(ask(second), None, "a new window has no leads");
+}
+
 /// Claude Code's plugin registers the server as `plugin_pi-context_pi-context` and says so
 /// with `--mcp-server`: the blocks name the tools as the model then sees them (found by the
 /// plugin's test in the real Claude Code, tests/agents/test_plugin.py).

@@ -7,7 +7,7 @@ use crate::common;
 use std::path::Path;
 
 use common::recall::{project_dir, session_id, write_pi_session};
-use common::session::{read_text, SessionBuilder};
+use common::session::{read_text, refusal, SessionBuilder};
 use common::TestEnv;
 use serde_json::{json, Value};
 
@@ -289,6 +289,67 @@ fn a_session_already_hinted_in_the_window_is_not_hinted_again() {
     let again = hint(&env, &project, "live", prompt, &[session_id(1)]);
     assert_eq!(again["text"], "");
     assert_eq!(again["details"]["miss"], "already_hinted");
+}
+
+/// Two prompts of one window that each rank the same session first by a rare word, and each
+/// fall short of the rest of the bar, corroborate each other: the first answer gives the
+/// session as its `lead`, and the caller's `leads` make the second's rare word enough. A lead
+/// never lifts the rare-word test, and a lead of another session changes nothing.
+#[test]
+fn a_second_prompt_ranking_the_same_session_first_corroborates_the_first() {
+    let env = TestEnv::new();
+    let project = project_with_fact(&env);
+    let ask = |prompt: &str, hinted: &[String], leads: &[String]| {
+        let response = env.tool(
+            "sessions_hint",
+            &json!({"params": {"prompt": prompt, "hinted": hinted, "leads": leads},
+                    "context": context(&project, "live")}),
+        );
+        assert_eq!(response["is_error"], false, "{response}");
+        response["details"].clone()
+    };
+    let first = ask("bump the thumbnailer package version", &[], &[]);
+    assert_eq!(first["hint"], false, "{first}");
+    assert_eq!(first["miss"], "low_coverage", "{first}");
+    assert_eq!(first["lead"], session_id(1), "{first}");
+
+    let second = "the thumbnailer falls over on print shop pictures";
+    let alone = ask(second, &[], &[]);
+    assert_eq!(alone["hint"], false, "{alone}");
+    assert_eq!(alone["lead"], session_id(1), "{alone}");
+    assert_eq!(alone["measure"].get("corroborated"), None, "{alone}");
+
+    let other_lead = ask(second, &[], &[session_id(5)]);
+    assert_eq!(other_lead["hint"], false, "{other_lead}");
+
+    let corroborated = ask(second, &[], &[session_id(1)]);
+    assert_eq!(corroborated["hint"], true, "{corroborated}");
+    assert_eq!(corroborated["session_id"], session_id(1), "{corroborated}");
+    assert_eq!(corroborated["measure"]["corroborated"], true);
+    assert_eq!(corroborated.get("lead"), None, "a hint leaves no lead");
+
+    // A session hinted earlier in the window counts as seen: the answer says so.
+    let hinted = ask(second, &[session_id(1)], &[]);
+    assert_eq!(hinted["miss"], "already_hinted", "{hinted}");
+
+    // Common words stay common, whatever the window saw.
+    let common = ask(
+        "the server build failed, check the tests",
+        &[],
+        &[session_id(1)],
+    );
+    assert_eq!(common["miss"], "common_words", "{common}");
+    assert_eq!(common.get("lead"), None, "{common}");
+
+    // Leads that are not session ids are refused as the bad parameters they are.
+    for leads in [json!("not a list"), json!([1, 2]), json!([null])] {
+        let response = env.tool(
+            "sessions_hint",
+            &json!({"params": {"prompt": second, "leads": leads},
+                    "context": context(&project, "live")}),
+        );
+        assert_eq!(refusal(&response)["code"], "invalid_params", "{response}");
+    }
 }
 
 #[test]

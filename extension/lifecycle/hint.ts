@@ -8,7 +8,9 @@
  * It never delays a prompt by more than `HINT_DEADLINE_MS` and never breaks one: a missing, slow,
  * failing or confused binary means no hint, silently. The same session is hinted at most once
  * per context window: the hints already on the window's branch are sent as `hinted`, so the rule
- * survives a restart.
+ * survives a restart. The sessions the window's earlier answers gave as `lead` (ranked first by a
+ * rare word, short of the rest of the bar) are sent as `leads`: a prompt that ranks one of them
+ * first again corroborates it (docs/recall.md, "The hint").
  */
 
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -17,6 +19,10 @@ import { run } from "../binary.ts";
 import { callContext } from "../context.ts";
 import { policyOf } from "./policy.ts";
 import { branchOf, type LifecycleState, windowOf } from "./state.ts";
+
+/** Leads kept per window, and windows kept (the oldest go first). */
+const MAX_LEADS = 64;
+const MAX_LEAD_WINDOWS = 32;
 
 /**
  * How long a prompt may wait for its hint. The hint costs about 5-10 ms with a warm index
@@ -33,6 +39,7 @@ interface HintDetails {
   short_id?: unknown;
   seq?: unknown;
   leaf_id?: unknown;
+  lead?: unknown;
 }
 
 export function registerHint(s: LifecycleState): void {
@@ -47,7 +54,8 @@ export async function hintFor(s: LifecycleState, event: BeforeAgentStartEvent, c
     if (prompt === "" || !policyOf(s, ctx).autoRecall) return undefined;
     const windowId = windowOf(s, ctx);
     const hinted = hintedInWindow(s, ctx);
-    const request = { params: { prompt, hinted }, context: callContext(ctx, s.env, false) };
+    const leads = s.hintLeads.get(windowId) ?? [];
+    const request = { params: { prompt, hinted, leads }, context: callContext(ctx, s.env, false) };
     // The run kills the binary at the deadline; the race also covers a child that keeps its
     // output open after the kill.
     const result = await Promise.race([
@@ -57,6 +65,7 @@ export async function hintFor(s: LifecycleState, event: BeforeAgentStartEvent, c
     if (!result || result.error || result.code !== 0) return undefined;
     const answer = JSON.parse(result.stdout) as { text?: unknown; details?: HintDetails; is_error?: unknown };
     const d = answer.details ?? {};
+    if (answer.is_error !== true && typeof d.lead === "string") keepLead(s, windowId, d.lead);
     if (answer.is_error === true || d.hint !== true || typeof answer.text !== "string" || answer.text === "") return undefined;
     if (typeof d.session_id !== "string" || typeof d.seq !== "number" || hinted.includes(d.session_id)) return undefined;
     const shortId = typeof d.short_id === "string" ? d.short_id : d.session_id.slice(0, 8);
@@ -71,6 +80,18 @@ export async function hintFor(s: LifecycleState, event: BeforeAgentStartEvent, c
     };
   } catch {
     return undefined;
+  }
+}
+
+function keepLead(s: LifecycleState, windowId: string, sessionId: string): void {
+  const leads = s.hintLeads.get(windowId) ?? [];
+  if (!leads.includes(sessionId)) leads.push(sessionId);
+  leads.splice(0, Math.max(0, leads.length - MAX_LEADS));
+  s.hintLeads.delete(windowId);
+  s.hintLeads.set(windowId, leads);
+  for (const old of s.hintLeads.keys()) {
+    if (s.hintLeads.size <= MAX_LEAD_WINDOWS) break;
+    s.hintLeads.delete(old);
   }
 }
 

@@ -106,6 +106,12 @@ export interface LifecycleState {
   conflictScanDone: boolean;
   /** The last recall hint given in this process (`/pi-context` status shows it). */
   lastHint: LastHint | undefined;
+  /**
+   * Per window, the sessions its prompts' answers gave as `lead` (ranked first by a rare word,
+   * no hint), sent back with the next prompts (hint.ts). Kept in this process only: after a
+   * restart a window starts without leads, which costs at most a hint.
+   */
+  readonly hintLeads: Map<string, string[]>;
 }
 
 /** A recall hint given with a prompt (hint.ts). */
@@ -146,6 +152,7 @@ export function createState(pi: ExtensionAPI, options: LifecycleOptions): Lifecy
     shownWarnings: new Set(),
     conflictScanDone: false,
     lastHint: undefined,
+    hintLeads: new Map(),
   };
 }
 

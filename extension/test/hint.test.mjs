@@ -1,8 +1,8 @@
 // Recall pushed at the prompt through the real Pi runtime (docs/lifecycle.md, "The recall hint"):
 // a prompt that continues an earlier session's work reaches the model with one hidden hint whose
-// history_read call opens that work; an unrelated prompt gets none; the same session is hinted
-// once per window; autoRecall: false turns it off; a slow or failing binary never holds up or
-// breaks the prompt.
+// history_read call opens that work; an unrelated prompt gets none; a second prompt pointing at
+// the same session as an earlier one gets it; the same session is hinted once per window;
+// autoRecall: false turns it off; a slow or failing binary never holds up or breaks the prompt.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -117,6 +117,39 @@ test("an unrelated prompt gets no hint", async () => {
     await s.session.prompt("add a dark mode toggle to the settings screen");
     assert.equal(count(model.requests[0], "<recall_hint>"), 0);
     assert.equal(customMessages(s.sessionManager.getBranch(), HINT).length, 0);
+  } finally {
+    s.dispose();
+  }
+});
+
+test("a second prompt ranking the same earlier session first corroborates the first and gets the hint", async () => {
+  const second = "the thumbnailer falls over on print shop pictures";
+  // Alone (in a project of its own), the second prompt falls short of the bar.
+  const control = await earlierWork();
+  const alone = await later(control);
+  try {
+    const model = recordingModel(alone.faux);
+    model.script([say("Sure.")]);
+    await alone.session.prompt(second);
+    assert.equal(count(model.requests[0], "<recall_hint>"), 0, "alone, the second prompt gets no hint");
+  } finally {
+    alone.dispose();
+  }
+  const work = await earlierWork();
+  const log = `${tempDir("log")}/calls.jsonl`;
+  const s = await later(work, { bin: loggingBinary(log) });
+  try {
+    const model = recordingModel(s.faux);
+    model.script([say("Sure."), say("Looking.")]);
+    await s.session.prompt("bump the thumbnailer package version");
+    assert.equal(count(model.requests[0], "<recall_hint>"), 0, "the first prompt alone gets no hint");
+    await s.session.prompt(second);
+    assert.equal(count(model.requests[1], "<recall_hint>"), 1, "the second prompt gets the hint");
+    const hints = customMessages(s.sessionManager.getBranch(), HINT);
+    assert.equal(hints.length, 1);
+    assert.equal(hints[0].details.sessionId, work.id);
+    const asked = readLog(log).filter((c) => c.args.includes("sessions_hint")).map((c) => c.request.params.leads);
+    assert.deepEqual(asked, [[], [work.id]], "the first answer's lead went with the second prompt");
   } finally {
     s.dispose();
   }

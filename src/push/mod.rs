@@ -341,8 +341,12 @@ fn prompt(
         session_id: Some(session_id.to_string()),
         session_file: input.transcript_path.clone(),
         hinted: state.hinted.clone(),
+        leads: state.leads.clone(),
         read_tool: tools.name("history_read"),
     })?;
+    if let Some(lead) = outcome.lead {
+        state.add_lead(lead);
+    }
     match outcome.hint {
         Some(hint) => {
             state.hinted.push(hint.session_id.clone());

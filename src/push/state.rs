@@ -1,5 +1,6 @@
 //! What an agent's session was given: its boot, its context window (a compaction or `/clear`
-//! opens a new one) and the sessions hinted in it. Kept in the cache, one small file per
+//! opens a new one), the sessions hinted in it and its leads (sessions its prompts ranked first
+//! without a hint). Kept in the cache, one small file per
 //! session (`<cache>/push/<agent>/<sha1 of the session id>.json`), replaced atomically; a file
 //! that cannot be read is a session that was given nothing (at worst a boot or a hint twice).
 
@@ -12,7 +13,8 @@ use sha1::{Digest, Sha1};
 use super::PushError;
 use crate::session::Harness;
 
-/// At most this many hinted sessions are remembered per window (the oldest go first).
+/// At most this many hinted sessions, and as many leads, are remembered per window (the oldest
+/// go first).
 const MAX_HINTED: usize = 64;
 /// The lock every save of an agent's session states holds (one per agent, never removed).
 const LOCK_FILE: &str = "state.lock";
@@ -30,6 +32,10 @@ pub struct SessionState {
     /// The sessions hinted in the current window.
     #[serde(default)]
     pub hinted: Vec<String>,
+    /// The sessions the window's prompts ranked first by a rare word without a hint
+    /// (`recall::HintParams::leads`).
+    #[serde(default)]
+    pub leads: Vec<String>,
 }
 
 impl SessionState {
@@ -45,6 +51,14 @@ impl SessionState {
     pub fn new_window(&mut self) {
         self.window += 1;
         self.hinted.clear();
+        self.leads.clear();
+    }
+
+    /// Remembers a lead of the window once.
+    pub fn add_lead(&mut self, session_id: String) {
+        if !self.leads.contains(&session_id) {
+            self.leads.push(session_id);
+        }
     }
 
     /// Keeps the state (temp file, then rename over the old one), with what another run of
@@ -67,10 +81,8 @@ impl SessionState {
         let lock = std::fs::File::create(dir.join(LOCK_FILE)).map_err(error)?;
         lock.lock().map_err(error)?;
         self.merge(SessionState::load(cache, agent, session_id));
-        if self.hinted.len() > MAX_HINTED {
-            let extra = self.hinted.len() - MAX_HINTED;
-            self.hinted.drain(..extra);
-        }
+        keep_newest(&mut self.hinted);
+        keep_newest(&mut self.leads);
         let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(error)?;
         temp.write_all(&serde_json::to_vec(self).expect("state serializes"))
             .map_err(error)?;
@@ -79,25 +91,39 @@ impl SessionState {
     }
 
     /// Takes in what was saved meanwhile: a boot given is given; in the same window the hints
-    /// of both runs are kept, the saved ones first; a newer window (a compaction the other run
-    /// saw) wins with its own hints.
+    /// and leads of both runs are kept, the saved ones first; a newer window (a compaction the
+    /// other run saw) wins with its own.
     fn merge(&mut self, saved: SessionState) {
         self.booted |= saved.booted;
         match saved.window.cmp(&self.window) {
             std::cmp::Ordering::Greater => {
                 self.window = saved.window;
                 self.hinted = saved.hinted;
+                self.leads = saved.leads;
             }
             std::cmp::Ordering::Equal => {
-                let mine = std::mem::replace(&mut self.hinted, saved.hinted);
-                for hinted in mine {
-                    if !self.hinted.contains(&hinted) {
-                        self.hinted.push(hinted);
-                    }
-                }
+                self.hinted = union(saved.hinted, std::mem::take(&mut self.hinted));
+                self.leads = union(saved.leads, std::mem::take(&mut self.leads));
             }
             std::cmp::Ordering::Less => {}
         }
+    }
+}
+
+/// `first`, then what of `then` it lacks.
+fn union(mut first: Vec<String>, then: Vec<String>) -> Vec<String> {
+    for id in then {
+        if !first.contains(&id) {
+            first.push(id);
+        }
+    }
+    first
+}
+
+fn keep_newest(ids: &mut Vec<String>) {
+    if ids.len() > MAX_HINTED {
+        let extra = ids.len() - MAX_HINTED;
+        ids.drain(..extra);
     }
 }
 
@@ -141,11 +167,17 @@ mod tests {
         assert_eq!(state, SessionState::default());
         state.booted = true;
         state.hinted.push("other".into());
+        state.add_lead("lead".into());
+        state.add_lead("lead".into());
+        assert_eq!(state.leads, ["lead"]);
         state.save(dir.path(), agent, "s/1").unwrap();
         let mut again = SessionState::load(dir.path(), agent, "s/1");
         assert_eq!(again, state);
         again.new_window();
-        assert_eq!((again.window, again.hinted.len()), (1, 0));
+        assert_eq!(
+            (again.window, again.hinted.len(), again.leads.len()),
+            (1, 0, 0)
+        );
         assert!(again.booted);
         assert_eq!(
             SessionState::load(dir.path(), agent, "s/2"),
@@ -168,13 +200,20 @@ mod tests {
         let mut start = SessionState::load(dir.path(), agent, "s");
         let mut prompt = SessionState::load(dir.path(), agent, "s");
         prompt.hinted.push("hinted".into());
+        prompt.add_lead("first".into());
         prompt.save(dir.path(), agent, "s").unwrap();
         start.booted = true;
+        start.add_lead("second".into());
+        start.add_lead("first".into());
         start.save(dir.path(), agent, "s").unwrap();
         let kept = SessionState::load(dir.path(), agent, "s");
         assert_eq!(
-            (kept.booted, kept.hinted),
-            (true, vec!["hinted".to_string()])
+            (kept.booted, kept.hinted, kept.leads),
+            (
+                true,
+                vec!["hinted".to_string()],
+                vec!["first".to_string(), "second".to_string()]
+            )
         );
         // A window the other run opened meanwhile wins, with its own (empty) hints.
         let mut old = SessionState::load(dir.path(), agent, "s");
@@ -182,9 +221,13 @@ mod tests {
         compacted.new_window();
         compacted.save(dir.path(), agent, "s").unwrap();
         old.hinted.push("late".into());
+        old.add_lead("late".into());
         old.save(dir.path(), agent, "s").unwrap();
         let kept = SessionState::load(dir.path(), agent, "s");
-        assert_eq!((kept.window, kept.hinted.len()), (1, 0));
+        assert_eq!(
+            (kept.window, kept.hinted.len(), kept.leads.len()),
+            (1, 0, 0)
+        );
     }
 
     #[test]
@@ -193,10 +236,13 @@ mod tests {
         let agent = Harness::Claude;
         let mut state = SessionState {
             hinted: (0..100).map(|n| n.to_string()).collect(),
+            leads: (0..100).map(|n| format!("lead {n}")).collect(),
             ..SessionState::default()
         };
         state.save(dir.path(), agent, "s").unwrap();
         assert_eq!(state.hinted.len(), MAX_HINTED);
         assert_eq!(state.hinted.last().map(String::as_str), Some("99"));
+        assert_eq!(state.leads.len(), MAX_HINTED);
+        assert_eq!(state.leads.first().map(String::as_str), Some("lead 36"));
     }
 }

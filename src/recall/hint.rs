@@ -8,7 +8,9 @@
 //! ([`RARE_SHARE`]) and either its session leads the runner-up by [`CLEAR_MARGIN`], or it
 //! holds at least [`MIN_MATCHED_WORDS`] of the words (one, when no other session holds any of
 //! them), its coverage of the prompt reaches
-//! [`MIN_COVERAGE`] and its session leads the runner-up by [`MIN_MARGIN`].
+//! [`MIN_COVERAGE`] and its session leads the runner-up by [`MIN_MARGIN`]. A session an
+//! earlier prompt of the same context window ranked first too ([`HintParams::leads`], or hinted)
+//! needs only the rare word: two prompts pointing at one earlier session corroborate each other.
 
 use std::path::PathBuf;
 
@@ -86,6 +88,10 @@ pub struct HintParams {
     pub session_file: Option<PathBuf>,
     /// Sessions already hinted in this context window: when the best is one of them, no hint.
     pub hinted: Vec<String>,
+    /// Sessions an earlier prompt of this context window ranked first, by a rare word, without
+    /// a hint ([`HintOutcome::lead`], kept by the caller): when the best is one of them, the
+    /// rare-word test is all of the bar.
+    pub leads: Vec<String>,
     /// The name the agent calls the `history_read` tool by (Pi: `history_read`; Claude Code:
     /// `mcp__pi-context__history_read`).
     pub read_tool: String,
@@ -132,6 +138,10 @@ pub struct Measure {
     pub coverage: f32,
     /// Whether it holds every content word (such events rank above the others).
     pub complete: bool,
+    /// The session cleared the bar because an earlier prompt of the window ranked it first too
+    /// ([`HintParams::leads`]): alone, this prompt would have fallen short.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub corroborated: bool,
 }
 
 /// Why no hint.
@@ -163,17 +173,33 @@ pub struct HintOutcome {
     pub words: Vec<String>,
     pub measure: Option<Measure>,
     pub stale: bool,
+    /// The session ranked first by a rare word that fell short of the rest of the bar: the
+    /// caller keeps it for the window's next prompts ([`HintParams::leads`]).
+    pub lead: Option<String>,
 }
 
 impl HintOutcome {
     fn miss(miss: Miss, words: Vec<String>, measure: Option<Measure>, stale: bool) -> Self {
+        let lead = measure
+            .as_ref()
+            .filter(|_| miss.leaves_a_lead())
+            .map(|m| m.session_id.clone());
         HintOutcome {
             hint: None,
             miss: Some(miss),
             words,
             measure,
             stale,
+            lead,
         }
+    }
+}
+
+impl Miss {
+    /// Whether the best session was ranked first by a rare word, and missed only the tests a
+    /// second prompt pointing at it makes up for.
+    fn leaves_a_lead(self) -> bool {
+        matches!(self, Miss::FewWords | Miss::LowCoverage | Miss::SmallMargin)
     }
 }
 
@@ -268,7 +294,7 @@ impl Recall {
         let Some(best) = ranked.first().cloned() else {
             return Ok(HintOutcome::miss(Miss::NoMatch, words, None, view.stale));
         };
-        let measure = measure(
+        let mut measure = measure(
             searcher,
             fields,
             events,
@@ -277,7 +303,7 @@ impl Recall {
             best.clone(),
             ranked.get(1).cloned(),
         )?;
-        if let Some(miss) = below_bar(&measure, params) {
+        if let Some(miss) = below_bar(&mut measure, params) {
             return Ok(HintOutcome::miss(miss, words, Some(measure), view.stale));
         }
         let reader = hits::HitReader::new(searcher, fields);
@@ -307,6 +333,7 @@ impl Recall {
             words,
             measure: Some(measure),
             stale: view.stale,
+            lead: None,
         })
     }
 }
@@ -356,11 +383,28 @@ impl<'a> Live<'a> {
     }
 }
 
-/// The first failed test of the bar, or `None` when the best candidate clears it.
-fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
+/// The first failed test of the bar, or `None` when the best candidate clears it. A session
+/// an earlier prompt of the window ranked first (a lead, or hinted) needs only the rare word.
+fn below_bar(measure: &mut Measure, params: &HintParams) -> Option<Miss> {
     if !is_rare(measure.rarest_docs, measure.events) {
         return Some(Miss::CommonWords);
     }
+    let session = &measure.session_id;
+    let seen_in_window = params.hinted.contains(session) || params.leads.contains(session);
+    let weak = weak_match(measure);
+    if let Some(miss) = weak.filter(|_| !seen_in_window) {
+        return Some(miss);
+    }
+    if params.hinted.contains(session) {
+        return Some(Miss::AlreadyHinted);
+    }
+    measure.corroborated = weak.is_some();
+    None
+}
+
+/// The tests of the bar past the rare word: how much of the prompt the event holds and how
+/// far its session leads.
+fn weak_match(measure: &Measure) -> Option<Miss> {
     let clear = measure.margin.is_some_and(|m| m >= CLEAR_MARGIN);
     // No other session holds any searched word: one rare word that is most of the prompt's
     // information names the session ("tantivy why").
@@ -373,9 +417,6 @@ fn below_bar(measure: &Measure, params: &HintParams) -> Option<Miss> {
     }
     if measure.margin.is_some_and(|m| m < MIN_MARGIN) {
         return Some(Miss::SmallMargin);
-    }
-    if params.hinted.contains(&measure.session_id) {
-        return Some(Miss::AlreadyHinted);
     }
     None
 }
@@ -414,6 +455,7 @@ fn measure(
         events,
         coverage: coverage(prompt_words, &matched, events),
         matched,
+        corroborated: false,
     })
 }
 

@@ -26,12 +26,18 @@ Called by the Pi extension before each prompt; not offered to models.",
 }];
 
 fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
-    let params = &Params::new(value, &["prompt", "hinted"])?;
+    let params = &Params::new(value, &["prompt", "hinted", "leads"])?;
     let prompt = params
         .string("prompt")?
         .ok_or_else(|| Refusal::new("invalid_params", "prompt is required"))?;
     let hinted = params
         .string_array("hinted")?
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let leads = params
+        .string_array("leads")?
         .unwrap_or_default()
         .into_iter()
         .map(str::to_string)
@@ -44,6 +50,7 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
         session_id: env.session_id.clone(),
         session_file: call.context.session_file.clone(),
         hinted,
+        leads,
         read_tool: "history_read".to_string(),
     })?;
     let text = outcome
@@ -53,7 +60,7 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     Ok(ToolResponse::ok(text, details(&outcome)))
 }
 
-/// `{"hint": bool, …the hint's fields, "miss", "words", "measure", "stale"}`.
+/// `{"hint": bool, …the hint's fields, "miss", "lead", "words", "measure", "stale"}`.
 fn details(outcome: &HintOutcome) -> Value {
     let mut details = json!({
         "hint": outcome.hint.is_some(),
@@ -73,6 +80,9 @@ fn details(outcome: &HintOutcome) -> Value {
     if let Some(miss) = outcome.miss {
         details["miss"] = json!(miss);
     }
+    if let Some(lead) = &outcome.lead {
+        details["lead"] = json!(lead);
+    }
     details
 }
 
@@ -80,7 +90,8 @@ fn parameters() -> Value {
     object(
         json!({
             "prompt": {"type": "string", "description": "The user's prompt."},
-            "hinted": {"type": "array", "items": {"type": "string"}, "description": "Session ids already hinted in this context window: when the best match is one of them, no hint."}
+            "hinted": {"type": "array", "items": {"type": "string"}, "description": "Session ids already hinted in this context window: when the best match is one of them, no hint."},
+            "leads": {"type": "array", "items": {"type": "string"}, "description": "Session ids this context window's earlier answers gave as `lead` (ranked first by a rare word, no hint): when the best match is one of them, its rare word is enough."}
         }),
         &["prompt"],
     )
