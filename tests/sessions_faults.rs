@@ -89,6 +89,61 @@ fn concurrent_index_and_search_processes_agree() {
     );
 }
 
+/// Writers that all looked at the index before one of them committed: each one that takes the
+/// lock after that commit plans again from it (a refresh keeps what it read before the lock only
+/// while that is still the last commit), so an append is indexed once, never twice.
+#[test]
+fn writers_that_raced_to_the_lock_index_an_append_once() {
+    let env = TestEnv::new();
+    let project = project_dir(&env, "alpha");
+    let mut sessions: Vec<(SessionBuilder, PathBuf)> = (1..=12)
+        .map(|i| {
+            let mut s = session(i, &project);
+            s.user(&format!("the gecko appears in session number{i}"));
+            let path = write_pi_session(&env, &project, &s);
+            (s, path)
+        })
+        .collect();
+    assert_eq!(
+        hits(&search_all(&env, &["gecko", "--limit", "50"])).len(),
+        12
+    );
+    for round in 0..3 {
+        for (s, path) in &mut sessions {
+            s.user(&format!("round {round}: a salamander walked in"));
+            append_what_is_new(path, s);
+        }
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                let mut cmd = env.process();
+                cmd.args(["sessions", "index", "--json"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let found = search_all(&env, &["salamander", "--hits", "10", "--limit", "50"]);
+        let mut seen = hits(&found);
+        assert_eq!(seen.len(), 12 * (round + 1), "round {round}: {found}");
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            12 * (round + 1),
+            "an event indexed twice: {found}"
+        );
+    }
+}
+
 #[test]
 fn a_search_never_waits_for_another_writer() {
     let env = TestEnv::new();

@@ -53,6 +53,8 @@ pub struct Store {
 pub struct Snapshot {
     pub searcher: Searcher,
     pub catalog: Catalog,
+    /// The commit's opstamp: a later commit of the generation has a greater one.
+    pub opstamp: u64,
     /// The masking the commit's documents were built with; `None` before the first commit.
     pub masking: Option<String>,
 }
@@ -169,6 +171,7 @@ impl Store {
             return Ok(Snapshot {
                 searcher,
                 catalog,
+                opstamp: metas.opstamp,
                 masking,
             });
         }
@@ -184,6 +187,15 @@ impl Store {
                 .writer_with_num_threads::<TantivyDocument>(threads, budget)
         })
         .map_err(RecallError::corrupt)
+    }
+
+    /// The last commit's opstamp ([`Snapshot::opstamp`]).
+    pub fn last_opstamp(&self) -> Result<u64, RecallError> {
+        Ok(self
+            .index
+            .load_metas()
+            .map_err(RecallError::corrupt)?
+            .opstamp)
     }
 
     /// Each segment of the last commit, with its number of live documents.

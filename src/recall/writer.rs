@@ -112,13 +112,13 @@ impl Recall {
                 0,
             ));
         };
-        drop(opened);
-        let (store, fresh) = self.writable_store(rebuild, &lock)?;
-        let snapshot = store.snapshot()?;
+        let (store, snapshot, fresh) = self.writable_store(rebuild, &lock, opened)?;
         let (changes, skipped) = plan(&snapshot.catalog);
         unreadable += skipped;
         let mut refreshed = 0;
-        if !changes.is_empty() {
+        let snapshot = if changes.is_empty() {
+            snapshot
+        } else {
             if !fresh {
                 store.remove_uncommitted_segments()?;
             }
@@ -126,11 +126,13 @@ impl Recall {
             let (threads, budget) = writer_size(big);
             let mut writer = store.writer(threads, budget)?;
             writer.set_merge_policy(merge_policy(big));
-            drop(snapshot);
+            // The catalog the plan read is the one the writer changes (no other writer can
+            // commit while the lock is held); the searcher's segments are let go.
+            let Snapshot { catalog, .. } = snapshot;
             let stats = refresh::apply(
                 &store,
                 &mut writer,
-                store.snapshot()?.catalog,
+                catalog,
                 &discovery,
                 &changes,
                 refresh::Reading {
@@ -149,8 +151,8 @@ impl Recall {
             writer
                 .wait_merging_threads()
                 .map_err(RecallError::corrupt)?;
-        }
-        let snapshot = store.snapshot()?;
+            store.snapshot()?
+        };
         if fresh {
             store::publish(&self.dir, &store, &lock)?;
         }
@@ -225,21 +227,32 @@ impl Recall {
         Ok(None)
     }
 
-    /// The generation a writer holding `lock` changes, and whether it is a new one (built
-    /// aside, published when done): the current one, unless a rebuild is asked for or it
-    /// cannot be used.
+    /// The generation a writer holding `lock` changes, its last commit (which stays the last
+    /// while the lock is held), and whether it is a new one (built aside, published when done):
+    /// the current one, unless a rebuild is asked for or it cannot be used. `opened`, what was
+    /// read before the lock was taken, is kept when it is still the current generation's last
+    /// commit: opening a large index's segments again is much of a refresh's cost.
     fn writable_store(
         &self,
         rebuild: bool,
         lock: &store::WriterLock,
-    ) -> Result<(Store, bool), RecallError> {
+        opened: Option<(Store, Snapshot)>,
+    ) -> Result<(Store, Snapshot, bool), RecallError> {
+        if rebuild {
+            drop(opened);
+        } else if let Some((store, snapshot)) = opened {
+            let current = store::current(&self.dir).is_some_and(|name| name == store.name());
+            if current && store.last_opstamp().ok() == Some(snapshot.opstamp) {
+                return Ok((store, snapshot, false));
+            }
+        }
         if !rebuild {
             if let Some(name) = store::current(&self.dir) {
                 let opened = Store::open(&self.dir, &name)
                     .and_then(|s| s.snapshot().map(|snapshot| (s, snapshot)));
                 match opened {
                     Ok((store, snapshot)) if self.built_alike(&snapshot) => {
-                        return Ok((store, false))
+                        return Ok((store, snapshot, false))
                     }
                     Ok(_) => {}
                     Err(RecallError::Corrupt(_)) => {}
@@ -247,7 +260,9 @@ impl Recall {
                 }
             }
         }
-        Ok((Store::create(&self.dir, lock)?, true))
+        let store = Store::create(&self.dir, lock)?;
+        let snapshot = store.snapshot()?;
+        Ok((store, snapshot, true))
     }
 
     /// Whether a commit's documents were built with this masking (the same rules' version, or

@@ -48,6 +48,9 @@ CODEX_PLANTED = ("The invoice PDFs round euro totals wrong; switch the rounding 
 CODEX_RELATED = "Our invoice PDFs show euro totals a cent off again; which rounding did we settle on?"
 CODEX_RELATED_AGAIN = "Euro totals of the invoice PDFs and their rounding, once more?"
 UNRELATED = "Add a dark mode toggle to the settings screen."
+# Two prompts naming the planted session's component, each little else of it.
+CLAUDE_LEAD = "Bump the thumbnailer package version."
+CLAUDE_CORROBORATES = "The thumbnailer falls over on print shop pictures."
 
 
 # --- what a request carries ---------------------------------------------------------------------
@@ -241,6 +244,29 @@ class ClaudeHooksTest(unittest.TestCase):
         self.assertEqual((result["address"], result["outcome"]), ("@project/lab-canary.md", "created"))
         note = self.lab.pi_context("notes", "read", "@project/lab-canary.md").stdout
         self.assertIn("lab canary 7f3a", note)
+
+    def test_a_second_prompt_pointing_at_the_same_earlier_session_gets_the_hint(self):
+        """Each prompt alone falls short of the bar (its one rare word, the component, is little
+        of the prompt); the first leaves the session as a lead in the hook's state, and the second,
+        ranking it first again, gets the hint (docs/recall.md, "The hint", corroboration)."""
+        planted = plant_codex_session(self.lab, *CLAUDE_PLANTED)
+        # Alone, the second prompt gets nothing: it leaves the planted session as its lead.
+        alone = json.loads(self.lab.pi_context("tool", "sessions_hint", stdin=json.dumps(
+            {"params": {"prompt": CLAUDE_CORROBORATES},
+             "context": {"session_file": None, "leaf_id": None, "session_id": "lab",
+                         "cwd": str(self.lab.project)}})).stdout)
+        self.assertEqual((alone["details"]["hint"], alone["details"].get("lead")), (False, planted), alone)
+        self.setup_claude()
+        self.lab.script([], Reply("OK."))
+        first = claude(self.lab, CLAUDE_LEAD)
+        session = claude_session(first)
+        self.assertEqual(pushed(first.requests[0], HINT), [], "alone, no hint")
+        self.assertEqual(hook_run(self.lab.status("claude"), "prompt")["detail"], "no hint: low_coverage")
+
+        second = claude(self.lab, CLAUDE_CORROBORATES, "--resume", session)
+        hints = pushed(second.requests[0], HINT)
+        self.assertEqual(len(hints), 1, all_text(second.requests[0])[-3000:])
+        self.assertIn(f'mcp__pi-context__history_read {{"session_id":"{planted}"', hints[0][2])
 
 
 # --- Codex --------------------------------------------------------------------------------------
