@@ -89,6 +89,23 @@ fn concurrent_index_and_search_processes_agree() {
     );
 }
 
+/// Sessions 1..=n of `project`, each with one turn naming `gecko`, and where each was written
+/// (to append to).
+fn gecko_sessions(
+    env: &TestEnv,
+    project: &std::path::Path,
+    n: u32,
+) -> Vec<(SessionBuilder, PathBuf)> {
+    (1..=n)
+        .map(|i| {
+            let mut s = session(i, project);
+            s.user(&format!("the gecko appears in session number{i}"));
+            let path = write_pi_session(env, project, &s);
+            (s, path)
+        })
+        .collect()
+}
+
 /// Writers that all looked at the index before one of them committed: each one that takes the
 /// lock after that commit plans again from it (a refresh keeps what it read before the lock only
 /// while that is still the last commit), so an append is indexed once, never twice.
@@ -96,14 +113,7 @@ fn concurrent_index_and_search_processes_agree() {
 fn writers_that_raced_to_the_lock_index_an_append_once() {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");
-    let mut sessions: Vec<(SessionBuilder, PathBuf)> = (1..=12)
-        .map(|i| {
-            let mut s = session(i, &project);
-            s.user(&format!("the gecko appears in session number{i}"));
-            let path = write_pi_session(&env, &project, &s);
-            (s, path)
-        })
-        .collect();
+    let mut sessions = gecko_sessions(&env, &project, 12);
     assert_eq!(
         hits(&search_all(&env, &["gecko", "--limit", "50"])).len(),
         12
@@ -394,14 +404,7 @@ fn searches_beside(what: &str, write: impl FnOnce() + Send, search: impl Fn(usiz
 fn searches_beside_repeated_commits_read_their_catalog_whole() {
     let env = TestEnv::new();
     let project = project_dir(&env, "alpha");
-    let mut sessions: Vec<(SessionBuilder, PathBuf)> = (1..=8)
-        .map(|i| {
-            let mut s = session(i, &project);
-            s.user(&format!("the gecko appears in session number{i}"));
-            let path = write_pi_session(&env, &project, &s);
-            (s, path)
-        })
-        .collect();
+    let mut sessions = gecko_sessions(&env, &project, 8);
     assert_eq!(hits(&search_all(&env, &["gecko"])).len(), 8);
     let cwd = project.to_string_lossy().to_string();
     searches_beside(

@@ -15,7 +15,7 @@ use crate::session::Harness;
 
 /// At most this many hinted sessions, and as many leads, are remembered per window (the oldest
 /// go first).
-const MAX_HINTED: usize = 64;
+const MAX_KEPT: usize = 64;
 /// The lock every save of an agent's session states holds (one per agent, never removed).
 const LOCK_FILE: &str = "state.lock";
 /// Sessions whose state was not touched for this long are forgotten (at session start).
@@ -121,8 +121,8 @@ fn union(mut first: Vec<String>, then: Vec<String>) -> Vec<String> {
 }
 
 fn keep_newest(ids: &mut Vec<String>) {
-    if ids.len() > MAX_HINTED {
-        let extra = ids.len() - MAX_HINTED;
+    if ids.len() > MAX_KEPT {
+        let extra = ids.len() - MAX_KEPT;
         ids.drain(..extra);
     }
 }
@@ -240,9 +240,9 @@ mod tests {
             ..SessionState::default()
         };
         state.save(dir.path(), agent, "s").unwrap();
-        assert_eq!(state.hinted.len(), MAX_HINTED);
+        assert_eq!(state.hinted.len(), MAX_KEPT);
         assert_eq!(state.hinted.last().map(String::as_str), Some("99"));
-        assert_eq!(state.leads.len(), MAX_HINTED);
+        assert_eq!(state.leads.len(), MAX_KEPT);
         assert_eq!(state.leads.first().map(String::as_str), Some("lead 36"));
     }
 }

@@ -30,18 +30,8 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
     let prompt = params
         .string("prompt")?
         .ok_or_else(|| Refusal::new("invalid_params", "prompt is required"))?;
-    let hinted = params
-        .string_array("hinted")?
-        .unwrap_or_default()
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    let leads = params
-        .string_array("leads")?
-        .unwrap_or_default()
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+    let hinted = session_ids(params, "hinted")?;
+    let leads = session_ids(params, "leads")?;
     let env = call.environment()?;
     let recall = env.recall()?;
     let outcome = recall.hint(&HintParams {
@@ -58,6 +48,16 @@ fn answer(value: &Value, call: &Call) -> Result<ToolResponse, Refusal> {
         .as_ref()
         .map_or_else(String::new, |h| h.text.clone());
     Ok(ToolResponse::ok(text, details(&outcome)))
+}
+
+/// An optional array of session ids; absent, none.
+fn session_ids(params: &Params, key: &str) -> Result<Vec<String>, Refusal> {
+    Ok(params
+        .string_array(key)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_string)
+        .collect())
 }
 
 /// `{"hint": bool, …the hint's fields, "miss", "lead", "words", "measure", "stale"}`.
