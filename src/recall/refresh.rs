@@ -127,10 +127,16 @@ pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[Root]) -> Vec<Cha
                 present[position] = true;
                 let record = catalog.key(position);
                 if record.stat() != found.stat || record.racy() {
-                    changes.push(ChangeRef::Index(i));
+                    changes.push(ChangeRef::Index {
+                        found: i,
+                        known: Some(position),
+                    });
                 }
             }
-            None => changes.push(ChangeRef::Index(i)),
+            None => changes.push(ChangeRef::Index {
+                found: i,
+                known: None,
+            }),
         }
     }
     for (record, _) in catalog
@@ -150,7 +156,12 @@ pub fn plan(catalog: &Catalog, discovery: &Discovery, roots: &[Root]) -> Vec<Cha
 /// A change named by its position in the discovery (or the dropped file's id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChangeRef {
-    Index(usize),
+    /// The file at `found` in the discovery is (re)indexed; `known` is its position in the
+    /// catalog the plan read, when that catalog has it.
+    Index {
+        found: usize,
+        known: Option<usize>,
+    },
     Drop(u64),
 }
 
@@ -176,8 +187,8 @@ pub fn apply(
     let changes: Vec<Change> = changes
         .iter()
         .map(|c| match c {
-            ChangeRef::Index(i) => {
-                let found = discovery.files[*i].clone();
+            ChangeRef::Index { found, .. } => {
+                let found = discovery.files[*found].clone();
                 let record = records.remove(found.path.to_string_lossy().as_ref());
                 let file_id = record.as_ref().map_or_else(
                     || {

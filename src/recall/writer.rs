@@ -238,16 +238,17 @@ impl Recall {
         lock: &store::WriterLock,
         opened: Option<(Store, Snapshot)>,
     ) -> Result<(Store, Snapshot, bool), RecallError> {
-        if rebuild {
-            drop(opened);
-        } else if let Some((store, snapshot)) = opened {
-            let current = store::current(&self.dir).is_some_and(|name| name == store.name());
-            if current && store.last_opstamp().ok() == Some(snapshot.opstamp) {
-                return Ok((store, snapshot, false));
-            }
-        }
+        let opened = opened.filter(|_| !rebuild);
         if !rebuild {
-            if let Some(name) = store::current(&self.dir) {
+            let current = store::current(&self.dir);
+            if let Some((store, snapshot)) = opened {
+                let unchanged = current.as_deref() == Some(store.name())
+                    && store.last_opstamp().ok() == Some(snapshot.opstamp);
+                if unchanged {
+                    return Ok((store, snapshot, false));
+                }
+            }
+            if let Some(name) = current {
                 let opened = Store::open(&self.dir, &name)
                     .and_then(|s| s.snapshot().map(|snapshot| (s, snapshot)));
                 match opened {
@@ -285,18 +286,15 @@ impl Recall {
         if changes.is_empty() {
             return (changes, 0);
         }
-        let indexed: rustc_hash::FxHashSet<&str> = catalog.keys().map(|k| k.path()).collect();
         let changes = changes
             .into_iter()
             .filter(|change| match change {
-                refresh::ChangeRef::Index(i) => {
-                    let found = &discovery.files[*i];
-                    let known = indexed.contains(found.path.to_string_lossy().as_ref());
-                    let readable = discover::open_regular(&found.path).is_ok();
-                    if !readable && !known {
+                refresh::ChangeRef::Index { found, known } => {
+                    let readable = discover::open_regular(&discovery.files[*found].path).is_ok();
+                    if !readable && known.is_none() {
                         skipped += 1;
                     }
-                    readable || known
+                    readable || known.is_some()
                 }
                 refresh::ChangeRef::Drop(_) => true,
             })
@@ -307,26 +305,20 @@ impl Recall {
 
 /// Bytes a set of changes reads and indexes: of a file that grew, what was appended (the
 /// indexed prefix is kept); of a new or shrunken file, all of it. A grown file that turns out
-/// to be rewritten is indexed whole all the same; this only sizes the writer.
+/// to be rewritten is indexed whole all the same; this only sizes the writer. `catalog` is the
+/// one the changes were planned from.
 fn change_bytes(
     changes: &[refresh::ChangeRef],
     discovery: &discover::Discovery,
     catalog: &Catalog,
 ) -> u64 {
-    let indexed: rustc_hash::FxHashMap<&str, usize> = catalog
-        .keys()
-        .enumerate()
-        .map(|(position, key)| (key.path(), position))
-        .collect();
-    let indexed_len = |position: usize| catalog.record(position).map(|r| r.indexed_len);
     changes
         .iter()
         .map(|c| match c {
-            refresh::ChangeRef::Index(i) => {
-                let found = &discovery.files[*i];
-                let size = found.stat.size;
-                let known = indexed.get(found.path.to_string_lossy().as_ref());
-                match known.and_then(|p| indexed_len(*p)) {
+            refresh::ChangeRef::Index { found, known } => {
+                let size = discovery.files[*found].stat.size;
+                let indexed_len = known.and_then(|p| catalog.record(p)).map(|r| r.indexed_len);
+                match indexed_len {
                     Some(done) if done <= size => size - done,
                     _ => size,
                 }
@@ -344,8 +336,8 @@ fn is_file(
 ) -> bool {
     use std::os::unix::fs::MetadataExt;
     match change {
-        refresh::ChangeRef::Index(i) => {
-            let stat = &discovery.files[*i].stat;
+        refresh::ChangeRef::Index { found, .. } => {
+            let stat = &discovery.files[*found].stat;
             stat.dev == metadata.dev() && stat.ino == metadata.ino()
         }
         refresh::ChangeRef::Drop(_) => false,
